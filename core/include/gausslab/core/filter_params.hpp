@@ -1,0 +1,57 @@
+#pragma once
+// The parameters of one Gaussian filter, their limits, and the problem a method is asked to solve.
+#include <string>
+
+#include "gausslab/core/border.hpp"
+#include "gausslab/core/pixel_format.hpp"
+
+namespace gausslab {
+
+inline constexpr double kMinSigma = 0.1;
+inline constexpr double kMaxSigma = 200.0;
+inline constexpr double kDefaultSigma = 2.0;
+inline constexpr double kMinTruncate = 0.5;
+inline constexpr double kMaxTruncate = 10.0;
+inline constexpr double kDefaultTruncate = 4.0;  // SciPy's default
+inline constexpr int kMaxRadius = 2000;          // sigma 200 at truncate 10
+// Images larger than this many pixels are refused up front (4 GiB of RGBA8).
+inline constexpr long long kMaxPixels = 1LL << 30;
+
+struct FilterParams {
+  double sigma = kDefaultSigma;
+  double truncate = kDefaultTruncate;
+  BorderMode border = BorderMode::Reflect;
+  int fixed_radius = -1;  // >= 0 sets the radius directly instead of floor(truncate * sigma + 0.5)
+
+  // floor(truncate * sigma + 0.5) as SciPy computes it, or fixed_radius when that is set.
+  int radius() const;
+  // Taps per 1D pass: 2 * radius + 1.
+  int taps() const { return 2 * radius() + 1; }
+};
+
+bool operator==(const FilterParams& a, const FilterParams& b);
+inline bool operator!=(const FilterParams& a, const FilterParams& b) { return !(a == b); }
+
+// What a method is asked to do: filter an image of this size and format with these parameters.
+struct FilterProblem {
+  int width = 0;
+  int height = 0;
+  PixelFormat format = PixelFormat::Rgba8;
+  FilterParams params;
+
+  long long pixel_count() const { return static_cast<long long>(width) * height; }
+};
+
+bool operator==(const FilterProblem& a, const FilterProblem& b);
+inline bool operator!=(const FilterProblem& a, const FilterProblem& b) { return !(a == b); }
+
+// Empty when valid; otherwise a message that names the bad value and the allowed range
+// (NaN, sigma outside [0.1, 200], truncate outside [0.5, 10], radius outside [0, 2000]).
+std::string validate(const FilterParams& params);
+// As above, plus the image size (at least 1×1, at most kMaxPixels).
+std::string validate(const FilterProblem& problem);
+
+// "sigma 2, truncate 4, radius 8, reflect": for logs and file names.
+std::string describe(const FilterParams& params);
+
+}  // namespace gausslab

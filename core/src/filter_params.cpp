@@ -1,0 +1,70 @@
+#include "gausslab/core/filter_params.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "gausslab/core/gaussian_weights.hpp"
+
+namespace gausslab {
+
+int FilterParams::radius() const {
+  return fixed_radius >= 0 ? fixed_radius : gaussian_radius(sigma, truncate);
+}
+
+bool operator==(const FilterParams& a, const FilterParams& b) {
+  return a.sigma == b.sigma && a.truncate == b.truncate && a.border == b.border &&
+         a.fixed_radius == b.fixed_radius;
+}
+
+bool operator==(const FilterProblem& a, const FilterProblem& b) {
+  return a.width == b.width && a.height == b.height && a.format == b.format && a.params == b.params;
+}
+
+namespace {
+std::string format_message(const char* fmt, double a, double b = 0, double c = 0) {
+  char text[256];
+  std::snprintf(text, sizeof text, fmt, a, b, c);
+  return text;
+}
+}  // namespace
+
+std::string validate(const FilterParams& p) {
+  if (!std::isfinite(p.sigma))
+    return "sigma is not a number; give a value between 0.1 and 200 pixels";
+  if (p.sigma < kMinSigma || p.sigma > kMaxSigma)
+    return format_message("sigma %g is outside the supported range [%g, %g] pixels", p.sigma, kMinSigma,
+                          kMaxSigma);
+  if (p.fixed_radius < 0) {
+    if (!std::isfinite(p.truncate))
+      return "truncate is not a number; give a value between 0.5 and 10 (SciPy's default is 4)";
+    if (p.truncate < kMinTruncate || p.truncate > kMaxTruncate)
+      return format_message("truncate %g is outside the supported range [%g, %g] (SciPy's default is 4)",
+                            p.truncate, kMinTruncate, kMaxTruncate);
+  }
+  if (p.radius() > kMaxRadius)
+    return format_message("radius %g is larger than the supported %g pixels", p.radius(), kMaxRadius);
+  if (static_cast<unsigned>(p.border) >= static_cast<unsigned>(BorderMode::Count))
+    return "unknown border mode; use one of " + border_mode_list();
+  return {};
+}
+
+std::string validate(const FilterProblem& problem) {
+  if (problem.width < 1 || problem.height < 1)
+    return format_message("image size %g×%g is empty; an image needs at least 1×1 pixels", problem.width,
+                          problem.height);
+  if (problem.pixel_count() > kMaxPixels)
+    return format_message("image of %g×%g pixels is larger than the supported %g pixels", problem.width,
+                          problem.height, static_cast<double>(kMaxPixels));
+  if (problem.format != PixelFormat::Rgba8 && problem.format != PixelFormat::F32)
+    return "unknown pixel format; use rgba8 or f32";
+  return validate(problem.params);
+}
+
+std::string describe(const FilterParams& p) {
+  char text[160];
+  std::snprintf(text, sizeof text, "sigma %g, truncate %g, radius %d, %s", p.sigma, p.truncate, p.radius(),
+                to_string(p.border));
+  return text;
+}
+
+}  // namespace gausslab

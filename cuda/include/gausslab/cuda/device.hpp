@@ -1,0 +1,30 @@
+#pragma once
+// Whether this machine has a usable CUDA device, asked once.
+#include <cstddef>
+#include <string>
+
+namespace gausslab {
+
+struct CudaDeviceStatus {
+  bool available = false;
+  std::string reason;  // why not, when not available: "no CUDA device (cudaErrorNoDevice: ...)"
+  int device = 0;
+  std::string name;    // "NVIDIA H100 80GB HBM3"
+  int compute_major = 0, compute_minor = 0;
+  int multiprocessors = 0;
+  std::size_t global_memory_bytes = 0;
+  std::size_t shared_memory_per_block_optin = 0;
+  std::size_t l2_cache_bytes = 0;
+  double peak_bandwidth_gbs = 0.0;  // from memory clock and bus width (a datasheet figure)
+  int driver_version = 0, runtime_version = 0;
+  std::string driver_string;  // "13.0"
+};
+
+// The first call queries the runtime (cudaGetDeviceCount etc.); later calls return the same.
+// cudaErrorNoDevice and cudaErrorInsufficientDriver give available = false with the reason.
+const CudaDeviceStatus& cuda_device_status();
+
+// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.1 GiB, driver 13.0)" or the reason there is none.
+std::string describe(const CudaDeviceStatus& status);
+
+}  // namespace gausslab

@@ -1,0 +1,73 @@
+#pragma once
+// Owning device memory: a flat buffer and a pitched image.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "gausslab/core/image.hpp"
+
+namespace gausslab {
+
+// cudaMalloc'd bytes, freed on destruction; grows only (resize keeps capacity when smaller).
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t size_bytes) { resize(size_bytes); }
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+
+  // Ensures at least size_bytes; contents are undefined after a reallocation.
+  void resize(std::size_t size_bytes);
+  void release();
+  void* data() const { return d_data_; }
+  template <class T>
+  T* as() const { return static_cast<T*>(d_data_); }
+  std::size_t size_bytes() const { return size_bytes_; }
+
+ private:
+  void* d_data_ = nullptr;
+  std::size_t size_bytes_ = 0;
+  std::size_t capacity_bytes_ = 0;
+};
+
+// A pitched device image (cudaMallocPitch: rows aligned for coalescing and texture binding).
+class DeviceImage {
+ public:
+  DeviceImage() = default;
+  DeviceImage(int width, int height, PixelFormat format) { resize(width, height, format); }
+  ~DeviceImage();
+  DeviceImage(const DeviceImage&) = delete;
+  DeviceImage& operator=(const DeviceImage&) = delete;
+  DeviceImage(DeviceImage&& other) noexcept;
+  DeviceImage& operator=(DeviceImage&& other) noexcept;
+
+  // Reallocates only when the size or format changes.
+  void resize(int width, int height, PixelFormat format);
+  void release();
+
+  ImageView view() const { return {d_data_, width_, height_, pitch_bytes_, format_}; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+  PixelFormat format() const { return format_; }
+  bool empty() const { return d_data_ == nullptr; }
+
+  // Copies a host view of the same size and format in (or out), asynchronously on `stream`.
+  // Pageable host memory makes these effectively synchronous; that is fine outside the frame.
+  void upload(const ConstImageView& host, cudaStream_t stream = nullptr);
+  void download(const ImageView& host, cudaStream_t stream = nullptr) const;
+
+ private:
+  void* d_data_ = nullptr;
+  int width_ = 0, height_ = 0;
+  std::size_t pitch_bytes_ = 0;
+  PixelFormat format_ = PixelFormat::Rgba8;
+};
+
+// Copies between any two views of the same size and format (device↔device, host↔device).
+void copy_image_async(const ConstImageView& src, const ImageView& dst, cudaMemcpyKind kind,
+                      cudaStream_t stream);
+
+}  // namespace gausslab

@@ -1,0 +1,44 @@
+#include "gausslab/cuda/registry.hpp"
+
+#include "../methods/methods.hpp"
+#include "gausslab/cuda/device.hpp"
+
+namespace gausslab {
+
+const std::vector<MethodEntry>& method_registry() {
+  // The order is the GUI's order and its number keys (1–9).
+  static const std::vector<MethodEntry> registry = {
+      cpu_separable_method(),
+      cpu_openmp_method(),
+      naive_2d_method(),
+      shared_2d_method(),
+      separable_shared_method(),
+      separable_texture_method(),
+      fft_method(),
+      recursive_method(),
+  };
+  return registry;
+}
+
+const MethodEntry* find_method(std::string_view id) {
+  for (const MethodEntry& entry : method_registry())
+    if (entry.info.id == id) return &entry;
+  return nullptr;
+}
+
+std::string method_id_list() {
+  std::string list;
+  for (const MethodEntry& entry : method_registry()) {
+    if (!list.empty()) list += ", ";
+    list += entry.info.id;
+  }
+  return list;
+}
+
+std::string method_unavailable_reason(const MethodEntry& entry) {
+  if (entry.info.backend == Backend::Cpu) return {};
+  const CudaDeviceStatus& device = cuda_device_status();
+  return device.available ? std::string() : device.reason;
+}
+
+}  // namespace gausslab

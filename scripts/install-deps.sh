@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gausslab needs that this machine lacks (nothing if all are there).
+# CUDA's nvcc and cuFFT are expected in /usr/local/cuda (NVIDIA's toolkit; not a Debian package).
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config git
+  libimgui-dev libglfw3-dev libstb-dev python3-glad   # viewer: Dear ImGui 1.86, GLFW, stb, glad
+  libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL/EGL (Mesa on machines without NVIDIA GL)
+  libgtest-dev googletest                             # tests
+  xvfb xauth                                          # the viewer's window tests on headless machines
+  python3-numpy python3-scipy python3-matplotlib      # SciPy cross-checks, benchmark charts
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "gausslab: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "gausslab: nvcc was not found. Install NVIDIA's CUDA toolkit (12.x or 13.x, with cuFFT) into" >&2
+  echo "/usr/local/cuda; gausslab builds its kernels everywhere and runs them where a GPU is." >&2
+  exit 1
+fi

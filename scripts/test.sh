@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The second command: install what is missing, build, and run every test (GPU tests skip with the
+# reason where there is no CUDA device; the viewer tests run under Xvfb and with Mesa's EGL).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+cd "${GAUSSLAB_BUILD_DIR:-$root/build}"
+ctest --output-on-failure --timeout 1200 "$@"
