@@ -34,6 +34,9 @@ class CpuMethod final : public Method {
     return {};
   }
 
+  // float32 arithmetic with float64 weights rounded once: rounding-level error only.
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+
   void prepare(const FilterProblem& problem) override {
     if (std::string reason = unsupported_reason(problem); !reason.empty())
       throw std::invalid_argument(info_.id + ": " + reason);

@@ -8,6 +8,7 @@ class Placeholder final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
   std::string method_limits(const FilterProblem&) const override { return "not implemented yet"; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {}; }
   void on_prepare(const FilterProblem&) override {}
   void run(const ConstImageView&, const ImageView&, StageTimer*, cudaStream_t) override {}
 };

@@ -13,6 +13,13 @@
 
 namespace gausslab {
 
+// The error a method promises against the float64 reference (reference_gaussian, unrounded).
+// Tests assert it; the method's file and the README state it.
+struct AccuracyBound {
+  double max_relative_error = 1e-5;  // f32 images: max |result - reference| / max |reference|
+  double max_error_8bit = 0.51;      // rgba8 images: max |result - reference| in 8-bit levels
+};
+
 class Method {
  public:
   virtual ~Method() = default;
@@ -23,6 +30,9 @@ class Method {
   // ("radius 800 needs 6.4 MB of constant memory; naive_2d holds at most radius 63 there" ...).
   // Includes parameter validation and a refusal of impractical cost; never needs a device.
   virtual std::string unsupported_reason(const FilterProblem& problem) const = 0;
+
+  // What this method promises for the problem (it may depend on sigma, size or border).
+  virtual AccuracyBound accuracy_bound(const FilterProblem& problem) const = 0;
 
   // Allocates scratch, builds plans, spectra and coefficients for the problem: everything that
   // must stay out of the timed region. Cheap when called again with an unchanged problem.
