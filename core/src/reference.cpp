@@ -38,6 +38,7 @@ std::vector<double> reference_gaussian_region(const ConstImageView& src, const F
   }
   const std::size_t row_stride = static_cast<std::size_t>(region.width) * channels;
   std::vector<double> row_filtered(static_cast<std::size_t>(slots) * row_stride, 0.0);
+#pragma omp parallel for schedule(dynamic, 4)
   for (int sy = 0; sy < h; ++sy) {
     if (row_slot[sy] < 0) continue;
     double* out_row = &row_filtered[row_slot[sy] * row_stride];
@@ -56,6 +57,7 @@ std::vector<double> reference_gaussian_region(const ConstImageView& src, const F
 
   // Column pass over the row-filtered values.
   std::vector<double> result(static_cast<std::size_t>(region.height) * row_stride, 0.0);
+#pragma omp parallel for schedule(dynamic, 4)
   for (int ry = 0; ry < region.height; ++ry) {
     double* out_row = &result[ry * row_stride];
     for (int k = -radius; k <= radius; ++k) {
@@ -80,6 +82,7 @@ std::vector<double> reference_gaussian_2d(const ConstImageView& src, const Filte
   const int radius = params.radius();
   const std::vector<double> weights = gaussian_weights(params.sigma, radius);
   std::vector<double> result(static_cast<std::size_t>(src.width) * src.height * channels, 0.0);
+#pragma omp parallel for schedule(dynamic, 1)
   for (int y = 0; y < src.height; ++y)
     for (int x = 0; x < src.width; ++x)
       for (int c = 0; c < channels; ++c) {

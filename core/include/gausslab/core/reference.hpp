@@ -1,5 +1,6 @@
 #pragma once
 // The one truth: a float64 direct convolution with the same weights and border rule as every method.
+// Spread over all cores with OpenMP (results do not depend on the thread count).
 #include <vector>
 
 #include "gausslab/core/filter_params.hpp"
