@@ -1,0 +1,575 @@
+// The two 2D methods (naive_2d, shared_2d) without a GPU: the CPU runs the very functions their
+// kernels run (cuda/methods/conv2d_common.cuh) — naive_2d thread by thread, shared_2d block by
+// block with the kernel's two barrier phases per chunk — and the results are compared with the
+// float64 reference. The shared-memory window here checks every access: inside the window, staged
+// in the current chunk, written once per chunk. Output buffers carry poisoned guard bands, so a
+// write outside the image or a pixel never written shows. Also: the chunk plan, the cost refusals
+// (through the registry: they need no device) and the accuracy bounds.
+#include <gtest/gtest.h>
+
+#include <cmath>  // before conv2d_common.cuh: fmaf for the host compiler
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "conv2d_common.cuh"
+#include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/core/reference.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace gausslab::conv2d {
+namespace {
+
+// ---- a host image with guard bands, like a device buffer with something on each side ----------
+
+constexpr int kGuard = 3;  // guard pixels on every side (and in the pitch)
+
+template <PixelFormat F>
+class GuardedImage {
+ public:
+  using Storage = StorageOf<F>;
+  GuardedImage(int width, int height)
+      : width_(width), height_(height), pitch_(width + 2 * kGuard),
+        storage_(static_cast<std::size_t>(pitch_) * (height + 2 * kGuard)) {
+    for (Storage& p : storage_) p = poison();
+  }
+  static Storage poison() {
+    if constexpr (F == PixelFormat::Rgba8)
+      return make_uchar4(0xA5, 0x5A, 0xA5, 0x5A);
+    else
+      return std::numeric_limits<float>::quiet_NaN();
+  }
+  static bool is_poison(Storage p) {
+    if constexpr (F == PixelFormat::Rgba8)
+      return p.x == 0xA5 && p.y == 0x5A && p.z == 0xA5 && p.w == 0x5A;
+    else
+      return std::isnan(p);
+  }
+  Storage& at(int x, int y) {
+    return storage_[static_cast<std::size_t>(y + kGuard) * pitch_ + (x + kGuard)];
+  }
+  const Storage& at(int x, int y) const {
+    return storage_[static_cast<std::size_t>(y + kGuard) * pitch_ + (x + kGuard)];
+  }
+  ImageView view() {
+    return {&at(0, 0), width_, height_, static_cast<std::size_t>(pitch_) * sizeof(Storage), F};
+  }
+  ConstImageView view() const {
+    return {&at(0, 0), width_, height_, static_cast<std::size_t>(pitch_) * sizeof(Storage), F};
+  }
+  // Guard pixels that are no longer poison (written outside the image).
+  int guard_writes() const {
+    int count = 0;
+    for (int y = -kGuard; y < height_ + kGuard; ++y)
+      for (int x = -kGuard; x < width_ + kGuard; ++x) {
+        const bool inside = x >= 0 && x < width_ && y >= 0 && y < height_;
+        if (!inside && !is_poison(at(x, y))) ++count;
+      }
+    return count;
+  }
+  int width() const { return width_; }
+  int height() const { return height_; }
+
+ private:
+  int width_, height_, pitch_;
+  std::vector<Storage> storage_;
+};
+
+template <PixelFormat F>
+GuardedImage<F> random_image(int width, int height, std::uint32_t seed) {
+  GuardedImage<F> image(width, height);
+  std::uint32_t state = seed * 2654435761u + 12345u;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  };
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      if constexpr (F == PixelFormat::Rgba8) {
+        const std::uint32_t v = next();
+        image.at(x, y) = make_uchar4(v & 0xFF, (v >> 8) & 0xFF, (v >> 16) & 0xFF, (v >> 24) & 0xFF);
+      } else {
+        image.at(x, y) = static_cast<float>(next() >> 8) / 16777216.0f;  // [0, 1)
+      }
+    }
+  return image;
+}
+
+// ---- the result against the float64 reference ----------------------------------------------
+
+struct Check {
+  double error = 0;       // F32: max |result - reference| / max |reference|; RGBA8: max levels
+  int unwritten = 0;      // poison left inside the image
+  int guard_writes = 0;   // written outside the image
+  std::string worst;
+};
+
+template <PixelFormat F>
+Check check_against_reference(const GuardedImage<F>& src, const GuardedImage<F>& result, const FilterParams& params) {
+  const std::vector<double> reference = reference_gaussian(src.view(), params);
+  const int channels = channel_count(F);
+  double peak = 0;
+  for (double r : reference) peak = std::max(peak, std::abs(r));
+  Check check;
+  check.guard_writes = result.guard_writes();
+  for (int y = 0; y < src.height(); ++y)
+    for (int x = 0; x < src.width(); ++x) {
+      const StorageOf<F> p = result.at(x, y);
+      if (GuardedImage<F>::is_poison(p)) ++check.unwritten;
+      for (int c = 0; c < channels; ++c) {
+        double value = 0;
+        if constexpr (F == PixelFormat::Rgba8)
+          value = (c == 0 ? p.x : c == 1 ? p.y : c == 2 ? p.z : p.w);
+        else
+          value = p;
+        const double ref = reference[(static_cast<std::size_t>(y) * src.width() + x) * channels + c];
+        double error = std::abs(value - ref);
+        if (F == PixelFormat::F32) error = peak > 0 ? error / peak : error;
+        if (!(error <= check.error)) {  // also takes NaN
+          check.error = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
+          check.worst = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(c) +
+                        ": " + std::to_string(value) + " vs " + std::to_string(ref);
+        }
+      }
+    }
+  return check;
+}
+
+FilterParams params_of(double sigma, BorderMode border, int fixed_radius = -1) {
+  FilterParams params;
+  params.sigma = sigma;
+  params.border = border;
+  params.fixed_radius = fixed_radius;
+  return params;
+}
+
+std::string describe_case(PixelFormat format, int width, int height, const FilterParams& params) {
+  return std::string(to_string(format)) + " " + std::to_string(width) + "x" + std::to_string(height) + ", " +
+         describe(params);
+}
+
+AccuracyBound bound_of(const char* method_id, int width, int height, PixelFormat format, const FilterParams& params) {
+  const MethodEntry* entry = find_method(method_id);
+  if (!entry) throw std::runtime_error(std::string("no ") + method_id + " in the registry");
+  return entry->create()->accuracy_bound(FilterProblem{width, height, format, params});
+}
+
+// ---- the CPU models ---------------------------------------------------------------------------
+
+// naive_2d: every thread of every 32 × 8 block, as naive2dKernel runs them.
+template <PixelFormat F>
+void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const FilterParams& params) {
+  const NaiveArgs<F> args = make_naive_args<F>(src.view(), dst.view(), params);
+  const std::vector<float> weights = naive_weights_2d(params.sigma, params.radius());
+  const int tiles_x = div_up(src.width(), NaivePolicy::kThreadsX);
+  const long long blocks = tile_count(src.width(), src.height(), NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+  for (long long block = 0; block < blocks; ++block) {
+    const Tile tile = tile_at(block, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+    for (int ty = 0; ty < NaivePolicy::kThreadsY; ++ty)
+      for (int tx = 0; tx < NaivePolicy::kThreadsX; ++tx) {
+        const int x = tile.x0 + tx, y = tile.y0 + ty;
+        if (x >= args.dst.width || y >= args.dst.height) continue;
+        args.dst.template row<StorageOf<F>>(y)[x] = PixelTraits<F>::store(naive_output<F>(args, weights.data(), x, y));
+      }
+  }
+}
+
+// The shared-memory window of one block, checked: every load must hit an element staged in the
+// current chunk (which also proves it lies inside the rows × columns staged, not only inside the
+// allocation), every store must be inside the allocation and the only one to its element in the
+// chunk (two threads writing one element would be a race).
+template <class T>
+class CheckedWindow {
+ public:
+  explicit CheckedWindow(std::size_t elements) : values_(elements), staged_in_(elements, -1) {}
+  void begin_chunk(long long id) { chunk_ = id; }
+  T load(int index) const {
+    if (index < 0 || static_cast<std::size_t>(index) >= values_.size())
+      throw std::out_of_range("window load at " + std::to_string(index) + " outside the " +
+                              std::to_string(values_.size()) + " elements allocated");
+    if (staged_in_[index] != chunk_)
+      throw std::logic_error("window load at " + std::to_string(index) + " reads an element not staged in this chunk");
+    return values_[index];
+  }
+  void store(int index, T value) {
+    if (index < 0 || static_cast<std::size_t>(index) >= values_.size())
+      throw std::out_of_range("window store at " + std::to_string(index) + " outside the " +
+                              std::to_string(values_.size()) + " elements allocated");
+    if (staged_in_[index] == chunk_)
+      throw std::logic_error("window element " + std::to_string(index) + " staged twice in one chunk");
+    staged_in_[index] = chunk_;
+    values_[index] = value;
+  }
+  std::size_t staged_in_current_chunk() const {
+    return static_cast<std::size_t>(std::count(staged_in_.begin(), staged_in_.end(), chunk_));
+  }
+
+ private:
+  std::vector<T> values_;
+  std::vector<long long> staged_in_;
+  long long chunk_ = -1;
+};
+
+// shared_2d: every block; per chunk all threads stage, (barrier), all threads accumulate — the
+// order of shared2dKernel. `max_chunk` stands for the device's shared-memory limit.
+template <PixelFormat F, int Capacity = kLargeWeightCapacity>
+void run_shared_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const FilterParams& params, int max_chunk) {
+  using P = Shared2dPolicy<F>;
+  const int taps = 2 * params.radius() + 1;
+  const ChunkPlan plan = make_chunk_plan(taps, max_chunk);
+  const Shared2dArgs<F, Capacity> args = make_shared_2d_args<F, Capacity>(
+      src.view(), dst.view(), params, plan, gaussian_weights_f32(params.sigma, params.radius()));
+  // Exactly what the launch allocates: window_bytes of the plan's chunk.
+  CheckedWindow<AccumOf<F>> window(window_bytes<F>(plan.chunk) / sizeof(AccumOf<F>));
+  std::vector<ThreadSums<F>> sums(P::kThreads);
+  const long long blocks = tile_count(src.width(), src.height(), P::kTileWidth, P::kTileHeight);
+  long long chunk_id = 0;
+  for (long long block = 0; block < blocks; ++block) {
+    const Tile tile = shared_2d_tile<F>(block, args.tiles_x);
+    for (ThreadSums<F>& s : sums) clear(s);
+    for (int index = 0; index < args.chunks.count(); ++index) {
+      const Chunk chunk = chunk_at(args.chunks, index);
+      window.begin_chunk(chunk_id++);
+      for (int ty = 0; ty < P::kThreadsY; ++ty)
+        for (int tx = 0; tx < P::kThreadsX; ++tx) stage_chunk(args, tile, chunk, tx, ty, window);
+      // The staging must cover exactly the (tile + chunk - 1) window of this chunk.
+      const std::size_t expected = static_cast<std::size_t>(P::kTileHeight + chunk.rows - 1) *
+                                   (P::kTileWidth + chunk.columns - 1);
+      if (window.staged_in_current_chunk() != expected)
+        throw std::logic_error("chunk " + std::to_string(index) + " staged " +
+                               std::to_string(window.staged_in_current_chunk()) + " elements, expected " +
+                               std::to_string(expected));
+      for (int ty = 0; ty < P::kThreadsY; ++ty)
+        for (int tx = 0; tx < P::kThreadsX; ++tx)
+          if (thread_row_in_image(args, tile, ty)) accumulate_chunk(args, chunk, tx, ty, window, sums[ty * P::kThreadsX + tx]);
+    }
+    for (int ty = 0; ty < P::kThreadsY; ++ty)
+      for (int tx = 0; tx < P::kThreadsX; ++tx)
+        if (thread_row_in_image(args, tile, ty)) store_outputs(args, tile, tx, ty, sums[ty * P::kThreadsX + tx]);
+  }
+}
+
+enum class Model { Naive, Shared };
+
+template <PixelFormat F>
+Check run_case(Model model, int width, int height, const FilterParams& params, int max_chunk = 32,
+               std::uint32_t seed = 7) {
+  const GuardedImage<F> src = random_image<F>(width, height, seed);
+  GuardedImage<F> dst(width, height);
+  if (model == Model::Naive)
+    run_naive_model(src, dst, params);
+  else
+    run_shared_model(src, dst, params, max_chunk);
+  return check_against_reference(src, dst, params);
+}
+
+// ---- chunk plan, summation chunk, tiles --------------------------------------------------------
+
+TEST(Conv2dChunkPlan, ChunksAreBalancedNonEmptyAndCoverEveryTapOnce) {
+  auto check = [](int taps, int max_chunk) {
+    const ChunkPlan plan = make_chunk_plan(taps, max_chunk);
+    const std::string at = "taps " + std::to_string(taps) + ", max chunk " + std::to_string(max_chunk);
+    ASSERT_EQ(plan.taps, taps) << at;
+    ASSERT_GE(plan.chunk, 1) << at;
+    ASSERT_LE(plan.chunk, max_chunk) << at;
+    ASSERT_EQ(plan.chunks_per_side, div_up(taps, max_chunk)) << at << ": more chunks than needed";
+    int next_row = 0, next_column = 0;
+    for (int c = 0; c < plan.chunks_per_side; ++c) {
+      const Chunk band_start = chunk_at(plan, c * plan.chunks_per_side);  // first chunk of band c
+      const Chunk first_row = chunk_at(plan, c);                          // chunk c of band 0
+      ASSERT_EQ(band_start.i0, next_row) << at;
+      ASSERT_GE(band_start.rows, 1) << at;
+      ASSERT_TRUE(band_start.starts_band) << at;
+      ASSERT_EQ(band_start.ends_band, plan.chunks_per_side == 1) << at;
+      ASSERT_EQ(first_row.j0, next_column) << at;
+      ASSERT_GE(first_row.columns, 1) << at;
+      ASSERT_EQ(first_row.ends_band, c == plan.chunks_per_side - 1) << at;
+      ASSERT_EQ(first_row.starts_band, c == 0) << at;
+      if (c < plan.chunks_per_side - 1) {  // all but the last have the full size
+        ASSERT_EQ(first_row.columns, plan.chunk) << at;
+        ASSERT_EQ(band_start.rows, plan.chunk) << at;
+      }
+      next_row += band_start.rows;
+      next_column += first_row.columns;
+    }
+    ASSERT_EQ(next_row, taps) << at;
+    ASSERT_EQ(next_column, taps) << at;
+  };
+  for (int taps = 1; taps <= 801; taps += 2)
+    for (int max_chunk = 1; max_chunk <= 40; ++max_chunk) check(taps, max_chunk);
+  for (int max_chunk : {8, 16, 23, 24, 32}) check(2 * kMaxRadius + 1, max_chunk);
+  // Balanced, not 32 + 1:
+  EXPECT_EQ(make_chunk_plan(33, 32).chunk, 17);
+  EXPECT_EQ(make_chunk_plan(17, 32).chunks_per_side, 1);
+}
+
+TEST(Conv2dChunkPlan, WindowFitsTheSharedMemoryOfEachTarget) {
+  // Opt-in shared memory per block: Turing 64 KB, Ampere/Ada consumer 99 KB, Hopper 227 KB.
+  EXPECT_EQ(max_chunk_for<PixelFormat::Rgba8>(227 * 1024), 32);
+  EXPECT_EQ(max_chunk_for<PixelFormat::Rgba8>(99 * 1024), 32);
+  const int turing_rgba8 = max_chunk_for<PixelFormat::Rgba8>(64 * 1024);
+  EXPECT_GE(turing_rgba8, 16);
+  EXPECT_LE(window_bytes<PixelFormat::Rgba8>(turing_rgba8), 64u * 1024u);
+  EXPECT_EQ(max_chunk_for<PixelFormat::F32>(48 * 1024), 32) << "F32 should need no opt-in";
+  EXPECT_LE(window_bytes<PixelFormat::F32>(32), 48u * 1024u);
+  EXPECT_EQ(max_chunk_for<PixelFormat::Rgba8>(1000), 0);
+  std::cout << "[ CONV2D   ] window at chunk 32: rgba8 " << window_bytes<PixelFormat::Rgba8>(32) << " B, f32 "
+            << window_bytes<PixelFormat::F32>(32) << " B; rgba8 chunk on a 64 KB device: " << turing_rgba8 << " ("
+            << window_bytes<PixelFormat::Rgba8>(turing_rgba8) << " B)\n";
+}
+
+TEST(Conv2dSummation, ChunkIsTheCeilingOfTheSquareRoot) {
+  for (int taps = 1; taps <= 2 * kMaxRadius + 1; ++taps) {
+    const int c = summation_chunk(taps);
+    ASSERT_GE(c * c, taps) << taps;
+    ASSERT_LT((c - 1) * (c - 1), taps) << taps;
+  }
+}
+
+TEST(Conv2dWeights, NaiveKernelIsTheProductOfTheReferenceWeights) {
+  for (const auto& [sigma, radius] : {std::pair{0.1, 0}, {1.0, 4}, {2.5, 10}, {30.0, 63}, {16.0, 64}}) {
+    const std::vector<float> weights = naive_weights_2d(sigma, radius);
+    const std::vector<double> w = gaussian_weights(sigma, radius);
+    const int taps = 2 * radius + 1;
+    ASSERT_EQ(weights.size(), static_cast<std::size_t>(taps) * taps);
+    double sum = 0;
+    for (int i = 0; i < taps; ++i)
+      for (int j = 0; j < taps; ++j) {
+        const float value = weights[static_cast<std::size_t>(i) * taps + j];
+        ASSERT_EQ(value, static_cast<float>(w[i] * w[j])) << "sigma " << sigma << " (" << i << ", " << j << ")";
+        ASSERT_EQ(value, weights[static_cast<std::size_t>(j) * taps + i]) << "not symmetric";
+        sum += value;
+      }
+    EXPECT_NEAR(sum, 1.0, 1e-6) << "sigma " << sigma;
+  }
+}
+
+// ---- the models against the float64 reference --------------------------------------------------
+
+struct SizeCase {
+  int width, height;
+};
+
+template <PixelFormat F>
+void sweep(Model model, const char* method_id, const std::vector<SizeCase>& sizes, const std::vector<double>& sigmas,
+           const std::vector<int>& max_chunks, double* worst_error = nullptr) {
+  for (const SizeCase& size : sizes)
+    for (const double sigma : sigmas)
+      for (const BorderMode border : kAllBorderModes)
+        for (const int max_chunk : max_chunks) {
+          const FilterParams params = params_of(sigma, border);
+          const std::string at = std::string(method_id) + ", " + describe_case(F, size.width, size.height, params) +
+                                 ", max chunk " + std::to_string(max_chunk);
+          Check check;
+          try {
+            check = run_case<F>(model, size.width, size.height, params, max_chunk);
+          } catch (const std::exception& e) {
+            ADD_FAILURE() << at << ": " << e.what();
+            continue;
+          }
+          const AccuracyBound bound = bound_of(method_id, size.width, size.height, F, params);
+          const double limit = F == PixelFormat::F32 ? bound.max_relative_error : bound.max_error_8bit;
+          EXPECT_LE(check.error, limit) << at << ": worst at " << check.worst;
+          EXPECT_EQ(check.unwritten, 0) << at << ": pixels never written";
+          EXPECT_EQ(check.guard_writes, 0) << at << ": pixels written outside the image";
+          if (worst_error) *worst_error = std::max(*worst_error, check.error);
+          if (model == Model::Naive) break;  // the chunk is a shared_2d notion
+        }
+}
+
+// Sizes: single pixel and lines, smaller than a warp, primes, one past a tile edge (96 + 1 for
+// RGBA8, 160 + 1 for F32, 8 + 1 rows), and radii from 0 to well past every side.
+const std::vector<SizeCase> kSmallSizes = {{1, 1}, {1, 11}, {11, 1}, {7, 5}, {13, 17}, {33, 9}};
+const std::vector<double> kSigmas = {0.1, 0.5, 1.0, 2.5, 8.0};  // radius 0, 2, 4, 10, 32
+
+TEST(Conv2dNaiveModel, MatchesTheReferenceOnEdgeSizesForEveryBorder) {
+  sweep<PixelFormat::Rgba8>(Model::Naive, "naive_2d", kSmallSizes, kSigmas, {0});
+  sweep<PixelFormat::F32>(Model::Naive, "naive_2d", kSmallSizes, kSigmas, {0});
+}
+
+TEST(Conv2dNaiveModel, TileEdgesAndRadiusAroundTheConstantMemorySwitch) {
+  sweep<PixelFormat::Rgba8>(Model::Naive, "naive_2d", {{33, 9}, {31, 7}}, {15.8, 16.0}, {0});  // radius 63, 64
+  sweep<PixelFormat::F32>(Model::Naive, "naive_2d", {{65, 17}}, {1.0}, {0});
+}
+
+TEST(Conv2dSharedModel, MatchesTheReferenceOnEdgeSizesForEveryBorder) {
+  // Chunk 32: one chunk up to radius 15; 7 and 3: many chunks, short last chunks, unrolled steps
+  // with and without the single-tap tail; 1: one tap per chunk.
+  sweep<PixelFormat::Rgba8>(Model::Shared, "shared_2d", kSmallSizes, kSigmas, {32, 7});
+  sweep<PixelFormat::F32>(Model::Shared, "shared_2d", kSmallSizes, kSigmas, {32, 7});
+  sweep<PixelFormat::Rgba8>(Model::Shared, "shared_2d", kSmallSizes, {1.0, 2.5}, {3});
+  sweep<PixelFormat::F32>(Model::Shared, "shared_2d", kSmallSizes, {1.0, 2.5}, {3});
+  sweep<PixelFormat::F32>(Model::Shared, "shared_2d", {{5, 3}}, {1.0}, {1});
+}
+
+TEST(Conv2dSharedModel, TileEdgesAndSeveralTiles) {
+  sweep<PixelFormat::Rgba8>(Model::Shared, "shared_2d", {{97, 9}, {95, 17}, {193, 3}}, {1.0, 2.5}, {32, 5});
+  sweep<PixelFormat::F32>(Model::Shared, "shared_2d", {{161, 9}, {159, 17}, {321, 2}}, {1.0, 2.5}, {32, 5});
+}
+
+TEST(Conv2dSharedModel, RadiusBeyondTheChunkAndTheImage) {
+  // Radius 64 and 120 on tiny images: 2 × 2 and 8 × 8 chunks, every border folding many times.
+  sweep<PixelFormat::Rgba8>(Model::Shared, "shared_2d", {{3, 2}, {1, 5}}, {16.0}, {32});
+  sweep<PixelFormat::F32>(Model::Shared, "shared_2d", {{3, 2}}, {30.0}, {32, 24});
+}
+
+TEST(Conv2dModels, FixedRadiusAndShortTruncate) {
+  for (const int fixed : {0, 1, 3}) {
+    const FilterParams params = params_of(3.0, BorderMode::Nearest, fixed);
+    EXPECT_LE(run_case<PixelFormat::F32>(Model::Naive, 19, 11, params).error, 1e-5) << fixed;
+    EXPECT_LE(run_case<PixelFormat::F32>(Model::Shared, 19, 11, params).error, 1e-5) << fixed;
+  }
+  FilterParams short_truncate = params_of(5.0, BorderMode::Wrap);
+  short_truncate.truncate = 1.0;  // radius 5
+  EXPECT_LE(run_case<PixelFormat::Rgba8>(Model::Shared, 29, 13, short_truncate, 4).error, 0.51);
+  EXPECT_LE(run_case<PixelFormat::Rgba8>(Model::Naive, 29, 13, short_truncate).error, 0.51);
+}
+
+TEST(Conv2dModels, ConstantImageStaysConstantExceptWithZeroBorder) {
+  for (const Model model : {Model::Naive, Model::Shared})
+    for (const BorderMode border : kAllBorderModes) {
+      GuardedImage<PixelFormat::Rgba8> src(23, 14), dst(23, 14);
+      for (int y = 0; y < 14; ++y)
+        for (int x = 0; x < 23; ++x) src.at(x, y) = make_uchar4(255, 0, 128, 77);
+      const FilterParams params = params_of(6.0, border);
+      if (model == Model::Naive)
+        run_naive_model(src, dst, params);
+      else
+        run_shared_model(src, dst, params, 32);
+      int changed = 0;
+      for (int y = 0; y < 14; ++y)
+        for (int x = 0; x < 23; ++x) {
+          const uchar4 p = dst.at(x, y);
+          changed += !(p.x == 255 && p.y == 0 && p.z == 128 && p.w == 77);
+        }
+      if (border == BorderMode::Constant)
+        EXPECT_GT(changed, 0) << "zero border darkens the edges";
+      else
+        EXPECT_EQ(changed, 0) << (model == Model::Naive ? "naive" : "shared") << ", " << to_string(border);
+    }
+}
+
+// The numbers for the methods' header blocks: worst error of each model on random images of both
+// formats (every border), and at the largest radius the CPU can afford here.
+TEST(Conv2dModels, AccuracyTable) {
+  for (const Model model : {Model::Naive, Model::Shared}) {
+    const char* id = model == Model::Naive ? "naive_2d" : "shared_2d";
+    double rgba8 = 0, f32 = 0;
+    sweep<PixelFormat::Rgba8>(model, id, {{61, 47}}, {0.5, 1.0, 2.0, 5.0}, {32}, &rgba8);
+    sweep<PixelFormat::F32>(model, id, {{61, 47}}, {0.5, 1.0, 2.0, 5.0}, {32}, &f32);
+    sweep<PixelFormat::F32>(model, id, {{24, 8}}, {12.0}, {32}, &f32);  // radius 48
+    std::cout << "[ CONV2D   ] " << id << " CPU model, random 61x47 sigma 0.5-5 and 24x8 sigma 12, every border: "
+              << "F32 max relative error " << f32 << ", RGBA8 max " << rgba8 << " levels\n";
+  }
+  // Radius 800 (sigma 200): the largest default-truncate radius, the naive model only (the shared
+  // model computes 160 × 8 padded outputs per tile: too slow for a unit test on the CPU).
+  double worst = 0;
+  for (const BorderMode border : {BorderMode::Reflect, BorderMode::Wrap}) {
+    const FilterParams params = params_of(200.0, border);
+    const Check check = run_case<PixelFormat::F32>(Model::Naive, 2, 2, params);
+    EXPECT_LE(check.error, bound_of("naive_2d", 2, 2, PixelFormat::F32, params).max_relative_error) << check.worst;
+    worst = std::max(worst, check.error);
+  }
+  std::cout << "[ CONV2D   ] naive_2d CPU model, radius 800 on 2x2 F32: max relative error " << worst << "\n";
+}
+
+// ---- bounds ----------------------------------------------------------------------------------
+
+TEST(Conv2dBounds, WorstCaseRoundingStaysWithinOneInTenToTheFiveForUsualRadii) {
+  int naive_first_above = -1, shared_first_above = -1;
+  for (int radius = 0; radius <= kMaxRadius; ++radius) {
+    const int taps = 2 * radius + 1;
+    if (naive_first_above < 0 && naive_error_units(taps) * kUnitRoundoff > 1e-5) naive_first_above = radius;
+    if (shared_first_above < 0 && shared_error_units(make_chunk_plan(taps, 32)) * kUnitRoundoff > 1e-5)
+      shared_first_above = radius;
+  }
+  EXPECT_GT(naive_first_above, 400);
+  EXPECT_GT(shared_first_above, 400);
+  std::cout << "[ CONV2D   ] worst-case rounding bound: naive " << naive_error_units(127) * kUnitRoundoff
+            << " at radius 63, " << naive_error_units(1601) * kUnitRoundoff << " at radius 800, above 1e-5 from radius "
+            << naive_first_above << "; shared (chunk 32) " << shared_error_units(make_chunk_plan(127, 32)) * kUnitRoundoff
+            << " at radius 63, " << shared_error_units(make_chunk_plan(1601, 32)) * kUnitRoundoff
+            << " at radius 800, above 1e-5 from radius " << shared_first_above << "\n";
+  for (const char* id : {"naive_2d", "shared_2d"}) {
+    const AccuracyBound bound = bound_of(id, 640, 480, PixelFormat::F32, params_of(15.0, BorderMode::Reflect));
+    EXPECT_EQ(bound.max_relative_error, 1e-5) << id;
+    EXPECT_EQ(bound.max_error_8bit, 0.51) << id;
+  }
+}
+
+// ---- cost refusals (the registry's methods: no device needed) -----------------------------------
+
+bool mentions_cost(const std::string& reason) {
+  return reason.find("multiply-adds") != std::string::npos && reason.find(" s ") != std::string::npos &&
+         reason.find_first_of("0123456789") != std::string::npos;
+}
+
+TEST(Conv2dCost, RefusesSigma200OnA4096SquareNamingTheEstimate) {
+  for (const char* id : {"naive_2d", "shared_2d"}) {
+    const std::unique_ptr<Method> method = find_method(id)->create();
+    FilterProblem problem{4096, 4096, PixelFormat::Rgba8, params_of(200.0, BorderMode::Reflect)};
+    const std::string reason = method->unsupported_reason(problem);
+    ASSERT_FALSE(reason.empty()) << id;
+    EXPECT_TRUE(mentions_cost(reason)) << id << ": " << reason;
+    EXPECT_NE(reason.find("lower sigma below"), std::string::npos) << id << ": " << reason;
+    EXPECT_THROW(method->prepare(problem), std::invalid_argument) << id;
+    std::cout << "[ CONV2D   ] " << id << " refuses: " << reason << "\n";
+
+    problem.params.fixed_radius = 1500;
+    EXPECT_NE(method->unsupported_reason(problem).find("lower the radius to"), std::string::npos) << id;
+
+    FilterProblem textbook{1920, 1080, PixelFormat::Rgba8, params_of(2.0, BorderMode::Reflect)};
+    EXPECT_EQ(method->unsupported_reason(textbook), "") << id;
+    FilterProblem tiny{1, 1, PixelFormat::Rgba8, params_of(200.0, BorderMode::Mirror)};
+    tiny.params.truncate = 10.0;  // radius 2000, the project's largest
+    EXPECT_EQ(method->unsupported_reason(tiny), "") << id << " refuses radius 2000 on one pixel";
+  }
+}
+
+TEST(Conv2dCost, SharedAcceptsEveryProblemNaiveAccepts) {
+  const std::unique_ptr<Method> naive = find_method("naive_2d")->create();
+  const std::unique_ptr<Method> shared = find_method("shared_2d")->create();
+  int naive_accepted = 0;
+  for (const auto& [width, height] : {std::pair{1, 1}, {1, 4099}, {4099, 1}, {17, 4099}, {4099, 17}, {33, 300},
+                                      {512, 512}, {1000, 872}, {1920, 1080}, {4096, 4096}})
+    for (const PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32})
+      for (double sigma = 0.1; sigma <= 200.0; sigma *= 1.3) {
+        const FilterProblem problem{width, height, format, params_of(sigma, BorderMode::Reflect)};
+        if (!naive->unsupported_reason(problem).empty()) continue;
+        ++naive_accepted;
+        EXPECT_EQ(shared->unsupported_reason(problem), "")
+            << "shared_2d refuses what naive_2d accepts: " << describe_case(format, width, height, problem.params);
+      }
+  EXPECT_GT(naive_accepted, 100);
+}
+
+TEST(Conv2dCost, LargestRadiusAtCommonSizes) {
+  // The examples in the methods' header blocks.
+  for (const char* id : {"naive_2d", "shared_2d"}) {
+    const std::unique_ptr<Method> method = find_method(id)->create();
+    for (const auto& [width, height] : {std::pair{1920, 1080}, {4096, 4096}, {512, 512}})
+      for (const PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32}) {
+        int largest = -1;
+        for (int radius = 0; radius <= kMaxRadius; ++radius) {
+          const FilterProblem problem{width, height, format, params_of(10.0, BorderMode::Reflect, radius)};
+          if (!method->unsupported_reason(problem).empty()) break;
+          largest = radius;
+        }
+        std::cout << "[ CONV2D   ] " << id << " " << to_string(format) << " " << width << "x" << height
+                  << ": accepts up to radius " << largest << " (sigma " << (largest + 0.5) / 4.0 << ")\n";
+        EXPECT_GE(largest, 20) << id;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace gausslab::conv2d

@@ -1,0 +1,136 @@
+// The CPU filters (one thread and OpenMP) against the float64 reference, at awkward sizes, every
+// border and sigmas up to radii far beyond the image side.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "gausslab/core/accuracy.hpp"
+#include "gausslab/core/cpu_filter.hpp"
+#include "gausslab/core/reference.hpp"
+
+namespace gausslab {
+namespace {
+
+// The CPU filters' promise: float32 rounding only (cuda/methods/cpu_methods.cpp states the same).
+constexpr double kMaxRelativeErrorF32 = 1e-5;
+constexpr double kMaxError8bit = 0.51;  // against the unrounded reference: rounding plus float noise
+
+struct CpuCase {
+  int width, height;
+  PixelFormat format;
+};
+
+std::string case_name(const CpuCase& c) {
+  return std::string(to_string(c.format)) + "_" + std::to_string(c.width) + "x" + std::to_string(c.height);
+}
+
+// gtest prints a failing test's parameter (and CTest lists it) with this.
+void PrintTo(const CpuCase& c, std::ostream* out) { *out << case_name(c); }
+
+class CpuFilterAccuracy : public ::testing::TestWithParam<CpuCase> {};
+
+TEST_P(CpuFilterAccuracy, SingleAndOpenMpMatchTheReferenceAndEachOther) {
+  const CpuCase c = GetParam();
+  const std::uint32_t seed = static_cast<std::uint32_t>(c.width * 131 + c.height);
+  const ImageF32 f32 = make_random_f32(c.width, c.height, seed);
+  const ImageRgba8 rgba8 = make_random_rgba8(c.width, c.height, seed);
+  const ConstImageView src = c.format == PixelFormat::F32 ? ConstImageView(f32.view()) : ConstImageView(rgba8.view());
+
+  ImageF32 single_f32(c.width, c.height), openmp_f32(c.width, c.height);
+  ImageRgba8 single_rgba8(c.width, c.height), openmp_rgba8(c.width, c.height);
+  const bool is_f32 = c.format == PixelFormat::F32;
+  const ImageView single = is_f32 ? single_f32.view() : single_rgba8.view();
+  const ImageView openmp = is_f32 ? openmp_f32.view() : openmp_rgba8.view();
+  const std::size_t bytes = static_cast<std::size_t>(c.width) * c.height * bytes_per_pixel(c.format);
+
+  // 0.1: radius 0 (a copy); 0.3 and 0.5: under-sampled; 33 and 200: radius 132 and 800, beyond every side.
+  for (const double sigma : {0.1, 0.3, 0.5, 1.0, 2.5, 8.0, 33.0, 200.0})
+    for (const BorderMode border : kAllBorderModes) {
+      FilterParams params;
+      params.sigma = sigma;
+      params.border = border;
+      const std::string where = case_name(c) + ", " + describe(params);
+      const std::vector<double> reference = reference_gaussian(src, params);
+
+      cpu_gaussian_filter(src, single, params, CpuThreading::Single);
+      cpu_gaussian_filter(src, openmp, params, CpuThreading::OpenMP);
+
+      const AccuracyStats stats = compare_with_reference(single, reference, default_peak(c.format));
+      ASSERT_EQ(stats.nonfinite, 0u) << where;
+      if (is_f32)
+        EXPECT_LE(stats.max_relative_error, kMaxRelativeErrorF32) << where << ": " << describe(stats);
+      else
+        EXPECT_LE(stats.max_abs_error, kMaxError8bit) << where << ": " << describe(stats);
+      EXPECT_EQ(std::memcmp(single.data, openmp.data, bytes), 0)
+          << where << ": the OpenMP result differs from the single-thread one";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CpuFilterAccuracy,
+                         ::testing::Values(CpuCase{1, 1, PixelFormat::F32}, CpuCase{1, 1, PixelFormat::Rgba8},
+                                           CpuCase{1, 29, PixelFormat::F32}, CpuCase{1, 29, PixelFormat::Rgba8},
+                                           CpuCase{29, 1, PixelFormat::F32}, CpuCase{29, 1, PixelFormat::Rgba8},
+                                           CpuCase{7, 5, PixelFormat::F32}, CpuCase{7, 5, PixelFormat::Rgba8},
+                                           CpuCase{13, 17, PixelFormat::F32}, CpuCase{13, 17, PixelFormat::Rgba8},
+                                           CpuCase{101, 67, PixelFormat::F32}, CpuCase{101, 67, PixelFormat::Rgba8}),
+                         [](const auto& info) { return case_name(info.param); });
+
+TEST(CpuFilter, FlatRgba8ImageStaysExactlyFlat) {
+  const Rgba8 level{200, 17, 0, 255};
+  const ImageRgba8 flat(23, 9, level);
+  ImageRgba8 out(23, 9);
+  for (const double sigma : {0.7, 3.0, 40.0})
+    for (const BorderMode border : {BorderMode::Reflect, BorderMode::Mirror, BorderMode::Nearest, BorderMode::Wrap})
+      for (const CpuThreading threading : {CpuThreading::Single, CpuThreading::OpenMP}) {
+        FilterParams params;
+        params.sigma = sigma;
+        params.border = border;
+        cpu_gaussian_filter(flat.view(), out.view(), params, threading);
+        for (int i = 0; i < 23 * 9; ++i)
+          ASSERT_TRUE(out.data()[i] == level) << describe(params) << ": pixel " << i << " changed";
+      }
+}
+
+TEST(CpuFilter, NonDefaultTruncateAndFixedRadiusAreHonoured) {
+  const ImageF32 src = make_random_f32(31, 19, 5);
+  ImageF32 out(31, 19);
+  for (FilterParams params : {FilterParams{2.0, 2.5, BorderMode::Mirror, -1}, FilterParams{2.0, 4.0, BorderMode::Wrap, 3},
+                              FilterParams{1.0, 10.0, BorderMode::Reflect, -1}, FilterParams{5.0, 4.0, BorderMode::Nearest, 0}}) {
+    cpu_gaussian_filter(src.view(), out.view(), params, CpuThreading::OpenMP);
+    const AccuracyStats stats = compare_with_reference(out.view(), reference_gaussian(src.view(), params), 1.0);
+    EXPECT_LE(stats.max_relative_error, kMaxRelativeErrorF32) << describe(params) << ": " << describe(stats);
+  }
+}
+
+TEST(CpuFilter, RejectsMismatchedOrEmptyViewsAndBadParameters) {
+  const ImageF32 src(8, 8, 0.5f);
+  ImageF32 wrong_size(8, 7);
+  ImageRgba8 wrong_format(8, 8);
+  ImageF32 out(8, 8);
+  const FilterParams params;
+  EXPECT_THROW(cpu_gaussian_filter(src.view(), wrong_size.view(), params, CpuThreading::Single), std::invalid_argument);
+  EXPECT_THROW(cpu_gaussian_filter(src.view(), wrong_format.view(), params, CpuThreading::Single), std::invalid_argument);
+  EXPECT_THROW(cpu_gaussian_filter(ConstImageView(), out.view(), params, CpuThreading::Single), std::invalid_argument);
+  FilterParams bad;
+  bad.sigma = -2.0;
+  try {
+    cpu_gaussian_filter(src.view(), out.view(), bad, CpuThreading::OpenMP);
+    FAIL() << "sigma -2 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sigma -2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CpuFilter, CostGrowsWithRadiusAndThreadsAreReported) {
+  FilterProblem small{100, 100, PixelFormat::Rgba8, {}};
+  FilterProblem large = small;
+  large.params.sigma = 20.0;
+  EXPECT_GT(cpu_filter_cost(large), cpu_filter_cost(small));
+  // 2 passes * (radius + 1) * pixels * channels
+  EXPECT_DOUBLE_EQ(cpu_filter_cost(small), 2.0 * (8 + 1) * 100 * 100 * 4);
+  EXPECT_GE(cpu_thread_count(), 1);
+}
+
+}  // namespace
+}  // namespace gausslab
