@@ -1,0 +1,163 @@
+#pragma once
+// Support for the GPU test suite: the skip rule without a device, the image cases, host images of
+// either format, the float64 reference shared by all methods of a case, comparison against a
+// method's own accuracy bound, and the summary the lead reads at the end of the log.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <ostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gausslab/core/accuracy.hpp"
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/image.hpp"
+#include "gausslab/cuda/method.hpp"
+
+namespace gausslab::gpu_test {
+
+// ---- when to run ------------------------------------------------------------------------------
+
+// Why GPU tests cannot run here ("" when they can): no CUDA device, or an earlier test left the
+// CUDA context unusable (a kernel fault is sticky: every later CUDA call fails).
+std::string skip_reason();
+
+// Call after a CUDA-side exception: if the context is now unusable, later tests skip with a
+// reason that names this failure, instead of failing for a cause that is not theirs.
+void note_cuda_failure(const std::string& where, const std::string& what);
+
+// GAUSSLAB_GPU_TESTS_QUICK=1: small sizes and few sigmas, for compute-sanitizer.
+bool quick_mode();
+
+// A non-blocking stream for one test (the viewer's frame does not run on the legacy stream either).
+class TestStream {
+ public:
+  TestStream();
+  ~TestStream();
+  TestStream(const TestStream&) = delete;
+  TestStream& operator=(const TestStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// Base fixture: skips with the reason when GPU tests cannot run, else gives a stream.
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  cudaStream_t stream() const { return stream_ ? stream_->get() : nullptr; }
+
+ private:
+  std::unique_ptr<TestStream> stream_;
+};
+
+// ---- methods ----------------------------------------------------------------------------------
+
+// Ids of the registry's CUDA methods, in registry order.
+std::vector<std::string> gpu_method_ids();
+std::unique_ptr<Method> create_method(const std::string& id);
+// True for the stand-ins that refuse everything until the real method lands (summary says so).
+bool is_placeholder(const std::string& id);
+
+// ---- images -----------------------------------------------------------------------------------
+
+// A host image of either format.
+class TestImage {
+ public:
+  TestImage() = default;
+  TestImage(int width, int height, PixelFormat format);  // zero-filled
+  static TestImage random(int width, int height, PixelFormat format, std::uint32_t seed);
+  // A test photo from tests/data; f32 takes its luminance. Throws when the file is missing.
+  static TestImage photo(const std::string& file, PixelFormat format);
+
+  int width() const { return width_; }
+  int height() const { return height_; }
+  PixelFormat format() const { return format_; }
+  ConstImageView view() const;
+  ImageView view();
+  std::size_t size_bytes() const;
+
+ private:
+  int width_ = 0, height_ = 0;
+  PixelFormat format_ = PixelFormat::Rgba8;
+  ImageRgba8 rgba8_;
+  ImageF32 f32_;
+};
+
+// One image of the accuracy sweep and the sigmas to run on it.
+struct ImageCase {
+  std::string name;  // "rgba8_random_13x17", "f32_hubble_1000x872": also the test name suffix
+  PixelFormat format = PixelFormat::Rgba8;
+  int width = 0, height = 0;
+  std::string photo;  // file in tests/data, or empty for a random image
+  std::vector<double> sigmas;
+};
+
+// gtest prints a failing test's parameter with this.
+void PrintTo(const ImageCase& image_case, std::ostream* out);
+
+std::vector<ImageCase> accuracy_cases();  // the full sweep, or the quick subset
+const TestImage& image_for(const ImageCase& image_case);  // made once, kept while the case repeats
+
+// ---- comparison -------------------------------------------------------------------------------
+
+// What to compare for this image and radius: every pixel when the float64 reference is
+// affordable, else crops at the four corners, the four edge middles and the centre.
+std::vector<Rect> comparison_regions(int width, int height, PixelFormat format, int radius);
+// The multiply-adds a full reference may cost (default 1e9); the harness's own tests lower it.
+double& full_reference_max_work();
+
+// The reference of each region, computed once per (image, parameters) and shared by every method
+// that runs the same case (tests of one case follow each other).
+const std::vector<std::vector<double>>& cached_reference(const std::string& image_key, const ConstImageView& src,
+                                                         const FilterParams& params, const std::vector<Rect>& regions);
+
+struct Comparison {
+  double error = 0;  // max relative error (f32) or max error in 8-bit levels (rgba8)
+  double bound = 0;  // the method's promise in the same unit
+  bool relative = false;  // f32: error and bound are relative to the reference's peak
+  std::size_t nonfinite = 0;
+  bool every_pixel = false;
+  std::string worst_at;  // "pixel (x, y) channel c: 0.1234 vs reference 0.1230"
+  bool passed() const { return nonfinite == 0 && error <= bound; }
+  // "max relative error 3.1e-06 <= bound 1e-05 (every pixel)" or with NaN counts and the worst pixel.
+  std::string describe() const;
+};
+
+// Compares `result` (host, whole image) on `regions` with their references against `bound`.
+Comparison compare(const ConstImageView& result, const std::vector<Rect>& regions,
+                   const std::vector<std::vector<double>>& references, const AccuracyBound& bound);
+
+// Everything in one call: regions, cached reference, comparison.
+Comparison compare_with_reference_of(const std::string& image_key, const ConstImageView& src,
+                                     const ConstImageView& result, const FilterParams& params,
+                                     const AccuracyBound& bound);
+
+// "naive_2d, rgba8 127x61, sigma 2.5, truncate 4, radius 10, mirror": for every failure message.
+std::string where(const std::string& method_id, const FilterProblem& problem, const std::string& image = {});
+
+// ---- refusals and the summary -----------------------------------------------------------------
+
+// For a problem the method refuses: prepare must throw std::invalid_argument carrying the reason.
+void expect_refused_up_front(Method& method, const FilterProblem& problem, const std::string& reason,
+                             const std::string& context);
+
+// Of `candidates`, the first problem the method accepts; otherwise nullopt and `reasons` lists why.
+std::optional<FilterProblem> first_supported(const Method& method, const std::vector<FilterProblem>& candidates,
+                                             std::string& reasons);
+
+enum class Outcome { Passed, Failed, Refused };
+
+// One line per (method, image, parameters) for the end-of-run summary and the optional CSV
+// (GAUSSLAB_GPU_TESTS_CSV=path; never overwrites: a free name next to it is used instead).
+void record(const std::string& method_id, const std::string& image, const FilterProblem& problem, Outcome outcome,
+            const std::string& detail, const Comparison* comparison = nullptr);
+
+// Prints the per-method summary (and writes the CSV); called once at the end of the run.
+void print_summary();
+
+}  // namespace gausslab::gpu_test
