@@ -1,0 +1,147 @@
+#include "viewer_options.hpp"
+
+#include <tuple>
+#include <utility>
+
+#include "gausslab/core/cli_args.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace gausslab {
+
+namespace {
+
+CompareMode parse_display(std::string_view flag, std::string_view text) {
+  for (int i = 0; i < static_cast<int>(CompareMode::Count); ++i)
+    if (text == to_string(static_cast<CompareMode>(i))) return static_cast<CompareMode>(i);
+  throw UsageError(std::string(flag) + ": unknown display '" + std::string(text) + "'; use a, b, split or diff");
+}
+
+OutputPath parse_path(std::string_view flag, std::string_view text) {
+  if (auto path = output_path_from_string(text)) return *path;
+  throw UsageError(std::string(flag) + ": unknown path '" + std::string(text) + "'; use interop, staging or cpu");
+}
+
+}  // namespace
+
+ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
+  ViewerOptions options;
+  ArgReader reader(argc, argv);
+  std::string arg;
+  bool truncate_given = false;
+  while (reader.next(arg)) {
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+    } else if (arg == "--method") {
+      options.method_id = reader.value(arg);
+    } else if (arg == "--compare") {
+      options.compare_id = reader.value(arg);
+    } else if (arg == "--display") {
+      options.display = parse_display(arg, reader.value(arg));
+      options.display_given = true;
+    } else if (arg == "--sigma") {
+      options.params.sigma = parse_double(arg, reader.value(arg));
+    } else if (arg == "--truncate") {
+      options.params.truncate = parse_double(arg, reader.value(arg));
+      truncate_given = true;
+    } else if (arg == "--border") {
+      options.params.border = parse_border(arg, reader.value(arg));
+    } else if (arg == "--size") {
+      std::tie(options.size_width, options.size_height) = parse_size(arg, reader.value(arg));
+      options.resize = true;
+    } else if (arg == "--window") {
+      std::tie(options.window_width, options.window_height) = parse_size(arg, reader.value(arg));
+      if (options.window_width > 16384 || options.window_height > 16384)
+        throw UsageError("--window: at most 16384x16384");
+    } else if (arg == "--offscreen") {
+      options.offscreen = true;
+    } else if (arg == "--frames") {
+      options.frames = parse_int(arg, reader.value(arg), 1, 1000000);
+    } else if (arg == "--screenshot") {
+      options.screenshot = reader.value(arg);
+    } else if (arg == "--screenshot-view") {
+      options.screenshot_view = reader.value(arg);
+    } else if (arg == "--overwrite") {
+      options.overwrite = true;
+    } else if (arg == "--keys") {
+      options.keys = reader.value(arg);
+    } else if (arg == "--path") {
+      options.best_path = parse_path(arg, reader.value(arg));
+    } else if (ArgReader::is_option(arg)) {
+      throw UsageError("unknown option '" + arg + "'");
+    } else if (options.image_path.empty()) {
+      options.image_path = arg;
+    } else {
+      throw UsageError("only one IMAGE may be given ('" + options.image_path + "' and '" + arg + "')");
+    }
+  }
+  if (options.help) return options;
+
+  if (std::string invalid = validate(options.params); !invalid.empty()) {
+    FilterParams sigma_alone;
+    sigma_alone.sigma = options.params.sigma;
+    const char* flag = truncate_given && validate(sigma_alone).empty() ? "--truncate" : "--sigma";
+    throw UsageError(std::string(flag) + ": " + invalid);
+  }
+  if (options.offscreen && options.frames == 0)
+    throw UsageError("--offscreen needs --frames N: an offscreen view cannot be used interactively");
+  if (options.frames == 0 && (!options.screenshot.empty() || !options.screenshot_view.empty()))
+    throw UsageError("--screenshot and --screenshot-view need --frames N (in the window, save with Ctrl+S)");
+  if (!options.screenshot.empty() && options.screenshot == options.screenshot_view)
+    throw UsageError("--screenshot and --screenshot-view name the same file '" + options.screenshot + "'");
+  if (options.display_given && options.display != CompareMode::A && options.compare_id.empty())
+    throw UsageError("--display " + std::string(to_string(options.display)) +
+                     " shows method B: give it with --compare ID (or --compare original)");
+  if (!options.compare_id.empty() && !options.display_given) options.display = CompareMode::Split;
+  return options;
+}
+
+const std::vector<std::pair<const char*, const char*>>& key_help() {
+  static const std::vector<std::pair<const char*, const char*>> keys = {
+      {"1-9", "pick method A in registry order"},
+      {"= / -", "sigma +0.1 / -0.1"},
+      {"+ / _", "sigma +1 / -1"},
+      {"Space", "continuous processing on/off (off: process on change)"},
+      {"m", "next display: A, B, split A|B, |A-B| x gain"},
+      {"n", "nearest / linear sampling"},
+      {"f / 0", "fit / 1:1"},
+      {"wheel, drag", "zoom around the cursor, pan (drag the divider in split view)"},
+      {"Ctrl+S", "save the full-resolution result A as PNG"},
+  };
+  return keys;
+}
+
+std::string viewer_usage() {
+  std::string text =
+      "usage: gausslab [IMAGE] [options]\n"
+      "Blurs IMAGE live on the GPU (PNG, JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, PIC; without IMAGE the\n"
+      "built-in astronaut picture). Drop a file on the window to open it.\n"
+      "\n"
+      "  --method ID            method A (default: separable_shared with a CUDA device, else cpu_openmp)\n"
+      "  --compare ID           method B for the comparison views, or 'original' (the unblurred picture)\n"
+      "  --display MODE         a, b, split or diff (default a; split when --compare is given)\n"
+      "  --sigma S              Gaussian sigma in pixels, 0.1 to 200 (default 2)\n"
+      "  --truncate T           radius = floor(T * sigma + 0.5), T from 0.5 to 10 (default 4, as SciPy)\n"
+      "  --border MODE          " + border_mode_list() + " (default reflect)\n"
+      "  --size WxH             resample the picture to WxH first (e.g. 1920x1080, 3840x2160, 4096x4096)\n"
+      "  --window WxH           window size, or the offscreen view's size (default 1280x800)\n"
+      "  --path P               best output path to try: interop (default), staging or cpu\n"
+      "  --offscreen            no window: OpenGL through EGL, drawing into a framebuffer (needs --frames)\n"
+      "  --frames N             run N frames processing every frame, print one line of timings, exit\n"
+      "  --screenshot PATH      after the run, save the full-resolution result A (.png or .bmp)\n"
+      "  --screenshot-view PATH after the run, save the rendered view with its overlay\n"
+      "  --overwrite            let the screenshots replace existing files\n"
+      "  --keys TEXT            type these keys in the first frame (see keys below), e.g. \"++m\"\n"
+      "  --help                 this text\n"
+      "\n"
+      "methods: " + method_id_list() + "\n"
+      "\nkeys:\n";
+  for (const auto& [key, what] : key_help()) {
+    std::string line = "  " + std::string(key);
+    line.resize(16, ' ');
+    text += line + what + "\n";
+  }
+  text += "\nexit status: 0 done, 1 a failure while running, 2 bad arguments or input\n";
+  return text;
+}
+
+}  // namespace gausslab

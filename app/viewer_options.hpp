@@ -1,0 +1,42 @@
+#pragma once
+// The viewer's command line: `gausslab [IMAGE] [options]`. Parsing checks syntax and ranges only;
+// startup.hpp checks what needs the registry, the files and the machine, still before any frame.
+#include <string>
+#include <vector>
+
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/render/image_renderer.hpp"
+#include "gausslab/render/result_pipeline.hpp"
+
+namespace gausslab {
+
+struct ViewerOptions {
+  std::string image_path;    // empty: the built-in default picture
+  std::string method_id;     // empty: separable_shared with a CUDA device, cpu_openmp without
+  std::string compare_id;    // method B of the comparison views, "original", or empty (none)
+  bool display_given = false;
+  CompareMode display = CompareMode::A;
+  FilterParams params;
+  bool resize = false;       // --size given
+  int size_width = 0, size_height = 0;
+  int window_width = 1280, window_height = 800;
+  bool offscreen = false;
+  int frames = 0;            // 0: interactive
+  std::string screenshot;    // the full-resolution result A, after the run
+  std::string screenshot_view;  // the rendered view with its overlay, after the run
+  bool overwrite = false;
+  OutputPath best_path = OutputPath::Interop;
+  std::string keys;          // typed into the first frame (scripted runs and tests)
+  bool help = false;
+};
+
+// Throws UsageError naming the flag, the value and what is allowed.
+ViewerOptions parse_viewer_args(int argc, const char* const* argv);
+
+// The --help text.
+std::string viewer_usage();
+
+// The keyboard help, shared by --help and the panel.
+const std::vector<std::pair<const char*, const char*>>& key_help();
+
+}  // namespace gausslab

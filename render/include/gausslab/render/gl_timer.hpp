@@ -1,0 +1,59 @@
+#pragma once
+// GPU times of OpenGL stages (upload, draw, ui) from GL_TIME_ELAPSED queries, read a few frames
+// later without blocking, with rolling medians: the GL counterpart of StageTimer.
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gausslab/cuda/stage_timer.hpp"  // StageTiming
+
+namespace gausslab {
+
+class GlTimer {
+ public:
+  // ring_frames: frames whose queries may be in flight; history: completed frames for the medians.
+  explicit GlTimer(int ring_frames = 4, int history = 60);
+  ~GlTimer();
+  GlTimer(const GlTimer&) = delete;
+  GlTimer& operator=(const GlTimer&) = delete;
+
+  // Opens a frame (harvests completed frames first). A slot still pending after a whole ring of
+  // frames is dropped, never waited for.
+  void begin_frame();
+  void end_frame();
+  // A stage: one query around the GL commands issued between begin and end. Stages must not nest.
+  void begin(const char* stage);
+  void end();
+
+  // Harvests every completed frame without blocking.
+  void poll();
+  // Waits for all recorded frames (end of a timed run).
+  void flush();
+
+  // Stages of the latest completed frame in recording order, with rolling medians.
+  std::vector<StageTiming> stages() const;
+  int completed_frames() const { return completed_frames_; }
+  void reset_history() { samples_.clear(); }
+
+ private:
+  struct Query {
+    std::string name;
+    unsigned id = 0;
+  };
+  struct Slot {
+    std::vector<Query> queries;  // created once, reused
+    int used = 0;
+    bool pending = false;
+  };
+  bool harvest(Slot& slot, bool wait);
+
+  std::vector<Slot> ring_;
+  int current_ = -1;
+  bool open_ = false;
+  int history_;
+  std::deque<std::vector<std::pair<std::string, double>>> samples_;
+  int completed_frames_ = 0;
+};
+
+}  // namespace gausslab

@@ -1,0 +1,46 @@
+#pragma once
+// A GLFW window with an OpenGL 3.3 core context: the interactive viewer's surface.
+#include <string>
+#include <vector>
+
+#include "gausslab/render/gl_surface.hpp"
+
+struct GLFWwindow;
+
+namespace gausslab {
+
+class GlfwWindow final : public GlSurface {
+ public:
+  // Opens the window (width × height screen units) and loads OpenGL. vsync: swap at the display's
+  // rate (interactive use) or as fast as possible (timed runs). Throws GlError with what to do
+  // when there is no display or no OpenGL 3.3.
+  GlfwWindow(const std::string& title, int width, int height, bool vsync);
+  ~GlfwWindow() override;
+
+  int width() const override;
+  int height() const override;
+  void bind_framebuffer() override;
+  void present() override;
+  bool offscreen() const override { return false; }
+
+  GLFWwindow* handle() const { return window_; }
+  bool should_close() const;
+  void request_close();
+  bool iconified() const;
+  // Processes pending events; waits up to timeout_s for one when timeout_s > 0.
+  void poll_events(double timeout_s = 0.0);
+  // Files dropped onto the window since the last call.
+  std::vector<std::string> take_dropped_paths();
+  void set_title(const std::string& title);
+
+ protected:
+  unsigned read_framebuffer() const override { return 0; }
+
+ private:
+  static void on_drop(GLFWwindow* window, int count, const char** paths);
+
+  GLFWwindow* window_ = nullptr;
+  std::vector<std::string> dropped_;
+};
+
+}  // namespace gausslab

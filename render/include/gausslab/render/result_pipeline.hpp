@@ -1,0 +1,95 @@
+#pragma once
+// The interop class: how the methods' results reach the screen, on one of three paths.
+//   interop  CUDA writes straight into an OpenGL pixel buffer (registered once per image size with
+//            WriteDiscard, mapped once per frame for all slots in one call, handed to the method as
+//            an ImageView with pitch width·4, unmapped), then glTexSubImage2D from the bound buffer
+//            copies it into the display texture on the GPU. No host copies, no host waits.
+//   staging  registration or mapping failed (GL on another GPU or on Mesa: cudaErrorUnknown,
+//            cudaErrorOperatingSystem, ...): the method writes a device image, which is copied to
+//            pinned host memory and uploaded. One host wait per processed frame.
+//   cpu      no CUDA device (or --path cpu): only CPU methods run, into host memory, then upload.
+// CPU methods run into host memory on every path (the CPU-versus-GPU comparison is one click).
+// Slot 0 is result A, slot 1 result B of the comparison view.
+#include <cuda_runtime.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gausslab/core/image.hpp"
+#include "gausslab/cuda/method.hpp"
+#include "gausslab/cuda/stage_timer.hpp"
+#include "gausslab/render/gl_timer.hpp"
+
+namespace gausslab {
+
+enum class OutputPath : int { Interop, Staging, Cpu, Count };
+
+const char* to_string(OutputPath path);  // "interop", "staging", "cpu"
+std::optional<OutputPath> output_path_from_string(std::string_view name);
+
+// True for the stages the pipeline itself records in a method's StageTimer ("map", "unmap",
+// "download", "wait"), as opposed to the method's own stages.
+bool is_pipeline_stage(std::string_view stage);
+
+class ResultPipeline {
+ public:
+  static constexpr int kSlots = 2;
+
+  struct Job {
+    Method* method = nullptr;     // prepared for the source's size, RGBA8; null: leave the slot alone
+    StageTimer* timer = nullptr;  // the method's stages (and map/unmap/download/wait for the first GPU job)
+  };
+
+  // best_allowed: Interop tries interop and falls back to staging; Staging skips interop; Cpu runs
+  // CPU methods only. Without a CUDA device the path is Cpu whatever was asked. Needs the GL
+  // context current; all later calls must come from the same thread.
+  explicit ResultPipeline(OutputPath best_allowed);
+  ~ResultPipeline();
+  ResultPipeline(const ResultPipeline&) = delete;
+  ResultPipeline& operator=(const ResultPipeline&) = delete;
+
+  OutputPath path() const;
+  // Why this path: "CUDA and OpenGL share ...", "cudaGraphicsGLRegisterBuffer failed: ...", ...
+  const std::string& path_reason() const;
+  bool runs_gpu_methods() const { return path() != OutputPath::Cpu; }
+
+  // Takes a new source picture: kept on the host (CPU methods, the reference), uploaded once to the
+  // device (GPU paths) and to the source texture. Output buffers follow its size; the pixel
+  // buffers are registered with CUDA again only when the size changes. Waits for queued work first.
+  void set_source(ImageRgba8 image);
+  const ImageRgba8& source() const;
+  int width() const;
+  int height() const;
+
+  // Runs each job's method on the source into its slot and uploads the result to the slot's
+  // texture (GL stages "upload" and "upload_b" in gl_timer if given). When `crop` is given and no
+  // earlier crop is on its way, slot A's pixels inside it are copied to the host without waiting
+  // (take_crop hands them over); returns true when it was scheduled. Throws what the method throws
+  // (std::invalid_argument, CudaError); a failure to map switches to the staging path instead.
+  bool process(const std::array<Job, kSlots>& jobs, GlTimer* gl_timer, const Rect* crop);
+
+  bool crop_in_flight() const;
+  // The crop once its copy has finished (or, with wait, after waiting for it); nullopt before.
+  std::optional<ImageRgba8> take_crop(bool wait);
+
+  unsigned source_texture() const;
+  unsigned result_texture(int slot) const;
+  // True once the slot holds a result for the current source.
+  bool has_result(int slot) const;
+  // The full-resolution result of a slot, read back from its texture (synchronous).
+  ImageRgba8 read_result(int slot) const;
+
+  // The stream the GPU methods run on (null on the cpu path).
+  cudaStream_t stream() const;
+  // Waits for all queued CUDA work.
+  void synchronize();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gausslab

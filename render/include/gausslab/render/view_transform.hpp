@@ -1,0 +1,48 @@
+#pragma once
+// The maths of the image view, free of GL so that it is tested on the CPU: where an image pixel lands
+// on the screen for a zoom and pan, zooming around the cursor, fit and 1:1, and the difference view's
+// formula. shaders/image_view.frag uses exactly these conventions:
+//   screen: framebuffer pixels from the top-left corner of the viewport; pixel i spans [i, i + 1);
+//   image:  pixels from the top-left corner of the image; pixel j spans [j, j + 1);
+//   image = (screen - viewport / 2) / zoom + center.
+#include <cstdint>
+
+namespace gausslab {
+
+struct Vec2 {
+  double x = 0, y = 0;
+};
+
+inline constexpr double kMinZoom = 1.0 / 64.0;
+inline constexpr double kMaxZoom = 256.0;
+
+struct ViewTransform {
+  double zoom = 1.0;  // screen pixels per image pixel, in [kMinZoom, kMaxZoom]
+  Vec2 center;        // the image point shown at the viewport's centre
+};
+
+// The whole image inside the viewport, centred, as large as it fits (any zoom the limits allow).
+ViewTransform fit_view(int image_width, int image_height, int viewport_width, int viewport_height);
+
+// One image pixel per screen pixel, centred, with image pixels aligned to screen pixels (so nearest
+// and linear sampling both show the exact pixel values).
+ViewTransform one_to_one_view(int image_width, int image_height, int viewport_width, int viewport_height);
+
+Vec2 screen_to_image(const ViewTransform& view, Vec2 screen, int viewport_width, int viewport_height);
+Vec2 image_to_screen(const ViewTransform& view, Vec2 image, int viewport_width, int viewport_height);
+
+// Multiplies the zoom by `factor` (clamped to the limits) keeping the image point under `cursor` fixed.
+ViewTransform zoom_around(const ViewTransform& view, double factor, Vec2 cursor, int viewport_width,
+                          int viewport_height);
+
+// Moves the picture by `delta` screen pixels (a drag).
+ViewTransform pan_by(const ViewTransform& view, Vec2 delta);
+
+// Zoom factor for one mouse-wheel notch (positive = towards the user = zoom in).
+double wheel_zoom_factor(double wheel_notches);
+
+// The difference view's 8-bit output for one channel: round(min(|a - b| / 255 * gain, 1) * 255),
+// the same formula as shaders/image_view.frag (tests read the shader's pixels back and compare).
+std::uint8_t difference_level(std::uint8_t a, std::uint8_t b, double gain);
+
+}  // namespace gausslab

@@ -1,0 +1,101 @@
+#include "gausslab/render/image_renderer.hpp"
+
+#include "embedded_shaders.hpp"
+#include "shader_program.hpp"
+
+namespace gausslab {
+
+const char* to_string(CompareMode mode) {
+  switch (mode) {
+    case CompareMode::A: return "a";
+    case CompareMode::B: return "b";
+    case CompareMode::Split: return "split";
+    case CompareMode::Difference: return "diff";
+    default: return "?";
+  }
+}
+
+const char* to_string(Sampling sampling) { return sampling == Sampling::Nearest ? "nearest" : "linear"; }
+
+struct ImageRenderer::Impl {
+  ShaderProgram program{"image_view", reinterpret_cast<const char*>(embedded::image_view_vert),
+                        reinterpret_cast<const char*>(embedded::image_view_frag)};
+  GLuint empty_vertex_array = 0;  // core profile draws need one bound, even with no attributes
+  GLuint samplers[2] = {0, 0};    // nearest, linear: sampler objects, so textures keep no filter state
+  GLint u_image_a, u_image_b, u_viewport_origin, u_viewport_size, u_image_size, u_center, u_zoom, u_mode,
+      u_split_x, u_gain, u_background, u_divider_colour;
+
+  Impl() {
+    u_image_a = program.uniform("u_image_a");
+    u_image_b = program.uniform("u_image_b");
+    u_viewport_origin = program.uniform("u_viewport_origin");
+    u_viewport_size = program.uniform("u_viewport_size");
+    u_image_size = program.uniform("u_image_size");
+    u_center = program.uniform("u_center");
+    u_zoom = program.uniform("u_zoom");
+    u_mode = program.uniform("u_mode");
+    u_split_x = program.uniform("u_split_x");
+    u_gain = program.uniform("u_gain");
+    u_background = program.uniform("u_background");
+    u_divider_colour = program.uniform("u_divider_colour");
+    glGenVertexArrays(1, &empty_vertex_array);
+    glGenSamplers(2, samplers);
+    const GLint filters[2] = {GL_NEAREST, GL_LINEAR};
+    for (int i = 0; i < 2; ++i) {
+      glSamplerParameteri(samplers[i], GL_TEXTURE_MIN_FILTER, filters[i]);
+      glSamplerParameteri(samplers[i], GL_TEXTURE_MAG_FILTER, filters[i]);
+      glSamplerParameteri(samplers[i], GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+      glSamplerParameteri(samplers[i], GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    }
+    gl_check("setting up the image renderer");
+  }
+  ~Impl() {
+    glDeleteSamplers(2, samplers);
+    glDeleteVertexArrays(1, &empty_vertex_array);
+  }
+};
+
+ImageRenderer::ImageRenderer() : impl_(std::make_unique<Impl>()) {}
+ImageRenderer::~ImageRenderer() = default;
+
+void ImageRenderer::draw(const ImageDrawParams& p) {
+  Impl& r = *impl_;
+  glViewport(p.viewport_x, p.viewport_y, p.viewport_width, p.viewport_height);
+  glDisable(GL_BLEND);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_SCISSOR_TEST);
+  glDisable(GL_CULL_FACE);
+  glUseProgram(r.program.id());
+  const GLuint sampler = r.samplers[p.sampling == Sampling::Nearest ? 0 : 1];
+  const GLuint texture_b = p.texture_b ? p.texture_b : p.texture_a;
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, p.texture_a);
+  glBindSampler(0, sampler);
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, texture_b);
+  glBindSampler(1, sampler);
+  glUniform1i(r.u_image_a, 0);
+  glUniform1i(r.u_image_b, 1);
+  glUniform2f(r.u_viewport_origin, static_cast<float>(p.viewport_x), static_cast<float>(p.viewport_y));
+  glUniform2f(r.u_viewport_size, static_cast<float>(p.viewport_width), static_cast<float>(p.viewport_height));
+  glUniform2f(r.u_image_size, static_cast<float>(p.image_width), static_cast<float>(p.image_height));
+  glUniform2f(r.u_center, static_cast<float>(p.view.center.x), static_cast<float>(p.view.center.y));
+  glUniform1f(r.u_zoom, static_cast<float>(p.view.zoom));
+  glUniform1i(r.u_mode, static_cast<int>(p.mode));
+  glUniform1f(r.u_split_x, static_cast<float>(p.split_x));
+  glUniform1f(r.u_gain, static_cast<float>(p.gain));
+  glUniform3f(r.u_background, 0.13f, 0.13f, 0.14f);
+  glUniform3f(r.u_divider_colour, 1.0f, 0.85f, 0.2f);
+  glBindVertexArray(r.empty_vertex_array);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  glBindSampler(0, 0);
+  glBindSampler(1, 0);
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glUseProgram(0);
+}
+
+}  // namespace gausslab

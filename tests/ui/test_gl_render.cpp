@@ -1,0 +1,278 @@
+// The render layer on a real OpenGL context: EGL offscreen (Mesa's llvmpipe here and on CI, the
+// NVIDIA driver on the GPU machine). Checks that the shader puts pixels where view_transform.hpp
+// says, that the difference view computes the same numbers as difference_level(), and that the
+// pipeline's cpu path shows exactly the CPU filter's result. Skips when no EGL context can be made.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "gausslab/core/cpu_filter.hpp"
+#include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/registry.hpp"
+#include "gausslab/render/egl_offscreen.hpp"
+#include "gausslab/render/frame_pacer.hpp"
+#include "gausslab/render/gl_timer.hpp"
+#include "gausslab/render/image_renderer.hpp"
+#include "gausslab/render/result_pipeline.hpp"
+#include "gausslab/render/texture.hpp"
+
+namespace gausslab {
+namespace {
+
+constexpr int kViewWidth = 96, kViewHeight = 80;
+
+class GlRender : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    try {
+      surface_ = std::make_unique<EglOffscreen>(kViewWidth, kViewHeight, -1);
+      renderer_ = std::make_unique<ImageRenderer>();
+    } catch (const std::exception& error) {
+      skip_reason_ = error.what();
+      renderer_.reset();
+      surface_.reset();
+    }
+  }
+  static void TearDownTestSuite() {
+    renderer_.reset();
+    surface_.reset();
+  }
+  void SetUp() override {
+    if (!surface_) GTEST_SKIP() << "no OpenGL 3.3 context through EGL: " << skip_reason_;
+  }
+
+  static Texture texture_of(const ImageRgba8& image) {
+    Texture texture;
+    texture.resize(image.width(), image.height());
+    texture.upload(image.view());
+    return texture;
+  }
+
+  // Draws with the given parameters into the whole view and reads it back (top row first).
+  static ImageRgba8 draw(ImageDrawParams params) {
+    params.viewport_width = kViewWidth;
+    params.viewport_height = kViewHeight;
+    surface_->bind_framebuffer();
+    renderer_->draw(params);
+    return surface_->capture();
+  }
+
+  static std::unique_ptr<EglOffscreen> surface_;
+  static std::unique_ptr<ImageRenderer> renderer_;
+  static std::string skip_reason_;
+};
+
+std::unique_ptr<EglOffscreen> GlRender::surface_;
+std::unique_ptr<ImageRenderer> GlRender::renderer_;
+std::string GlRender::skip_reason_;
+
+Rgba8 opaque(Rgba8 p) { return {p.r, p.g, p.b, 255}; }
+
+TEST_F(GlRender, ReportsTheRenderer) {
+  EXPECT_FALSE(surface_->info().renderer.empty());
+  EXPECT_NE(surface_->info().platform.find("EGL"), std::string::npos) << surface_->info().platform;
+  std::printf("GL renderer: %s (%s; %s)\n", surface_->info().renderer.c_str(), surface_->info().version.c_str(),
+              surface_->info().platform.c_str());
+}
+
+TEST_F(GlRender, OneToOneShowsTheExactPixelsWithEitherSampling) {
+  const ImageRgba8 image = make_random_rgba8(41, 29, 7);
+  const Texture texture = texture_of(image);
+  for (Sampling sampling : {Sampling::Nearest, Sampling::Linear}) {
+    ImageDrawParams params;
+    params.texture_a = texture.id();
+    params.image_width = image.width();
+    params.image_height = image.height();
+    params.view = one_to_one_view(image.width(), image.height(), kViewWidth, kViewHeight);
+    params.sampling = sampling;
+    const ImageRgba8 view = draw(params);
+    const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+    const int x0 = static_cast<int>(origin.x), y0 = static_cast<int>(origin.y);
+    ASSERT_EQ(origin.x, x0);
+    int mismatches = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x)
+        if (!(view.at(x0 + x, y0 + y) == opaque(image.at(x, y)))) ++mismatches;
+    EXPECT_EQ(mismatches, 0) << to_string(sampling);
+    // Outside the image: the background, not a stretched edge.
+    EXPECT_FALSE(view.at(x0 - 1, y0) == opaque(image.at(0, 0)));
+    EXPECT_EQ(view.at(0, 0), view.at(kViewWidth - 1, kViewHeight - 1));
+  }
+}
+
+TEST_F(GlRender, ZoomedPixelsLandWhereTheViewMathsSays) {
+  const ImageRgba8 image = make_random_rgba8(16, 12, 11);
+  const Texture texture = texture_of(image);
+  ImageDrawParams params;
+  params.texture_a = texture.id();
+  params.image_width = image.width();
+  params.image_height = image.height();
+  params.view = ViewTransform{4.75, {6.3, 5.1}};
+  params.sampling = Sampling::Nearest;
+  const ImageRgba8 view = draw(params);
+  int checked = 0, mismatches = 0;
+  for (int sy = 0; sy < kViewHeight; ++sy)
+    for (int sx = 0; sx < kViewWidth; ++sx) {
+      const Vec2 p = screen_to_image(params.view, {sx + 0.5, sy + 0.5}, kViewWidth, kViewHeight);
+      const double fx = p.x - std::floor(p.x), fy = p.y - std::floor(p.y);
+      if (fx < 0.02 || fx > 0.98 || fy < 0.02 || fy > 0.98) continue;  // too close to a texel edge to tell
+      if (p.x < 0 || p.y < 0 || p.x >= image.width() || p.y >= image.height()) continue;
+      ++checked;
+      if (!(view.at(sx, sy) == opaque(image.at(static_cast<int>(p.x), static_cast<int>(p.y))))) ++mismatches;
+    }
+  EXPECT_GT(checked, 3000);
+  EXPECT_EQ(mismatches, 0);
+}
+
+TEST_F(GlRender, DifferenceViewAgreesWithDifferenceLevel) {
+  const ImageRgba8 a = make_random_rgba8(40, 30, 1);
+  ImageRgba8 b = a;
+  // Small differences (what a method's error looks like) and a few large ones (clamped by the gain).
+  for (std::size_t i = 0; i < b.pixel_count(); ++i) {
+    Rgba8& p = b.data()[i];
+    p.r = static_cast<std::uint8_t>(std::min(255, p.r + static_cast<int>(i % 5)));
+    p.g = static_cast<std::uint8_t>(std::max(0, p.g - static_cast<int>(i % 3)));
+    if (i % 17 == 0) p.b = static_cast<std::uint8_t>(255 - p.b);
+  }
+  const Texture texture_a = texture_of(a), texture_b = texture_of(b);
+  for (double gain : {1.0, 8.0, 37.5}) {
+    ImageDrawParams params;
+    params.texture_a = texture_a.id();
+    params.texture_b = texture_b.id();
+    params.image_width = a.width();
+    params.image_height = a.height();
+    params.view = one_to_one_view(a.width(), a.height(), kViewWidth, kViewHeight);
+    params.mode = CompareMode::Difference;
+    params.gain = gain;
+    params.sampling = Sampling::Nearest;
+    const ImageRgba8 view = draw(params);
+    const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+    int worst = 0;
+    for (int y = 0; y < a.height(); ++y)
+      for (int x = 0; x < a.width(); ++x) {
+        const Rgba8 shown = view.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
+        const Rgba8 pa = a.at(x, y), pb = b.at(x, y);
+        worst = std::max({worst, std::abs(shown.r - difference_level(pa.r, pb.r, gain)),
+                          std::abs(shown.g - difference_level(pa.g, pb.g, gain)),
+                          std::abs(shown.b - difference_level(pa.b, pb.b, gain))});
+      }
+    // GL's float-to-8-bit conversion may round the other way at exact halves.
+    EXPECT_LE(worst, 1) << "gain " << gain;
+  }
+}
+
+TEST_F(GlRender, SplitShowsALeftBRightAndTheDivider) {
+  const ImageRgba8 a(kViewWidth, kViewHeight, Rgba8{200, 10, 10, 255});
+  const ImageRgba8 b(kViewWidth, kViewHeight, Rgba8{10, 10, 200, 255});
+  const Texture texture_a = texture_of(a), texture_b = texture_of(b);
+  ImageDrawParams params;
+  params.texture_a = texture_a.id();
+  params.texture_b = texture_b.id();
+  params.image_width = kViewWidth;
+  params.image_height = kViewHeight;
+  params.view = one_to_one_view(kViewWidth, kViewHeight, kViewWidth, kViewHeight);
+  params.mode = CompareMode::Split;
+  params.split_x = 30;
+  const ImageRgba8 view = draw(params);
+  EXPECT_EQ(view.at(10, 40), (Rgba8{200, 10, 10, 255}));
+  EXPECT_EQ(view.at(60, 40), (Rgba8{10, 10, 200, 255}));
+  const Rgba8 divider = view.at(30, 40);
+  EXPECT_FALSE(divider == view.at(10, 40));
+  EXPECT_FALSE(divider == view.at(60, 40));
+  params.mode = CompareMode::B;
+  EXPECT_EQ(draw(params).at(10, 40), (Rgba8{10, 10, 200, 255}));
+}
+
+TEST_F(GlRender, TextureTakesPitchedViewsAndReadsBack) {
+  const ImageRgba8 image = make_random_rgba8(13, 9, 3);
+  // The same pixels with 3 spare pixels at the end of every row.
+  std::vector<Rgba8> pitched(static_cast<std::size_t>(16) * 9);
+  for (int y = 0; y < 9; ++y)
+    for (int x = 0; x < 13; ++x) pitched[static_cast<std::size_t>(y) * 16 + x] = image.at(x, y);
+  Texture texture;
+  texture.resize(13, 9);
+  texture.upload(ConstImageView(pitched.data(), 13, 9, 16 * sizeof(Rgba8), PixelFormat::Rgba8));
+  EXPECT_EQ(texture.read().pixels(), image.pixels());
+  EXPECT_THROW(texture.upload(ImageRgba8(12, 9).view()), std::invalid_argument);
+}
+
+TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {
+  // Without a CUDA device every path request ends on the cpu path; with one, force it.
+  ResultPipeline pipeline(cuda_device_status().available ? OutputPath::Cpu : OutputPath::Interop);
+  ASSERT_EQ(pipeline.path(), OutputPath::Cpu);
+  EXPECT_FALSE(pipeline.path_reason().empty());
+  const ImageRgba8 source = make_random_rgba8(37, 29, 21);
+  pipeline.set_source(source);
+  EXPECT_FALSE(pipeline.has_result(0));
+
+  FilterParams params;
+  params.sigma = 1.7;
+  params.border = BorderMode::Mirror;
+  std::unique_ptr<Method> method = find_method("cpu_openmp")->create();
+  method->prepare(FilterProblem{source.width(), source.height(), PixelFormat::Rgba8, params});
+  StageTimer timer;
+  GlTimer gl_timer;
+  timer.begin_frame();
+  gl_timer.begin_frame();
+  const Rect crop{3, 4, 10, 7};
+  ASSERT_TRUE(pipeline.process({ResultPipeline::Job{method.get(), &timer}, ResultPipeline::Job{}}, &gl_timer, &crop));
+  gl_timer.end_frame();
+  timer.end_frame();
+  ASSERT_TRUE(pipeline.has_result(0));
+  EXPECT_FALSE(pipeline.has_result(1));
+
+  ImageRgba8 expected(source.width(), source.height());
+  cpu_gaussian_filter(source.view(), expected.view(), params, CpuThreading::OpenMP);
+  EXPECT_EQ(pipeline.read_result(0).pixels(), expected.pixels());
+
+  std::optional<ImageRgba8> crop_pixels = pipeline.take_crop(false);
+  ASSERT_TRUE(crop_pixels.has_value());
+  for (int y = 0; y < crop.height; ++y)
+    for (int x = 0; x < crop.width; ++x) ASSERT_EQ(crop_pixels->at(x, y), expected.at(crop.x + x, crop.y + y));
+  EXPECT_FALSE(pipeline.take_crop(false).has_value());  // handed over once
+
+  // The stages: the method's on the host clock, the upload from a GL timer query.
+  gl_timer.flush();
+  timer.flush();
+  const std::vector<StageTiming> gl_stages = gl_timer.stages();
+  ASSERT_EQ(gl_stages.size(), 1u);
+  EXPECT_EQ(gl_stages[0].name, "upload");
+  EXPECT_GE(gl_stages[0].median_ms, 0.0);
+  ASSERT_EQ(timer.stages().size(), 1u);
+  EXPECT_EQ(timer.stages()[0].name, "filter (cpu)");
+
+  // A crop outside the image is refused, not read out of bounds.
+  const Rect outside{30, 0, 10, 5};
+  timer.begin_frame();
+  EXPECT_THROW(pipeline.process({ResultPipeline::Job{method.get(), &timer}, ResultPipeline::Job{}}, nullptr, &outside),
+               std::invalid_argument);
+  timer.end_frame();
+
+}
+
+TEST_F(GlRender, GpuMethodsAreRefusedOnTheCpuPath) {
+  ResultPipeline pipeline(OutputPath::Cpu);
+  pipeline.set_source(make_random_rgba8(8, 8, 1));
+  for (const MethodEntry& entry : method_registry()) {
+    if (entry.info.backend != Backend::Cuda) continue;
+    std::unique_ptr<Method> method = entry.create();
+    EXPECT_THROW(pipeline.process({ResultPipeline::Job{method.get(), nullptr}, ResultPipeline::Job{}}, nullptr, nullptr),
+                 std::logic_error)
+        << entry.info.id;
+  }
+}
+
+TEST_F(GlRender, FramePacerWaitsOnlyForOldFrames) {
+  FramePacer pacer(2);
+  for (int i = 0; i < 5; ++i) {
+    pacer.wait_for_slot();
+    surface_->bind_framebuffer();
+    pacer.frame_submitted();
+  }
+  pacer.drain();
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace gausslab

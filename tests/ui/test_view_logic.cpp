@@ -1,0 +1,202 @@
+// The viewer's pure logic: view maths, keys, reports, resampling, the path badge.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gausslab/render/view_transform.hpp"
+#include "image_resample.hpp"
+#include "keyboard.hpp"
+#include "path_badge.hpp"
+#include "run_report.hpp"
+
+namespace gausslab {
+namespace {
+
+TEST(ViewTransform, FitCentresTheWholeImage) {
+  const ViewTransform view = fit_view(400, 100, 800, 600);
+  EXPECT_DOUBLE_EQ(view.zoom, 2.0);  // limited by the width
+  const Vec2 top_left = image_to_screen(view, {0, 0}, 800, 600);
+  const Vec2 bottom_right = image_to_screen(view, {400, 100}, 800, 600);
+  EXPECT_DOUBLE_EQ(top_left.x, 0.0);
+  EXPECT_DOUBLE_EQ(bottom_right.x, 800.0);
+  EXPECT_DOUBLE_EQ(top_left.y, 200.0);  // (600 - 200) / 2
+  EXPECT_DOUBLE_EQ(bottom_right.y, 400.0);
+}
+
+TEST(ViewTransform, ScreenAndImageAreInverse) {
+  const ViewTransform view{3.5, {12.25, -7.5}};
+  const Vec2 screen{123.4, 56.7};
+  const Vec2 back = image_to_screen(view, screen_to_image(view, screen, 640, 480), 640, 480);
+  EXPECT_NEAR(back.x, screen.x, 1e-9);
+  EXPECT_NEAR(back.y, screen.y, 1e-9);
+}
+
+TEST(ViewTransform, ZoomKeepsThePointUnderTheCursor) {
+  const ViewTransform view = fit_view(512, 512, 800, 600);
+  const Vec2 cursor{100, 450};
+  const Vec2 before = screen_to_image(view, cursor, 800, 600);
+  const ViewTransform zoomed = zoom_around(view, 3.0, cursor, 800, 600);
+  EXPECT_NEAR(zoomed.zoom, view.zoom * 3.0, 1e-12);
+  const Vec2 after = screen_to_image(zoomed, cursor, 800, 600);
+  EXPECT_NEAR(after.x, before.x, 1e-9);
+  EXPECT_NEAR(after.y, before.y, 1e-9);
+}
+
+TEST(ViewTransform, ZoomIsClampedAndIgnoresBadFactors) {
+  ViewTransform view;
+  for (int i = 0; i < 100; ++i) view = zoom_around(view, 2.0, {0, 0}, 100, 100);
+  EXPECT_DOUBLE_EQ(view.zoom, kMaxZoom);
+  for (int i = 0; i < 100; ++i) view = zoom_around(view, 0.5, {0, 0}, 100, 100);
+  EXPECT_DOUBLE_EQ(view.zoom, kMinZoom);
+  const ViewTransform same = zoom_around(view, std::nan(""), {0, 0}, 100, 100);
+  EXPECT_EQ(same.zoom, view.zoom);
+  EXPECT_GT(wheel_zoom_factor(1), 1.0);
+  EXPECT_LT(wheel_zoom_factor(-1), 1.0);
+}
+
+TEST(ViewTransform, PanMovesThePictureWithTheMouse) {
+  const ViewTransform view{2.0, {50, 50}};
+  const ViewTransform moved = pan_by(view, {10, -4});
+  const Vec2 point = image_to_screen(view, {30, 30}, 200, 200);
+  const Vec2 point_moved = image_to_screen(moved, {30, 30}, 200, 200);
+  EXPECT_DOUBLE_EQ(point_moved.x - point.x, 10);
+  EXPECT_DOUBLE_EQ(point_moved.y - point.y, -4);
+}
+
+TEST(ViewTransform, OneToOnePutsPixelCentresOnPixelCentres) {
+  for (int image : {7, 8, 451}) {
+    for (int viewport : {100, 101, 480}) {
+      const ViewTransform view = one_to_one_view(image, image, viewport, viewport);
+      EXPECT_EQ(view.zoom, 1.0);
+      const Vec2 p = screen_to_image(view, {10.5, 20.5}, viewport, viewport);
+      EXPECT_DOUBLE_EQ(p.x - std::floor(p.x), 0.5) << image << " in " << viewport;
+      EXPECT_DOUBLE_EQ(p.y - std::floor(p.y), 0.5);
+    }
+  }
+}
+
+TEST(ViewTransform, DifferenceLevel) {
+  EXPECT_EQ(difference_level(10, 10, 8), 0);
+  EXPECT_EQ(difference_level(10, 13, 1), 3);
+  EXPECT_EQ(difference_level(13, 10, 1), 3);  // absolute
+  EXPECT_EQ(difference_level(100, 103, 8), 24);
+  EXPECT_EQ(difference_level(0, 255, 2), 255);  // clamped
+}
+
+TEST(Keyboard, Conventions) {
+  EXPECT_EQ(command_for_character('=')->action, KeyAction::SigmaUpSmall);
+  EXPECT_EQ(command_for_character('-')->action, KeyAction::SigmaDownSmall);
+  EXPECT_EQ(command_for_character('+')->action, KeyAction::SigmaUpLarge);
+  EXPECT_EQ(command_for_character('_')->action, KeyAction::SigmaDownLarge);
+  EXPECT_EQ(command_for_character(' ')->action, KeyAction::ToggleContinuous);
+  EXPECT_EQ(command_for_character('1')->method_index, 0);
+  EXPECT_EQ(command_for_character('9')->method_index, 8);
+  EXPECT_EQ(command_for_character('0')->action, KeyAction::OneToOne);
+  EXPECT_FALSE(command_for_character('x').has_value());
+}
+
+TEST(Keyboard, SigmaStepsStayInRangeWithoutNoise) {
+  double sigma = 2.0;
+  sigma = step_sigma(sigma, 0.1);
+  EXPECT_EQ(sigma, 2.1);
+  EXPECT_EQ(step_sigma(0.15, -0.1), kMinSigma);
+  EXPECT_EQ(step_sigma(0.1, -1.0), kMinSigma);
+  EXPECT_EQ(step_sigma(199.5, 1.0), kMaxSigma);
+  CompareMode mode = CompareMode::A;
+  for (int i = 0; i < 4; ++i) mode = next_display(mode);
+  EXPECT_EQ(mode, CompareMode::A);
+  EXPECT_EQ(next_display(CompareMode::Split), CompareMode::Difference);
+}
+
+TEST(RunReport, FileNameSaysMethodSigmaBorderAndSize) {
+  FilterParams params;
+  params.sigma = 2.5;
+  params.border = BorderMode::Wrap;
+  EXPECT_EQ(result_file_name("separable_shared", params, 640, 480), "gausslab-separable_shared-sigma2.5-wrap-640x480.png");
+  params.truncate = 3;
+  EXPECT_EQ(result_file_name("fft", params, 1, 1), "gausslab-fft-sigma2.5-wrap-truncate3-1x1.png");
+}
+
+TEST(RunReport, StageKeys) {
+  EXPECT_EQ(stage_key("filter (cpu)"), "filter_cpu");
+  EXPECT_EQ(stage_key("rows"), "rows");
+  EXPECT_EQ(stage_key("b_upload"), "b_upload");
+  EXPECT_EQ(stage_key("()"), "stage");
+}
+
+TEST(RunReport, RollingMedian) {
+  RollingMedian median(3);
+  EXPECT_EQ(median.median(), 0.0);
+  median.add(5);
+  median.add(1);
+  EXPECT_EQ(median.median(), 3.0);
+  median.add(100);
+  EXPECT_EQ(median.median(), 5.0);
+  median.add(2);  // 5 drops out
+  EXPECT_EQ(median.median(), 2.0);
+}
+
+TEST(RunReport, SummaryLineHasEveryField) {
+  RunSummary s;
+  s.method_id = "cpu_openmp";
+  s.path = "cpu";
+  s.path_reason = "no \"CUDA\" device";
+  s.renderer = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  s.width = 3840;
+  s.height = 2160;
+  s.frames = 10;
+  s.frame_ms = 1.625;
+  s.stages = {{"map", 0.02}, {"rows", 0.21}, {"upload", 0.67}};
+  AccuracyStats stats;
+  stats.max_abs_error = 0.5;
+  stats.psnr_db = 58.14;
+  s.accuracy = stats;
+  const std::string line = summary_line(s);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(line.rfind("gausslab: method=cpu_openmp path=cpu ", 0), 0u) << line;
+  for (const char* part : {"renderer=\"llvmpipe (LLVM 15.0.6, 256 bits)\"", "size=3840x2160", "sigma=2 ",
+                           "frame_ms=1.625", "map=0.020", "rows=0.210", "upload=0.670", "stages_ms=0.900",
+                           "max_error=0.5", "psnr=58.1", "path_reason=\"no 'CUDA' device\""})
+    EXPECT_NE(line.find(part), std::string::npos) << part << " missing in " << line;
+}
+
+TEST(Resample, SameSizeIsAnExactCopy) {
+  const ImageRgba8 image = make_random_rgba8(37, 23, 5);
+  const ImageRgba8 copy = resample(image, 37, 23);
+  EXPECT_EQ(copy.pixels(), image.pixels());
+}
+
+TEST(Resample, FlatStaysFlatAtAnySize) {
+  const ImageRgba8 flat(31, 17, Rgba8{10, 200, 77, 255});
+  for (auto [w, h] : {std::pair{1, 1}, {64, 5}, {300, 171}, {7, 40}}) {
+    const ImageRgba8 out = resample(flat, w, h);
+    ASSERT_EQ(out.width(), w);
+    ASSERT_EQ(out.height(), h);
+    for (const Rgba8& p : out.pixels()) ASSERT_EQ(p, (Rgba8{10, 200, 77, 255})) << w << "x" << h;
+  }
+}
+
+TEST(Resample, DoublingInterpolatesAndHalvingAverages) {
+  ImageRgba8 ramp(4, 1);
+  for (int x = 0; x < 4; ++x) ramp.at(x, 0) = {static_cast<std::uint8_t>(x * 40), 0, 0, 255};
+  const ImageRgba8 twice = resample(ramp, 8, 1);
+  // Output centre 3 sits at input 1.25: 40 + 0.25 * 40.
+  EXPECT_EQ(twice.at(3, 0).r, 50);
+  const ImageRgba8 half = resample(ramp, 2, 1);
+  // Output centre 0 sits at input 0.5: tent of half-width 2 over -1..2 with clamped edges.
+  EXPECT_NEAR(half.at(0, 0).r, 25, 6);
+  EXPECT_LT(half.at(0, 0).r, half.at(1, 0).r);
+  EXPECT_THROW(resample(ramp, 0, 1), std::invalid_argument);
+}
+
+TEST(PathBadge, ColoursDifferAndMatchTheUiTests) {
+  EXPECT_FALSE(path_badge_colour(OutputPath::Interop) == path_badge_colour(OutputPath::Cpu));
+  EXPECT_FALSE(path_badge_colour(OutputPath::Staging) == path_badge_colour(OutputPath::Cpu));
+  const Rgba8 cpu = path_badge_colour(OutputPath::Cpu);
+  // The colour tests/ui/CMakeLists.txt hands to the screenshot check.
+  const Rgba8 expected{GAUSSLAB_CPU_BADGE_R, GAUSSLAB_CPU_BADGE_G, GAUSSLAB_CPU_BADGE_B, 255};
+  EXPECT_EQ(cpu, expected);
+}
+
+}  // namespace
+}  // namespace gausslab

@@ -1,0 +1,130 @@
+// The viewer's command line and its checks before the first frame.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "gausslab/core/cli_args.hpp"
+#include "gausslab/cuda/registry.hpp"
+#include "startup.hpp"
+#include "support/test_support.hpp"
+#include "viewer_options.hpp"
+#include "viewer_state.hpp"
+
+namespace gausslab {
+namespace {
+
+ViewerOptions parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "gausslab");
+  return parse_viewer_args(static_cast<int>(args.size()), args.data());
+}
+
+TEST(ViewerOptions, Defaults) {
+  const ViewerOptions options = parse({});
+  EXPECT_TRUE(options.image_path.empty());
+  EXPECT_EQ(options.params.sigma, kDefaultSigma);
+  EXPECT_EQ(options.frames, 0);
+  EXPECT_FALSE(options.offscreen);
+  EXPECT_EQ(options.best_path, OutputPath::Interop);
+}
+
+TEST(ViewerOptions, EveryFlag) {
+  const ViewerOptions o = parse({"pic.png", "--method", "cpu_openmp", "--sigma", "3.5", "--border=wrap", "--truncate",
+                                 "3", "--offscreen", "--size", "1920x1080", "--frames", "7", "--screenshot", "r.png",
+                                 "--screenshot-view", "v.png", "--overwrite", "--window", "640x480", "--path",
+                                 "staging", "--compare", "original", "--display", "diff"});
+  EXPECT_EQ(o.image_path, "pic.png");
+  EXPECT_EQ(o.method_id, "cpu_openmp");
+  EXPECT_EQ(o.params.sigma, 3.5);
+  EXPECT_EQ(o.params.border, BorderMode::Wrap);
+  EXPECT_EQ(o.params.truncate, 3.0);
+  EXPECT_TRUE(o.offscreen);
+  EXPECT_TRUE(o.resize);
+  EXPECT_EQ(o.size_width, 1920);
+  EXPECT_EQ(o.size_height, 1080);
+  EXPECT_EQ(o.frames, 7);
+  EXPECT_EQ(o.screenshot, "r.png");
+  EXPECT_EQ(o.screenshot_view, "v.png");
+  EXPECT_TRUE(o.overwrite);
+  EXPECT_EQ(o.window_width, 640);
+  EXPECT_EQ(o.best_path, OutputPath::Staging);
+  EXPECT_EQ(o.compare_id, "original");
+  EXPECT_EQ(o.display, CompareMode::Difference);
+  EXPECT_EQ(parse({"--compare", "cpu_openmp"}).display, CompareMode::Split);
+}
+
+void expect_usage_error(std::vector<const char*> args, const std::string& fragment) {
+  try {
+    parse(args);
+    ADD_FAILURE() << "no UsageError; expected one mentioning '" << fragment << "'";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+  }
+}
+
+TEST(ViewerOptions, BadValuesNameTheFlag) {
+  expect_usage_error({"--sigma", "nan"}, "--sigma");
+  expect_usage_error({"--sigma", "500"}, "--sigma");
+  expect_usage_error({"--sigma", "0"}, "--sigma");
+  expect_usage_error({"--truncate", "20"}, "--truncate");
+  expect_usage_error({"--size", "10"}, "--size");
+  expect_usage_error({"--size", "0x10"}, "--size");
+  expect_usage_error({"--border", "mirrored"}, "reflect, mirror");
+  expect_usage_error({"--frames", "-1"}, "--frames");
+  expect_usage_error({"--path", "fast"}, "interop, staging or cpu");
+  expect_usage_error({"--display", "side"}, "--display");
+  expect_usage_error({"--bogus"}, "unknown option");
+  expect_usage_error({"a.png", "b.png"}, "only one IMAGE");
+  expect_usage_error({"--offscreen"}, "--frames");
+  expect_usage_error({"--screenshot", "x.png"}, "--frames");
+  expect_usage_error({"--frames", "2", "--screenshot", "x.png", "--screenshot-view", "x.png"}, "same file");
+  expect_usage_error({"--display", "split"}, "--compare");
+  expect_usage_error({"--method"}, "needs a value");
+}
+
+void expect_startup_error(const ViewerOptions& options, const std::string& fragment) {
+  try {
+    plan_startup(options);
+    ADD_FAILURE() << "no StartupError; expected one mentioning '" << fragment << "'";
+  } catch (const StartupError& error) {
+    EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+  }
+}
+
+TEST(Startup, DefaultPictureIsEmbedded) {
+  const ImageRgba8 picture = load_default_picture();
+  EXPECT_EQ(picture.width(), 512);
+  EXPECT_EQ(picture.height(), 512);
+  const StartupPlan plan = plan_startup(parse({"--path", "cpu"}));
+  EXPECT_EQ(plan.image_name, kDefaultPictureName);
+  EXPECT_EQ(method_registry()[static_cast<std::size_t>(plan.method_a)].info.id, "cpu_openmp");
+  EXPECT_EQ(plan.method_b, kOriginalPicture);
+}
+
+TEST(Startup, RefusesBadInputBeforeAnyFrame) {
+  expect_startup_error(parse({test::test_data_path("truncated.jpg").c_str()}), "truncated.jpg");
+  expect_startup_error(parse({"/no/such/picture.png"}), "no such file");
+  expect_startup_error(parse({test::test_data_path("chessboard_GRAY_U16.tif").c_str()}), "TIFF");
+  expect_startup_error(parse({"--method", "gaussian_magic"}), "unknown method 'gaussian_magic'");
+  expect_startup_error(parse({"--compare", "gaussian_magic"}), "--compare");
+  expect_startup_error(parse({"--path", "cpu", "--method", "separable_shared"}), "cannot run here");
+  expect_startup_error(parse({"--size", "65536x65536"}), "larger than");
+  expect_startup_error(parse({"--frames", "1", "--screenshot", "/no/such/folder/x.png"}), "does not exist");
+  expect_startup_error(parse({"--frames", "1", "--screenshot", "x.jpg"}), ".png or .bmp");
+
+  test::ScratchFolder scratch;
+  const std::string existing = scratch.file("existing.png");
+  std::ofstream(existing) << "mine";
+  expect_startup_error(parse({"--frames", "1", "--screenshot-view", existing.c_str()}), "already exists");
+  EXPECT_NO_THROW(plan_startup(parse({"--path", "cpu", "--frames", "1", "--screenshot-view", existing.c_str(),
+                                      "--overwrite"})));
+}
+
+TEST(Startup, GpuMethodsNeedADeviceAndAPath) {
+  for (const MethodEntry& entry : method_registry()) {
+    const std::string reason = method_blocked_reason(entry, OutputPath::Cpu);
+    EXPECT_EQ(reason.empty(), entry.info.backend == Backend::Cpu) << entry.info.id;
+  }
+}
+
+}  // namespace
+}  // namespace gausslab
