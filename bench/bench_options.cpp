@@ -1,0 +1,151 @@
+#include "bench_options.hpp"
+
+#include <string_view>
+
+#include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/filter_params.hpp"
+
+namespace gausslab {
+
+namespace {
+
+int parse_size_item(std::string_view flag, std::string_view text) { return parse_int(flag, text, 1, 32768); }
+
+int parse_kernel_item(std::string_view flag, std::string_view text) {
+  const int k = parse_int(flag, text, 3, 2 * kMaxRadius + 1);
+  if (k % 2 == 0)
+    throw UsageError(std::string(flag) + ": " + std::string(text) +
+                     " is even; a k×k kernel has an odd side (7, 41, ...)");
+  return k;
+}
+
+double parse_sigma_item(std::string_view flag, std::string_view text) {
+  const double sigma = parse_double(flag, text);
+  if (sigma < kMinSigma || sigma > kMaxSigma)
+    throw UsageError(std::string(flag) + ": sigma " + std::string(text) + " is outside [0.1, 200] pixels");
+  return sigma;
+}
+
+PixelFormat parse_format_item(std::string_view flag, std::string_view text) { return parse_pixel_format(flag, text); }
+
+std::string parse_method_item(std::string_view, std::string_view text) { return std::string(text); }
+
+double parse_positive(std::string_view flag, std::string_view text) {
+  const double value = parse_double(flag, text);
+  if (value <= 0) throw UsageError(std::string(flag) + ": " + std::string(text) + " must be greater than 0");
+  return value;
+}
+
+}  // namespace
+
+int kernel_radius(int kernel_size) { return (kernel_size - 1) / 2; }
+double kernel_sigma(int kernel_size) { return kernel_radius(kernel_size) / 3.0; }
+
+std::string bench_usage(const std::string& method_ids) {
+  return "gausslab-bench: times every gausslab method on this machine's GPU and CPU, with accuracy.\n"
+         "\n"
+         "usage: gausslab-bench [options]\n"
+         "\n"
+         "With no options it reproduces the published comparison: float32 single-channel images of\n"
+         "1024², 2048², 3072² and 4096² with 7×7 and 41×41 kernels (a k×k kernel is radius (k-1)/2 and\n"
+         "sigma = radius/3, the papers' 3-sigma kernels), and the same on RGBA8 images as the viewer\n"
+         "shows them, for every registered method.\n"
+         "\n"
+         "  --sizes N,...          square image sides (default 1024,2048,3072,4096)\n"
+         "  --kernels K,...        k×k kernels, odd k >= 3 (default 7,41)\n"
+         "  --sigmas S,...         sigmas with radius floor(truncate*sigma+0.5) as SciPy; given alone,\n"
+         "                         they replace the default kernels\n"
+         "  --truncate T           for --sigmas and the sweep (default 4)\n"
+         "  --formats F,...        f32 (the papers), rgba8 (the viewer); default f32,rgba8\n"
+         "  --methods ID,...       default all: " +
+         method_ids +
+         "\n"
+         "  --border MODE          reflect (default), mirror, nearest, constant, wrap\n"
+         "  --sigma-sweep          also time every method against sigma on one RGBA8 image (the\n"
+         "                         crossover plot)\n"
+         "  --sweep-size N         the sweep's image side (default 4096)\n"
+         "  --sweep-sigmas S,...   default 0.5,1,2,3,4,6,8,12,16,24,32,48,64\n"
+         "  --out DIR              results.csv, results.json, results.md and charts (default\n"
+         "                         gausslab-bench-results); created if missing\n"
+         "  --overwrite            replace results already in DIR (never done otherwise)\n"
+         "  --quick                fewer runs (1 warm-up, 3 to 10 runs in ~0.05 s): for trying options\n"
+         "  --cpu-cap-seconds S    skip a CPU configuration estimated above S s per run (default 5)\n"
+         "  --gpu-cap-ms MS        skip a GPU configuration predicted above MS ms per run (default 250)\n"
+         "  --budget-seconds S     skip what is left once the run has taken S s (default 480)\n"
+         "  --no-plot              do not run bench/plot_results.py at the end\n"
+         "\n"
+         "GPU timing: CUDA events around method.run on one stream, after warm-up runs; then at least\n"
+         "50 runs or 0.5 s, whichever comes first, and at least 5 runs; median, min and p90. Inputs\n"
+         "rotate among copies that together exceed the L2 cache three times over. End-to-end time adds\n"
+         "the upload and download (pinned host memory). Without a CUDA device the CPU methods still run.\n";
+}
+
+BenchOptions parse_bench_options(int argc, const char* const* argv) {
+  BenchOptions options;
+  ArgReader reader(argc, argv);
+  std::string arg;
+  bool kernels_given = false, sigmas_given = false;
+  while (reader.next(arg)) {
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+      return options;
+    } else if (arg == "--sizes") {
+      options.sizes = parse_list<int>(arg, reader.value(arg), parse_size_item);
+    } else if (arg == "--kernels") {
+      options.kernels = parse_list<int>(arg, reader.value(arg), parse_kernel_item);
+      kernels_given = true;
+    } else if (arg == "--sigmas") {
+      options.sigmas = parse_list<double>(arg, reader.value(arg), parse_sigma_item);
+      sigmas_given = true;
+    } else if (arg == "--truncate") {
+      options.truncate = parse_double(arg, reader.value(arg));
+      if (options.truncate < kMinTruncate || options.truncate > kMaxTruncate)
+        throw UsageError("--truncate: must be within [0.5, 10] (SciPy's default is 4)");
+    } else if (arg == "--formats") {
+      options.formats = parse_list<PixelFormat>(arg, reader.value(arg), parse_format_item);
+    } else if (arg == "--methods") {
+      options.methods = parse_list<std::string>(arg, reader.value(arg), parse_method_item);
+    } else if (arg == "--border") {
+      options.border = parse_border(arg, reader.value(arg));
+    } else if (arg == "--sigma-sweep") {
+      options.sigma_sweep = true;
+    } else if (arg == "--sweep-size") {
+      options.sweep_size = parse_size_item(arg, reader.value(arg));
+    } else if (arg == "--sweep-sigmas") {
+      options.sweep_sigmas = parse_list<double>(arg, reader.value(arg), parse_sigma_item);
+    } else if (arg == "--out") {
+      options.out_dir = reader.value(arg);
+      if (options.out_dir.empty()) throw UsageError("--out: the folder name is empty");
+    } else if (arg == "--overwrite") {
+      options.overwrite = true;
+    } else if (arg == "--quick") {
+      options.quick = true;
+    } else if (arg == "--cpu-cap-seconds") {
+      options.timing.cpu_cap_seconds = parse_positive(arg, reader.value(arg));
+    } else if (arg == "--gpu-cap-ms") {
+      options.timing.gpu_cap_ms = parse_positive(arg, reader.value(arg));
+    } else if (arg == "--budget-seconds") {
+      options.timing.budget_seconds = parse_positive(arg, reader.value(arg));
+    } else if (arg == "--no-plot") {
+      options.plot = false;
+    } else if (ArgReader::is_option(arg)) {
+      throw UsageError("unknown option '" + arg + "'; see gausslab-bench --help");
+    } else {
+      throw UsageError("unexpected argument '" + arg + "'; gausslab-bench takes only options (see --help)");
+    }
+  }
+  if (sigmas_given && !kernels_given) options.kernels.clear();
+  if (options.quick) {
+    TimingPolicy& t = options.timing;
+    t.warmup_runs = 1;
+    t.min_runs = 3;
+    t.max_runs = 10;
+    t.target_seconds = 0.05;
+    t.end_to_end_runs = 1;
+    t.cpu_max_runs = 3;
+    t.cpu_target_seconds = 0.2;
+  }
+  return options;
+}
+
+}  // namespace gausslab

@@ -1,0 +1,104 @@
+#include "bench_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "gausslab/core/cli_args.hpp"
+
+namespace gausslab {
+
+std::string BenchCase::kernel_label() const {
+  if (kernel_size > 0) return std::to_string(kernel_size) + "x" + std::to_string(kernel_size);
+  char text[32];
+  std::snprintf(text, sizeof text, "sigma %g", problem.params.sigma);
+  return text;
+}
+
+std::vector<const MethodEntry*> select_methods(const std::vector<std::string>& ids) {
+  std::vector<const MethodEntry*> methods;
+  if (ids.empty()) {
+    for (const MethodEntry& entry : method_registry()) methods.push_back(&entry);
+    return methods;
+  }
+  for (const std::string& id : ids) {
+    const MethodEntry* entry = find_method(id);
+    if (!entry) throw UsageError("--methods: unknown method '" + id + "'; use some of: " + method_id_list());
+    if (std::find(methods.begin(), methods.end(), entry) == methods.end()) methods.push_back(entry);
+  }
+  return methods;
+}
+
+std::vector<BenchCase> plan_cases(const BenchOptions& options, const std::vector<const MethodEntry*>& methods) {
+  std::vector<BenchCase> cases;
+  auto add_for_all_methods = [&](const char* section, PixelFormat format, int side, const FilterParams& params,
+                                 int kernel_size) {
+    for (const MethodEntry* method : methods)
+      cases.push_back({section, method, FilterProblem{side, side, format, params}, kernel_size});
+  };
+
+  for (PixelFormat format : options.formats)
+    for (int side : options.sizes) {
+      for (int k : options.kernels) {
+        FilterParams params;
+        params.border = options.border;
+        params.fixed_radius = kernel_radius(k);
+        params.sigma = kernel_sigma(k);
+        add_for_all_methods(kMainSection, format, side, params, k);
+      }
+      for (double sigma : options.sigmas) {
+        FilterParams params;
+        params.border = options.border;
+        params.sigma = sigma;
+        params.truncate = options.truncate;
+        add_for_all_methods(kMainSection, format, side, params, 0);
+      }
+    }
+
+  if (options.sigma_sweep)
+    for (double sigma : options.sweep_sigmas) {
+      FilterParams params;
+      params.border = options.border;
+      params.sigma = sigma;
+      params.truncate = options.truncate;
+      add_for_all_methods(kSweepSection, PixelFormat::Rgba8, options.sweep_size, params, 0);
+    }
+  return cases;
+}
+
+int timed_run_count(double run_seconds, int min_runs, int max_runs, double target_seconds) {
+  if (!(run_seconds > 0)) return max_runs;  // too fast to measure once: as many as allowed
+  const double fitting = std::floor(target_seconds / run_seconds);
+  if (fitting >= max_runs) return max_runs;
+  return std::max(min_runs, static_cast<int>(fitting));
+}
+
+TimeStats time_stats(std::vector<double> samples) {
+  TimeStats stats;
+  stats.count = static_cast<int>(samples.size());
+  if (samples.empty()) {
+    stats.median = stats.min = stats.p90 = std::numeric_limits<double>::quiet_NaN();
+    return stats;
+  }
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  stats.min = samples.front();
+  stats.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  const std::size_t rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
+  stats.p90 = samples[std::max<std::size_t>(rank, 1) - 1];
+  return stats;
+}
+
+double predict_run_ms(double previous_ms, const FilterProblem& previous, const FilterProblem& next) {
+  const double pixels = static_cast<double>(next.pixel_count()) / static_cast<double>(previous.pixel_count());
+  const double taps = static_cast<double>(next.params.taps()) / previous.params.taps();
+  const double channels = static_cast<double>(channel_count(next.format)) / channel_count(previous.format);
+  return previous_ms * pixels * channels * taps * taps;
+}
+
+double effective_bytes(const FilterProblem& problem) {
+  return 2.0 * static_cast<double>(problem.pixel_count()) * static_cast<double>(bytes_per_pixel(problem.format));
+}
+
+}  // namespace gausslab

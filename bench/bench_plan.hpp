@@ -1,0 +1,54 @@
+#pragma once
+// What gausslab-bench measures (the list of configurations, in the order they run) and the small
+// rules that decide how long it measures each: pure functions, tested on the CPU.
+#include <string>
+#include <vector>
+
+#include "bench_options.hpp"
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace gausslab {
+
+inline constexpr const char* kMainSection = "main";
+inline constexpr const char* kSweepSection = "sigma_sweep";
+
+struct BenchCase {
+  std::string section;  // kMainSection or kSweepSection
+  const MethodEntry* method = nullptr;
+  FilterProblem problem;
+  int kernel_size = 0;  // k of a k×k kernel from --kernels; 0 when sigma was given
+
+  bool is_gpu() const { return method->info.backend == Backend::Cuda; }
+  // "7x7" for a kernel, "sigma 2" otherwise.
+  std::string kernel_label() const;
+};
+
+// The methods --methods names (all when empty); UsageError for an unknown id.
+std::vector<const MethodEntry*> select_methods(const std::vector<std::string>& ids);
+
+// Every configuration, grouped so that one image size and format stays on the device while all
+// its methods run: main section by format, size, kernel (then sigma), method; then the sweep by
+// sigma and method.
+std::vector<BenchCase> plan_cases(const BenchOptions& options, const std::vector<const MethodEntry*>& methods);
+
+// Timed runs for a method whose one run takes `run_seconds`: enough to fill target_seconds,
+// within [min_runs, max_runs].
+int timed_run_count(double run_seconds, int min_runs, int max_runs, double target_seconds);
+
+// Median, min and 90th percentile (nearest rank) of the samples; all NaN when empty.
+struct TimeStats {
+  double median = 0, min = 0, p90 = 0;
+  int count = 0;
+};
+TimeStats time_stats(std::vector<double> samples);
+
+// The time one run of `next` should take, predicted from a measured run of `previous` by the same
+// method: proportional to the pixels and to the square of the taps (the cost of a direct 2D
+// kernel; the cheaper methods are over-estimated, which only matters once they are already slow).
+double predict_run_ms(double previous_ms, const FilterProblem& previous, const FilterProblem& next);
+
+// Effective bandwidth of one run: the input read once and the output written once.
+double effective_bytes(const FilterProblem& problem);
+
+}  // namespace gausslab

@@ -1,0 +1,144 @@
+// gausslab-bench: every registered method over image sizes, kernels or sigmas and pixel formats,
+// timed on this machine's GPU (and CPU), with accuracy, into CSV, JSON, Markdown and charts.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "bench_environment.hpp"
+#include "bench_options.hpp"
+#include "bench_output.hpp"
+#include "bench_plan.hpp"
+#include "bench_report.hpp"
+#include "bench_runner.hpp"
+#include "gausslab/core/cli_args.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace {
+
+using namespace gausslab;
+
+constexpr int kExitDone = 0;
+constexpr int kExitProblems = 1;  // a configuration failed or missed its accuracy bound
+constexpr int kExitUsage = 2;
+
+// How the numbers were taken, for every output: the reader should not have to read the code.
+std::vector<std::string> timing_notes(const BenchOptions& options, const BenchHeader& header) {
+  const TimingPolicy& t = options.timing;
+  std::vector<std::string> notes;
+  notes.push_back(
+      "kernels: a k×k kernel is radius (k-1)/2 with sigma = radius/3, the published papers' 3-sigma kernels, set "
+      "through FilterParams.fixed_radius; rows given by sigma use radius floor(truncate*sigma + 0.5) as SciPy, "
+      "truncate " +
+      format_number("%g", options.truncate) + "; border mode " + to_string(options.border));
+  notes.push_back("GPU kernel time: CUDA events around method.run on one stream; up to " +
+                  std::to_string(t.warmup_runs) + " warm-up runs (one when a run takes over 50 ms), then clamp(" +
+                  format_number("%g", t.target_seconds) + " s / one run, " + std::to_string(t.min_runs) + ", " +
+                  std::to_string(t.max_runs) + ") timed runs: at least " + std::to_string(t.max_runs) + " runs or " +
+                  format_number("%g", t.target_seconds) + " s, whichever comes first, and at least " +
+                  std::to_string(t.min_runs) + "; median, min and p90 of those runs");
+  if (header.device.available)
+    notes.push_back("GPU inputs rotate among device copies which, with their outputs, hold at least 3 times the " +
+                    format_number("%.0f", header.device.l2_cache_bytes / 1048576.0) +
+                    " MiB L2 cache (2 to 64 copies), so the cache does not flatter small images");
+  notes.push_back(
+      "end-to-end: upload from pinned host memory + method.run + download, median of " +
+      std::to_string(t.end_to_end_runs) +
+      " runs timed with CUDA events; CPU methods work in host memory, so their end-to-end time is their run");
+  notes.push_back(
+      "CPU time: a steady clock around method.run; one warm-up run when a run takes under 0.5 s, then clamp(" +
+      format_number("%g", t.cpu_target_seconds) + " s / one run, " + std::to_string(t.cpu_min_runs) + ", " +
+      std::to_string(t.cpu_max_runs) + ") runs; a configuration estimated (cpu_filter_cost / measured rate) above " +
+      format_number("%g", t.cpu_cap_seconds) + " s per run is skipped");
+  notes.push_back("a GPU configuration whose warm-up run took over " + format_number("%g", t.gpu_cap_ms) +
+                  " ms is timed once; configurations left when the run has taken " +
+                  format_number("%g", t.budget_seconds) + " s are skipped");
+  notes.push_back(
+      "a GPU configuration predicted (from the same method's previous measurement, proportional to pixels × "
+      "channels × taps²) above " +
+      format_number("%g", t.gpu_cap_ms) + " ms per run is skipped; a method's own refusals are listed with its reason");
+  notes.push_back(
+      "accuracy: against the float64 reference (reference_gaussian_region) on the top-left and bottom-right " +
+      std::to_string(kAccuracyCropSide) + "×" + std::to_string(kAccuracyCropSide) +
+      " crops (borders count), worst of the two; f32 max relative error = max|error| / max|reference|, "
+      "RGBA8 errors in 8-bit levels; inputs are uniform noise (f32 in [0, 1), RGBA8 0..255); "
+      "the last end-to-end run writes into an output poisoned with 0xFF bytes");
+  notes.push_back(
+      "GB/s counts the input read once and the output written once; % copy compares it with the "
+      "device-to-device copy bandwidth measured in this run (bytes read + written)");
+  if (options.quick) notes.push_back("--quick: fewer runs than the defaults, so the numbers are less stable");
+  return notes;
+}
+
+int run(int argc, char** argv) {
+  const auto start = std::chrono::steady_clock::now();
+  const BenchOptions options = parse_bench_options(argc, argv);
+  if (options.help) {
+    std::cout << bench_usage(method_id_list());
+    return kExitDone;
+  }
+  const std::vector<const MethodEntry*> methods = select_methods(options.methods);
+  const std::vector<BenchCase> cases = plan_cases(options, methods);
+  if (cases.empty())
+    throw UsageError("nothing to measure: --sizes, --kernels, --sigmas and --formats leave no configuration");
+  prepare_output_folder(options.out_dir, options.overwrite);
+
+  BenchHeader header = collect_environment(argc, argv);
+  std::cerr << "gausslab-bench: " << cases.size() << " configurations; GPU: " << describe(header.device) << "\n";
+  if (!header.device.available) std::cerr << "gausslab-bench: the GPU methods are skipped, the CPU methods run\n";
+  BenchRunner runner(options, std::cerr, isatty(STDERR_FILENO) == 1);
+  header.copy_gbs = runner.measure_copy_bandwidth(header.copy_note);
+  if (header.copy_gbs > 0)
+    std::cerr << "device-to-device copy: " << format_number("%.1f GB/s", header.copy_gbs) << "\n";
+  header.timing_notes = timing_notes(options, header);
+
+  const std::string dir = options.out_dir;
+  const std::string partial_path = dir + "/results.partial.csv";
+  std::ofstream partial(partial_path);
+  if (!partial) throw std::runtime_error("cannot write " + partial_path);
+  partial << results_csv(header, {}) << std::flush;
+  const std::vector<BenchRow> rows =
+      runner.run(cases, [&](const BenchRow& row) { partial << results_csv_row(header, row) << std::flush; });
+  partial.close();
+  header.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  write_text_file(dir + "/results.csv", results_csv(header, rows), options.overwrite);
+  write_text_file(dir + "/results.json", results_json(header, rows), options.overwrite);
+  write_text_file(dir + "/results.md", results_markdown(header, rows), options.overwrite);
+  std::remove(partial_path.c_str());  // the complete results.csv replaces it
+
+  if (options.plot) std::cerr << run_plot_script(find_plot_script(), dir, options.overwrite) << "\n";
+  std::cout << console_summary(header, rows);
+  std::cout.flush();
+
+  int failed = 0, outside_bound = 0;
+  for (const BenchRow& row : rows) {
+    failed += row.status == BenchRow::Status::Failed;
+    outside_bound += row.status == BenchRow::Status::Ok && !row.within_bound;
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << "gausslab-bench: results in " << dir << "/ (results.csv, results.json, results.md); total time "
+            << format_number("%.1f s", total) << "\n";
+  if (failed || outside_bound) {
+    std::cerr << "gausslab-bench: " << failed << " configuration(s) failed and " << outside_bound
+              << " missed their accuracy bound; see results.md\n";
+    return kExitProblems;
+  }
+  return kExitDone;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& error) {
+    std::cerr << "gausslab-bench: " << error.what() << "\n(gausslab-bench --help shows the usage)\n";
+    return kExitUsage;
+  } catch (const std::exception& error) {
+    std::cerr << "gausslab-bench: " << error.what() << '\n';
+    return kExitProblems;
+  }
+}

@@ -1,0 +1,69 @@
+// gausslab-filter: Gaussian blur of image files with any registered method, headless.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "filter_jobs.hpp"
+#include "filter_options.hpp"
+#include "filter_runner.hpp"
+#include "gausslab/core/cli_args.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace {
+
+using namespace gausslab;
+
+// id, backend, label, and where it cannot run here, why; with a problem size, what the method says
+// about that problem (the check script reads the promised accuracy from here).
+void list_methods(const FilterOptions& options) {
+  for (const MethodEntry& entry : method_registry()) {
+    std::cout << entry.info.id << '\t' << to_string(entry.info.backend) << '\t' << entry.info.label;
+    const std::string unavailable = method_unavailable_reason(entry);
+    if (!unavailable.empty()) {
+      std::cout << "\tunavailable: " << unavailable << '\n';
+      continue;
+    }
+    if (options.list_problem_size) {
+      const FilterProblem problem{options.list_problem_size->first, options.list_problem_size->second,
+                                  PixelFormat::Rgba8, options.params};
+      const std::unique_ptr<Method> method = entry.create();
+      if (std::string reason = method->unsupported_reason(problem); !reason.empty())
+        std::cout << "\trefuses: " << reason;
+      else
+        std::cout << "\tbound: " << method->accuracy_bound(problem).max_error_8bit << " levels";
+    }
+    std::cout << '\n';
+  }
+}
+
+int run(int argc, char** argv) {
+  const FilterOptions options = parse_filter_options(argc, argv);
+  switch (options.mode) {
+    case FilterOptions::Mode::Help:
+      std::cout << filter_usage(method_id_list());
+      return kExitDone;
+    case FilterOptions::Mode::ListMethods:
+      list_methods(options);
+      return kExitDone;
+    case FilterOptions::Mode::Filter:
+      break;
+  }
+  // Everything the arguments decide is checked before the first file is read.
+  const std::unique_ptr<Method> method = create_checked_method(options);
+  const std::vector<FileJob> jobs = plan_filter_jobs(options);
+  return run_filter_jobs(options, *method, jobs, std::cerr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& error) {
+    std::cerr << "gausslab-filter: " << error.what() << "\n(gausslab-filter --help shows the usage)\n";
+    return kExitUsage;
+  } catch (const std::exception& error) {
+    std::cerr << "gausslab-filter: " << error.what() << '\n';
+    return kExitFileFailed;
+  }
+}
