@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The whole GPU check, run ON THE GPU MACHINE from the repository root, after this machine ran
+#   scripts/gpu-check.sh --prepare        (build/ must be built; fills .gpu/ with ../shared/gpu/prepare.sh)
+# and the device tool was called with carry [".gpu"]:
+#   bash scripts/gpu-check.sh tests viewer filter      (first call: correctness and the viewer)
+#   bash scripts/gpu-check.sh sanitizer bench          (second call: sanitizers and the benchmark)
+# Stages write their logs to $OUT/logs (packed into $OUT/logs.tar.gz at the end, as the device tool
+# returns few files) and their images and results next to them. Each stage has its own time limit,
+# so one stuck stage cannot take the others' time. Exit status: the number of stages that failed.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+if [ "${1:-}" = "--prepare" ]; then
+  exec bash ../shared/gpu/prepare.sh build/tests/gpu/gausslab_gpu_tests build/tests/ui/gausslab_ui_tests \
+    build/app/gausslab build/filter/gausslab-filter build/bench/gausslab-bench
+fi
+
+OUT=${OUT:-$root/gpu-check-out}
+mkdir -p "$OUT/logs"
+export GAUSSLAB_TEST_DATA=$root/tests/data PYTHONUNBUFFERED=1
+run() { bash .gpu/run.sh "$@"; }
+failed=0
+deadline=${GAUSSLAB_GPU_CHECK_SECONDS:-560}  # the device tool stops a call at 600 s; leave time to pack
+stage() {  # stage NAME SECONDS COMMAND...: runs COMMAND with a limit, its output in logs/NAME.log
+  local name=$1 limit=$2; shift 2
+  local start=$SECONDS left=$((deadline - SECONDS))
+  [ $left -lt $limit ] && limit=$left
+  if [ $limit -lt 5 ]; then echo "=== $name: skipped, the call's ${GAUSSLAB_GPU_CHECK_SECONDS:-560}s are spent"; failed=$((failed + 1)); return; fi
+  echo "=== $name (limit ${limit}s)"
+  timeout --kill-after=10 "$limit" "$@" > "$OUT/logs/$name.log" 2>&1
+  local rc=$?
+  echo "=== $name: exit $rc after $((SECONDS - start))s"
+  tail -n 25 "$OUT/logs/$name.log"
+  [ $rc -eq 0 ] || failed=$((failed + 1))
+}
+
+run nvidia-smi > "$OUT/logs/nvidia-smi.log" 2>&1; head -3 "$OUT/logs/nvidia-smi.log"
+
+for what in "$@"; do
+  case $what in
+    tests)
+      stage gpu-tests 330 env GAUSSLAB_GPU_TESTS_CSV="$OUT/logs/gpu-accuracy.csv" bash .gpu/run.sh .gpu/bin/gausslab_gpu_tests
+      stage ui-interop 90 bash .gpu/run.sh .gpu/bin/gausslab_ui_tests --gtest_filter='GlInterop.*:*Offscreen*'
+      ;;
+    viewer)
+      # The viewer as a user starts it (default picture, default method), then 4K and 4096² frames.
+      stage viewer-default 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 120 \
+        --screenshot-view "$OUT/viewer-default.png"
+      stage viewer-4k 90 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 --size 3840x2160 \
+        --window 1920x1080 --sigma 2 --method separable_shared
+      stage viewer-4096-split 90 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 200 --size 4096x4096 \
+        --window 1600x1000 --sigma 16 --method separable_shared --compare fft --display split \
+        --screenshot-view "$OUT/viewer-split.png"
+      for m in naive_2d shared_2d separable_texture fft recursive; do
+        stage "viewer-4k-$m" 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 100 --size 3840x2160 \
+          --window 1920x1080 --sigma 2 --method "$m"
+      done
+      stage viewer-staging 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 100 --size 3840x2160 \
+        --window 1920x1080 --sigma 2 --path staging
+      ;;
+    filter)
+      stage filter-vs-scipy 200 bash .gpu/run.sh python3 tests/cli/check_filter_vs_scipy.py \
+        --filter .gpu/bin/gausslab-filter --images tests/data --methods gpu --out "$OUT/logs/filter-vs-scipy"
+      ;;
+    sanitizer)
+      for tool in memcheck racecheck initcheck synccheck; do
+        stage "sanitizer-$tool" 100 env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh compute-sanitizer \
+          --tool "$tool" --error-exitcode 3 .gpu/bin/gausslab_gpu_tests --gtest_filter='*GpuAccuracy*'
+      done
+      ;;
+    bench)
+      stage bench 560 bash .gpu/run.sh .gpu/bin/gausslab-bench --sigma-sweep --budget-seconds 500 \
+        --out "$OUT/results"
+      ;;
+    *) echo "unknown stage '$what' (tests, viewer, filter, sanitizer, bench)" >&2; failed=$((failed + 1)) ;;
+  esac
+done
+
+# The device tool returns at most 8 files: pack the logs and the benchmark's results.
+[ -d "$OUT/results" ] && tar -czf "$OUT/results.tar.gz" -C "$OUT" results && rm -rf "$OUT/results"
+tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
+echo "stages failed: $failed"
+exit "$failed"
