@@ -35,7 +35,8 @@ std::string filter_usage(const std::string& method_ids) {
          "Input: " +
          supported_input_formats() +
          ".\nThe output keeps the input's channels: grey stays grey, grey+alpha stays grey+alpha,\n"
-         "RGB stays RGB, RGBA stays RGBA (every channel is filtered, alpha too).\n"
+         "RGB stays RGB, RGBA stays RGBA (every channel is filtered, alpha too); a BMP cannot hold\n"
+         "grey+alpha, so such an image becomes an RGBA .bmp (use .png to keep two channels).\n"
          "Outputs are written to a temporary name and moved into place: never a partial file.\n"
          "\n"
          "exit status: 0 done; 1 a file could not be read, filtered or written (in batch mode the\n"

@@ -6,4 +6,4 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 cd "${GAUSSLAB_BUILD_DIR:-$root/build}"
-ctest --output-on-failure --timeout 1200 "$@"
+ctest --output-on-failure --timeout 1200 -j "$(nproc)" "$@"

@@ -30,13 +30,13 @@ std::string format_message(const char* fmt, double a, double b = 0, double c = 0
 
 std::string validate(const FilterParams& p) {
   if (!std::isfinite(p.sigma))
-    return "sigma is not a number; give a value between 0.1 and 200 pixels";
+    return "sigma must be a finite number; give a value between 0.1 and 200 pixels";
   if (p.sigma < kMinSigma || p.sigma > kMaxSigma)
     return format_message("sigma %g is outside the supported range [%g, %g] pixels", p.sigma, kMinSigma,
                           kMaxSigma);
   if (p.fixed_radius < 0) {
     if (!std::isfinite(p.truncate))
-      return "truncate is not a number; give a value between 0.5 and 10 (SciPy's default is 4)";
+      return "truncate must be a finite number; give a value between 0.5 and 10 (SciPy's default is 4)";
     if (p.truncate < kMinTruncate || p.truncate > kMaxTruncate)
       return format_message("truncate %g is outside the supported range [%g, %g] (SciPy's default is 4)",
                             p.truncate, kMinTruncate, kMaxTruncate);
@@ -52,6 +52,9 @@ std::string validate(const FilterProblem& problem) {
   if (problem.width < 1 || problem.height < 1)
     return format_message("image size %g×%g is empty; an image needs at least 1×1 pixels", problem.width,
                           problem.height);
+  if (problem.width > kMaxSide || problem.height > kMaxSide)
+    return format_message("image of %g×%g pixels has a side longer than the supported %g pixels", problem.width,
+                          problem.height, static_cast<double>(kMaxSide));
   if (problem.pixel_count() > kMaxPixels)
     return format_message("image of %g×%g pixels is larger than the supported %g pixels", problem.width,
                           problem.height, static_cast<double>(kMaxPixels));

@@ -147,12 +147,15 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels, 
   if (std::string problem = check_output_path(path, overwrite); !problem.empty()) throw ImageSaveError(problem);
   if (channels < 1 || channels > 4) throw ImageSaveError("save_image: channels must be 1 to 4");
   if (image.empty()) throw ImageSaveError("save_image: the image is empty");
+  // BMP has no grey+alpha layout (stb would drop the alpha): such an image is saved as RGBA.
+  const bool grey_alpha_as_rgba = channels == 2 && lower_extension(path) == ".bmp";
+  if (grey_alpha_as_rgba) channels = 4;
 
   // Pack the channels the file keeps: 1 = grey (red), 2 = grey + alpha, 3 = RGB, 4 = RGBA.
   std::vector<unsigned char> packed(image.pixel_count() * channels);
   for (std::size_t i = 0; i < image.pixel_count(); ++i) {
     const Rgba8& p = image.data()[i];
-    const unsigned char all[4] = {p.r, p.g, p.b, p.a};
+    const unsigned char all[4] = {p.r, grey_alpha_as_rgba ? p.r : p.g, grey_alpha_as_rgba ? p.r : p.b, p.a};
     const unsigned char grey_alpha[2] = {p.r, p.a};
     for (int c = 0; c < channels; ++c) packed[i * channels + c] = channels == 2 ? grey_alpha[c] : all[c];
   }

@@ -29,7 +29,7 @@ std::vector<double> reference_gaussian_region(const ConstImageView& src, const F
   const int w = src.width, h = src.height;
 
   // Row pass, only for the source rows the column pass will read and the region's columns.
-  // rows_needed[y] is the index of source row y in `row_filtered`, or -1.
+  // row_slot[y] is the index of source row y in `row_filtered`, or -1.
   std::vector<int> row_slot(static_cast<std::size_t>(h), -1);
   int slots = 0;
   for (int y = region.y - radius; y < region.y + region.height + radius; ++y) {

@@ -243,19 +243,19 @@ TEST(ImageSave, PngRoundTripsOneToFourChannels) {
 }
 
 TEST(ImageSave, BmpRoundTripsOneToFourChannels) {
-  // BMP as stb writes it: 24-bit for 1–3 channels (grey expanded to RGB, alpha not kept), 32-bit
-  // with alpha for 4.
+  // BMP as stb writes it: 24-bit for 1 and 3 channels (grey expanded to RGB), 32-bit with alpha
+  // for 4, and for grey + alpha too (saved as RGBA so that the alpha is not lost).
   ScratchFolder folder;
   const ImageRgba8 image = make_random_rgba8(13, 7, 4);  // odd width: rows need padding in BMP
   for (int channels = 1; channels <= 4; ++channels) {
     const std::string path = folder.file("round-trip-" + std::to_string(channels) + ".BMP");
     save_image(path, image, channels);
     const LoadedImage loaded = load_image(path);
-    EXPECT_EQ(loaded.source_channels, channels == 4 ? 4 : 3) << channels << " channels";
+    EXPECT_EQ(loaded.source_channels, channels == 4 || channels == 2 ? 4 : 3) << channels << " channels";
     ASSERT_EQ(loaded.image.width(), 13);
     ASSERT_EQ(loaded.image.height(), 7);
     for (std::size_t i = 0; i < image.pixel_count(); ++i)
-      ASSERT_TRUE(loaded.image.data()[i] == expected_after_round_trip(image.data()[i], channels, false))
+      ASSERT_TRUE(loaded.image.data()[i] == expected_after_round_trip(image.data()[i], channels, true))
           << channels << " channels, pixel " << i;
   }
 }

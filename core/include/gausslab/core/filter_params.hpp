@@ -16,6 +16,8 @@ inline constexpr double kDefaultTruncate = 4.0;  // SciPy's default
 inline constexpr int kMaxRadius = 2000;          // sigma 200 at truncate 10
 // Images larger than this many pixels are refused up front (4 GiB of RGBA8).
 inline constexpr long long kMaxPixels = 1LL << 30;
+// Longest side: border_index works in int with a period of 2 × side, which must not overflow.
+inline constexpr int kMaxSide = 1 << 29;
 
 struct FilterParams {
   double sigma = kDefaultSigma;

@@ -36,7 +36,8 @@ const char* supported_input_formats();
 enum class Overwrite { Never, Allowed };
 
 // Saves an RGBA8 image as PNG or BMP (chosen by the extension, case-insensitive), writing
-// `channels` of them: 1 grey (the red channel), 2 grey + alpha, 3 RGB, 4 RGBA. The file is written
+// `channels` of them: 1 grey (the red channel), 2 grey + alpha (PNG; a BMP cannot hold it and gets
+// RGBA, so the alpha is kept), 3 RGB, 4 RGBA. The file is written
 // to a temporary name beside it and moved into place, so a failure never leaves a partial file;
 // with Overwrite::Never an existing file is never replaced (ImageSaveError instead).
 void save_image(const std::string& path, const ImageRgba8& image, int channels,

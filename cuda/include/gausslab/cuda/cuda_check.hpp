@@ -45,6 +45,6 @@ bool is_no_device_error(cudaError_t code);
 // Right after every kernel launch: launch errors now, execution errors too under GAUSSLAB_CUDA_SYNC=1.
 #define GAUSSLAB_CUDA_CHECK_LAUNCH(name)                                                   \
   do {                                                                                     \
-    GAUSSLAB_CUDA_CHECK(cudaPeekAtLastError());                                            \
+    GAUSSLAB_CUDA_CHECK(cudaGetLastError());                                               \
     if (::gausslab::cuda_sync_after_launch()) GAUSSLAB_CUDA_CHECK(cudaDeviceSynchronize()); \
   } while (0)

@@ -3,6 +3,7 @@
 // launch geometry. Only included by .cu files.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <type_traits>
 
 #include "gausslab/core/border.hpp"

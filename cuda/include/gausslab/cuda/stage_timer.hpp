@@ -26,7 +26,7 @@ class StageTimer {
 
   // Opens a new frame. If the oldest slot's events are still pending it is dropped (not waited for).
   void begin_frame();
-  // Closes the frame; records a "frame" total from its first begin to its last end.
+  // Closes the frame: its events become pending and are read by a later poll (no total is recorded).
   void end_frame();
 
   // A GPU stage: events recorded on `stream` (must be called between begin_frame and end_frame).
