@@ -361,13 +361,19 @@ void write_csv(const std::string& requested) {
     return;
   }
   out << "method,image,format,width,height,sigma,truncate,radius,border,outcome,error,bound,compared,detail\n";
+  // Errors with 4 significant digits (std::to_string's fixed 6 decimals would print 2e-7 as 0).
+  const auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", value);
+    return std::string(text);
+  };
   for (const Row& row : rows()) {
     const FilterParams& p = row.problem.params;
     out << row.method << ',' << row.image << ',' << to_string(row.problem.format) << ',' << row.problem.width << ','
         << row.problem.height << ',' << p.sigma << ',' << p.truncate << ',' << p.radius() << ',' << to_string(p.border)
         << ',' << (row.outcome == Outcome::Passed ? "passed" : row.outcome == Outcome::Failed ? "FAILED" : "refused")
-        << ',' << (row.outcome == Outcome::Refused ? "" : std::to_string(row.error)) << ','
-        << (row.outcome == Outcome::Refused ? "" : std::to_string(row.bound)) << ','
+        << ',' << (row.outcome == Outcome::Refused ? "" : number(row.error)) << ','
+        << (row.outcome == Outcome::Refused ? "" : number(row.bound)) << ','
         << (row.outcome == Outcome::Refused ? "" : row.every_pixel ? "every pixel" : "crops") << ','
         << csv_field(row.detail) << '\n';
   }
