@@ -13,7 +13,7 @@ cd "$root"
 
 if [ "${1:-}" = "--prepare" ]; then
   exec bash ../shared/gpu/prepare.sh build/tests/gpu/gausslab_gpu_tests build/tests/ui/gausslab_ui_tests \
-    build/app/gausslab build/filter/gausslab-filter build/bench/gausslab-bench
+    build/tests/ui/gausslab_ui_check build/app/gausslab build/filter/gausslab-filter build/bench/gausslab-bench
 fi
 
 OUT=${OUT:-$root/gpu-check-out}
@@ -35,6 +35,8 @@ stage() {  # stage NAME SECONDS COMMAND...: runs COMMAND with a limit, its outpu
   [ $rc -eq 0 ] || failed=$((failed + 1))
 }
 
+# The GPU methods, from the registry (the filter lists them with their backend).
+gpu_methods=$(bash .gpu/run.sh .gpu/bin/gausslab-filter --list-methods 2>/dev/null | awk -F"\t" '$2 == "cuda" {print $1}')
 run nvidia-smi > "$OUT/logs/nvidia-smi.log" 2>&1; head -3 "$OUT/logs/nvidia-smi.log"
 
 for what in "$@"; do
@@ -44,18 +46,33 @@ for what in "$@"; do
       stage ui-interop 90 bash .gpu/run.sh .gpu/bin/gausslab_ui_tests --gtest_filter='GlInterop.*:*Offscreen*'
       ;;
     viewer)
-      # The viewer as a user starts it (default picture, default method), then 4K and 4096² frames.
+      # The viewer as a user starts it (default picture, default method): its view with the overlay.
       stage viewer-default 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 120 \
         --screenshot-view "$OUT/viewer-default.png"
-      stage viewer-4k 90 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 --size 3840x2160 \
-        --window 1920x1080 --sigma 2 --method separable_shared
-      stage viewer-4096-split 90 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 200 --size 4096x4096 \
+      # Each GPU method's full-resolution result on the interop path against the CPU filter of the
+      # same picture (within 1 level on every channel), at a small and a large sigma.
+      shots=$(mktemp -d)
+      for m in $gpu_methods; do
+        for s in 2 16; do
+          stage "viewer-result-$m-sigma$s" 60 bash -c "bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 10 \
+            --method $m --sigma $s --screenshot $shots/$m-$s.png && .gpu/bin/gausslab_ui_check result \
+            $shots/$m-$s.png assets/astronaut.png cpu_separable $s reflect 4"
+        done
+      done
+      # Per-frame and per-stage times at the sizes the issues name (default method, then each method).
+      for size in 3840x2160 4096x4096; do
+        for s in 2 16; do
+          stage "viewer-$size-sigma$s" 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 \
+            --size "$size" --window 1920x1080 --sigma "$s"
+        done
+      done
+      for m in $gpu_methods; do
+        stage "viewer-3840x2160-$m" 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 100 \
+          --size 3840x2160 --window 1920x1080 --sigma 2 --method "$m"
+      done
+      stage viewer-4096-split 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 200 --size 4096x4096 \
         --window 1600x1000 --sigma 16 --method separable_shared --compare fft --display split \
         --screenshot-view "$OUT/viewer-split.png"
-      for m in naive_2d shared_2d separable_texture fft recursive; do
-        stage "viewer-4k-$m" 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 100 --size 3840x2160 \
-          --window 1920x1080 --sigma 2 --method "$m"
-      done
       stage viewer-staging 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 100 --size 3840x2160 \
         --window 1920x1080 --sigma 2 --path staging
       ;;
@@ -64,8 +81,11 @@ for what in "$@"; do
         --filter .gpu/bin/gausslab-filter --images tests/data --methods gpu --out "$OUT/logs/filter-vs-scipy"
       ;;
     sanitizer)
+      # Quick subset (small odd sizes, sigmas up to 33, every border and format); racecheck is the
+      # slowest tool (shared_2d's tiles take seconds a run under it), so it gets the most time.
       for tool in memcheck racecheck initcheck synccheck; do
-        stage "sanitizer-$tool" 100 env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh compute-sanitizer \
+        limit=90; [ $tool = racecheck ] && limit=300
+        stage "sanitizer-$tool" $limit env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh compute-sanitizer \
           --tool "$tool" --error-exitcode 3 .gpu/bin/gausslab_gpu_tests --gtest_filter='*GpuAccuracy*'
       done
       ;;
