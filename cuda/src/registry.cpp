@@ -14,6 +14,7 @@ const std::vector<MethodEntry>& method_registry() {
       shared_2d_method(),
       separable_shared_method(),
       separable_texture_method(),
+      separable_fused_method(),
       fft_method(),
       recursive_method(),
   };

@@ -1,0 +1,795 @@
+// separable_fused on the CPU: separable_fused_common.cuh holds the kernel's per-thread code, and the
+// model here runs it block by block and thread by thread, phase by phase between the kernel's
+// __syncthreads(), through the same kernel choice (dispatch_fused_kernel) and shared-memory layout
+// (fused_layout) as the launch, with checked memory:
+//   - each shared array (h, raw, weights) is sized from the layout's byte offsets, and remembers which
+//     slots were filled in its fill phase: a slot filled twice (a race between threads), read before
+//     it was filled (a missing fill or __syncthreads), read while being filled, written while being
+//     read, or outside the array, throws;
+//   - global reads outside the source image throw; every destination pixel must be written exactly
+//     once.
+// The results must equal, bit for bit, a plain per-pixel loop of the same formula (fmaf over the
+// 2r + 1 taps in ascending order, border_index for every sample, rows first) for both formats, all
+// five borders, radii from 0 through the compiled-radius kernels (0–8) and the run-time one (9–64)
+// to radii larger than the image, and sizes from 1×1 past several tiles. The model also meets the
+// method's accuracy bound against the float64 reference, and the method refuses what it cannot run.
+//
+// SeparableFusedAccuracy.DISABLED_Table prints the accuracy table quoted in separable_fused.cu:
+//   gausslab_cpu_method_tests --gtest_also_run_disabled_tests --gtest_filter='SeparableFusedAccuracy.DISABLED_Table'
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gausslab/core/accuracy.hpp"
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/core/image.hpp"
+#include "gausslab/core/image_io.hpp"
+#include "gausslab/core/reference.hpp"
+#include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/registry.hpp"
+#include "separable_fused_common.cuh"
+#include "support/test_support.hpp"
+
+namespace gausslab {
+namespace {
+
+using namespace fused;
+using separable::AccumOf;
+using separable::FromAccum;
+
+using F32Small = FusedPolicyFor<PixelFormat::F32, false>::type;
+using F32Large = FusedPolicyFor<PixelFormat::F32, true>::type;
+using RgbaSmall = FusedPolicyFor<PixelFormat::Rgba8, false>::type;
+using RgbaLarge = FusedPolicyFor<PixelFormat::Rgba8, true>::type;
+
+constexpr unsigned kH100SharedPerBlock = 227 * 1024;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
+constexpr unsigned kTuringSharedPerBlock = 64 * 1024;   // the same on sm_75, the oldest we build for
+
+// ---- checked memory ---------------------------------------------------------------------------
+
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One block's shared array (see the header of this file).
+template <class T>
+class ModelShared {
+ public:
+  ModelShared(std::size_t size, std::string name) : values_(size), filled_(size), name_(std::move(name)) {}
+
+  // The phase in which the array is written: nothing filled yet, writes allowed, reads not.
+  void begin_fill() {
+    std::fill(filled_.begin(), filled_.end(), false);
+    reading_ = false;
+  }
+  // After the __syncthreads that ends the fill: reads allowed, writes not.
+  void begin_read() { reading_ = true; }
+  std::size_t size() const { return values_.size(); }
+
+  struct Access {
+    ModelShared* shared;
+    T operator[](int i) const { return shared->read(i); }
+    void store(int i, T value) const { shared->write(i, value); }
+  };
+  Access access() { return {this}; }
+
+ private:
+  void check_index(int i, const char* what) const {
+    if (i < 0 || static_cast<std::size_t>(i) >= values_.size())
+      throw ModelError(name_ + ": " + what + " of slot " + std::to_string(i) + " outside [0, " +
+                       std::to_string(values_.size()) + ")");
+  }
+  T read(int i) const {
+    check_index(i, "read");
+    if (!reading_) throw ModelError(name_ + ": slot " + std::to_string(i) + " read while it is being filled");
+    if (!filled_[static_cast<std::size_t>(i)])
+      throw ModelError(name_ + ": slot " + std::to_string(i) + " read but never filled");
+    return values_[static_cast<std::size_t>(i)];
+  }
+  void write(int i, T value) {
+    check_index(i, "write");
+    if (reading_) throw ModelError(name_ + ": slot " + std::to_string(i) + " written while others read");
+    if (filled_[static_cast<std::size_t>(i)])
+      throw ModelError(name_ + ": slot " + std::to_string(i) + " filled twice in one phase (a race on the GPU)");
+    filled_[static_cast<std::size_t>(i)] = true;
+    values_[static_cast<std::size_t>(i)] = value;
+  }
+
+  std::vector<T> values_;
+  std::vector<bool> filled_;
+  std::string name_;
+  bool reading_ = false;
+};
+
+// The fill phase's memory, as DeviceFill in separable_fused.cu: checked source reads.
+template <class In>
+struct ModelFill {
+  const std::vector<In>* src;
+  int width;
+  int height;
+  const std::vector<float>* weights;
+  typename ModelShared<In>::Access raw;
+  typename ModelShared<float>::Access shared_weights;
+
+  void copy(int slot, int source_row, int source_col) const {
+    if (source_row < 0 || source_col < 0) {
+      raw.store(slot, separable::zero_value<In>());
+      return;
+    }
+    if (source_row >= height || source_col >= width)
+      throw ModelError("global read of (" + std::to_string(source_col) + ", " + std::to_string(source_row) +
+                       ") outside the " + std::to_string(width) + "×" + std::to_string(height) + " source");
+    raw.store(slot, (*src)[static_cast<std::size_t>(source_row) * width + source_col]);
+  }
+  void copy_weight(int t) const {
+    if (t < 0 || static_cast<std::size_t>(t) >= weights->size())
+      throw ModelError("weight " + std::to_string(t) + " outside the " + std::to_string(weights->size()) + " taps");
+    shared_weights.store(t, (*weights)[static_cast<std::size_t>(t)]);
+  }
+};
+
+template <class Out>
+struct ModelStore {
+  std::vector<Out>* dst;
+  std::vector<int>* writes;
+  int width;
+  int height;
+  template <class Accum>
+  void store(int x, int y, Accum value) const {
+    if (x < 0 || x >= width || y < 0 || y >= height)
+      throw ModelError("global write of (" + std::to_string(x) + ", " + std::to_string(y) + ") outside the " +
+                       std::to_string(width) + "×" + std::to_string(height) + " destination");
+    const std::size_t k = static_cast<std::size_t>(y) * width + x;
+    (*dst)[k] = FromAccum<Out>::convert(value);
+    ++(*writes)[k];
+  }
+};
+
+// ---- the model ---------------------------------------------------------------------------------
+
+// SeparableFusedKernel<P, In, kTaps> over a width × height image (row-major, no padding).
+template <class P, class In, int kTaps>
+std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vector<In>& src,
+                                   const std::vector<float>& weights) {
+  using Accum = AccumOf<In>;
+  const FusedLayout layout = fused_layout<P, In, Accum>(problem.radius);
+  // The arrays exactly as large as the layout's byte ranges make them.
+  ModelShared<float> shared_weights(layout.h_offset_bytes / sizeof(float), "weights");
+  ModelShared<Accum> h((layout.raw_offset_bytes - layout.h_offset_bytes) / sizeof(Accum), "h");
+  ModelShared<In> raw((layout.total_bytes - layout.raw_offset_bytes) / sizeof(In), "raw");
+  if (layout.h_offset_bytes % 16 != 0 || layout.raw_offset_bytes % 4 != 0)
+    throw ModelError("misaligned shared-memory layout");
+
+  std::vector<In> dst(static_cast<std::size_t>(problem.width) * problem.height);
+  std::vector<int> writes(dst.size(), 0);
+  const ModelFill<In> fill{&src, problem.width, problem.height, &weights, raw.access(), shared_weights.access()};
+  const ModelStore<In> out{&dst, &writes, problem.width, problem.height};
+
+  const long long blocks = fused_tile_count<P>(problem.width, problem.height);
+  for (long long b = 0; b < blocks; ++b) {
+    const FusedTile tile = fused_tile<P>(problem, static_cast<int>(b));
+    raw.begin_fill();
+    shared_weights.begin_fill();
+    h.begin_fill();
+    for (int t = 0; t < P::kThreads; ++t) fill_tile<P>(problem, layout, tile, t, fill);
+    raw.begin_read();  // cp.async.wait_all + __syncthreads()
+    shared_weights.begin_read();
+    for (int t = 0; t < P::kThreads; ++t) {
+      if constexpr (kTaps > 0) {
+        float w[kTaps];
+        load_register_weights(shared_weights.access(), w);
+        row_pass<P, kTaps>(problem, layout, tile, t, raw.access(), w, h.access());
+      } else {
+        row_pass<P, 0>(problem, layout, tile, t, raw.access(), shared_weights.access(), h.access());
+      }
+    }
+    h.begin_read();  // __syncthreads()
+    for (int t = 0; t < P::kThreads; ++t) {
+      if constexpr (kTaps > 0) {
+        float w[kTaps];
+        load_register_weights(shared_weights.access(), w);
+        column_pass<P, kTaps>(problem, tile, t, h.access(), w, out);
+      } else {
+        column_pass<P, 0>(problem, tile, t, h.access(), shared_weights.access(), out);
+      }
+    }
+  }
+  for (std::size_t k = 0; k < writes.size(); ++k)
+    if (writes[k] != 1)
+      throw ModelError("output (" + std::to_string(k % static_cast<std::size_t>(problem.width)) + ", " +
+                       std::to_string(k / static_cast<std::size_t>(problem.width)) + ") written " +
+                       std::to_string(writes[k]) + " times");
+  return dst;
+}
+
+// ---- images as the kernel sees them --------------------------------------------------------------
+
+template <class Pixel>
+struct StorageOf;
+template <>
+struct StorageOf<Rgba8> {
+  using type = uchar4;
+  static constexpr PixelFormat format = PixelFormat::Rgba8;
+  static uchar4 from(const Rgba8& p) { return make_uchar4(p.r, p.g, p.b, p.a); }
+  static Rgba8 to(uchar4 p) { return Rgba8{p.x, p.y, p.z, p.w}; }
+};
+template <>
+struct StorageOf<float> {
+  using type = float;
+  static constexpr PixelFormat format = PixelFormat::F32;
+  static float from(float p) { return p; }
+  static float to(float p) { return p; }
+};
+
+// Which kernel ran: the model records it so that tests can check they cover both kinds.
+struct ModelRun {
+  int max_radius = -1;  // of the kernel's policy
+  int exact_taps = -1;  // kTaps of the kernel: 0 for the run-time one
+};
+
+// separable_fused on the CPU, choosing the kernel as the launch does.
+template <class Pixel>
+Image<Pixel> model_separable_fused(const Image<Pixel>& src, const FilterParams& params, ModelRun* run = nullptr) {
+  using Storage = typename StorageOf<Pixel>::type;
+  constexpr PixelFormat F = StorageOf<Pixel>::format;
+  const int radius = params.radius();
+  if (radius > kMaxFusedRadius) throw std::invalid_argument("radius beyond separable_fused's limit");
+  const FusedProblem problem{src.width(), src.height(), radius, params.border};
+  const std::vector<float> weights = gaussian_weights_f32(params.sigma, radius);
+  std::vector<Storage> in;
+  in.reserve(src.pixel_count());
+  for (const Pixel& p : src.pixels()) in.push_back(StorageOf<Pixel>::from(p));
+  std::vector<Storage> out;
+  dispatch_fused_kernel<F>(radius, [&](auto policy, auto taps) {
+    using P = typename decltype(policy)::type;
+    constexpr int kTaps = decltype(taps)::value;
+    if (run) *run = {P::kMaxRadius, kTaps};
+    out = model_fused_kernel<P, Storage, kTaps>(problem, in, weights);
+  });
+  Image<Pixel> image(src.width(), src.height());
+  for (int y = 0; y < src.height(); ++y)
+    for (int x = 0; x < src.width(); ++x)
+      image.at(x, y) = StorageOf<Pixel>::to(out[static_cast<std::size_t>(y) * src.width() + x]);
+  return image;
+}
+
+// ---- the plain loop the model must reproduce ----------------------------------------------------------
+
+// Per output and channel, fmaf over the 2r + 1 taps in ascending order, border_index for every
+// sample; rows first into a float intermediate, then columns.
+template <class Pixel>
+Image<Pixel> plain_separable(const Image<Pixel>& src, const FilterParams& params) {
+  const int width = src.width(), height = src.height();
+  const int channels = channel_count(Image<Pixel>::format());
+  const int radius = params.radius();
+  const std::vector<float> w = gaussian_weights_f32(params.sigma, radius);
+  const ConstImageView view = src.view();
+  std::vector<float> rows(static_cast<std::size_t>(width) * height * channels);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < channels; ++c) {
+        float acc = 0.0f;
+        for (int t = 0; t <= 2 * radius; ++t) {
+          const int s = border_index(x + t - radius, width, params.border);
+          const float v = s < 0 ? 0.0f : static_cast<float>(channel_value(view, s, y, c));
+          acc = std::fmaf(w[static_cast<std::size_t>(t)], v, acc);
+        }
+        rows[(static_cast<std::size_t>(y) * width + x) * channels + c] = acc;
+      }
+  Image<Pixel> out(width, height);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      float result[4] = {0, 0, 0, 0};
+      for (int c = 0; c < channels; ++c) {
+        float acc = 0.0f;
+        for (int t = 0; t <= 2 * radius; ++t) {
+          const int s = border_index(y + t - radius, height, params.border);
+          const float v = s < 0 ? 0.0f : rows[(static_cast<std::size_t>(s) * width + x) * channels + c];
+          acc = std::fmaf(w[static_cast<std::size_t>(t)], v, acc);
+        }
+        result[c] = acc;
+      }
+      if constexpr (std::is_same_v<Pixel, Rgba8>)
+        out.at(x, y) = Rgba8{to_unorm8(result[0]), to_unorm8(result[1]), to_unorm8(result[2]), to_unorm8(result[3])};
+      else
+        out.at(x, y) = result[0];
+    }
+  return out;
+}
+
+// "" when identical (bit for bit for F32, so a -0 against a +0 counts too), else the first difference.
+template <class Pixel>
+std::string first_difference(const Image<Pixel>& a, const Image<Pixel>& b) {
+  for (int y = 0; y < a.height(); ++y)
+    for (int x = 0; x < a.width(); ++x) {
+      bool same;
+      if constexpr (std::is_same_v<Pixel, float>)
+        same = std::memcmp(&a.at(x, y), &b.at(x, y), sizeof(float)) == 0;
+      else
+        same = a.at(x, y) == b.at(x, y);
+      if (!same) {
+        const int channels = channel_count(Image<Pixel>::format());
+        std::string text = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "):";
+        for (int c = 0; c < channels; ++c)
+          text += " " + std::to_string(channel_value(a.view(), x, y, c)) + " vs " +
+                  std::to_string(channel_value(b.view(), x, y, c));
+        return text;
+      }
+    }
+  return "";
+}
+
+FilterParams radius_params(int radius, BorderMode border) {
+  FilterParams params;
+  params.sigma = std::clamp(radius / 4.0, kMinSigma, kMaxSigma);
+  params.fixed_radius = radius;
+  params.border = border;
+  return params;
+}
+
+FilterParams sigma_params(double sigma, BorderMode border) {
+  FilterParams params;
+  params.sigma = sigma;
+  params.border = border;
+  return params;
+}
+
+std::string where(int width, int height, const FilterParams& params, const char* format) {
+  return std::to_string(width) + "×" + std::to_string(height) + " " + format + ", " + describe(params);
+}
+
+template <class Pixel>
+Image<Pixel> random_image(int width, int height, std::uint32_t seed);
+template <>
+ImageRgba8 random_image<Rgba8>(int width, int height, std::uint32_t seed) {
+  return make_random_rgba8(width, height, seed);
+}
+template <>
+ImageF32 random_image<float>(int width, int height, std::uint32_t seed) {
+  return make_random_f32(width, height, seed);
+}
+
+// The model against the plain loop, bit for bit, every border; returns the number of cases run.
+template <class Pixel>
+int check_model_matches_plain_loop(int width, int height, const std::vector<int>& radii, const char* format) {
+  int cases = 0;
+  const Image<Pixel> src = random_image<Pixel>(width, height, static_cast<std::uint32_t>(width * 131 + height));
+  for (const int radius : radii)
+    for (const BorderMode border : kAllBorderModes) {
+      const FilterParams params = radius_params(radius, border);
+      try {
+        EXPECT_EQ(first_difference(model_separable_fused(src, params), plain_separable(src, params)), "")
+            << where(width, height, params, format);
+      } catch (const ModelError& e) {
+        ADD_FAILURE() << where(width, height, params, format) << ": " << e.what();
+      }
+      ++cases;
+    }
+  return cases;
+}
+
+// ---- tests: the pieces ----------------------------------------------------------------------------
+
+template <int N, int kTaps>
+void expect_window_is_the_direct_sum(int taps) {
+  std::vector<float> samples(200), weights(140);
+  for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = std::sin(0.37f * static_cast<float>(i)) * 3.0f;
+  for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = 1.0f / (1.0f + static_cast<float>(i));
+  float acc[N], expected[N];
+  for (int j = 0; j < N; ++j) acc[j] = expected[j] = 0.25f * static_cast<float>(j) - 0.5f;
+  std::vector<int> calls;
+  const auto sample = [&](int i) {
+    calls.push_back(i);
+    return samples[static_cast<std::size_t>(i)];
+  };
+  fused_window<N, kTaps>(acc, weights.data(), taps, sample);
+  const int used_taps = kTaps > 0 ? kTaps : taps;
+  for (int j = 0; j < N; ++j)
+    for (int t = 0; t < used_taps; ++t)
+      expected[j] = std::fmaf(weights[static_cast<std::size_t>(t)], samples[static_cast<std::size_t>(t + j)], expected[j]);
+  for (int j = 0; j < N; ++j)
+    EXPECT_EQ(acc[j], expected[j]) << "N " << N << ", taps " << used_taps << ", output " << j;
+  // Each sample once, in order: taps + N - 1 of them, no padding.
+  ASSERT_EQ(static_cast<int>(calls.size()), used_taps + N - 1) << "N " << N << ", taps " << used_taps;
+  for (int i = 0; i < static_cast<int>(calls.size()); ++i) EXPECT_EQ(calls[static_cast<std::size_t>(i)], i);
+}
+
+TEST(SeparableFusedWindow, EqualsTheDirectSumInTheSameOrderForEveryTapCount) {
+  // Run-time tap counts on both sides of every multiple of the window (the tail of 1 to N - 1 taps).
+  for (int taps = 1; taps <= 2 * kMaxFusedRadius + 1; taps += 2) {
+    expect_window_is_the_direct_sum<4, 0>(taps);
+    expect_window_is_the_direct_sum<8, 0>(taps);
+  }
+  // Compile-time tap counts (the argument is ignored).
+  expect_window_is_the_direct_sum<4, 1>(99);
+  expect_window_is_the_direct_sum<4, 7>(99);
+  expect_window_is_the_direct_sum<4, 9>(99);
+  expect_window_is_the_direct_sum<8, 7>(99);
+  expect_window_is_the_direct_sum<8, 17>(99);
+}
+
+TEST(SeparableFusedKernelChoice, CompiledRadiiUpToEightThenTheRunTimeKernel) {
+  for (int radius = 0; radius <= kMaxFusedRadius; ++radius) {
+    int calls = 0, taps = -1, max_radius = -1;
+    dispatch_fused_kernel<PixelFormat::F32>(radius, [&](auto policy, auto k) {
+      ++calls;
+      taps = decltype(k)::value;
+      max_radius = decltype(policy)::type::kMaxRadius;
+    });
+    EXPECT_EQ(calls, 1) << "radius " << radius;
+    EXPECT_EQ(taps, radius <= kMaxExactRadius ? 2 * radius + 1 : 0) << "radius " << radius;
+    EXPECT_GE(max_radius, radius);
+  }
+}
+
+template <class P, class In>
+void expect_layouts_fit(int min_radius, unsigned limit, const char* name) {
+  using Accum = AccumOf<In>;
+  unsigned last = 0;
+  for (int radius = min_radius; radius <= P::kMaxRadius; ++radius) {
+    const FusedLayout layout = fused_layout<P, In, Accum>(radius);
+    EXPECT_EQ(layout.rows, P::kTileH + 2 * radius);
+    EXPECT_EQ(layout.raw_pitch % 2, 1) << name << ": raw pitch at radius " << radius;
+    EXPECT_GE(layout.raw_pitch, P::kTileW + 2 * radius);
+    // The weights (in room for whole quads, so that h starts 16-byte aligned), h, raw: nothing more.
+    EXPECT_EQ(layout.weight_slots % 4, 0);
+    EXPECT_LT(layout.weight_slots - layout.taps, 4);
+    EXPECT_EQ(layout.h_offset_bytes, static_cast<unsigned>(4 * layout.weight_slots));
+    EXPECT_EQ(layout.raw_offset_bytes - layout.h_offset_bytes, static_cast<unsigned>(layout.rows * P::kHPitch * sizeof(Accum)));
+    EXPECT_EQ(layout.total_bytes - layout.raw_offset_bytes,
+              static_cast<unsigned>(layout.rows * layout.raw_pitch * sizeof(In)));
+    EXPECT_GT(layout.total_bytes, last) << name << ": shared memory must grow with the radius";
+    last = layout.total_bytes;
+  }
+  EXPECT_LE(last, limit) << name << " at radius " << P::kMaxRadius;
+}
+
+TEST(SeparableFusedPolicy, SharedMemoryFitsAndTheLargestRadiusFitsAnH100) {
+  EXPECT_EQ(F32Small::kHPitch % 2, 1);
+  EXPECT_EQ(RgbaLarge::kHPitch % 2, 1);
+  // The compiled-radius kernels (0–8) fit even a Turing block; the run-time kernels fit an H100 block
+  // up to kMaxFusedRadius.
+  expect_layouts_fit<F32Small, float>(0, kTuringSharedPerBlock, "f32 small");
+  expect_layouts_fit<RgbaSmall, uchar4>(0, kTuringSharedPerBlock, "rgba8 small");
+  expect_layouts_fit<F32Large, float>(kMaxExactRadius + 1, kH100SharedPerBlock, "f32 large");
+  expect_layouts_fit<RgbaLarge, uchar4>(kMaxExactRadius + 1, kH100SharedPerBlock, "rgba8 large");
+  EXPECT_EQ(F32Large::kMaxRadius, kMaxFusedRadius);
+  EXPECT_EQ(RgbaLarge::kMaxRadius, kMaxFusedRadius);
+  EXPECT_EQ(F32Small::kMaxRadius, kMaxExactRadius);
+  // One more radius would not fit an H100 block with the RGBA8 tile: the limit is the shared memory.
+  using Accum = AccumOf<uchar4>;
+  const unsigned beyond = fused_layout<RgbaLarge, uchar4, Accum>(kMaxFusedRadius + 2).total_bytes;
+  EXPECT_GT(beyond, kH100SharedPerBlock);
+}
+
+// Bank conflicts of one warp instruction: lane l reads element `index(l)` of 4-byte words (or 16-byte
+// float4s); a request is served in 128-byte wavefronts: 32 lanes of words need 32 different banks,
+// each quarter warp of float4s 8 different 16-byte groups.
+template <class Index>
+int max_wavefronts(int element_words, const Index& index) {
+  const int lanes_per_wavefront = 32 / element_words;
+  int worst = 1;
+  for (int first = 0; first < 32; first += lanes_per_wavefront) {
+    std::vector<std::set<int>> per_bank(32 / element_words);
+    for (int lane = first; lane < first + lanes_per_wavefront; ++lane) {
+      const int element = index(lane);
+      per_bank[static_cast<std::size_t>(element % (32 / element_words))].insert(element);
+    }
+    for (const auto& addresses : per_bank) worst = std::max(worst, static_cast<int>(addresses.size()));
+  }
+  return worst;
+}
+
+template <class P, int kAccumWords>
+void expect_row_pass_conflict_free(int radius, const char* name) {
+  const FusedLayout layout = fused_layout<P, float, float>(radius);
+  // A warp of the row pass of an inner tile: 32 consecutive items from any first item, every tap.
+  const int rows = layout.rows;
+  for (int first = 0; first < rows * P::kRowGroups; first += 7)
+    for (int i = 0; i < layout.taps + P::kRowOutputs - 1; ++i) {
+      const auto raw_index = [&](int lane) {
+        const int item = first + lane;
+        return (item % rows) * layout.raw_pitch + (item / rows) * P::kRowOutputs + i;
+      };
+      // At most 2 wavefronts: a warp whose items wrap into the next row group may meet itself once.
+      EXPECT_LE(max_wavefronts(1, raw_index), 2) << name << ", radius " << radius << ", item " << first;
+      const bool one_group = (first / rows) == ((first + 31) / rows);
+      if (one_group) {
+        EXPECT_EQ(max_wavefronts(1, raw_index), 1) << name << ", radius " << radius;
+      }
+    }
+  for (int first = 0; first + 31 < rows; ++first)
+    for (int j = 0; j < P::kRowOutputs; ++j)
+      EXPECT_EQ(max_wavefronts(kAccumWords, [&](int lane) { return (first + lane) * P::kHPitch + j; }), 1)
+          << name << ": h writes";
+}
+
+TEST(SeparableFusedPolicy, RowPassReadsAndWritesWithoutBankConflicts) {
+  for (const int radius : {0, 3, 4, 8}) {
+    expect_row_pass_conflict_free<F32Small, 1>(radius, "f32 small");
+    expect_row_pass_conflict_free<RgbaSmall, 4>(radius, "rgba8 small");
+  }
+  for (const int radius : {9, 20, 33, 64}) {
+    expect_row_pass_conflict_free<F32Large, 1>(radius, "f32 large");
+    expect_row_pass_conflict_free<RgbaLarge, 4>(radius, "rgba8 large");
+  }
+}
+
+template <class P>
+void expect_tiles_cover_every_pixel_once(int width, int height) {
+  std::vector<int> owners(static_cast<std::size_t>(width) * height, 0);
+  const FusedProblem problem{width, height, 3, BorderMode::Reflect};
+  const long long blocks = fused_tile_count<P>(width, height);
+  for (long long b = 0; b < blocks; ++b) {
+    const FusedTile tile = fused_tile<P>(problem, static_cast<int>(b));
+    EXPECT_EQ(tile.x0 % P::kTileW, 0);
+    EXPECT_EQ(tile.y0 % P::kTileH, 0);
+    const FusedExtent e = fused_extent<P>(problem, tile);
+    EXPECT_GT(e.outputs_w, 0);
+    EXPECT_GT(e.outputs_h, 0);
+    for (int y = tile.y0; y < tile.y0 + e.outputs_h; ++y)
+      for (int x = tile.x0; x < tile.x0 + e.outputs_w; ++x) ++owners[static_cast<std::size_t>(y) * width + x];
+  }
+  EXPECT_TRUE(std::all_of(owners.begin(), owners.end(), [](int n) { return n == 1; })) << width << "×" << height;
+}
+
+TEST(SeparableFusedPolicy, TilesCoverEveryPixelOnceAndTheLargestImagesFitTheGrid) {
+  for (const auto& [w, h] : {std::pair{1, 1}, {1, 300}, {300, 1}, {7, 5}, {64, 64}, {65, 129}, {131, 257}}) {
+    expect_tiles_cover_every_pixel_once<F32Small>(w, h);
+    expect_tiles_cover_every_pixel_once<F32Large>(w, h);
+    expect_tiles_cover_every_pixel_once<RgbaSmall>(w, h);
+  }
+  for (const auto& [w, h] : {std::pair{1, 1 << 30}, {1 << 30, 1}, {32768, 32768}, {33, 32537631}}) {
+    EXPECT_LE(fused_tile_count<RgbaSmall>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(fused_tile_count<F32Small>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(fused_tile_count<F32Large>(w, h), 0x7fffffffLL) << w << "×" << h;
+  }
+}
+
+TEST(SeparableFusedModel, CheckedMemoryCatchesWhatItShould) {
+  // The checks themselves: a model that cannot fail proves nothing.
+  ModelShared<float> shared(4, "test");
+  shared.begin_fill();
+  shared.access().store(1, 2.0f);
+  EXPECT_THROW(shared.access().store(1, 3.0f), ModelError);         // race
+  EXPECT_THROW(shared.access().store(4, 3.0f), ModelError);         // outside
+  EXPECT_THROW(static_cast<void>(shared.access()[1]), ModelError);  // read while filling
+  shared.begin_read();
+  EXPECT_EQ(shared.access()[1], 2.0f);
+  EXPECT_THROW(static_cast<void>(shared.access()[0]), ModelError);  // never filled
+  EXPECT_THROW(shared.access().store(0, 1.0f), ModelError);         // write while reading
+  const std::vector<float> image(6, 1.0f), weights(3, 0.5f);
+  ModelShared<float> raw(8, "raw"), w(3, "w");
+  raw.begin_fill();
+  w.begin_fill();
+  const ModelFill<float> fill{&image, 3, 2, &weights, raw.access(), w.access()};
+  EXPECT_THROW(fill.copy(0, 2, 0), ModelError);  // row 2 of a 2-row source
+  EXPECT_THROW(fill.copy(0, 0, 3), ModelError);
+  EXPECT_THROW(fill.copy_weight(3), ModelError);
+  fill.copy(5, -1, 2);  // 'constant' outside: a zero
+  raw.begin_read();
+  EXPECT_EQ(raw.access()[5], 0.0f);
+}
+
+TEST(SeparableFusedModel, ARaceOrAMissingFillIsCaught) {
+  // A fill that skips the last raw column, and a row pass that writes every row's first window twice:
+  // the model must throw, not return an image.
+  using P = F32Small;
+  const FusedProblem problem{5, 3, 2, BorderMode::Reflect};
+  const FusedLayout layout = fused_layout<P, float, float>(problem.radius);
+  ModelShared<float> raw(layout.rows * static_cast<std::size_t>(layout.raw_pitch), "raw");
+  ModelShared<float> h(layout.rows * static_cast<std::size_t>(P::kHPitch), "h");
+  const std::vector<float> w = gaussian_weights_f32(1.0, problem.radius);
+  const FusedTile tile{0, 0};
+  const FusedExtent e = fused_extent<P>(problem, tile);
+  raw.begin_fill();
+  for (int row = 0; row < e.rows; ++row)
+    for (int col = 0; col + 1 < e.cols; ++col) raw.access().store(row * layout.raw_pitch + col, 1.0f);
+  raw.begin_read();
+  h.begin_fill();
+  EXPECT_THROW((row_pass<P, 5>(problem, layout, tile, 0, raw.access(), w.data(), h.access())), ModelError);
+  ModelShared<float> h2(layout.rows * static_cast<std::size_t>(P::kHPitch), "h");
+  h2.begin_fill();
+  ModelShared<float> full(layout.rows * static_cast<std::size_t>(layout.raw_pitch), "raw");
+  full.begin_fill();
+  for (int row = 0; row < e.rows; ++row)
+    for (int col = 0; col < e.cols; ++col) full.access().store(row * layout.raw_pitch + col, 1.0f);
+  full.begin_read();
+  row_pass<P, 5>(problem, layout, tile, 1, full.access(), w.data(), h2.access());
+  EXPECT_THROW((row_pass<P, 5>(problem, layout, tile, 1, full.access(), w.data(), h2.access())), ModelError);
+}
+
+// ---- tests: the model against the plain loop, bit for bit --------------------------------------------
+
+TEST(SeparableFusedModel, OddSizesEveryBorderEveryKindOfKernel) {
+  // Radii: 0, the compiled ones around the window sizes (4, 8) and the largest compiled one (8), the
+  // run-time kernel's first (9), a tail of every length, and the largest (64); most exceed the image.
+  const std::vector<int> radii = {0, 1, 3, 4, 8, 9, 10, 17, 64};
+  int cases = 0;
+  for (const auto& [w, h] : {std::pair{1, 1}, {1, 13}, {13, 1}, {7, 5}, {2, 3}, {17, 11}}) {
+    cases += check_model_matches_plain_loop<Rgba8>(w, h, radii, "rgba8");
+    cases += check_model_matches_plain_loop<float>(w, h, radii, "f32");
+  }
+  EXPECT_EQ(cases, 6 * 2 * 9 * 5);
+}
+
+TEST(SeparableFusedModel, PrimeSizesLargerThanATile) {
+  // Several tiles in both directions, partial tiles at the right and bottom edges.
+  check_model_matches_plain_loop<Rgba8>(67, 131, {1, 4, 5, 8, 12, 31}, "rgba8");
+  check_model_matches_plain_loop<float>(131, 67, {2, 3, 7, 8, 13, 29}, "f32");
+  check_model_matches_plain_loop<float>(37, 139, {6, 20}, "f32");
+  check_model_matches_plain_loop<Rgba8>(139, 37, {6, 20}, "rgba8");
+}
+
+TEST(SeparableFusedModel, LargestRadiusOnLinesAndTilesItExceedsManyTimes) {
+  check_model_matches_plain_loop<Rgba8>(1, 97, {kMaxFusedRadius}, "rgba8");
+  check_model_matches_plain_loop<float>(97, 1, {kMaxFusedRadius}, "f32");
+  check_model_matches_plain_loop<float>(41, 29, {kMaxFusedRadius, 63}, "f32");
+  check_model_matches_plain_loop<Rgba8>(29, 41, {kMaxFusedRadius}, "rgba8");
+}
+
+TEST(SeparableFusedModel, ChoosesTheCompiledKernelUpToRadiusEight) {
+  const ImageF32 image = make_random_f32(9, 9, 1);
+  ModelRun run;
+  model_separable_fused(image, radius_params(8, BorderMode::Reflect), &run);
+  EXPECT_EQ(run.exact_taps, 17);
+  EXPECT_EQ(run.max_radius, kMaxExactRadius);
+  model_separable_fused(image, radius_params(9, BorderMode::Reflect), &run);
+  EXPECT_EQ(run.exact_taps, 0);
+  EXPECT_EQ(run.max_radius, kMaxFusedRadius);
+}
+
+TEST(SeparableFusedModel, NonFiniteSourceValuesStayWithinTheRadius) {
+  // No zero-weight padding: an infinity reaches exactly the pixels within r of it in each direction.
+  ImageF32 image(23, 19, 0.5f);
+  image.at(11, 9) = std::numeric_limits<float>::infinity();
+  for (const int radius : {2, 3, 9, 10}) {
+    const ImageF32 out = model_separable_fused(image, radius_params(radius, BorderMode::Constant));
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x) {
+        const bool reached = std::abs(x - 11) <= radius && std::abs(y - 9) <= radius;
+        EXPECT_EQ(std::isfinite(out.at(x, y)), !reached) << "radius " << radius << ", pixel (" << x << ", " << y << ")";
+      }
+  }
+}
+
+// ---- tests: accuracy against the float64 reference ----------------------------------------------------
+
+template <class Pixel>
+Image<Pixel> crop(const Image<Pixel>& image, const Rect& r) {
+  Image<Pixel> out(r.width, r.height);
+  for (int y = 0; y < r.height; ++y)
+    for (int x = 0; x < r.width; ++x) out.at(x, y) = image.at(r.x + x, r.y + y);
+  return out;
+}
+
+const ImageRgba8& astronaut() {
+  static const ImageRgba8 image = load_image(test::test_data_path("astronaut.png")).image;
+  return image;
+}
+
+template <class Pixel>
+double error_against_reference(const Image<Pixel>& src, const Image<Pixel>& result, const FilterParams& params) {
+  const AccuracyStats stats =
+      compare_with_reference(result.view(), reference_gaussian(src.view(), params), default_peak(Image<Pixel>::format()));
+  EXPECT_EQ(stats.nonfinite, 0u);
+  return std::is_same_v<Pixel, Rgba8> ? stats.max_abs_error : stats.max_relative_error;
+}
+
+TEST(SeparableFusedAccuracy, ModelMeetsTheBoundOnPhotosAndNoise) {
+  // Sigma 16 at truncate 4 is radius 64, the largest.
+  const ImageRgba8 photo = crop(astronaut(), Rect{150, 40, 72, 56});
+  const ImageF32 photo_grey = to_grey_f32(photo);
+  const ImageF32 noise = make_random_f32(41, 29, 7);
+  const std::unique_ptr<Method> method = find_method("separable_fused")->create();
+  for (const double sigma : {0.3, 1.0, 2.0, 2.5, 9.0, 16.0})
+    for (const BorderMode border : kAllBorderModes) {
+      const FilterParams params = sigma_params(sigma, border);
+      const AccuracyBound bound = method->accuracy_bound({photo.width(), photo.height(), PixelFormat::Rgba8, params});
+      EXPECT_LE(error_against_reference(photo, model_separable_fused(photo, params), params), bound.max_error_8bit)
+          << "photo rgba8, " << describe(params);
+      EXPECT_LE(error_against_reference(photo_grey, model_separable_fused(photo_grey, params), params),
+                bound.max_relative_error)
+          << "photo f32, " << describe(params);
+      EXPECT_LE(error_against_reference(noise, model_separable_fused(noise, params), params), bound.max_relative_error)
+          << "noise f32, " << describe(params);
+    }
+}
+
+TEST(SeparableFusedAccuracy, FlatImagesStayFlat) {
+  const ImageF32 flat(37, 23, 0.7f);
+  const ImageRgba8 flat_rgba(37, 23, Rgba8{200, 13, 255, 0});
+  for (const double sigma : {0.5, 1.0, 3.0, 16.0})
+    for (const BorderMode border : {BorderMode::Reflect, BorderMode::Mirror, BorderMode::Nearest, BorderMode::Wrap}) {
+      const FilterParams params = sigma_params(sigma, border);
+      const ImageF32 out = model_separable_fused(flat, params);
+      for (const float v : out.pixels()) ASSERT_NEAR(v, 0.7f, 1e-6f) << describe(params);
+      EXPECT_EQ(first_difference(model_separable_fused(flat_rgba, params), flat_rgba), "") << describe(params);
+    }
+}
+
+// Prints the table in separable_fused.cu's header.
+TEST(SeparableFusedAccuracy, DISABLED_Table) {
+  const ImageRgba8 photo = crop(astronaut(), Rect{150, 30, 160, 128});
+  const ImageF32 photo_grey = to_grey_f32(photo);
+  const ImageF32 stars = crop(to_grey_f32(load_image(test::test_data_path("hubble_deep_field.jpg")).image),
+                              Rect{400, 300, 160, 128});
+  const ImageRgba8 noise_rgba = make_random_rgba8(61, 47, 3);
+  const ImageF32 noise = make_random_f32(61, 47, 3);
+  std::printf("sigma  | F32 max rel. error: reflect mirror nearest constant wrap | RGBA8 max levels: r m n c w\n");
+  for (const double sigma : {0.3, 1.0, 2.0, 5.0, 10.0, 16.0}) {
+    std::printf("%6.1f |", sigma);
+    double levels[5] = {};
+    int i = 0;
+    for (const BorderMode border : kAllBorderModes) {
+      const FilterParams params = sigma_params(sigma, border);
+      double relative = 0;
+      for (const ImageF32* image : {&photo_grey, &stars, &noise})
+        relative = std::max(relative, error_against_reference(*image, model_separable_fused(*image, params), params));
+      for (const ImageRgba8* image : {&photo, &noise_rgba})
+        levels[i] = std::max(levels[i], error_against_reference(*image, model_separable_fused(*image, params), params));
+      std::printf(" %.1e", relative);
+      std::fflush(stdout);
+      ++i;
+    }
+    std::printf(" |");
+    for (const double l : levels) std::printf(" %.4f", l);
+    std::printf("\n");
+  }
+}
+
+// ---- tests: what the method refuses ----------------------------------------------------------------
+
+TEST(SeparableFusedMethod, RefusesRadiiBeyondItsLimitUpFrontAndNamesTheAlternative) {
+  const MethodEntry* entry = find_method("separable_fused");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->info.backend, Backend::Cuda);
+  const std::unique_ptr<Method> method = entry->create();
+  for (const PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32})
+    for (const BorderMode border : kAllBorderModes) {
+      FilterProblem problem{640, 480, format, radius_params(kMaxFusedRadius + 1, border)};
+      const std::string reason = method->unsupported_reason(problem);
+      EXPECT_NE(reason.find("radius 65 exceeds separable_fused's 64"), std::string::npos) << reason;
+      EXPECT_NE(reason.find("use separable_shared"), std::string::npos) << reason;
+      try {
+        method->prepare(problem);
+        ADD_FAILURE() << "prepare accepted radius 65";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+      }
+      // Sigma 20 at the default truncate is radius 80: refused the same way.
+      problem.params = sigma_params(20.0, border);
+      EXPECT_NE(method->unsupported_reason(problem).find("radius 80 exceeds"), std::string::npos);
+      // Without a device there is no device limit to meet: the largest radius and tiny images pass.
+      // (With one, only a GPU with less shared memory per block than an H100 refuses, naming it.)
+      if (!cuda_device_status().available) {
+        for (const auto& [w, h] : {std::pair{1, 1}, {1, 5000}, {5000, 1}}) {
+          problem = {w, h, format, radius_params(kMaxFusedRadius, border)};
+          EXPECT_EQ(method->unsupported_reason(problem), "") << w << "×" << h;
+          problem.params = radius_params(0, border);
+          EXPECT_EQ(method->unsupported_reason(problem), "") << w << "×" << h;
+        }
+      }
+    }
+  // The registry's own checks (invalid sigma, empty image, radius beyond 2000) come first.
+  FilterProblem nan_sigma{16, 16, PixelFormat::F32, {}};
+  nan_sigma.params.sigma = std::nan("");
+  EXPECT_EQ(method->unsupported_reason(nan_sigma).find("separable_fused"), std::string::npos);
+  EXPECT_FALSE(method->unsupported_reason(nan_sigma).empty());
+}
+
+}  // namespace
+}  // namespace gausslab
