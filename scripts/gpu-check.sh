@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole GPU check, run ON THE GPU MACHINE from the repository root, after this machine ran
-#   scripts/gpu-check.sh --prepare        (build/ must be built; fills .gpu/ with ../shared/gpu/prepare.sh)
+#   scripts/gpu-check.sh --prepare        (builds build-h100/ for sm_90; fills .gpu/ with ../shared/gpu/prepare.sh)
 # and the device tool was called with carry [".gpu"]:
 #   bash scripts/gpu-check.sh tests viewer filter      (first call: correctness and the viewer)
-#   bash scripts/gpu-check.sh sanitizer bench          (second call: sanitizers and the benchmark)
+#   bash scripts/gpu-check.sh viewer sanitizer         (second call: the sanitizers)
+#   bash scripts/gpu-check.sh racecheck bench          (third call: racecheck and the benchmark)
+#   GAUSSLAB_RACECHECK_METHODS=shared_2d GAUSSLAB_RACECHECK_SECONDS=270 bash scripts/gpu-check.sh racecheck
 # Stages write their logs to $OUT/logs (packed into $OUT/logs.tar.gz at the end, as the device tool
 # returns few files) and their images and results next to them. Each stage has its own time limit,
 # so one stuck stage cannot take the others' time. Exit status: the number of stages that failed.
@@ -12,8 +14,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 if [ "${1:-}" = "--prepare" ]; then
-  exec bash ../shared/gpu/prepare.sh build/tests/gpu/gausslab_gpu_tests build/tests/ui/gausslab_ui_tests \
-    build/tests/ui/gausslab_ui_check build/app/gausslab build/filter/gausslab-filter build/bench/gausslab-bench
+  # The kit must stay under 64 MiB: each binary carries its own fatbin, so the kit is built for the
+  # H100 alone (sm_90) in its own folder; build/ keeps every architecture.
+  build=${GAUSSLAB_BUILD_DIR:-build-h100}
+  GAUSSLAB_BUILD_DIR=$build bash scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90-real >/dev/null || exit 1
+  exec bash ../shared/gpu/prepare.sh $build/tests/gpu/gausslab_gpu_tests $build/tests/ui/gausslab_ui_tests \
+    $build/tests/ui/gausslab_ui_check $build/app/gausslab $build/filter/gausslab-filter $build/bench/gausslab-bench
 fi
 
 OUT=${OUT:-$root/gpu-check-out}
@@ -55,7 +61,7 @@ for what in "$@"; do
       for m in $gpu_methods; do
         for s in 2 16; do
           stage "viewer-result-$m-sigma$s" 60 bash -c "bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 10 \
-            --method $m --sigma $s --screenshot $shots/$m-$s.png && .gpu/bin/gausslab_ui_check result \
+            --method $m --sigma $s --screenshot $shots/$m-$s.png && bash .gpu/run.sh .gpu/bin/gausslab_ui_check result \
             $shots/$m-$s.png assets/astronaut.png cpu_separable $s reflect 4"
         done
       done
@@ -81,19 +87,38 @@ for what in "$@"; do
         --filter .gpu/bin/gausslab-filter --images tests/data --methods gpu --out "$OUT/logs/filter-vs-scipy"
       ;;
     sanitizer)
-      # Quick subset (small odd sizes, sigmas up to 33, every border and format); racecheck is the
-      # slowest tool (shared_2d's tiles take seconds a run under it), so it gets the most time.
-      for tool in memcheck racecheck initcheck synccheck; do
-        limit=90; [ $tool = racecheck ] && limit=300
-        stage "sanitizer-$tool" $limit env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh compute-sanitizer \
+      # Quick subset (small odd sizes, sigmas up to 33, every border and format), every method at once.
+      for tool in memcheck initcheck synccheck; do
+        stage "sanitizer-$tool" 120 env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh compute-sanitizer \
           --tool "$tool" --error-exitcode 3 .gpu/bin/gausslab_gpu_tests --gtest_filter='*GpuAccuracy*'
+      done
+      ;;
+    racecheck)
+      # racecheck is the slowest tool: one method a stage, so one slow method cannot hide the others'
+      # results. shared_2d needs a call of its own: at sigma 33 (radius 132, 81 chunks of taps, each
+      # staged and read through shared memory) one 127x61 case takes minutes under racecheck. So its
+      # 1x1 cases run every quick sigma (0.1, 1, 8, 33: one chunk and many), and every other size runs
+      # sigmas 0.1, 1 and 8 (8 is already 9 chunks, the same barrier path as 33):
+      #   GAUSSLAB_RACECHECK_METHODS=shared_2d GAUSSLAB_RACECHECK_SECONDS=270 bash scripts/gpu-check.sh racecheck
+      for m in ${GAUSSLAB_RACECHECK_METHODS:-$gpu_methods}; do
+        if [ "$m" = shared_2d ]; then
+          stage "racecheck-$m-1x1" "${GAUSSLAB_RACECHECK_SECONDS:-70}" env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh \
+            compute-sanitizer --tool racecheck --error-exitcode 3 .gpu/bin/gausslab_gpu_tests \
+            --gtest_filter="*GpuAccuracy*_1x1__$m"
+          stage "racecheck-$m-sigma-to-8" "${GAUSSLAB_RACECHECK_SECONDS:-70}" env GAUSSLAB_GPU_TESTS_QUICK=1 \
+            GAUSSLAB_GPU_TESTS_SIGMAS=0.1,1,8 bash .gpu/run.sh compute-sanitizer --tool racecheck --error-exitcode 3 \
+            .gpu/bin/gausslab_gpu_tests --gtest_filter="*GpuAccuracy*__$m:-*_1x1__$m"
+          continue
+        fi
+        stage "racecheck-$m" "${GAUSSLAB_RACECHECK_SECONDS:-70}" env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh compute-sanitizer \
+          --tool racecheck --error-exitcode 3 .gpu/bin/gausslab_gpu_tests --gtest_filter="*GpuAccuracy*__$m"
       done
       ;;
     bench)
       stage bench 560 bash .gpu/run.sh .gpu/bin/gausslab-bench --sigma-sweep --budget-seconds 500 \
         --out "$OUT/results"
       ;;
-    *) echo "unknown stage '$what' (tests, viewer, filter, sanitizer, bench)" >&2; failed=$((failed + 1)) ;;
+    *) echo "unknown stage '$what' (tests, viewer, filter, sanitizer, racecheck, bench)" >&2; failed=$((failed + 1)) ;;
   esac
 done
 

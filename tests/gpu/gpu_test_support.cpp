@@ -54,6 +54,26 @@ bool quick_mode() {
   return quick;
 }
 
+const std::vector<double>& sigma_override() {
+  static const std::vector<double> sigmas = [] {
+    std::vector<double> parsed;
+    const char* value = std::getenv("GAUSSLAB_GPU_TESTS_SIGMAS");
+    if (!value || !*value) return parsed;
+    std::stringstream list(value);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+      char* end = nullptr;
+      const double sigma = std::strtod(item.c_str(), &end);
+      if (item.empty() || *end != '\0' || !(sigma >= 0.1 && sigma <= 200.0))
+        throw std::invalid_argument("GAUSSLAB_GPU_TESTS_SIGMAS='" + std::string(value) +
+                                    "': each item must be a sigma from 0.1 to 200, comma-separated (e.g. 0.1,1,8)");
+      parsed.push_back(sigma);
+    }
+    return parsed;
+  }();
+  return sigmas;
+}
+
 TestStream::TestStream() { GAUSSLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
 
 TestStream::~TestStream() {
@@ -151,6 +171,14 @@ std::uint32_t seed_of(const std::string& name) {
 
 }  // namespace
 
+namespace {
+std::vector<ImageCase> with_sigma_override(std::vector<ImageCase> cases) {
+  if (!sigma_override().empty())
+    for (ImageCase& image_case : cases) image_case.sigmas = sigma_override();
+  return cases;
+}
+}  // namespace
+
 void PrintTo(const ImageCase& image_case, std::ostream* out) { *out << image_case.name; }
 
 std::vector<ImageCase> accuracy_cases() {
@@ -164,7 +192,7 @@ std::vector<ImageCase> accuracy_cases() {
     // Small enough for compute-sanitizer (about 100× slower); sigma 33 still reaches past every side.
     const std::vector<double> sigmas = {0.1, 1.0, 8.0, 33.0};
     for (auto [w, h] : {std::pair{1, 1}, {1, 37}, {37, 1}, {7, 5}, {13, 17}, {127, 61}}) add_random(w, h, sigmas);
-    return cases;
+    return with_sigma_override(cases);
   }
   for (auto [w, h] : {std::pair{1, 1}, {1, 263}, {263, 1}, {7, 5}, {13, 17}, {127, 61}, {4099, 17}, {17, 4099},
                       {1920, 1080}})
@@ -174,7 +202,7 @@ std::vector<ImageCase> accuracy_cases() {
   cases.push_back({case_name(PixelFormat::Rgba8, "astronaut", 512, 512), PixelFormat::Rgba8, 512, 512, "astronaut.png", all_sigmas});
   cases.push_back({case_name(PixelFormat::Rgba8, "chelsea", 451, 300), PixelFormat::Rgba8, 451, 300, "chelsea.png", all_sigmas});
   cases.push_back({case_name(PixelFormat::F32, "hubble", 1000, 872), PixelFormat::F32, 1000, 872, "hubble_deep_field.jpg", all_sigmas});
-  return cases;
+  return with_sigma_override(cases);
 }
 
 const TestImage& image_for(const ImageCase& image_case) {

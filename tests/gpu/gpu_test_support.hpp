@@ -31,6 +31,11 @@ void note_cuda_failure(const std::string& where, const std::string& what);
 // GAUSSLAB_GPU_TESTS_QUICK=1: small sizes and few sigmas, for compute-sanitizer.
 bool quick_mode();
 
+// GAUSSLAB_GPU_TESTS_SIGMAS=0.1,1,8: these sigmas replace every case's own (empty when unset), for
+// a sanitizer run whose largest sigmas would take too long (racecheck of shared_2d). Throws with
+// the reason when the list is not a comma-separated list of sigmas in 0.1..200.
+const std::vector<double>& sigma_override();
+
 // A non-blocking stream for one test (the viewer's frame does not run on the legacy stream either).
 class TestStream {
  public:
