@@ -39,7 +39,10 @@
 // checked exactly (tests/cpu/test_fft_sizes.cpp: pad → DFT → multiply → inverse DFT → crop in
 // float64 equals reference_gaussian to 1e-12 for every mode, also for radius > image side).
 //
-// Measured time: not yet measured on a GPU.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep F32 max 7.2e-7 of the peak (bound 1e-4),
+// RGBA8 max 0.50 levels, 765 of 765 cases. Kernel time (gausslab-bench, plans and spectrum cached):
+// 4096² F32 7×7 0.740 ms, 41×41 0.857 ms; 4096² RGBA8 2.48 ms (σ ≤ 2) to 2.99 ms (σ 64): flat in
+// sigma but for the padded size. Slower than recursive at every size measured.
 #include <cufft.h>
 
 #include <algorithm>
@@ -519,8 +522,8 @@ MethodEntry fft_method() {
   MethodInfo info{"fft", "cuFFT convolution",
                   "Pad with the border extension to a fast size ≥ (W+2r)×(H+2r), R2C, multiply by the cached "
                   "kernel spectrum, C2R; cost O(N log N) independent of sigma except through the padding",
-                  "float32 FFT round-off: relative error <= 1e-4 promised (about 6e-7 in a float32 emulation), "
-                  "RGBA8 within 0.53 levels",
+                  "float32 FFT round-off: relative error <= 1e-4 promised, measured on an H100 at most 7.2e-7 (F32); "
+                  "RGBA8 within 0.53 levels promised, 0.50 measured",
                   Backend::Cuda};
   return {info, [info] { return std::make_unique<FftMethod>(info); }};
 }

@@ -72,7 +72,12 @@
 // 47.6 KiB; F32 64 registers, 16.1 KiB; no spills (sm_86/sm_89: a 4-byte spill in the RGBA8 column
 // kernel under its 64-register cap).
 //
-// Measured time: not yet measured on a GPU.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep F32 max 4.0e-6 of the peak (σ 200,
+// radius 800), RGBA8 max 0.50 levels, 765 of 765 cases. Kernel time (gausslab-bench; % of the
+// 2972 GB/s copy bandwidth counting one read + one write per pixel: the two passes move twice that,
+// so 50 % is the ceiling): 4096² F32 7×7 0.124 ms (36 %), 41×41 0.177 ms (25 %); 4096² RGBA8 7×7
+// 0.369 ms (12 %), σ 16 1.60 ms, σ 64 5.69 ms. Viewer, 3840×2160 RGBA8 σ 2: rows 0.135 + columns
+// 0.096 ms.
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
@@ -282,7 +287,8 @@ MethodEntry separable_shared_method() {
   MethodInfo info{"separable_shared", "Separable (shared memory)",
                   "Row pass then column pass through 32-line shared-memory tiles, 4–8 outputs per thread; "
                   "2(2r+1) multiply-adds per pixel and channel, r = 4σ: memory-bound at small σ, linear in σ beyond",
-                  "float32 rounding: max relative error 1e-5 (F32), 0.51 levels (RGBA8) against the float64 reference",
+                  "float32 rounding: max relative error 1e-5 (F32), 0.51 levels (RGBA8) against the float64 reference; "
+                  "measured on an H100: F32 max 4.0e-6 (σ 200), RGBA8 max 0.50 levels",
                   Backend::Cuda};
   return {info, [info] { return std::make_unique<SeparableShared>(info); }};
 }

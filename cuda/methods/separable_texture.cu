@@ -64,7 +64,11 @@
 // Resources (ptxas, sm_90): RGBA8 rows 59 registers, columns 61; F32 46; no spills; shared memory:
 // the weights only, 4 B per padded tap.
 //
-// Measured time: not yet measured on a GPU.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep F32 max 4.0e-6 of the peak (σ 200), RGBA8
+// max 0.50 levels, 765 of 765 cases. Kernel time (gausslab-bench): 4096² F32 7×7 0.204 ms (22 % of
+// the 2972 GB/s copy bandwidth; 1.6× separable_shared's), 41×41 0.614 ms (7 %; 3.5×): every tap is
+// a texture fetch, where the shared-memory passes reuse each loaded value; 4096² RGBA8 7×7 0.337 ms
+// (a little faster than separable_shared's 0.369), σ 16 2.49 ms.
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
@@ -443,7 +447,8 @@ MethodEntry separable_texture_method() {
   MethodInfo info{"separable_texture", "Separable (texture)",
                   "Row pass then column pass reading through texture objects, 4–8 outputs per thread; 2(2r+1) "
                   "multiply-adds and about 2(2r+1)/N fetches per pixel and channel, r = 4σ",
-                  "float32 rounding: max relative error 1e-5 (F32), 0.51 levels (RGBA8) against the float64 reference",
+                  "float32 rounding: max relative error 1e-5 (F32), 0.51 levels (RGBA8) against the float64 reference; "
+                  "measured on an H100: F32 max 4.0e-6 (σ 200), RGBA8 max 0.50 levels",
                   Backend::Cuda};
   return {info, [info] { return std::make_unique<SeparableTexture>(info); }};
 }

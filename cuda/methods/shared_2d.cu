@@ -53,7 +53,10 @@
 // every border, σ 0.5–12: F32 max 2.6e-7 of the peak, RGBA8 max 0.50003 levels (rounding
 // included).
 //
-// Measured time: not yet measured on a GPU.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep F32 max 6.2e-7 of the peak, RGBA8 max
+// 0.50 levels, 750 cases passed, 15 refused (σ 200 on large images). Kernel time, 4096² F32
+// (gausslab-bench): 7×7 0.207 ms (22 % of the 2972 GB/s copy bandwidth), 41×41 2.844 ms (16×
+// separable_shared's); 4096² RGBA8 7×7 0.458 ms, σ 8 18.1 ms.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -230,7 +233,8 @@ MethodEntry shared_2d_method() {
                   "the full 2D convolution, (2r+1)² multiply-adds per pixel and channel, r = 4σ: 289 at σ=2, 4225 "
                   "at σ=8; radii beyond the tile in 32×32 chunks",
                   "CPU model of the kernel against the float64 reference: F32 max 2.6e-7 of the peak, RGBA8 max "
-                  "0.50 levels (with rounding); bound 1e-5 / 0.51 levels; not yet measured on a GPU",
+                  "0.50 levels (with rounding); on an H100 (1×1 to 4096², σ 0.1–200, every border): F32 max 6.2e-7, "
+                  "RGBA8 max 0.50 levels; bound 1e-5 / 0.51 levels",
                   Backend::Cuda};
   return {info, [info] { return std::make_unique<Shared2d>(info); }};
 }
