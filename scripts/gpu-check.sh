@@ -5,7 +5,7 @@
 #   bash scripts/gpu-check.sh tests viewer filter      (first call: correctness and the viewer)
 #   bash scripts/gpu-check.sh viewer sanitizer         (second call: the sanitizers)
 #   bash scripts/gpu-check.sh racecheck bench          (third call: racecheck and the benchmark)
-#   GAUSSLAB_RACECHECK_METHODS=shared_2d GAUSSLAB_RACECHECK_SECONDS=270 bash scripts/gpu-check.sh racecheck
+#   GAUSSLAB_RACECHECK_METHODS=shared_2d GAUSSLAB_RACECHECK_SECONDS=270 bash scripts/gpu-check.sh racecheck ncu
 # Stages write their logs to $OUT/logs (packed into $OUT/logs.tar.gz at the end, as the device tool
 # returns few files) and their images and results next to them. Each stage has its own time limit,
 # so one stuck stage cannot take the others' time. Exit status: the number of stages that failed.
@@ -114,11 +114,24 @@ for what in "$@"; do
           --tool racecheck --error-exitcode 3 .gpu/bin/gausslab_gpu_tests --gtest_filter="*GpuAccuracy*__$m"
       done
       ;;
+    ncu)
+      # Where the time goes: Nsight Compute's DRAM and SM throughput (% of peak) and bytes moved, for
+      # the methods that should be memory-bound, at 4096² f32 7×7 (the papers' case) and RGBA8 sigma 2
+      # (the viewer's). A few launches after the warm-up; the rest of the run is not profiled.
+      metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+      for m in ${GAUSSLAB_NCU_METHODS:-separable_shared separable_texture separable_fused recursive}; do
+        for what in "--formats f32 --kernels 7" "--formats rgba8 --sigmas 2"; do
+          tag=$(echo "$what" | awk '{print $2}')
+          stage "ncu-$m-$tag" 60 bash .gpu/run.sh ncu --launch-skip 8 --launch-count 4 --metrics "$metrics" \
+            .gpu/bin/gausslab-bench --quick --no-plot --sizes 4096 $what --methods "$m" --out "$(mktemp -d)/r"
+        done
+      done
+      ;;
     bench)
       stage bench 560 bash .gpu/run.sh .gpu/bin/gausslab-bench --sigma-sweep --budget-seconds 500 \
         --out "$OUT/results"
       ;;
-    *) echo "unknown stage '$what' (tests, viewer, filter, sanitizer, racecheck, bench)" >&2; failed=$((failed + 1)) ;;
+    *) echo "unknown stage '$what' (tests, viewer, filter, sanitizer, racecheck, ncu, bench)" >&2; failed=$((failed + 1)) ;;
   esac
 done
 

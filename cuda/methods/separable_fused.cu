@@ -16,8 +16,10 @@
 // quarters of the copy bandwidth. RGBA8 is not memory-bound: 4 channels × 2(2r + 1) multiply-adds per
 // pixel, the byte-to-float conversion of every sample a row-pass window loads and a float-to-int
 // conversion per output channel keep it at 30–40 % of copy bandwidth even at r = 2; its gain over
-// separable_shared (2.7× at r = 3) is the global traffic. Where exactly the RGBA8 time goes has not
-// been profiled (no ncu run yet); no tile shape tried (below) changed it by more than 10 %.
+// separable_shared (2.7× at r = 3) is the global traffic. Nsight Compute on the H100 (docs/results/
+// ncu.md, 4096²): RGBA8 σ 2 at 81 % of SM peak and 14 % of DRAM peak (compute-bound); F32 7×7 at
+// 77 % SM and 53 % DRAM, so the shared-memory row pass, not DRAM, limits it there too. No tile shape
+// tried (below) changed either by more than 10 %.
 //
 // Kernels (FusedPolicyFor in separable_fused_common.cuh), 256 threads each, tile kTileW × kTileH,
 // kRowOutputs / kColumnOutputs consecutive outputs per thread in the row / column pass:

@@ -68,7 +68,11 @@
 // max 0.50 levels, 765 of 765 cases. Kernel time (gausslab-bench): 4096² F32 7×7 0.204 ms (22 % of
 // the 2972 GB/s copy bandwidth; 1.6× separable_shared's), 41×41 0.614 ms (7 %; 3.5×): every tap is
 // a texture fetch, where the shared-memory passes reuse each loaded value; 4096² RGBA8 7×7 0.337 ms
-// (a little faster than separable_shared's 0.369), σ 16 2.49 ms.
+// (a little faster than separable_shared's 0.369), σ 16 2.49 ms. Nsight Compute (docs/results/ncu.md,
+// F32 7×7): the row pass takes 158 µs at 22 % of DRAM and 19 % of SM peak, the column pass 63 µs
+// (as separable_shared's): in the row pass a warp's 32 threads start 8 outputs apart
+// (texture_rows_thread), so its fetches and stores are strided by 8. A row mapping with a warp's
+// fetches on consecutive texels is the obvious next step; not tried yet.
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
