@@ -71,8 +71,11 @@
 // (a little faster than separable_shared's 0.369), σ 16 2.49 ms. Nsight Compute (docs/results/ncu.md,
 // F32 7×7): the row pass takes 158 µs at 22 % of DRAM and 19 % of SM peak, the column pass 63 µs
 // (as separable_shared's): in the row pass a warp's 32 threads start 8 outputs apart
-// (texture_rows_thread), so its fetches and stores are strided by 8. A row mapping with a warp's
-// fetches on consecutive texels is the obvious next step; not tried yet.
+// (texture_rows_thread), so one fetch instruction spans 8 cache lines. Fewer outputs per row-pass
+// thread (a throwaway build, same H100, F32 4096²) moved 7×7 from 0.203 ms to 0.196 / 0.178 / 0.235
+// (N = 4 / 2 / 1) and 41×41 from 0.609 to 0.681 / 0.573 / 0.947; RGBA8 N = 2 and 1 were slower than
+// 4: fewer lines per fetch costs more fetches per output, so the texture request rate limits the row
+// pass either way. Kept N = 8 (F32 N = 2 would gain 6–12 %, with its own padding of the taps).
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
