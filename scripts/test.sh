@@ -6,4 +6,6 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 cd "${GAUSSLAB_BUILD_DIR:-$root/build}"
+# ctest lists skipped tests without their reason: say where the GPU tests run, or why they skip.
+{ ./tests/gpu/gausslab_gpu_tests --gtest_filter='GpuRefusals.*' 2>&1 || true; } | grep -m1 '^gausslab GPU tests on' || true
 ctest --output-on-failure --timeout 1200 -j "$(nproc)" "$@"
