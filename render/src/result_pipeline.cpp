@@ -10,10 +10,13 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/render/gl_error.hpp"
+#include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/texture.hpp"
 
 namespace gausslab {
@@ -34,7 +37,7 @@ std::optional<OutputPath> output_path_from_string(std::string_view name) {
 }
 
 bool is_pipeline_stage(std::string_view stage) {
-  return stage == "map" || stage == "unmap" || stage == "download" || stage == "wait";
+  return stage == "map" || stage == "unmap" || stage == "map_next" || stage == "download" || stage == "wait";
 }
 
 namespace {
@@ -72,10 +75,9 @@ class PinnedBuffer {
 struct Slot {
   Texture texture;
   bool has_result = false;
-  // interop: the pixel buffer and its registration, for an image of buffer_width × buffer_height
-  GLuint pixel_buffer = 0;
-  cudaGraphicsResource_t resource = nullptr;
-  int buffer_width = 0, buffer_height = 0;
+  // interop: the slot's pixel buffers, and their registrations (resources[i] is ring->buffer(i))
+  std::unique_ptr<PixelBufferRing> ring;  // made by the constructor
+  std::vector<cudaGraphicsResource_t> resources;
   // staging: the method's output on the device and its host copy
   DeviceImage d_result;
   PinnedBuffer h_staging;
@@ -112,11 +114,14 @@ struct ResultPipeline::Impl {
   }
 
   void release_interop(Slot& slot) {
-    if (slot.resource) GAUSSLAB_CUDA_LOG(cudaGraphicsUnregisterResource(slot.resource));
-    slot.resource = nullptr;
-    if (slot.pixel_buffer) glDeleteBuffers(1, &slot.pixel_buffer);
-    slot.pixel_buffer = 0;
-    slot.buffer_width = slot.buffer_height = 0;
+    for (int index : slot.ring->mapped()) {  // a buffer mapped ahead: unmapped before it is unregistered
+      GAUSSLAB_CUDA_LOG(cudaGraphicsUnmapResources(1, &slot.resources.at(static_cast<std::size_t>(index)), stream));
+      slot.ring->mark_unmapped(index, false);
+    }
+    for (cudaGraphicsResource_t resource : slot.resources)
+      if (resource) GAUSSLAB_CUDA_LOG(cudaGraphicsUnregisterResource(resource));
+    slot.resources.clear();
+    slot.ring->release();
   }
 
   void fall_back_to_staging(const std::string& why) {
@@ -126,32 +131,34 @@ struct ResultPipeline::Impl {
     reason = why + "; results are copied through host memory instead (staging)";
   }
 
-  // The slot's pixel buffer for the current size, registered once; false after falling back.
+  // The slot's pixel buffers for the current size, each registered once; false after falling back.
   bool ensure_interop(Slot& slot) {
-    if (slot.resource && slot.buffer_width == width() && slot.buffer_height == height()) return true;
+    if (slot.ring->allocated() && slot.ring->width() == width() && slot.ring->height() == height() &&
+        slot.ring->row_pixels() == pixel_buffer_row_pixels(width()) &&
+        static_cast<int>(slot.resources.size()) == slot.ring->count())
+      return true;
     release_interop(slot);
     // Errors left by earlier GL calls must not be taken for this allocation's: report and clear them.
     if (std::string earlier = gl_error_message("earlier drawing"); !earlier.empty())
       std::fprintf(stderr, "gausslab: %s\n", earlier.c_str());
-    glGenBuffers(1, &slot.pixel_buffer);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, slot.pixel_buffer);
-    // Written by CUDA, read by GL: a "copy" usage keeps it in video memory.
-    glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(image_bytes()), nullptr, GL_DYNAMIC_COPY);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    if (std::string gl_problem = gl_error_message("allocating the pixel buffer"); !gl_problem.empty()) {
-      fall_back_to_staging(gl_problem);
+    try {
+      slot.ring->allocate(width(), height(), pixel_buffer_row_pixels(width()));
+    } catch (const GlError& error) {
+      fall_back_to_staging(error.what());
       return false;
     }
-    const cudaError_t code =
-        cudaGraphicsGLRegisterBuffer(&slot.resource, slot.pixel_buffer, cudaGraphicsRegisterFlagsWriteDiscard);
-    if (code != cudaSuccess) {
-      cudaGetLastError();  // registration errors are not sticky; clear them
-      slot.resource = nullptr;
-      fall_back_to_staging("cudaGraphicsGLRegisterBuffer failed (" + cuda_error_text(code) + ")" + gl_device_hint());
-      return false;
+    slot.resources.assign(static_cast<std::size_t>(slot.ring->count()), nullptr);
+    for (int i = 0; i < slot.ring->count(); ++i) {
+      cudaGraphicsResource_t& resource = slot.resources[static_cast<std::size_t>(i)];
+      const cudaError_t code =
+          cudaGraphicsGLRegisterBuffer(&resource, slot.ring->buffer(i), cudaGraphicsRegisterFlagsWriteDiscard);
+      if (code != cudaSuccess) {
+        cudaGetLastError();  // registration errors are not sticky; clear them
+        resource = nullptr;
+        fall_back_to_staging("cudaGraphicsGLRegisterBuffer failed (" + cuda_error_text(code) + ")" + gl_device_hint());
+        return false;
+      }
     }
-    slot.buffer_width = width();
-    slot.buffer_height = height();
     return true;
   }
 
@@ -183,39 +190,70 @@ struct ResultPipeline::Impl {
 
   void run_interop(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu, bool crop_a,
                    StageTimer* timer);
+  void map_ahead(const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
   void run_staging(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu, bool crop_a,
                    StageTimer* timer);
 };
 
+// What the stages recorded here measure. Each is a pair of CUDA events around one call on the
+// stream, so it is the time the *stream* spends there: mostly waiting, not working. The host spends
+// little in these calls (6 µs for map_next, 28 µs for a cold map, H100); but when the stream is idle
+// as the call begins, the start event is stamped at once and the host's time counts too.
+//   map       only in a frame whose buffers were not mapped ahead (the first frame, a new size, B
+//             newly shown): the stream's wait for the GL work issued before the call (for a frame
+//             after another, the previous frame's upload and drawing) plus the driver's latency.
+//   unmap     handing the written buffers back to GL (GL's wait for it falls in GL's timeline).
+//   map_next  mapping the next frame's buffers (see map_ahead), recorded in this frame: from the end
+//             of this frame's writes until the stream may go on, i.e. the stream's wait for GL.
+//             It delays only the next frame's writes, and overlaps GL's work on this frame: it is
+//             not a cost to add to the others (so is_pipeline_stage keeps it out of method times).
+// Everything between map and unmap is the methods' own stages. Measured on the H100 with the
+// rows unpadded (pitch a multiple of 64 bytes, see pixel_buffer_row_pixels), map / map_next took
+// the frame's whole GL time plus ~0.35 ms (1.21 ms at 3840x2160) wherever the map was issued;
+// with padded rows map_next is 0.59 ms and the frame 0.83 ms instead of 1.45 ms.
 void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu,
                                        bool crop_a, StageTimer* timer) {
-  cudaGraphicsResource_t resources[kSlots];
-  int count = 0;
-  for (int i = 0; i < kSlots; ++i)
-    if (on_gpu[i]) resources[count++] = slots[i].resource;
+  std::array<int, kSlots> write{};  // the ring buffer each GPU slot writes this frame
+  std::vector<cudaGraphicsResource_t> cold, written;
+  std::vector<int> cold_slots;
+  for (int i = 0; i < kSlots; ++i) {
+    if (!on_gpu[i]) continue;
+    Slot& slot = slots[i];
+    write[i] = slot.ring->write_index();
+    written.push_back(slot.resources.at(static_cast<std::size_t>(write[i])));
+    if (slot.ring->state(write[i]) != PixelBufferRing::State::Mapped) {
+      cold.push_back(written.back());
+      cold_slots.push_back(i);
+    }
+  }
 
-  cudaError_t mapped;
-  {
-    ScopedStage stage(timer, "map", stream);
-    mapped = cudaGraphicsMapResources(count, resources, stream);  // one call for every slot
+  if (!cold.empty()) {
+    cudaError_t mapped;
+    {
+      ScopedStage stage(timer, "map", stream);
+      mapped = cudaGraphicsMapResources(static_cast<int>(cold.size()), cold.data(), stream);  // one call for every slot
+    }
+    glFlush();  // see map_ahead
+    if (mapped != cudaSuccess) {
+      cudaGetLastError();
+      fall_back_to_staging("mapping the pixel buffer failed (" + cuda_error_text(mapped) + ")");
+      run_staging(jobs, on_gpu, crop_a, timer);
+      return;
+    }
+    for (int i : cold_slots) slots[i].ring->mark_mapped(write[i]);
   }
-  if (mapped != cudaSuccess) {
-    cudaGetLastError();
-    fall_back_to_staging("mapping the pixel buffer failed (" + cuda_error_text(mapped) + ")");
-    run_staging(jobs, on_gpu, crop_a, timer);
-    return;
-  }
+
   try {
     for (int i = 0; i < kSlots; ++i) {
       if (!on_gpu[i]) continue;
       void* d_pixels = nullptr;
       std::size_t mapped_bytes = 0;
-      GAUSSLAB_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&d_pixels, &mapped_bytes, slots[i].resource));
-      if (mapped_bytes < image_bytes())
+      GAUSSLAB_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(
+          &d_pixels, &mapped_bytes, slots[i].resources.at(static_cast<std::size_t>(write[i]))));
+      if (mapped_bytes < slots[i].ring->buffer_bytes())
         throw std::logic_error("the mapped pixel buffer holds " + std::to_string(mapped_bytes) + " bytes, not " +
-                               std::to_string(image_bytes()));
-      const ImageView d_output{d_pixels, width(), height(), static_cast<std::size_t>(width()) * sizeof(Rgba8),
-                               PixelFormat::Rgba8};
+                               std::to_string(slots[i].ring->buffer_bytes()));
+      const ImageView d_output{d_pixels, width(), height(), slots[i].ring->pitch_bytes(), PixelFormat::Rgba8};
       jobs[i].method->run(d_source.view(), d_output, jobs[i].timer, stream);
       if (i == 0 && crop_a) {
         // The pixel buffer is only readable while mapped: copy the crop out before unmapping.
@@ -232,11 +270,56 @@ void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, cons
       }
     }
   } catch (...) {
-    GAUSSLAB_CUDA_LOG(cudaGraphicsUnmapResources(count, resources, stream));
+    // No result: the buffers go back to GL unwritten and are written again next frame.
+    GAUSSLAB_CUDA_LOG(cudaGraphicsUnmapResources(static_cast<int>(written.size()), written.data(), stream));
+    for (int i = 0; i < kSlots; ++i)
+      if (on_gpu[i]) slots[i].ring->mark_unmapped(write[i], false);
     throw;
   }
-  ScopedStage stage(timer, "unmap", stream);
-  GAUSSLAB_CUDA_CHECK(cudaGraphicsUnmapResources(count, resources, stream));
+
+  cudaError_t unmapped;
+  {
+    ScopedStage stage(timer, "unmap", stream);
+    unmapped = cudaGraphicsUnmapResources(static_cast<int>(written.size()), written.data(), stream);
+  }
+  for (int i = 0; i < kSlots; ++i)
+    if (on_gpu[i]) slots[i].ring->mark_unmapped(write[i], unmapped == cudaSuccess);
+  GAUSSLAB_CUDA_CHECK(unmapped);
+
+  map_ahead(on_gpu, timer);
+}
+
+// Maps each GPU slot's next buffer now, while this frame's upload and drawing are not yet issued:
+// the map orders the stream after the GL commands issued so far (earlier frames' uploads and
+// drawing, among them the last reader of that buffer), not after this frame's. The next frame then
+// writes at once, and the stream's wait for GL overlaps GL's work on this frame. On the H100 this
+// holds only when the upload takes GL's fast path (padded rows): from rows whose pitch is a
+// multiple of 64 bytes the map waited for the frame's later GL work too, ring or not.
+void ResultPipeline::Impl::map_ahead(const std::array<bool, kSlots>& on_gpu, StageTimer* timer) {
+  std::vector<cudaGraphicsResource_t> ahead;
+  std::array<int, kSlots> next{};
+  for (int i = 0; i < kSlots; ++i) {
+    next[i] = on_gpu[i] ? slots[i].ring->ahead_index() : -1;
+    if (next[i] >= 0) ahead.push_back(slots[i].resources.at(static_cast<std::size_t>(next[i])));
+  }
+  if (ahead.empty()) return;  // a ring of one buffer: it is mapped at the start of the next frame
+  cudaError_t mapped;
+  {
+    ScopedStage stage(timer, "map_next", stream);
+    mapped = cudaGraphicsMapResources(static_cast<int>(ahead.size()), ahead.data(), stream);
+  }
+  // Hands GL's queued commands, the map's ordering point among them, to the GPU now rather than at
+  // the frame's end. Cheap (one submission); the H100 numbers in this file were measured with it,
+  // its own share was not isolated (without padded rows it changed nothing there).
+  glFlush();
+  if (mapped != cudaSuccess) {
+    // This frame's results are fine; the next frame maps its buffers itself (and falls back to
+    // staging if that fails too).
+    cudaGetLastError();
+    return;
+  }
+  for (int i = 0; i < kSlots; ++i)
+    if (next[i] >= 0) slots[i].ring->mark_mapped(next[i]);
 }
 
 void ResultPipeline::Impl::run_staging(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu,
@@ -258,8 +341,9 @@ void ResultPipeline::Impl::run_staging(const std::array<Job, kSlots>& jobs, cons
   if (crop_a) copy_crop_from_host(pinned_view(slots[0].h_staging));
 }
 
-ResultPipeline::ResultPipeline(OutputPath best_allowed) : impl_(std::make_unique<Impl>()) {
+ResultPipeline::ResultPipeline(OutputPath best_allowed, int buffers_per_slot) : impl_(std::make_unique<Impl>()) {
   Impl& p = *impl_;
+  for (Slot& slot : p.slots) slot.ring = std::make_unique<PixelBufferRing>(buffers_per_slot);
   const CudaDeviceStatus& device = cuda_device_status();
   if (best_allowed == OutputPath::Cpu) {
     p.path = OutputPath::Cpu;
@@ -387,7 +471,7 @@ bool ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
     if (!on_gpu[i])
       slot.texture.upload(slot.host_result.view());
     else if (p.path == OutputPath::Interop)
-      slot.texture.upload_from_pixel_buffer(slot.pixel_buffer);
+      slot.ring->upload(slot.texture);  // the buffer just written; the ring moves on
     else
       slot.texture.upload(p.pinned_view(slot.h_staging));
     if (gl_timer) gl_timer->end();

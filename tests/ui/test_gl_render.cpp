@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 #include "gausslab/core/cpu_filter.hpp"
@@ -14,6 +15,7 @@
 #include "gausslab/render/frame_pacer.hpp"
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/image_renderer.hpp"
+#include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/texture.hpp"
 
@@ -47,6 +49,24 @@ class GlRender : public ::testing::Test {
     texture.resize(image.width(), image.height());
     texture.upload(image.view());
     return texture;
+  }
+
+  // The image drawn one to one, compared with the view: mismatched pixels.
+  static int one_to_one_mismatches(const Texture& texture, const ImageRgba8& image) {
+    ImageDrawParams params;
+    params.texture_a = texture.id();
+    params.image_width = image.width();
+    params.image_height = image.height();
+    params.view = one_to_one_view(image.width(), image.height(), kViewWidth, kViewHeight);
+    params.sampling = Sampling::Nearest;
+    const ImageRgba8 view = draw(params);
+    const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+    const int x0 = static_cast<int>(origin.x), y0 = static_cast<int>(origin.y);
+    int mismatches = 0;
+    for (int y = 0; y < image.height(); ++y)
+      for (int x = 0; x < image.width(); ++x)
+        if (!(view.at(x0 + x, y0 + y) == Rgba8{image.at(x, y).r, image.at(x, y).g, image.at(x, y).b, 255})) ++mismatches;
+    return mismatches;
   }
 
   // Draws with the given parameters into the whole view and reads it back (top row first).
@@ -184,6 +204,25 @@ TEST_F(GlRender, SplitShowsALeftBRightAndTheDivider) {
   EXPECT_EQ(draw(params).at(10, 40), (Rgba8{10, 10, 200, 255}));
 }
 
+TEST_F(GlRender, TextureTakesPitchedPixelBuffers) {
+  // 13 pixels per row in a buffer with rows of 16: the copy must skip the padding.
+  const ImageRgba8 image = make_random_rgba8(13, 9, 23);
+  PixelBufferRing ring(1);
+  ring.allocate(13, 9, 16);
+  EXPECT_EQ(ring.pitch_bytes(), 64u);
+  void* pixels = ring.map_host(0);
+  for (int y = 0; y < 9; ++y) std::memcpy(static_cast<char*>(pixels) + 64 * y, &image.at(0, y), 13 * 4);
+  ring.unmap_host(0, true);
+  Texture texture;
+  texture.resize(13, 9);
+  texture.upload_from_pixel_buffer(ring.buffer(0), 16);
+  EXPECT_EQ(texture.read().pixels(), image.pixels());
+  EXPECT_THROW(texture.upload_from_pixel_buffer(ring.buffer(0), 12), std::invalid_argument);
+  // The unpack state is left as it was: a host upload afterwards is packed as its view says.
+  texture.upload(image.view());
+  EXPECT_EQ(texture.read().pixels(), image.pixels());
+}
+
 TEST_F(GlRender, TextureTakesPitchedViewsAndReadsBack) {
   const ImageRgba8 image = make_random_rgba8(13, 9, 3);
   // The same pixels with 3 spare pixels at the end of every row.
@@ -195,6 +234,55 @@ TEST_F(GlRender, TextureTakesPitchedViewsAndReadsBack) {
   texture.upload(ConstImageView(pitched.data(), 13, 9, 16 * sizeof(Rgba8), PixelFormat::Rgba8));
   EXPECT_EQ(texture.read().pixels(), image.pixels());
   EXPECT_THROW(texture.upload(ImageRgba8(12, 9).view()), std::invalid_argument);
+}
+
+// The interop path's ring with the host as the writer (glMapBufferRange where CUDA would map):
+// each frame's pixels must reach the texture, for every ring size, with other GL work between
+// frames, and rows of a width that is not a multiple of 4 pixels, packed or padded.
+TEST_F(GlRender, PixelBufferRingDeliversEveryFrameToTheTexture) {
+  const int width = 37, height = 23;
+  const Texture other = texture_of(make_random_rgba8(width, height, 99));
+  for (int count : {1, 2, 3}) {
+    for (int padding : {0, 1, 3}) {
+      SCOPED_TRACE(std::to_string(count) + " buffers, rows padded by " + std::to_string(padding));
+      PixelBufferRing ring(count);
+      EXPECT_TRUE(ring.allocate(width, height, width + padding));
+      EXPECT_FALSE(ring.allocate(width, height, width + padding));  // the same shape: the same buffers
+      EXPECT_EQ(ring.buffer_bytes(), static_cast<std::size_t>(width + padding) * height * 4);
+      Texture texture;
+      texture.resize(width, height);
+      std::vector<void*> host(static_cast<std::size_t>(count), nullptr);
+      int own_maps = 0;
+      ImageRgba8 expected;
+      for (int frame = 0; frame < 7; ++frame) {
+        expected = make_random_rgba8(width, height, 100 + static_cast<unsigned>(frame));
+        const int write = ring.write_index();
+        if (ring.state(write) != PixelBufferRing::State::Mapped) {
+          host[static_cast<std::size_t>(write)] = ring.map_host(write);
+          ++own_maps;
+        }
+        for (int y = 0; y < height; ++y)
+          std::memcpy(static_cast<char*>(host[static_cast<std::size_t>(write)]) + ring.pitch_bytes() * y,
+                      &expected.at(0, y), static_cast<std::size_t>(width) * 4);
+        ring.unmap_host(write, true);
+        if (const int ahead = ring.ahead_index(); ahead >= 0)
+          host[static_cast<std::size_t>(ahead)] = ring.map_host(ahead);
+        ring.upload(texture);
+        ASSERT_EQ(one_to_one_mismatches(other, make_random_rgba8(width, height, 99)), 0);  // GL work between
+        ASSERT_EQ(texture.read().pixels(), expected.pixels()) << "frame " << frame;
+      }
+      EXPECT_EQ(one_to_one_mismatches(texture, expected), 0);
+      EXPECT_EQ(own_maps, count == 1 ? 7 : 1);
+      // A new size: the mapped buffer is handed back first; release refuses otherwise.
+      EXPECT_EQ(ring.mapped().size(), count == 1 ? 0u : 1u);
+      if (count > 1) {
+        EXPECT_THROW(ring.allocate(width + 1, height), std::logic_error);
+      }
+      for (int index : ring.mapped()) ring.unmap_host(index, false);
+      EXPECT_TRUE(ring.allocate(width + 1, height));
+      EXPECT_EQ(ring.write_index(), 0);
+    }
+  }
 }
 
 TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {

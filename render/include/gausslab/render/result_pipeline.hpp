@@ -1,9 +1,15 @@
 #pragma once
 // The interop class: how the methods' results reach the screen, on one of three paths.
-//   interop  CUDA writes straight into an OpenGL pixel buffer (registered once per image size with
-//            WriteDiscard, mapped once per frame for all slots in one call, handed to the method as
-//            an ImageView with pitch width·4, unmapped), then glTexSubImage2D from the bound buffer
-//            copies it into the display texture on the GPU. No host copies, no host waits.
+//   interop  CUDA writes straight into an OpenGL pixel buffer (each registered once per image size
+//            with WriteDiscard, handed to the method as an ImageView, unmapped), then
+//            glTexSubImage2D from the bound buffer copies it into the display texture on the GPU.
+//            No host copies, no host waits. Each slot cycles through two buffers
+//            (PixelBufferRing): the next frame's buffer is mapped (all slots in one call) right after
+//            this frame's is unmapped and before its upload and drawing are issued, so the map waits
+//            for earlier frames' GL work only and CUDA's next frame overlaps GL's work on this one.
+//            The buffers' rows are width·4 bytes, or a pixel longer when that is a multiple of 32
+//            bytes (pixel_buffer_row_pixels: GL's fast copy path on the H100); methods see that
+//            pitch in their output view.
 //   staging  registration or mapping failed (GL on another GPU or on Mesa: cudaErrorUnknown,
 //            cudaErrorOperatingSystem, ...): the method writes a device image, which is copied to
 //            pinned host memory and uploaded. One host wait per processed frame.
@@ -31,7 +37,10 @@ const char* to_string(OutputPath path);  // "interop", "staging", "cpu"
 std::optional<OutputPath> output_path_from_string(std::string_view name);
 
 // True for the stages the pipeline itself records in a method's StageTimer ("map", "unmap",
-// "download", "wait"), as opposed to the method's own stages.
+// "map_next", "download", "wait"), as opposed to the method's own stages. Interop: "map" only in a
+// frame whose buffers were not mapped ahead (it then waits for all GL work issued before it),
+// "unmap", and "map_next", the map of the next frame's buffers (the stream's wait for GL work of
+// earlier frames); result_pipeline.cpp says exactly what each event pair spans.
 bool is_pipeline_stage(std::string_view stage);
 
 class ResultPipeline {
@@ -40,13 +49,15 @@ class ResultPipeline {
 
   struct Job {
     Method* method = nullptr;     // prepared for the source's size, RGBA8; null: leave the slot alone
-    StageTimer* timer = nullptr;  // the method's stages (and map/unmap/download/wait for the first GPU job)
+    StageTimer* timer = nullptr;  // the method's stages (and the pipeline's for the first GPU job)
   };
 
   // best_allowed: Interop tries interop and falls back to staging; Staging skips interop; Cpu runs
   // CPU methods only. Without a CUDA device the path is Cpu whatever was asked. Needs the GL
-  // context current; all later calls must come from the same thread.
-  explicit ResultPipeline(OutputPath best_allowed);
+  // context current; all later calls must come from the same thread. buffers_per_slot: the pixel
+  // buffers each slot cycles through on the interop path (1: each frame maps its own buffer and
+  // waits for all earlier GL work, as before the ring; 2 lets CUDA and GL overlap).
+  explicit ResultPipeline(OutputPath best_allowed, int buffers_per_slot = 2);
   ~ResultPipeline();
   ResultPipeline(const ResultPipeline&) = delete;
   ResultPipeline& operator=(const ResultPipeline&) = delete;
@@ -65,7 +76,9 @@ class ResultPipeline {
   int height() const;
 
   // Runs each job's method on the source into its slot and uploads the result to the slot's
-  // texture (GL stages "upload" and "upload_b" in gl_timer if given). When `crop` is given and no
+  // texture (GL stages "upload" and "upload_b" in gl_timer if given: GL_TIME_ELAPSED around each
+  // glTexSubImage2D, i.e. the copy plus whatever part of GL's wait for CUDA's unmap the driver
+  // places inside the query). When `crop` is given and no
   // earlier crop is on its way, slot A's pixels inside it are copied to the host without waiting
   // (take_crop hands them over); returns true when it was scheduled. Throws what the method throws
   // (std::invalid_argument, CudaError); a failure to map switches to the staging path instead.
