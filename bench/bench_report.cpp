@@ -185,6 +185,7 @@ std::string results_json(const BenchHeader& header, const std::vector<BenchRow>&
          << ", \"sm_clock_mhz\": " << header.sm_clock_mhz << ", \"memory_clock_mhz\": " << header.memory_clock_mhz
          << ", \"memory_bus_width_bits\": " << header.memory_bus_width_bits
          << ", \"datasheet_bandwidth_gbs\": " << json_number(d.peak_bandwidth_gbs)
+         << ", \"kernel_driver_version\": " << json_string(d.kernel_driver)
          << ", \"driver_version\": " << json_string(d.driver_string)
          << ", \"driver_version_number\": " << d.driver_version << ", \"runtime_version\": "
          << json_string(std::to_string(d.runtime_version / 1000) + "." +

@@ -3,6 +3,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
 
 #include "gausslab/cuda/cuda_check.hpp"
 
@@ -47,10 +50,20 @@ CudaDeviceStatus query() {
   cudaDriverGetVersion(&status.driver_version);
   cudaRuntimeGetVersion(&status.runtime_version);
   status.driver_string = version_string(status.driver_version);
+  std::ifstream proc("/proc/driver/nvidia/version");
+  std::stringstream text;
+  text << proc.rdbuf();
+  status.kernel_driver = kernel_driver_from_proc(text.str());
   return status;
 }
 
 }  // namespace
+
+std::string kernel_driver_from_proc(const std::string& text) {
+  static const std::regex version(R"(Kernel Module(?: for [^ ]+)?\s+([0-9]+(?:\.[0-9]+)+))");
+  std::smatch match;
+  return std::regex_search(text, match, version) ? match[1].str() : std::string();
+}
 
 const CudaDeviceStatus& cuda_device_status() {
   static const CudaDeviceStatus status = query();
@@ -59,10 +72,11 @@ const CudaDeviceStatus& cuda_device_status() {
 
 std::string describe(const CudaDeviceStatus& status) {
   if (!status.available) return status.reason;
-  char text[256];
-  std::snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %.1f GiB, CUDA driver %s, runtime %s)",
+  const std::string kernel = status.kernel_driver.empty() ? "" : "driver " + status.kernel_driver + ", ";
+  char text[320];
+  std::snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %.1f GiB, %sCUDA driver %s, runtime %s)",
                 status.name.c_str(), status.compute_major, status.compute_minor, status.multiprocessors,
-                status.global_memory_bytes / double(1 << 30), status.driver_string.c_str(),
+                status.global_memory_bytes / double(1 << 30), kernel.c_str(), status.driver_string.c_str(),
                 version_string(status.runtime_version).c_str());
   return text;
 }

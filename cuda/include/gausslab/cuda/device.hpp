@@ -17,14 +17,20 @@ struct CudaDeviceStatus {
   std::size_t l2_cache_bytes = 0;
   double peak_bandwidth_gbs = 0.0;  // from memory clock and bus width (a datasheet figure)
   int driver_version = 0, runtime_version = 0;
-  std::string driver_string;  // "13.0"
+  std::string driver_string;  // "13.0": the CUDA version the driver supports
+  std::string kernel_driver;  // "580.159.04": the NVIDIA kernel module's version; "" where unknown
 };
+
+// The NVIDIA kernel module's version from the text of /proc/driver/nvidia/version ("NVRM version:
+// NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..."), or "" when the text has none.
+std::string kernel_driver_from_proc(const std::string& text);
 
 // The first call queries the runtime (cudaGetDeviceCount etc.); later calls return the same.
 // cudaErrorNoDevice and cudaErrorInsufficientDriver give available = false with the reason.
 const CudaDeviceStatus& cuda_device_status();
 
-// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.1 GiB, driver 13.0)" or the reason there is none.
+// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB, driver 580.159.04, CUDA driver 13.0, runtime 13.0)"
+// or the reason there is none.
 std::string describe(const CudaDeviceStatus& status);
 
 }  // namespace gausslab
