@@ -39,10 +39,11 @@
 // checked exactly (tests/cpu/test_fft_sizes.cpp: pad → DFT → multiply → inverse DFT → crop in
 // float64 equals reference_gaussian to 1e-12 for every mode, also for radius > image side).
 //
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep F32 max 7.2e-7 of the peak (bound 1e-4),
-// RGBA8 max 0.50 levels, 765 of 765 cases. Kernel time (gausslab-bench, plans and spectrum cached):
-// 4096² F32 7×7 0.740 ms, 41×41 0.857 ms; 4096² RGBA8 2.48 ms (σ ≤ 2) to 2.99 ms (σ 64): flat in
-// sigma but for the padded size. Slower than recursive at every size measured.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
+// sweep F32 max 7.2e-7 of the peak (bound 1e-4), RGBA8 max 0.50 levels, 765 of 765 cases. Kernel time
+// (gausslab-bench, plans and spectrum cached): 4096² F32 7×7 0.741 ms, 41×41 0.858 ms; 4096² RGBA8
+// 2.48 ms (σ ≤ 2) to 2.97 ms (σ 64): flat in sigma but for the padded size. Slower than recursive at
+// every size measured.
 #include <cufft.h>
 
 #include <algorithm>

@@ -52,11 +52,11 @@
 // border, σ 0.5–12: F32 max 2.1e-7 of the peak, RGBA8 max 0.49999 levels (rounding included);
 // radius 800 on a 2×2 F32 image: 1.9e-7.
 //
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep (tests/gpu, 1×1 to 4096² and photos,
-// σ 0.1–200, five borders) F32 max 5.4e-7 of the peak, RGBA8 max 0.50 levels, 735 cases passed, 30
-// refused (σ 200 on large images). Kernel time, 4096² F32 (gausslab-bench): 7×7 0.972 ms (5 % of the
-// 2972 GB/s copy bandwidth), 41×41 20.19 ms; 4096² RGBA8 7×7 1.492 ms. Compute-bound beyond a few
-// taps: 7.8× separable_shared's time at 7×7, 114× at 41×41.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
+// sweep (tests/gpu, 1×1 to 4096² and photos, σ 0.1–200, five borders) F32 max 5.4e-7 of the peak,
+// RGBA8 max 0.50 levels, 735 cases passed, 30 refused (σ 200 on large images). Kernel time, 4096² F32
+// (gausslab-bench): 7×7 0.972 ms (5 % of the 2973 GB/s copy bandwidth), 41×41 20.19 ms; 4096² RGBA8
+// 7×7 1.481 ms. Compute-bound beyond a few taps: 7.8× separable_shared's time at 7×7, 114× at 41×41.
 #include <algorithm>
 #include <atomic>
 #include <climits>

@@ -72,12 +72,13 @@
 // does not: that difference is inside the numbers above; for a shorter truncate the bound grows
 // by 4 × the extra dropped mass (see accuracy_bound).
 //
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep (tests/gpu, 1×1 to 4096² and photos, five
-// borders), worst per sigma range, F32 relative / RGBA8 levels: [0.1, 0.5) 6e-8 / 0.00, [0.5, 1)
-// 7.4e-4 / 0.63, [1, 2) 7.2e-4 / 0.55, [2, 8) 7.3e-4 / 0.54, [8, 32) 1.0e-3 / 0.53, [32, 200] 1.1e-3
-// / 0.54; 765 of 765 cases, worst 0.68 of the bound. Kernel time (gausslab-bench): 4096² F32 0.545
-// ms at 7×7 and 0.547 ms at 41×41 (8 % of the 2972 GB/s copy bandwidth), PSNR 80.8–82.4 dB; 4096²
-// RGBA8 1.57 ms at every sigma from 0.5 to 64, the fastest method from σ 16 on.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
+// sweep (tests/gpu, 1×1 to 4096² and photos, five borders), worst per sigma range, F32 relative /
+// RGBA8 levels: [0.1, 0.5) 6e-8 / 0.00, [0.5, 1) 7.4e-4 / 0.63, [1, 2) 7.2e-4 / 0.55, [2, 8) 7.3e-4 /
+// 0.54, [8, 32) 1.0e-3 / 0.53, [32, 200] 1.1e-3 / 0.54; 765 of 765 cases, worst 0.68 of the bound.
+// Kernel time (gausslab-bench): 4096² F32 0.545 ms at 7×7 and 0.547 ms at 41×41 (8 % of the 2973 GB/s
+// copy bandwidth), PSNR 80.8–82.4 dB; 4096² RGBA8 1.57 ms at every sigma from 0.5 to 64, the fastest
+// method from σ 16 on.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -72,12 +72,12 @@
 // 47.6 KiB; F32 64 registers, 16.1 KiB; no spills (sm_86/sm_89: a 4-byte spill in the RGBA8 column
 // kernel under its 64-register cap).
 //
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep F32 max 4.0e-6 of the peak (σ 200,
-// radius 800), RGBA8 max 0.50 levels, 765 of 765 cases. Kernel time (gausslab-bench; % of the
-// 2972 GB/s copy bandwidth counting one read + one write per pixel: the two passes move twice that,
-// so 50 % is the ceiling): 4096² F32 7×7 0.124 ms (36 %), 41×41 0.177 ms (25 %); 4096² RGBA8 7×7
-// 0.369 ms (12 %), σ 16 1.60 ms, σ 64 5.69 ms. Viewer, 3840×2160 RGBA8 σ 2: rows 0.135 + columns
-// 0.096 ms.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
+// sweep F32 max 4.0e-6 of the peak (σ 200, radius 800), RGBA8 max 0.50 levels, 765 of 765 cases.
+// Kernel time (gausslab-bench; % of the 2973 GB/s copy bandwidth counting one read + one write per
+// pixel: the two passes move twice that, so 50 % is the ceiling): 4096² F32 7×7 0.124 ms (36 %), 41×41
+// 0.177 ms (26 %); 4096² RGBA8 7×7 0.367 ms (12 %), σ 16 1.61 ms, σ 64 5.73 ms. Viewer, 3840×2160
+// RGBA8 σ 2: rows 0.135 + columns 0.096 ms.
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>

@@ -64,18 +64,18 @@
 // Resources (ptxas, sm_90): RGBA8 rows 59 registers, columns 61; F32 46; no spills; shared memory:
 // the weights only, 4 B per padded tap.
 //
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep F32 max 4.0e-6 of the peak (σ 200), RGBA8
-// max 0.50 levels, 765 of 765 cases. Kernel time (gausslab-bench): 4096² F32 7×7 0.204 ms (22 % of
-// the 2972 GB/s copy bandwidth; 1.6× separable_shared's), 41×41 0.614 ms (7 %; 3.5×): every tap is
-// a texture fetch, where the shared-memory passes reuse each loaded value; 4096² RGBA8 7×7 0.337 ms
-// (a little faster than separable_shared's 0.369), σ 16 2.49 ms. Nsight Compute (docs/results/ncu.md,
-// F32 7×7): the row pass takes 158 µs at 22 % of DRAM and 19 % of SM peak, the column pass 63 µs
-// (as separable_shared's): in the row pass a warp's 32 threads start 8 outputs apart
-// (texture_rows_thread), so one fetch instruction spans 8 cache lines. Fewer outputs per row-pass
-// thread (a throwaway build, same H100, F32 4096²) moved 7×7 from 0.203 ms to 0.196 / 0.178 / 0.235
-// (N = 4 / 2 / 1) and 41×41 from 0.609 to 0.681 / 0.573 / 0.947; RGBA8 N = 2 and 1 were slower than
-// 4: fewer lines per fetch costs more fetches per output, so the texture request rate limits the row
-// pass either way. Kept N = 8 (F32 N = 2 would gain 6–12 %, with its own padding of the taps).
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
+// sweep F32 max 4.0e-6 of the peak (σ 200), RGBA8 max 0.50 levels, 765 of 765 cases. Kernel time
+// (gausslab-bench): 4096² F32 7×7 0.206 ms (22 % of the 2973 GB/s copy bandwidth; 1.7×
+// separable_shared's), 41×41 0.612 ms (7 %; 3.5×); 4096² RGBA8 7×7 0.337 ms (a little faster than
+// separable_shared's 0.367), σ 16 2.51 ms. Nsight Compute (docs/results/ncu.md, F32 7×7): the row pass
+// takes 158 µs at 22 % of DRAM and 19 % of SM peak, the column pass 63 µs (as separable_shared's): in
+// the row pass a warp's 32 threads start 8 outputs apart (texture_rows_thread), so one fetch
+// instruction spans 8 cache lines. Fewer outputs per row-pass thread (a throwaway build, same H100,
+// F32 4096²) moved 7×7 from 0.203 ms to 0.196 / 0.178 / 0.235 (N = 4 / 2 / 1) and 41×41 from 0.609 to
+// 0.681 / 0.573 / 0.947; RGBA8 N = 2 and 1 were slower than 4: fewer lines per fetch costs more
+// fetches per output, so the texture request rate limits the row pass either way. Kept N = 8 (F32 N =
+// 2 would gain 6–12 %, with its own padding of the taps).
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>

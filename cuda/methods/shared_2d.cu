@@ -53,10 +53,10 @@
 // every border, σ 0.5–12: F32 max 2.6e-7 of the peak, RGBA8 max 0.50003 levels (rounding
 // included).
 //
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy sweep F32 max 6.2e-7 of the peak, RGBA8 max
-// 0.50 levels, 750 cases passed, 15 refused (σ 200 on large images). Kernel time, 4096² F32
-// (gausslab-bench): 7×7 0.207 ms (22 % of the 2972 GB/s copy bandwidth), 41×41 2.844 ms (16×
-// separable_shared's); 4096² RGBA8 7×7 0.458 ms, σ 8 18.1 ms.
+// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
+// sweep F32 max 6.2e-7 of the peak, RGBA8 max 0.50 levels, 750 cases passed, 15 refused (σ 200 on
+// large images). Kernel time, 4096² F32 (gausslab-bench): 7×7 0.207 ms (22 % of the 2973 GB/s copy
+// bandwidth), 41×41 2.845 ms (16× separable_shared's); 4096² RGBA8 7×7 0.455 ms, σ 8 18.3 ms.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
