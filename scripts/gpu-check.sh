@@ -5,7 +5,7 @@
 #   bash scripts/gpu-check.sh tests viewer filter      (first call: correctness and the viewer)
 #   bash scripts/gpu-check.sh viewer sanitizer         (second call: the sanitizers)
 #   bash scripts/gpu-check.sh racecheck bench          (third call: racecheck and the benchmark)
-#   GAUSSLAB_RACECHECK_METHODS=shared_2d GAUSSLAB_RACECHECK_SECONDS=270 bash scripts/gpu-check.sh racecheck ncu
+#   bash scripts/gpu-check.sh ncu                      (Nsight Compute: what limits the kernels)
 # Stages write their logs to $OUT/logs (packed into $OUT/logs.tar.gz at the end, as the device tool
 # returns few files) and their images and results next to them. Each stage has its own time limit,
 # so one stuck stage cannot take the others' time. Exit status: the number of stages that failed.
@@ -39,6 +39,14 @@ stage() {  # stage NAME SECONDS COMMAND...: runs COMMAND with a limit, its outpu
   echo "=== $name: exit $rc after $((SECONDS - start))s"
   tail -n 25 "$OUT/logs/$name.log"
   [ $rc -eq 0 ] || failed=$((failed + 1))
+}
+
+# sanitize NAME SECONDS TOOL GTEST_FILTER [VAR=VALUE...]: the quick GPU test subset under
+# compute-sanitizer's TOOL, as stage NAME (the VAR=VALUE settings go to the tests' environment).
+sanitize() {
+  local name=$1 limit=$2 tool=$3 filter=$4; shift 4
+  stage "$name" "$limit" env GAUSSLAB_GPU_TESTS_QUICK=1 "$@" bash .gpu/run.sh compute-sanitizer --tool "$tool" \
+    --error-exitcode 3 .gpu/bin/gausslab_gpu_tests --gtest_filter="$filter"
 }
 
 # The GPU methods, from the registry (the filter lists them with their backend).
@@ -89,29 +97,24 @@ for what in "$@"; do
     sanitizer)
       # Quick subset (small odd sizes, sigmas up to 33, every border and format), every method at once.
       for tool in memcheck initcheck synccheck; do
-        stage "sanitizer-$tool" 120 env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh compute-sanitizer \
-          --tool "$tool" --error-exitcode 3 .gpu/bin/gausslab_gpu_tests --gtest_filter='*GpuAccuracy*'
+        sanitize "sanitizer-$tool" 120 "$tool" '*GpuAccuracy*'
       done
       ;;
     racecheck)
       # racecheck is the slowest tool: one method a stage, so one slow method cannot hide the others'
-      # results. shared_2d needs a call of its own: at sigma 33 (radius 132, 81 chunks of taps, each
-      # staged and read through shared memory) one 127x61 case takes minutes under racecheck. So its
-      # 1x1 cases run every quick sigma (0.1, 1, 8, 33: one chunk and many), and every other size runs
-      # sigmas 0.1, 1 and 8 (8 is already 9 chunks, the same barrier path as 33):
-      #   GAUSSLAB_RACECHECK_METHODS=shared_2d GAUSSLAB_RACECHECK_SECONDS=270 bash scripts/gpu-check.sh racecheck
+      # results (about 200 s for all of them on the H100). shared_2d at sigma 33 (radius 132, 81 chunks
+      # of taps, each staged and read through shared memory) takes minutes per 127x61 case, so its 1x1
+      # cases run every quick sigma (0.1, 1, 8, 33: one chunk and many) and every other size sigmas
+      # 0.1, 1 and 8 (8 is already 9 chunks, the same barrier path as 33).
       for m in ${GAUSSLAB_RACECHECK_METHODS:-$gpu_methods}; do
+        limit=${GAUSSLAB_RACECHECK_SECONDS:-70}
         if [ "$m" = shared_2d ]; then
-          stage "racecheck-$m-1x1" "${GAUSSLAB_RACECHECK_SECONDS:-70}" env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh \
-            compute-sanitizer --tool racecheck --error-exitcode 3 .gpu/bin/gausslab_gpu_tests \
-            --gtest_filter="*GpuAccuracy*_1x1__$m"
-          stage "racecheck-$m-sigma-to-8" "${GAUSSLAB_RACECHECK_SECONDS:-70}" env GAUSSLAB_GPU_TESTS_QUICK=1 \
-            GAUSSLAB_GPU_TESTS_SIGMAS=0.1,1,8 bash .gpu/run.sh compute-sanitizer --tool racecheck --error-exitcode 3 \
-            .gpu/bin/gausslab_gpu_tests --gtest_filter="*GpuAccuracy*__$m:-*_1x1__$m"
-          continue
+          sanitize "racecheck-$m-1x1" "$limit" racecheck "*GpuAccuracy*_1x1__$m"
+          sanitize "racecheck-$m-sigma-to-8" "${GAUSSLAB_RACECHECK_SECONDS:-150}" racecheck \
+            "*GpuAccuracy*__$m:-*_1x1__$m" GAUSSLAB_GPU_TESTS_SIGMAS=0.1,1,8
+        else
+          sanitize "racecheck-$m" "$limit" racecheck "*GpuAccuracy*__$m"
         fi
-        stage "racecheck-$m" "${GAUSSLAB_RACECHECK_SECONDS:-70}" env GAUSSLAB_GPU_TESTS_QUICK=1 bash .gpu/run.sh compute-sanitizer \
-          --tool racecheck --error-exitcode 3 .gpu/bin/gausslab_gpu_tests --gtest_filter="*GpuAccuracy*__$m"
       done
       ;;
     ncu)
