@@ -133,10 +133,9 @@ struct ResultPipeline::Impl {
 
   // The slot's pixel buffers for the current size, each registered once; false after falling back.
   bool ensure_interop(Slot& slot) {
-    if (slot.ring->allocated() && slot.ring->width() == width() && slot.ring->height() == height() &&
-        slot.ring->row_pixels() == pixel_buffer_row_pixels(width()) &&
-        static_cast<int>(slot.resources.size()) == slot.ring->count())
-      return true;
+    // resources is non-empty only while every buffer of the ring is registered: a failed
+    // registration falls back to staging, which releases every slot (release_interop empties it).
+    if (!slot.resources.empty() && slot.ring->width() == width() && slot.ring->height() == height()) return true;
     release_interop(slot);
     // Errors left by earlier GL calls must not be taken for this allocation's: report and clear them.
     if (std::string earlier = gl_error_message("earlier drawing"); !earlier.empty())
