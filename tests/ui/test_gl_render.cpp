@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <memory>
 
 #include "gausslab/core/cpu_filter.hpp"
@@ -18,6 +17,7 @@
 #include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/texture.hpp"
+#include "pixel_buffer_rows.hpp"
 
 namespace gausslab {
 namespace {
@@ -211,7 +211,7 @@ TEST_F(GlRender, TextureTakesPitchedPixelBuffers) {
   ring.allocate(13, 9, 16);
   EXPECT_EQ(ring.pitch_bytes(), 64u);
   void* pixels = ring.map_host(0);
-  for (int y = 0; y < 9; ++y) std::memcpy(static_cast<char*>(pixels) + 64 * y, &image.at(0, y), 13 * 4);
+  test::write_rows(pixels, ring.pitch_bytes(), image);
   ring.unmap_host(0, true);
   Texture texture;
   texture.resize(13, 9);
@@ -261,9 +261,7 @@ TEST_F(GlRender, PixelBufferRingDeliversEveryFrameToTheTexture) {
           host[static_cast<std::size_t>(write)] = ring.map_host(write);
           ++own_maps;
         }
-        for (int y = 0; y < height; ++y)
-          std::memcpy(static_cast<char*>(host[static_cast<std::size_t>(write)]) + ring.pitch_bytes() * y,
-                      &expected.at(0, y), static_cast<std::size_t>(width) * 4);
+        test::write_rows(host[static_cast<std::size_t>(write)], ring.pitch_bytes(), expected);
         ring.unmap_host(write, true);
         if (const int ahead = ring.ahead_index(); ahead >= 0)
           host[static_cast<std::size_t>(ahead)] = ring.map_host(ahead);
