@@ -18,8 +18,11 @@ if [ "${1:-}" = "--prepare" ]; then
   # H100 alone (sm_90) in its own folder; build/ keeps every architecture.
   build=${GAUSSLAB_BUILD_DIR:-build-h100}
   GAUSSLAB_BUILD_DIR=$build bash scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90-real >/dev/null || exit 1
+  # Further binaries come from scripts/gpu-stages/*.kit (one path under the build folder a line).
+  extra=$(cat scripts/gpu-stages/*.kit 2>/dev/null | sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$build/|")
   exec bash ../shared/gpu/prepare.sh $build/tests/gpu/gausslab_gpu_tests $build/tests/ui/gausslab_ui_tests \
-    $build/tests/ui/gausslab_ui_check $build/app/gausslab $build/filter/gausslab-filter $build/bench/gausslab-bench
+    $build/tests/ui/gausslab_ui_check $build/app/gausslab $build/filter/gausslab-filter $build/bench/gausslab-bench \
+    $extra
 fi
 
 OUT=${OUT:-$root/gpu-check-out}
@@ -134,7 +137,15 @@ for what in "$@"; do
       stage bench 560 bash .gpu/run.sh .gpu/bin/gausslab-bench --sigma-sweep --budget-seconds 500 \
         --out "$OUT/results"
       ;;
-    *) echo "unknown stage '$what' (tests, viewer, filter, sanitizer, racecheck, ncu, bench)" >&2; failed=$((failed + 1)) ;;
+    *)
+      # A subsystem's own stages live in scripts/gpu-stages/NAME.sh and use stage/sanitize/run above.
+      if [ -f "scripts/gpu-stages/$what.sh" ]; then
+        source "scripts/gpu-stages/$what.sh"
+      else
+        echo "unknown stage '$what' (tests, viewer, filter, sanitizer, racecheck, ncu, bench, or scripts/gpu-stages/*.sh)" >&2
+        failed=$((failed + 1))
+      fi
+      ;;
   esac
 done
 
