@@ -1,5 +1,6 @@
 #include "viewer_options.hpp"
 
+#include <algorithm>
 #include <tuple>
 #include <utility>
 
@@ -94,6 +95,8 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
   if (!options.compare_id.empty() && !options.display_given) options.display = CompareMode::Split;
   return options;
 }
+
+int history_frames(const ViewerOptions& options) { return std::clamp(options.frames, 60, 5000); }
 
 const std::vector<std::pair<const char*, const char*>>& key_help() {
   static const std::vector<std::pair<const char*, const char*>> keys = {

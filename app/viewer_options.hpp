@@ -33,6 +33,9 @@ struct ViewerOptions {
 // Throws UsageError naming the flag, the value and what is allowed.
 ViewerOptions parse_viewer_args(int argc, const char* const* argv);
 
+// Frames kept for rolling medians: a whole timed run (and a minute of interactive frames).
+int history_frames(const ViewerOptions& options);
+
 // The --help text.
 std::string viewer_usage();
 

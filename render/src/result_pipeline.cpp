@@ -85,8 +85,6 @@ struct Slot {
   ImageRgba8 host_result;
 };
 
-enum class CropState { Empty, InFlight, Ready };
-
 }  // namespace
 
 struct ResultPipeline::Impl {
@@ -94,17 +92,11 @@ struct ResultPipeline::Impl {
   std::string reason;
   cudaStream_t stream = nullptr;
   cudaEvent_t staging_done = nullptr;
-  cudaEvent_t crop_done = nullptr;
 
   ImageRgba8 source;
   DeviceImage d_source;
   Texture source_texture;
   std::array<Slot, kSlots> slots;
-
-  CropState crop_state = CropState::Empty;
-  Rect crop_rect;
-  PinnedBuffer h_crop;
-  ImageRgba8 crop_image;
 
   int width() const { return source.width(); }
   int height() const { return source.height(); }
@@ -179,19 +171,9 @@ struct ResultPipeline::Impl {
            std::to_string(current);
   }
 
-  void copy_crop_from_host(const ConstImageView& full) {
-    crop_image = ImageRgba8(crop_rect.width, crop_rect.height);
-    for (int y = 0; y < crop_rect.height; ++y)
-      std::memcpy(&crop_image.at(0, y), full.row<Rgba8>(crop_rect.y + y) + crop_rect.x,
-                  static_cast<std::size_t>(crop_rect.width) * sizeof(Rgba8));
-    crop_state = CropState::Ready;
-  }
-
-  void run_interop(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu, bool crop_a,
-                   StageTimer* timer);
+  void run_interop(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
   void map_ahead(const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
-  void run_staging(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu, bool crop_a,
-                   StageTimer* timer);
+  void run_staging(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
 };
 
 // What the stages recorded here measure. Each is a pair of CUDA events around one call on the
@@ -211,7 +193,7 @@ struct ResultPipeline::Impl {
 // the frame's whole GL time plus ~0.35 ms (1.21 ms at 3840x2160) wherever the map was issued;
 // with padded rows map_next is 0.59 ms and the frame 0.83 ms instead of 1.45 ms.
 void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu,
-                                       bool crop_a, StageTimer* timer) {
+                                       StageTimer* timer) {
   std::array<int, kSlots> write{};  // the ring buffer each GPU slot writes this frame
   std::vector<cudaGraphicsResource_t> cold, written;
   std::vector<int> cold_slots;
@@ -236,7 +218,7 @@ void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, cons
     if (mapped != cudaSuccess) {
       cudaGetLastError();
       fall_back_to_staging("mapping the pixel buffer failed (" + cuda_error_text(mapped) + ")");
-      run_staging(jobs, on_gpu, crop_a, timer);
+      run_staging(jobs, on_gpu, timer);
       return;
     }
     for (int i : cold_slots) slots[i].ring->mark_mapped(write[i]);
@@ -254,19 +236,8 @@ void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, cons
                                std::to_string(slots[i].ring->buffer_bytes()));
       const ImageView d_output{d_pixels, width(), height(), slots[i].ring->pitch_bytes(), PixelFormat::Rgba8};
       jobs[i].method->run(d_source.view(), d_output, jobs[i].timer, stream);
-      if (i == 0 && crop_a) {
-        // The pixel buffer is only readable while mapped: copy the crop out before unmapping.
-        const std::size_t row_bytes = static_cast<std::size_t>(crop_rect.width) * sizeof(Rgba8);
-        h_crop.resize(row_bytes * static_cast<std::size_t>(crop_rect.height));
-        const char* d_first = static_cast<const char*>(d_pixels) +
-                              static_cast<std::size_t>(crop_rect.y) * d_output.pitch_bytes +
-                              static_cast<std::size_t>(crop_rect.x) * sizeof(Rgba8);
-        GAUSSLAB_CUDA_CHECK(cudaMemcpy2DAsync(h_crop.data(), row_bytes, d_first, d_output.pitch_bytes, row_bytes,
-                                              static_cast<std::size_t>(crop_rect.height), cudaMemcpyDeviceToHost,
-                                              stream));
-        GAUSSLAB_CUDA_CHECK(cudaEventRecord(crop_done, stream));
-        crop_state = CropState::InFlight;
-      }
+      // The pixel buffer is only readable while mapped: the hook reads it before the unmap.
+      if (jobs[i].on_result) jobs[i].on_result(d_output, true, stream);
     }
   } catch (...) {
     // No result: the buffers go back to GL unwritten and are written again next frame.
@@ -322,12 +293,13 @@ void ResultPipeline::Impl::map_ahead(const std::array<bool, kSlots>& on_gpu, Sta
 }
 
 void ResultPipeline::Impl::run_staging(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu,
-                                       bool crop_a, StageTimer* timer) {
+                                       StageTimer* timer) {
   for (int i = 0; i < kSlots; ++i) {
     if (!on_gpu[i]) continue;
     Slot& slot = slots[i];
     slot.d_result.resize(width(), height(), PixelFormat::Rgba8);
     jobs[i].method->run(d_source.view(), slot.d_result.view(), jobs[i].timer, stream);
+    if (jobs[i].on_result) jobs[i].on_result(slot.d_result.view(), true, stream);
     slot.h_staging.resize(image_bytes());
     ScopedStage stage(jobs[i].timer, "download", stream);
     copy_image_async(slot.d_result.view(), pinned_view(slot.h_staging), cudaMemcpyDeviceToHost, stream);
@@ -337,7 +309,6 @@ void ResultPipeline::Impl::run_staging(const std::array<Job, kSlots>& jobs, cons
   GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(staging_done));  // the host copy must be complete to upload it
   const std::chrono::duration<double, std::milli> waited = std::chrono::steady_clock::now() - start;
   if (timer) timer->record_host("wait", waited.count());
-  if (crop_a) copy_crop_from_host(pinned_view(slots[0].h_staging));
 }
 
 ResultPipeline::ResultPipeline(OutputPath best_allowed, int buffers_per_slot) : impl_(std::make_unique<Impl>()) {
@@ -358,7 +329,6 @@ ResultPipeline::ResultPipeline(OutputPath best_allowed, int buffers_per_slot) : 
   // default stream (weight uploads), at no cost when nothing else uses that stream.
   GAUSSLAB_CUDA_CHECK(cudaStreamCreate(&p.stream));
   GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&p.staging_done, cudaEventDisableTiming));
-  GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&p.crop_done, cudaEventDisableTiming));
   if (best_allowed == OutputPath::Staging) {
     p.path = OutputPath::Staging;
     p.reason = "the staging path was chosen (--path staging): results are copied through host memory";
@@ -373,7 +343,6 @@ ResultPipeline::~ResultPipeline() {
   Impl& p = *impl_;
   if (p.stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(p.stream));
   for (Slot& slot : p.slots) p.release_interop(slot);
-  if (p.crop_done) GAUSSLAB_CUDA_LOG(cudaEventDestroy(p.crop_done));
   if (p.staging_done) GAUSSLAB_CUDA_LOG(cudaEventDestroy(p.staging_done));
   if (p.stream) GAUSSLAB_CUDA_LOG(cudaStreamDestroy(p.stream));
 }
@@ -388,7 +357,6 @@ unsigned ResultPipeline::source_texture() const { return impl_->source_texture.i
 unsigned ResultPipeline::result_texture(int slot) const { return impl_->slots.at(slot).texture.id(); }
 bool ResultPipeline::has_result(int slot) const { return impl_->slots.at(slot).has_result; }
 ImageRgba8 ResultPipeline::read_result(int slot) const { return impl_->slots.at(slot).texture.read(); }
-bool ResultPipeline::crop_in_flight() const { return impl_->crop_state == CropState::InFlight; }
 
 void ResultPipeline::synchronize() {
   if (impl_->stream) GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
@@ -398,7 +366,6 @@ void ResultPipeline::set_source(ImageRgba8 image) {
   Impl& p = *impl_;
   if (image.empty()) throw std::invalid_argument("ResultPipeline::set_source: the image is empty");
   synchronize();  // nothing queued may still read the old source or write the old buffers
-  p.crop_state = CropState::Empty;  // a crop of the old source is of no use
   const bool resized = image.width() != p.width() || image.height() != p.height();
   p.source = std::move(image);
   p.source_texture.resize(p.width(), p.height());
@@ -419,7 +386,7 @@ void ResultPipeline::set_source(ImageRgba8 image) {
   if (p.path == OutputPath::Interop) p.ensure_interop(p.slots[0]);  // register A now: the path is known early
 }
 
-bool ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_timer, const Rect* crop) {
+void ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_timer) {
   Impl& p = *impl_;
   if (p.source.empty()) throw std::logic_error("ResultPipeline::process before set_source");
   std::array<bool, kSlots> on_gpu{};
@@ -432,15 +399,6 @@ bool ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
     if (on_gpu[i] && !first_gpu_timer) first_gpu_timer = jobs[i].timer;
   }
 
-  bool crop_a = false;
-  if (crop && jobs[0].method && p.crop_state == CropState::Empty) {
-    if (crop->x < 0 || crop->y < 0 || crop->width < 1 || crop->height < 1 || crop->x + crop->width > p.width() ||
-        crop->y + crop->height > p.height())
-      throw std::invalid_argument("ResultPipeline::process: the crop lies outside the image");
-    p.crop_rect = *crop;
-    crop_a = true;
-  }
-
   // CPU methods: host source into host memory.
   for (int i = 0; i < kSlots; ++i) {
     if (!jobs[i].method || on_gpu[i]) continue;
@@ -448,7 +406,7 @@ bool ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
     if (slot.host_result.width() != p.width() || slot.host_result.height() != p.height())
       slot.host_result = ImageRgba8(p.width(), p.height());
     jobs[i].method->run(p.source.view(), slot.host_result.view(), jobs[i].timer, nullptr);
-    if (i == 0 && crop_a) p.copy_crop_from_host(slot.host_result.view());
+    if (jobs[i].on_result) jobs[i].on_result(slot.host_result.view(), false, nullptr);
   }
 
   // GPU methods: into the mapped pixel buffers, or into device images and through host memory.
@@ -457,9 +415,9 @@ bool ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
       for (int i = 0; i < kSlots; ++i)
         if (on_gpu[i] && !p.ensure_interop(p.slots[i])) break;
     if (p.path == OutputPath::Interop)
-      p.run_interop(jobs, on_gpu, crop_a && on_gpu[0], first_gpu_timer);
+      p.run_interop(jobs, on_gpu, first_gpu_timer);
     else
-      p.run_staging(jobs, on_gpu, crop_a && on_gpu[0], first_gpu_timer);
+      p.run_staging(jobs, on_gpu, first_gpu_timer);
   }
 
   // Upload every new result into its display texture.
@@ -476,26 +434,6 @@ bool ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
     if (gl_timer) gl_timer->end();
     slot.has_result = true;
   }
-  return crop_a;
-}
-
-std::optional<ImageRgba8> ResultPipeline::take_crop(bool wait) {
-  Impl& p = *impl_;
-  if (p.crop_state == CropState::InFlight) {
-    const cudaError_t state = wait ? cudaEventSynchronize(p.crop_done) : cudaEventQuery(p.crop_done);
-    if (state == cudaErrorNotReady) return std::nullopt;
-    if (state != cudaSuccess) {
-      p.crop_state = CropState::Empty;
-      GAUSSLAB_CUDA_CHECK(state);
-    }
-    const ImageView pinned{p.h_crop.data(), p.crop_rect.width, p.crop_rect.height,
-                           static_cast<std::size_t>(p.crop_rect.width) * sizeof(Rgba8), PixelFormat::Rgba8};
-    p.crop_image = copy_to_image<Rgba8>(pinned);
-    p.crop_state = CropState::Ready;
-  }
-  if (p.crop_state != CropState::Ready) return std::nullopt;
-  p.crop_state = CropState::Empty;
-  return std::move(p.crop_image);
 }
 
 }  // namespace gausslab

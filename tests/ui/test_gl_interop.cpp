@@ -19,6 +19,7 @@
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/texture.hpp"
 #include "pixel_buffer_rows.hpp"
+#include "result_crop.hpp"
 
 namespace gausslab {
 namespace {
@@ -119,15 +120,17 @@ TEST_F(GlInterop, BothPathsDeliverTheMethodsOutputToTheTextures) {
       timer_a.begin_frame();
       timer_b.begin_frame();
       gl_timer.begin_frame();
+      // The result hook sees A's output while it is readable (mapped), here to read back a crop.
       const Rect crop{5, 7, 100, 50};
-      const bool crop_scheduled = pipeline.process({ResultPipeline::Job{&copy, &timer_a}, ResultPipeline::Job{&fill, &timer_b}},
-                                                   &gl_timer, frame == 0 ? &crop : nullptr);
-      EXPECT_EQ(crop_scheduled, frame == 0);
+      ResultCrop crop_reader;
+      ResultPipeline::Job a{&copy, &timer_a, frame == 0 ? crop_reader.hook(crop) : ResultPipeline::ResultHook()};
+      pipeline.process({a, ResultPipeline::Job{&fill, &timer_b}}, &gl_timer);
+      EXPECT_EQ(crop_reader.in_flight(), frame == 0);
       gl_timer.end_frame();
       timer_a.end_frame();
       timer_b.end_frame();
       if (frame == 0) {
-        std::optional<ImageRgba8> crop_pixels = pipeline.take_crop(true);
+        std::optional<ImageRgba8> crop_pixels = crop_reader.take(true);
         ASSERT_TRUE(crop_pixels.has_value());
         for (int y = 0; y < crop.height; ++y)
           for (int x = 0; x < crop.width; ++x) ASSERT_EQ(crop_pixels->at(x, y), source.at(crop.x + x, crop.y + y));
@@ -155,7 +158,7 @@ TEST_F(GlInterop, BothPathsDeliverTheMethodsOutputToTheTextures) {
     pipeline.set_source(smaller);
     const FilterProblem small_problem{17, 9, PixelFormat::Rgba8, FilterParams{}};
     copy.prepare(small_problem);
-    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr, nullptr);
+    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
     EXPECT_EQ(pipeline.read_result(0).pixels(), smaller.pixels());
   }
 }
@@ -182,7 +185,7 @@ TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheBuffersInTurn) {
       fill_b.set_value(value_b);
       timer.begin_frame();
       pipeline.process({ResultPipeline::Job{&fill_a, &timer}, ResultPipeline::Job{run_b ? &fill_b : nullptr, nullptr}},
-                       nullptr, nullptr);
+                       nullptr);
       timer.end_frame();
       const auto a_value = static_cast<unsigned char>(value_a), b_value = static_cast<unsigned char>(value_b);
       const ImageRgba8 a = pipeline.read_result(0);
@@ -205,13 +208,13 @@ TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheBuffersInTurn) {
     copy.prepare(problem);
     const ImageRgba8 same_size = make_random_rgba8(333, 217, 8);
     pipeline.set_source(same_size);
-    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr, nullptr);
+    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
     EXPECT_EQ(pipeline.read_result(0).pixels(), same_size.pixels());
     const ImageRgba8 smaller = make_random_rgba8(64, 31, 9);
     pipeline.set_source(smaller);
     copy.prepare(FilterProblem{64, 31, PixelFormat::Rgba8, FilterParams{}});
     for (int frame = 0; frame < 2; ++frame) {
-      pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr, nullptr);
+      pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
       EXPECT_EQ(pipeline.read_result(0).pixels(), smaller.pixels());
     }
     EXPECT_EQ(pipeline.path(), OutputPath::Interop);
@@ -261,7 +264,7 @@ TEST_F(GlInterop, CpuMethodsRunOnTheGpuPathsToo) {
   params.sigma = 2.5;
   std::unique_ptr<Method> method = find_method("cpu_openmp")->create();
   method->prepare(FilterProblem{64, 48, PixelFormat::Rgba8, params});
-  pipeline.process({ResultPipeline::Job{method.get(), nullptr}, ResultPipeline::Job{}}, nullptr, nullptr);
+  pipeline.process({ResultPipeline::Job{method.get(), nullptr}, ResultPipeline::Job{}}, nullptr);
   ImageRgba8 expected(64, 48);
   cpu_gaussian_filter(source.view(), expected.view(), params, CpuThreading::OpenMP);
   EXPECT_EQ(pipeline.read_result(0).pixels(), expected.pixels());
@@ -287,7 +290,7 @@ TEST_F(GlInterop, EveryRunnableGpuMethodShowsWhatRunOnHostComputes) {
       }
       const ImageRgba8 expected = run_on_host(*method, source, params);
       method->prepare(problem);
-      pipeline.process({ResultPipeline::Job{method.get(), nullptr}, ResultPipeline::Job{}}, nullptr, nullptr);
+      pipeline.process({ResultPipeline::Job{method.get(), nullptr}, ResultPipeline::Job{}}, nullptr);
       EXPECT_EQ(pipeline.read_result(0).pixels(), expected.pixels())
           << entry.info.id << " on the " << to_string(pipeline.path()) << " path, " << width << " pixels wide";
       ++compared;

@@ -18,6 +18,7 @@
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/texture.hpp"
 #include "pixel_buffer_rows.hpp"
+#include "result_crop.hpp"
 
 namespace gausslab {
 namespace {
@@ -302,7 +303,8 @@ TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {
   timer.begin_frame();
   gl_timer.begin_frame();
   const Rect crop{3, 4, 10, 7};
-  ASSERT_TRUE(pipeline.process({ResultPipeline::Job{method.get(), &timer}, ResultPipeline::Job{}}, &gl_timer, &crop));
+  ResultCrop crop_reader;
+  pipeline.process({ResultPipeline::Job{method.get(), &timer, crop_reader.hook(crop)}, ResultPipeline::Job{}}, &gl_timer);
   gl_timer.end_frame();
   timer.end_frame();
   ASSERT_TRUE(pipeline.has_result(0));
@@ -312,11 +314,12 @@ TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {
   cpu_gaussian_filter(source.view(), expected.view(), params, CpuThreading::OpenMP);
   EXPECT_EQ(pipeline.read_result(0).pixels(), expected.pixels());
 
-  std::optional<ImageRgba8> crop_pixels = pipeline.take_crop(false);
+  // The result hook read a crop of the host result (no copy in flight: it is ready at once).
+  std::optional<ImageRgba8> crop_pixels = crop_reader.take(false);
   ASSERT_TRUE(crop_pixels.has_value());
   for (int y = 0; y < crop.height; ++y)
     for (int x = 0; x < crop.width; ++x) ASSERT_EQ(crop_pixels->at(x, y), expected.at(crop.x + x, crop.y + y));
-  EXPECT_FALSE(pipeline.take_crop(false).has_value());  // handed over once
+  EXPECT_FALSE(crop_reader.take(false).has_value());  // handed over once
 
   // The stages: the method's on the host clock, the upload from a GL timer query.
   gl_timer.flush();
@@ -331,7 +334,8 @@ TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {
   // A crop outside the image is refused, not read out of bounds.
   const Rect outside{30, 0, 10, 5};
   timer.begin_frame();
-  EXPECT_THROW(pipeline.process({ResultPipeline::Job{method.get(), &timer}, ResultPipeline::Job{}}, nullptr, &outside),
+  EXPECT_THROW(pipeline.process({ResultPipeline::Job{method.get(), &timer, crop_reader.hook(outside)}, ResultPipeline::Job{}},
+                                nullptr),
                std::invalid_argument);
   timer.end_frame();
 
@@ -343,7 +347,7 @@ TEST_F(GlRender, GpuMethodsAreRefusedOnTheCpuPath) {
   for (const MethodEntry& entry : method_registry()) {
     if (entry.info.backend != Backend::Cuda) continue;
     std::unique_ptr<Method> method = entry.create();
-    EXPECT_THROW(pipeline.process({ResultPipeline::Job{method.get(), nullptr}, ResultPipeline::Job{}}, nullptr, nullptr),
+    EXPECT_THROW(pipeline.process({ResultPipeline::Job{method.get(), nullptr}, ResultPipeline::Job{}}, nullptr),
                  std::logic_error)
         << entry.info.id;
   }

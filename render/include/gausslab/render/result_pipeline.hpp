@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,9 +48,19 @@ class ResultPipeline {
  public:
   static constexpr int kSlots = 2;
 
+  // Called right after a job's method has written its result, with the result where it lies: a
+  // device view for GPU methods (readable only by work queued on `stream` inside the call: on the
+  // interop path the buffer is unmapped right after), a host view for CPU methods (stream null).
+  // The app reads what it needs from here (e.g. a crop for the accuracy probe) without waiting.
+  using ResultHook = std::function<void(const ConstImageView& result, bool on_device, cudaStream_t stream)>;
+
   struct Job {
+    Job() = default;
+    Job(Method* method_, StageTimer* timer_, ResultHook on_result_ = {})
+        : method(method_), timer(timer_), on_result(std::move(on_result_)) {}
     Method* method = nullptr;     // prepared for the source's size, RGBA8; null: leave the slot alone
     StageTimer* timer = nullptr;  // the method's stages (and the pipeline's for the first GPU job)
+    ResultHook on_result;         // optional
   };
 
   // best_allowed: Interop tries interop and falls back to staging; Staging skips interop; Cpu runs
@@ -78,15 +89,9 @@ class ResultPipeline {
   // Runs each job's method on the source into its slot and uploads the result to the slot's
   // texture (GL stages "upload" and "upload_b" in gl_timer if given: GL_TIME_ELAPSED around each
   // glTexSubImage2D, i.e. the copy plus whatever part of GL's wait for CUDA's unmap the driver
-  // places inside the query). When `crop` is given and no
-  // earlier crop is on its way, slot A's pixels inside it are copied to the host without waiting
-  // (take_crop hands them over); returns true when it was scheduled. Throws what the method throws
+  // places inside the query). Throws what the method (or a job's hook) throws
   // (std::invalid_argument, CudaError); a failure to map switches to the staging path instead.
-  bool process(const std::array<Job, kSlots>& jobs, GlTimer* gl_timer, const Rect* crop);
-
-  bool crop_in_flight() const;
-  // The crop once its copy has finished (or, with wait, after waiting for it); nullopt before.
-  std::optional<ImageRgba8> take_crop(bool wait);
+  void process(const std::array<Job, kSlots>& jobs, GlTimer* gl_timer);
 
   unsigned source_texture() const;
   unsigned result_texture(int slot) const;

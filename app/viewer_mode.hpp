@@ -1,0 +1,56 @@
+#pragma once
+// A mode of the viewer: what one frame shows and does between the frame loop's steps. The frame
+// loop (viewer.hpp) owns the window or offscreen surface, Dear ImGui, pacing and the GL stage timer;
+// a mode owns its pictures, processing, panels and automated-run report. The comparison of two
+// methods (comparison_mode.hpp) is the first mode; another (e.g. image sequences) is one more
+// class and one line in make_viewer_mode (viewer_modes.cpp).
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gausslab/core/image.hpp"
+#include "run_report.hpp"
+#include "startup.hpp"
+#include "viewer_options.hpp"
+
+namespace gausslab {
+
+class GlSurface;
+class GlfwWindow;
+class GlTimer;
+
+// What the frame loop lends a mode for one frame.
+struct FrameContext {
+  GlSurface& surface;
+  GlfwWindow* window;  // null offscreen
+  GlTimer& gl_timer;
+  RollingMedian& frame_ms;  // wall-clock frame times; a mode clears it when its setting changes
+  bool live;       // input, processing and timing; false for the untimed frames before a view capture
+  bool automated;  // --frames N
+};
+
+class ViewerMode {
+ public:
+  virtual ~ViewerMode() = default;
+
+  // Between ImGui::NewFrame and ImGui::Render: input, panels, processing.
+  virtual void update(FrameContext& frame) = 0;
+  // After ImGui::Render, into the bound framebuffer: the picture (ImGui's windows are drawn over it).
+  virtual void draw(FrameContext& frame) = 0;
+  // A file dropped on the window.
+  virtual void open_file(const std::string& path) = 0;
+  // The window title ("gausslab - photo.png - ...").
+  virtual std::string window_title() const = 0;
+  // True when an automated run should stop early (a method failed).
+  virtual bool failed() const = 0;
+  // The end of an automated run: waits for queued work, writes the screenshots and prints the
+  // summary line. `capture_view` draws untimed frames and returns the last one's pixels.
+  virtual int finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) = 0;
+  // Before the GL context goes: waits for queued GPU work that uses the mode's buffers.
+  virtual void shut_down() {}
+};
+
+// The mode the options ask for (viewer_modes.cpp: the one place a new mode is added).
+std::unique_ptr<ViewerMode> make_viewer_mode(const ViewerOptions& options, StartupPlan plan, GlSurface& surface);
+
+}  // namespace gausslab
