@@ -1,0 +1,382 @@
+#include "gausslab/core/npy_io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+namespace gausslab {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the .npy samples are copied as little-endian bytes");
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMagicBytes = 6;
+constexpr const char* kConvertHint = "; convert it in NumPy: np.save(path, a.astype(np.float32))";
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+[[noreturn]] void fail(const std::string& name, const std::string& problem) {
+  throw NpyError(quoted(name) + ": " + problem);
+}
+
+// ---- the header: a Python dict literal -----------------------------------------------------------
+
+// What the dict says, once checked.
+struct NpyHeader {
+  NpyDtype dtype = NpyDtype::Float32;
+  std::size_t count = 0;
+};
+
+// A small reader for the literal NumPy writes: {'descr': '<f8', 'fortran_order': False, 'shape': (5,), }.
+// Accepts single or double quotes, any spacing, trailing commas, and Python 2's 5L integers.
+class DictReader {
+ public:
+  DictReader(std::string_view text, const std::string& name) : text_(text), name_(name) {}
+
+  NpyHeader read() {
+    std::optional<std::string> descr;
+    std::optional<bool> fortran_order;
+    std::optional<std::vector<unsigned long long>> shape;
+    expect('{');
+    while (!peek_is('}')) {
+      const std::string key = read_string();
+      expect(':');
+      if (key == "descr") {
+        if (peek_is('[')) fail(name_, "the array has a structured dtype (named fields); gausslab reads plain float32 or "
+                                     "float64 1D arrays" + std::string(kConvertHint));
+        descr = read_string();
+      } else if (key == "fortran_order") {
+        fortran_order = read_bool();
+      } else if (key == "shape") {
+        shape = read_shape();
+      } else {
+        fail(name_, "the .npy header has an unknown key " + quoted(key) + "; the file is not a NumPy array file");
+      }
+      if (!peek_is('}')) expect(',');
+    }
+    expect('}');
+    if (!descr || !fortran_order || !shape)
+      fail(name_, "the .npy header lacks 'descr', 'fortran_order' or 'shape'; the file is damaged");
+    return checked(*descr, *shape);
+  }
+
+ private:
+  NpyHeader checked(const std::string& descr, const std::vector<unsigned long long>& shape) const {
+    NpyHeader header;
+    header.dtype = dtype_of(descr);
+    if (shape.empty())
+      fail(name_, "the array is 0-dimensional (a single number); gausslab filters 1D signals: save a 1D array");
+    if (shape.size() > 1) {
+      std::string dims;
+      for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
+      fail(name_, "the array is " + std::to_string(shape.size()) + "D, of shape (" + dims +
+                      "); gausslab-filter filters 1D signals along their one axis: save each signal as a 1D "
+                      "array (a.ravel(), or a[i] for row i), or save an image file to blur in 2D");
+    }
+    if (shape[0] == 0) fail(name_, "the array is empty (shape (0,)); a signal needs at least one sample");
+    if (shape[0] > kMaxNpySamples)
+      fail(name_, "the array has " + std::to_string(shape[0]) + " samples, more than the " +
+                      std::to_string(kMaxNpySamples) + " gausslab filters at once; split the signal");
+    header.count = static_cast<std::size_t>(shape[0]);
+    return header;
+  }
+
+  NpyDtype dtype_of(const std::string& descr) const {
+    if (descr == "<f4" || descr == "=f4" || descr == "f4") return NpyDtype::Float32;
+    if (descr == "<f8" || descr == "=f8" || descr == "f8") return NpyDtype::Float64;
+    if (descr == ">f4" || descr == ">f8")
+      fail(name_, "the samples are big-endian (dtype " + quoted(descr) +
+                      "); save them little-endian: np.save(path, a.astype(a.dtype.newbyteorder('<')))");
+    fail(name_, "dtype " + quoted(descr) + " (" + dtype_words(descr) +
+                    ") is not supported; gausslab reads float32 or float64 1D arrays" + kConvertHint);
+  }
+
+  static std::string dtype_words(const std::string& descr) {
+    const std::string body = descr.empty() ? descr : descr.substr(descr[0] == '<' || descr[0] == '>' ||
+                                                                          descr[0] == '|' || descr[0] == '='
+                                                                      ? 1
+                                                                      : 0);
+    if (body.empty()) return "empty";
+    const std::string bits = body.size() > 1 && std::isdigit(static_cast<unsigned char>(body[1]))
+                                 ? std::to_string(std::atoi(body.c_str() + 1) * 8)
+                                 : "";
+    switch (body[0]) {
+      case 'f': return "float" + bits;
+      case 'i': return "int" + bits;
+      case 'u': return "uint" + bits;
+      case 'c': return "complex" + bits;
+      case 'b':
+      case '?': return "bool";
+      case 'O': return "Python objects";
+      case 'U': return "unicode strings";
+      case 'S': return "byte strings";
+      case 'M': return "datetime";
+      case 'm': return "timedelta";
+      default: return "not a number type";
+    }
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool peek_is(char c) {
+    skip_space();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  [[noreturn]] void malformed(const char* what) const {
+    fail(name_, std::string("the .npy header is malformed (") + what + " at character " + std::to_string(pos_) +
+                    "); the file is damaged or not a NumPy array file");
+  }
+  void expect(char c) {
+    if (!peek_is(c)) malformed((std::string("expected '") + c + "'").c_str());
+    ++pos_;
+  }
+  std::string read_string() {
+    skip_space();
+    if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) malformed("expected a quoted name");
+    const char quote = text_[pos_++];
+    const std::size_t end = text_.find(quote, pos_);
+    if (end == std::string_view::npos) malformed("unterminated string");
+    std::string value(text_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return value;
+  }
+  bool read_bool() {
+    skip_space();
+    for (const auto& [word, value] : {std::pair<std::string_view, bool>{"True", true}, {"False", false}})
+      if (text_.substr(pos_, word.size()) == word) {
+        pos_ += word.size();
+        return value;
+      }
+    malformed("expected True or False");
+  }
+  std::vector<unsigned long long> read_shape() {
+    std::vector<unsigned long long> dims;
+    expect('(');
+    while (!peek_is(')')) {
+      if (dims.size() >= 32) malformed("more than 32 dimensions");
+      skip_space();
+      if (pos_ >= text_.size() || !std::isdigit(static_cast<unsigned char>(text_[pos_]))) malformed("expected a size");
+      unsigned long long value = 0;
+      while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+        if (value > (~0ULL - 9) / 10) malformed("a size too large");
+        value = value * 10 + static_cast<unsigned>(text_[pos_++] - '0');
+      }
+      if (pos_ < text_.size() && (text_[pos_] == 'L' || text_[pos_] == 'l')) ++pos_;
+      dims.push_back(value);
+      if (!peek_is(')')) expect(',');
+    }
+    expect(')');
+    return dims;
+  }
+
+  std::string_view text_;
+  const std::string& name_;
+  std::size_t pos_ = 0;
+};
+
+// The preamble: magic, version, header length. Returns the offset of the samples; `available`
+// bytes of the file start at `bytes` (at least the preamble and the header, else it is truncated).
+struct Preamble {
+  std::size_t header_offset = 0;
+  std::size_t header_bytes = 0;
+};
+
+Preamble read_preamble(const unsigned char* bytes, std::size_t available, const std::string& name) {
+  if (available < kMagicBytes || std::memcmp(bytes, kMagic, kMagicBytes) != 0)
+    fail(name, "not a NumPy .npy file (it does not start with \\x93NUMPY); save the array with np.save");
+  if (available < 8) fail(name, "the file is truncated inside the .npy preamble");
+  const int major = bytes[6];
+  Preamble p;
+  if (major == 1) {
+    if (available < 10) fail(name, "the file is truncated inside the .npy preamble");
+    p.header_offset = 10;
+    p.header_bytes = bytes[8] | (std::size_t{bytes[9]} << 8);
+  } else if (major == 2 || major == 3) {
+    if (available < 12) fail(name, "the file is truncated inside the .npy preamble");
+    p.header_offset = 12;
+    p.header_bytes = bytes[8] | (std::size_t{bytes[9]} << 8) | (std::size_t{bytes[10]} << 16) |
+                     (std::size_t{bytes[11]} << 24);
+  } else {
+    fail(name, ".npy format version " + std::to_string(major) + "." + std::to_string(bytes[7]) +
+                   " is unknown (gausslab reads 1.0, 2.0 and 3.0)");
+  }
+  if (p.header_bytes > kMaxNpyHeaderBytes)
+    fail(name, "the .npy header claims " + std::to_string(p.header_bytes) + " bytes (more than " +
+                   std::to_string(kMaxNpyHeaderBytes) + "); the file is damaged");
+  return p;
+}
+
+std::size_t sample_bytes(NpyDtype dtype) { return dtype == NpyDtype::Float32 ? 4 : 8; }
+
+void check_data_size(const NpyHeader& header, std::size_t data_bytes, const std::string& name) {
+  const std::size_t expected = header.count * sample_bytes(header.dtype);
+  if (data_bytes < expected)
+    fail(name, "the file is truncated: shape (" + std::to_string(header.count) + ",) of " + to_string(header.dtype) +
+                   " needs " + std::to_string(expected) + " bytes of samples, the file holds " +
+                   std::to_string(data_bytes));
+  if (data_bytes > expected)
+    fail(name, "the file holds " + std::to_string(data_bytes - expected) + " bytes beyond the " +
+                   std::to_string(header.count) + " samples its header declares; the file is damaged");
+}
+
+// Allocates the samples (after the size check) and fills them with `read(destination, bytes)`.
+template <class Read>
+NpySignal fill_signal(const NpyHeader& header, Read&& read) {
+  NpySignal signal;
+  signal.dtype = header.dtype;
+  if (header.dtype == NpyDtype::Float32) {
+    signal.f32.resize(header.count);
+    read(signal.f32.data(), header.count * 4);
+  } else {
+    signal.f64.resize(header.count);
+    read(signal.f64.data(), header.count * 8);
+  }
+  return signal;
+}
+
+NpyHeader parse_header(const unsigned char* bytes, std::size_t available, const Preamble& p, const std::string& name) {
+  if (available < p.header_offset + p.header_bytes)
+    fail(name, "the file is truncated inside the .npy header (" + std::to_string(p.header_bytes) + " bytes declared)");
+  const std::string_view text(reinterpret_cast<const char*>(bytes) + p.header_offset, p.header_bytes);
+  return DictReader(text, name).read();
+}
+
+// ---- files -----------------------------------------------------------------------------------
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Writes `content` to a temporary file beside `path` and moves it into place (link for Never, so
+// a file that appeared meanwhile is not replaced either).
+void write_atomically(const std::string& path, const std::string& content, Overwrite overwrite) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) throw NpyError("cannot write " + quoted(path) + ": it is a folder");
+    if (overwrite == Overwrite::Never)
+      throw NpyError(quoted(path) + " already exists; gausslab never overwrites files: choose another name or pass "
+                                    "--overwrite");
+  }
+  std::string temp = path + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) throw NpyError("cannot write " + quoted(path) + ": " + errno_text());
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n <= 0) {
+      const std::string error = errno_text();
+      ::close(fd);
+      ::unlink(temp.c_str());
+      throw NpyError("cannot write " + quoted(path) + ": " + error);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  ::fchmod(fd, 0644);
+  if (::close(fd) != 0) {
+    const std::string error = errno_text();
+    ::unlink(temp.c_str());
+    throw NpyError("cannot write " + quoted(path) + ": " + error);
+  }
+  const int moved = overwrite == Overwrite::Never ? ::link(temp.c_str(), path.c_str())
+                                                   : ::rename(temp.c_str(), path.c_str());
+  const int error = errno;
+  ::unlink(temp.c_str());
+  if (moved != 0) {
+    if (error == EEXIST)
+      throw NpyError(quoted(path) + " already exists; gausslab never overwrites files: choose another name");
+    throw NpyError("cannot write " + quoted(path) + ": " + std::strerror(error));
+  }
+}
+
+template <class T>
+std::string encode(const T* samples, std::size_t count, const char* descr) {
+  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+                     std::to_string(count) + ",), }";
+  // Pad with spaces and end with '\n' so that the samples start on a 64-byte boundary.
+  const std::size_t unpadded = kMagicBytes + 4 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict.push_back('\n');
+  std::string file(kMagic, kMagicBytes);
+  file.push_back('\x01');
+  file.push_back('\x00');
+  file.push_back(static_cast<char>(dict.size() & 0xFF));
+  file.push_back(static_cast<char>(dict.size() >> 8));
+  file += dict;
+  file.append(reinterpret_cast<const char*>(samples), count * sizeof(T));
+  return file;
+}
+
+}  // namespace
+
+const char* to_string(NpyDtype dtype) { return dtype == NpyDtype::Float32 ? "float32" : "float64"; }
+
+NpySignal read_npy_1d_from_memory(const void* data, std::size_t size, const std::string& name) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  const Preamble preamble = read_preamble(bytes, size, name);
+  const NpyHeader header = parse_header(bytes, size, preamble, name);
+  const std::size_t offset = preamble.header_offset + preamble.header_bytes;
+  check_data_size(header, size - offset, name);
+  return fill_signal(header, [&](void* destination, std::size_t n) { std::memcpy(destination, bytes + offset, n); });
+}
+
+NpySignal read_npy_1d(const std::string& path) {
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!file) fail(path, "cannot open: " + errno_text());
+  struct stat info {};
+  if (::fstat(::fileno(file.get()), &info) != 0) fail(path, "cannot read: " + errno_text());
+  if (S_ISDIR(info.st_mode)) fail(path, "is a folder, not a .npy file");
+  const std::size_t file_bytes = static_cast<std::size_t>(info.st_size);
+  if (file_bytes == 0) fail(path, "the file is empty; save the array with np.save");
+
+  // The preamble and the header (bounded by kMaxNpyHeaderBytes) first; the samples once checked.
+  std::vector<unsigned char> head(std::min<std::size_t>(file_bytes, 12 + kMaxNpyHeaderBytes));
+  if (std::fread(head.data(), 1, head.size(), file.get()) != head.size()) fail(path, "cannot read: " + errno_text());
+  const Preamble preamble = read_preamble(head.data(), head.size(), path);
+  const NpyHeader header = parse_header(head.data(), head.size(), preamble, path);
+  const std::size_t offset = preamble.header_offset + preamble.header_bytes;
+  check_data_size(header, file_bytes - offset, path);
+  if (std::fseek(file.get(), static_cast<long>(offset), SEEK_SET) != 0) fail(path, "cannot read: " + errno_text());
+  return fill_signal(header, [&](void* destination, std::size_t n) {
+    if (std::fread(destination, 1, n, file.get()) != n)
+      fail(path, "the file ended early while reading the samples (it changed while being read?)");
+  });
+}
+
+std::string encode_npy_1d(const float* samples, std::size_t count) { return encode(samples, count, "<f4"); }
+std::string encode_npy_1d(const double* samples, std::size_t count) { return encode(samples, count, "<f8"); }
+
+void write_npy_1d(const std::string& path, const float* samples, std::size_t count, Overwrite overwrite) {
+  write_atomically(path, encode_npy_1d(samples, count), overwrite);
+}
+void write_npy_1d(const std::string& path, const double* samples, std::size_t count, Overwrite overwrite) {
+  write_atomically(path, encode_npy_1d(samples, count), overwrite);
+}
+void write_npy_1d(const std::string& path, const NpySignal& signal, Overwrite overwrite) {
+  if (signal.dtype == NpyDtype::Float32)
+    write_npy_1d(path, signal.f32.data(), signal.f32.size(), overwrite);
+  else
+    write_npy_1d(path, signal.f64.data(), signal.f64.size(), overwrite);
+}
+
+bool is_npy_path(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string tail = path.substr(path.size() - 4);
+  std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
+  return tail == ".npy";
+}
+
+}  // namespace gausslab
