@@ -2,8 +2,10 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
@@ -18,55 +20,76 @@ constexpr int kProbeSide = 64;
 
 std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
 
+// A path's identity for comparisons: its canonical form where the file or its folder exists.
+std::string identity(const std::string& path) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(path, ec);
+  return ec || canonical.empty() ? fs::path(path).lexically_normal().string() : canonical.string();
+}
+
 }  // namespace
 
-std::unique_ptr<Method> create_checked_method(const FilterOptions& options) {
-  const MethodEntry* entry = find_method(options.method_id);
-  if (!entry) throw UsageError("unknown method " + in_quotes(options.method_id) + "; use one of: " + method_id_list());
+MethodChoice resolve_method(const FilterOptions& options) {
+  MethodChoice choice;
+  if (options.method_id.empty()) {
+    choice = choose_default_method(options.params, cuda_device_status().available);
+  } else {
+    choice = {options.method_id, "chosen with --method"};
+  }
+  const MethodEntry* entry = find_method(choice.id);
+  if (!entry) throw UsageError("unknown method " + in_quotes(choice.id) + "; use one of: " + method_id_list());
   if (std::string reason = method_unavailable_reason(*entry); !reason.empty())
-    throw UsageError("method " + in_quotes(options.method_id) + " cannot run on this machine: " + reason +
+    throw UsageError("method " + in_quotes(choice.id) + " cannot run on this machine: " + reason +
                      "; choose a CPU method (cpu_openmp, cpu_separable)");
-  std::unique_ptr<Method> method = entry->create();
+  const std::unique_ptr<Method> method = entry->create();
   const FilterProblem probe{kProbeSide, kProbeSide, PixelFormat::Rgba8, options.params};
   if (std::string reason = method->unsupported_reason(probe); !reason.empty())
-    throw UsageError("method " + in_quotes(options.method_id) + " refuses " + describe(options.params) + ": " + reason);
-  return method;
+    throw UsageError("method " + in_quotes(choice.id) + " refuses " + describe(options.params) + ": " + reason);
+  return choice;
 }
 
-std::string batch_output_path(const std::string& input, const std::string& out_dir, const std::string& extension) {
-  return (fs::path(out_dir) / fs::path(input).stem()).string() + extension;
+std::string batch_output_path(const std::string& relative_stem, const std::string& out_dir,
+                              const std::string& extension) {
+  return (fs::path(out_dir) / relative_stem).string() + extension;
 }
 
-std::vector<FileJob> plan_filter_jobs(const FilterOptions& options) {
-  std::vector<FileJob> jobs;
+std::vector<BatchJob> plan_filter_jobs(const FilterOptions& options, const std::vector<InputFile>& inputs) {
+  std::vector<BatchJob> jobs;
+  std::set<std::string> input_identities;
+  for (const InputFile& input : inputs) input_identities.insert(identity(input.path));
+
   if (!options.batch()) {
     if (std::string problem = check_output_path(options.output, options.overwrite); !problem.empty())
       throw UsageError(problem);
-    jobs.push_back({options.inputs.front(), options.output});
+    if (input_identities.count(identity(options.output)))
+      throw UsageError(in_quotes(options.output) + " is the input itself; gausslab-filter never writes its input, so "
+                                                   "give another output name");
+    jobs.push_back({inputs.front().path, options.output, inputs.front().size_bytes});
     return jobs;
   }
 
   std::error_code ec;
-  if (!fs::is_directory(options.out_dir, ec))
-    throw UsageError("the output folder " + in_quotes(options.out_dir) +
-                     (fs::exists(options.out_dir, ec)
-                          ? " is not a folder"
-                          : " does not exist; create it first (mkdir -p " + options.out_dir + ")"));
+  const bool folder_exists = fs::is_directory(options.out_dir, ec);
+  if (!folder_exists && fs::exists(options.out_dir, ec))
+    throw UsageError("the output folder " + in_quotes(options.out_dir) + " is a file, not a folder; choose another --out-dir");
 
   std::map<std::string, std::string> input_of_output;  // to find two inputs that share a name
   std::vector<std::string> existing;
-  for (const std::string& input : options.inputs) {
-    const std::string output = batch_output_path(input, options.out_dir, options.batch_extension);
-    const std::string key = fs::weakly_canonical(output, ec).string();
-    if (auto [it, inserted] = input_of_output.emplace(key.empty() ? output : key, input); !inserted)
-      throw UsageError(in_quotes(it->second) + " and " + in_quotes(input) + " would both be written to " +
+  for (const InputFile& input : inputs) {
+    const std::string output = batch_output_path(input.relative_stem, options.out_dir, options.batch_extension);
+    const std::string key = identity(output);
+    if (auto [it, inserted] = input_of_output.emplace(key, input.path); !inserted)
+      throw UsageError(in_quotes(it->second) + " and " + in_quotes(input.path) + " would both be written to " +
                        in_quotes(output) + "; filter them in separate runs or rename one");
+    if (input_identities.count(key))
+      throw UsageError(in_quotes(output) + " would replace the input " + in_quotes(input.path) +
+                       "; gausslab-filter never writes its inputs, so choose another --out-dir or --format");
+    if (fs::is_directory(output, ec)) throw UsageError(in_quotes(output) + " is a folder; it cannot be an output file");
     if (options.overwrite == Overwrite::Never && fs::exists(output, ec)) {
       existing.push_back(output);
       continue;
     }
-    if (std::string problem = check_output_path(output, options.overwrite); !problem.empty()) throw UsageError(problem);
-    jobs.push_back({input, output});
+    jobs.push_back({input.path, output, input.size_bytes});
   }
   if (!existing.empty()) {
     std::string list;
@@ -77,6 +100,18 @@ std::vector<FileJob> plan_filter_jobs(const FilterOptions& options) {
                      "); gausslab-filter never overwrites files: choose another --out-dir or pass --overwrite");
   }
   return jobs;
+}
+
+void create_output_folders(const FilterOptions& options, const std::vector<BatchJob>& jobs) {
+  if (!options.batch()) return;
+  std::set<fs::path> folders{fs::path(options.out_dir)};
+  for (const BatchJob& job : jobs) folders.insert(fs::path(job.output).parent_path());
+  for (const fs::path& folder : folders) {
+    std::error_code ec;
+    if (folder.empty() || fs::is_directory(folder, ec)) continue;
+    fs::create_directories(folder, ec);
+    if (ec) throw UsageError("cannot create the output folder " + in_quotes(folder.string()) + ": " + ec.message());
+  }
 }
 
 }  // namespace gausslab

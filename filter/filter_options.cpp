@@ -1,32 +1,64 @@
 #include "filter_options.hpp"
 
+#include "gausslab/batch/codec.hpp"
+#include "gausslab/batch/memory_budget.hpp"
 #include "gausslab/core/cli_args.hpp"
 
 namespace gausslab {
 
 std::string filter_usage(const std::string& method_ids) {
   return std::string(
-             "gausslab-filter: Gaussian blur of image files, headless, with any gausslab method.\n"
+             "gausslab-filter: Gaussian blur of image files, one or a whole folder of them, on the GPU\n"
+             "(or the CPU), across processes and hosts under mpirun.\n"
              "\n"
              "usage:\n"
-             "  gausslab-filter INPUT -o OUTPUT --method ID --sigma S [options]\n"
-             "  gausslab-filter INPUT... --out-dir DIR --method ID --sigma S [--format png|bmp] [options]\n"
+             "  gausslab-filter INPUT -o OUTPUT --sigma S [--method ID] [options]\n"
+             "  gausslab-filter INPUT... --out-dir DIR --sigma S [--method ID] [options]\n"
+             "  mpirun -np N gausslab-filter INPUT... --out-dir DIR --sigma S [options]\n"
              "  gausslab-filter --list-methods [--size WxH --sigma S [options]]\n"
              "  gausslab-filter --help\n"
              "\n"
-             "  -o, --output FILE   the filtered image; .png or .bmp (by extension)\n"
-             "  --out-dir DIR       batch mode: each INPUT becomes DIR/<input name>.png (or .bmp with\n"
-             "                      --format bmp); DIR must exist\n"
-             "  --format png|bmp    the type of batch outputs (default png)\n"
-             "  --method ID         a registered method: ") +
-         method_ids +
-         " (see --list-methods)\n"
+             "Inputs and outputs:\n"
+             "  INPUT               an image file, a folder (its image files), or a pattern such as\n"
+             "                      'photos/*.jpg' (quoted, so gausslab-filter expands it)\n"
+             "  --from-list FILE    also the paths in FILE, one a line ('-': standard input)\n"
+             "  --recursive         folders' subfolders too; their tree is kept under --out-dir\n"
+             "  -o, --output FILE   the filtered image (one input); its extension picks the type\n"
+             "  --out-dir DIR       batch mode: each input becomes DIR/<its name>.<format>; DIR is\n"
+             "                      created when missing\n"
+             "  --format F          the type of batch outputs: ") +
+         output_format_list() +
+         " (default png)\n"
+         "  --overwrite         replace existing output files (never done otherwise)\n"
+         "\n"
+         "The filter:\n"
          "  --sigma S           standard deviation in pixels, 0.1 to 200\n"
+         "  --method ID         a registered method: " +
+         method_ids +
+         "\n"
+         "                      (default: the fastest that runs here within its accuracy bound;\n"
+         "                      the run says which)\n"
          "  --border MODE       reflect (default), mirror, nearest, constant, wrap (SciPy's names)\n"
          "  --truncate T        radius = floor(T * sigma + 0.5) as SciPy computes it; 0.5 to 10, default 4\n"
          "  --radius R          set the radius directly (0 to 2000) instead of from --truncate\n"
-         "  --overwrite         replace existing output files (never done otherwise)\n"
-         "  --quiet             print only errors\n"
+         "\n"
+         "The engine:\n"
+         "  --threads N         CPU threads reading, decoding, encoding, writing (and filtering with a\n"
+         "                      CPU method); default: every core (shared out among the ranks on a host)\n"
+         "  --max-in-flight N   images held at once (default threads + streams + 2); also, no new image\n"
+         "                      starts while those held use more than half the host's memory\n"
+         "  --streams N         CUDA streams, each with its own buffers (default 3: upload, filter and\n"
+         "                      download of three images at once)\n"
+         "  --bands N           filter every image in N horizontal bands (each with a halo of radius\n"
+         "                      rows); images that do not fit the GPU are banded anyway. Bands give the\n"
+         "                      single pass's result byte for byte (fft and recursive: within their bound)\n"
+         "  --max-device-memory SIZE   device memory for images, bands and the methods' scratch, e.g.\n"
+         "                      1GiB (default 80 % of the free memory, shared out among the ranks on a GPU)\n"
+         "  --split files|bands|auto   under mpirun: deal whole files to the ranks, or split every image's\n"
+         "                      rows over them (default auto: files when there are at least as many\n"
+         "                      files as ranks)\n"
+         "  --share-gpus        let several ranks on one host share a GPU (refused otherwise)\n"
+         "  --quiet             print only errors and the failures at the end\n"
          "  --list-methods      the registered methods, one per line: id, backend, label, and\n"
          "                      'unavailable: reason' where a method cannot run here. With --size WxH\n"
          "                      (and --sigma etc.) a fourth column tells, for an RGBA8 image of that size,\n"
@@ -37,18 +69,25 @@ std::string filter_usage(const std::string& method_ids) {
          ".\nThe output keeps the input's channels: grey stays grey, grey+alpha stays grey+alpha,\n"
          "RGB stays RGB, RGBA stays RGBA (every channel is filtered, alpha too); a BMP cannot hold\n"
          "grey+alpha, so such an image becomes an RGBA .bmp (use .png to keep two channels).\n"
-         "Outputs are written to a temporary name and moved into place: never a partial file.\n"
+         "Outputs are written to a temporary name and moved into place: never a partial file; an input\n"
+         "is never written.\n"
          "\n"
-         "exit status: 0 done; 1 a file could not be read, filtered or written (in batch mode the\n"
-         "other files are still done); 2 bad arguments, or a single input the method refuses at its\n"
-         "size (nothing was written).\n";
+         "exit status: 0 done; 1 a file could not be read, filtered or written (the other files are\n"
+         "still done; under mpirun, on every rank); 2 bad arguments, or a single input the method\n"
+         "refuses at its size (nothing was written).\n";
 }
+
+namespace {
+
+int parse_count(const std::string& flag, const std::string& text, int max) { return parse_int(flag, text, 1, max); }
+
+}  // namespace
 
 FilterOptions parse_filter_options(int argc, const char* const* argv) {
   FilterOptions options;
   ArgReader reader(argc, argv);
   std::string arg;
-  bool radius_given = false, truncate_given = false;
+  bool radius_given = false, truncate_given = false, format_given = false;
   while (reader.next(arg)) {
     if (arg == "-h" || arg == "--help") {
       options.mode = FilterOptions::Mode::Help;
@@ -63,14 +102,23 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       if (!options.out_dir.empty()) throw UsageError("--out-dir is given twice; give one folder");
       options.out_dir = reader.value(arg);
       if (options.out_dir.empty()) throw UsageError("--out-dir: the folder name is empty");
+    } else if (arg == "--from-list") {
+      if (!options.list_file.empty()) throw UsageError("--from-list is given twice; give one list");
+      options.list_file = reader.value(arg);
+      if (options.list_file.empty()) throw UsageError("--from-list: the file name is empty ('-' reads standard input)");
+    } else if (arg == "--recursive" || arg == "-r") {
+      options.recursive = true;
     } else if (arg == "--format") {
-      const std::string format = reader.value(arg);
-      if (format == "png" || format == "bmp")
-        options.batch_extension = "." + format;
-      else
-        throw UsageError("--format: unknown output type '" + format + "'; use png or bmp");
+      std::string format = reader.value(arg);
+      if (!format.empty() && format[0] == '.') format.erase(0, 1);
+      if (format == "jpeg") format = "jpg";
+      if (!is_output_format(format))
+        throw UsageError("--format: unknown output type '" + format + "'; use " + output_format_list());
+      options.batch_extension = "." + format;
+      format_given = true;
     } else if (arg == "--method") {
       options.method_id = reader.value(arg);
+      if (options.method_id.empty()) throw UsageError("--method: the id is empty; see --list-methods");
     } else if (arg == "--sigma") {
       const std::string text = reader.value(arg);
       try {
@@ -93,6 +141,28 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       options.overwrite = Overwrite::Allowed;
     } else if (arg == "--quiet" || arg == "-q") {
       options.quiet = true;
+    } else if (arg == "--threads") {
+      options.threads = parse_count(arg, reader.value(arg), 4096);
+    } else if (arg == "--max-in-flight") {
+      options.max_in_flight = parse_count(arg, reader.value(arg), 100000);
+    } else if (arg == "--streams") {
+      options.streams = parse_count(arg, reader.value(arg), 16);
+    } else if (arg == "--bands") {
+      options.bands = parse_count(arg, reader.value(arg), 1 << 20);
+    } else if (arg == "--max-device-memory") {
+      options.max_device_bytes = parse_bytes(arg, reader.value(arg));
+    } else if (arg == "--split") {
+      const std::string split = reader.value(arg);
+      if (split == "files")
+        options.split = SplitMode::Files;
+      else if (split == "bands")
+        options.split = SplitMode::Bands;
+      else if (split == "auto")
+        options.split = SplitMode::Auto;
+      else
+        throw UsageError("--split: '" + split + "' is not files, bands or auto");
+    } else if (arg == "--share-gpus") {
+      options.share_gpus = true;
     } else if (ArgReader::is_option(arg)) {
       throw UsageError("unknown option '" + arg + "'; see gausslab-filter --help");
     } else {
@@ -103,7 +173,7 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
     throw UsageError("--radius and --truncate both set the radius; give only one of them");
 
   if (options.mode == FilterOptions::Mode::ListMethods) {
-    if (!options.inputs.empty() || !options.output.empty() || !options.out_dir.empty())
+    if (!options.inputs.empty() || !options.output.empty() || !options.out_dir.empty() || !options.list_file.empty())
       throw UsageError("--list-methods takes no input or output files");
     if (options.list_problem_size) {
       if (!options.sigma_given) throw UsageError("--list-methods --size needs --sigma too");
@@ -113,20 +183,25 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   }
   if (options.list_problem_size) throw UsageError("--size only goes with --list-methods");
 
-  if (options.inputs.empty())
-    throw UsageError("no input file given; usage: gausslab-filter INPUT -o OUTPUT --method ID --sigma S");
+  if (options.inputs.empty() && options.list_file.empty())
+    throw UsageError("no input file given; usage: gausslab-filter INPUT -o OUTPUT --sigma S");
   if (!options.output.empty() && !options.out_dir.empty())
     throw UsageError("give either -o OUTPUT (one input) or --out-dir DIR (any number of inputs), not both");
   if (options.output.empty() && options.out_dir.empty()) {
-    if (options.inputs.size() == 1) throw UsageError("no output given; add -o OUTPUT.png (or --out-dir DIR)");
-    throw UsageError(std::to_string(options.inputs.size()) +
-                     " input files given but no --out-dir; add --out-dir DIR for a batch");
+    if (options.inputs.size() == 1 && options.list_file.empty())
+      throw UsageError("no output given; add -o OUTPUT.png (or --out-dir DIR)");
+    throw UsageError((options.list_file.empty() ? std::to_string(options.inputs.size()) + " input files given"
+                                                : std::string("--from-list names the inputs")) +
+                     " but no --out-dir; add --out-dir DIR for a batch");
   }
-  if (!options.output.empty() && options.inputs.size() > 1)
-    throw UsageError("-o names one output but " + std::to_string(options.inputs.size()) +
-                     " inputs are given; use --out-dir DIR for a batch");
-  if (options.method_id.empty())
-    throw UsageError("no method given; add --method ID (gausslab-filter --list-methods shows the ids)");
+  if (!options.output.empty()) {
+    if (options.inputs.size() > 1 || !options.list_file.empty())
+      throw UsageError("-o names one output but " +
+                       (options.list_file.empty() ? std::to_string(options.inputs.size()) + " inputs are given"
+                                                  : std::string("--from-list names the inputs")) +
+                       "; use --out-dir DIR for a batch");
+    if (format_given) throw UsageError("--format is for --out-dir; with -o the output's extension gives the type");
+  }
   if (!options.sigma_given) throw UsageError("no sigma given; add --sigma S (pixels, 0.1 to 200)");
   if (std::string problem = validate(options.params); !problem.empty()) throw UsageError(problem);
   return options;

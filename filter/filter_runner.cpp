@@ -1,77 +1,61 @@
 #include "filter_runner.hpp"
 
-#include <chrono>
-#include <cstdio>
-#include <exception>
+#include <unistd.h>
 
-#include "gausslab/core/image_io.hpp"
-#include "gausslab/cuda/run_on_host.hpp"
+#include "filter_jobs.hpp"
+#include "gausslab/batch/batch_report.hpp"
+#include "gausslab/core/cli_args.hpp"
 
 namespace gausslab {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-struct FileResult {
-  enum class Status { Done, Unreadable, Refused, Failed };
-  Status status = Status::Done;
-  std::string message;  // the reason, when not done
-  int width = 0, height = 0, channels = 0;
-  double filter_ms = 0;
+// What rank 0 decides before any work, for every rank: the method and the jobs, or the refusal.
+struct Plan {
+  std::string error;  // a usage error: nothing is done
+  MethodChoice method;
+  std::vector<BatchJob> jobs;
+  std::vector<std::string> notes;
 };
 
-FileResult filter_one(const FilterOptions& options, Method& method, const FileJob& job) {
-  FileResult result;
-  LoadedImage loaded;
+Plan make_plan(const FilterOptions& options, std::istream& standard_input) {
+  Plan plan;
   try {
-    loaded = load_image(job.input);
-  } catch (const ImageLoadError& error) {
-    result.status = FileResult::Status::Unreadable;
-    result.message = error.what();
-    return result;
+    plan.method = resolve_method(options);
+    std::vector<InputFile> inputs;
+    if (options.batch()) {
+      const InputSpec spec{options.inputs, options.list_file, options.recursive};
+      inputs = expand_inputs(spec, standard_input, plan.notes);
+    } else {  // -o: the one input is a file, taken as it is (a folder fails as one when read)
+      inputs.push_back({options.inputs.front(), "", 0});
+    }
+    plan.jobs = plan_filter_jobs(options, inputs);
+    create_output_folders(options, plan.jobs);
+  } catch (const UsageError& error) {
+    plan.error = error.what();
   }
-  result.width = loaded.image.width();
-  result.height = loaded.image.height();
-  result.channels = loaded.source_channels;
-
-  const FilterProblem problem{result.width, result.height, PixelFormat::Rgba8, options.params};
-  if (std::string reason = method.unsupported_reason(problem); !reason.empty()) {
-    result.status = FileResult::Status::Refused;
-    result.message = "'" + job.input + "': " + method.info().id + " refuses this " + std::to_string(result.width) +
-                     "×" + std::to_string(result.height) + " image: " + reason;
-    return result;
-  }
-  try {
-    const auto start = Clock::now();
-    const ImageRgba8 filtered = run_on_host(method, loaded.image, options.params);
-    result.filter_ms = ms_since(start);
-    save_image(job.output, filtered, loaded.source_channels, options.overwrite);
-  } catch (const std::bad_alloc&) {
-    result.status = FileResult::Status::Failed;
-    result.message = "'" + job.input + "': out of memory while filtering " + std::to_string(result.width) + "×" +
-                     std::to_string(result.height) + " pixels";
-  } catch (const ImageSaveError& error) {  // names the output file itself
-    result.status = FileResult::Status::Failed;
-    result.message = error.what();
-  } catch (const std::exception& error) {  // CudaError, invalid_argument
-    result.status = FileResult::Status::Failed;
-    result.message = "'" + job.input + "': " + error.what();
-  }
-  return result;
+  return plan;
 }
 
-std::string format_ms(double ms) {
-  char text[32];
-  if (ms < 1000)
-    std::snprintf(text, sizeof text, "%.1f ms", ms);
-  else
-    std::snprintf(text, sizeof text, "%.2f s", ms / 1000);
-  return text;
+// The plan as one message: the error, or the method, its reason and the jobs.
+std::string pack(const Plan& plan) {
+  return plan.error + '\0' + plan.method.id + '\0' + plan.method.reason + '\0' + serialize_jobs(plan.jobs);
+}
+
+Plan unpack(const std::string& bytes) {
+  Plan plan;
+  std::size_t at = 0;
+  const auto field = [&] {
+    const std::size_t end = bytes.find('\0', at);
+    std::string text = bytes.substr(at, end - at);
+    at = end + 1;
+    return text;
+  };
+  plan.error = field();
+  plan.method.id = field();
+  plan.method.reason = field();
+  plan.jobs = deserialize_jobs(bytes.substr(at));
+  return plan;
 }
 
 }  // namespace
@@ -89,50 +73,70 @@ const char* channels_name(int channels) {
   }
 }
 
-std::string progress_bar(int done, int total, int width) {
-  const int filled = total > 0 ? static_cast<int>(static_cast<long long>(done) * width / total) : width;
-  return "[" + std::string(static_cast<std::size_t>(filled), '#') +
-         std::string(static_cast<std::size_t>(width - filled), '.') + "]";
-}
+int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& standard_input, std::ostream& log) {
+  Plan plan;
+  std::string message;
+  if (mpi.root()) {
+    plan = make_plan(options, standard_input);
+    message = pack(plan);
+  }
+  mpi.broadcast(message);
+  if (!mpi.root()) plan = unpack(message);
+  if (!plan.error.empty()) {
+    if (mpi.root()) log << "gausslab-filter: " << plan.error << "\n(gausslab-filter --help shows the usage)\n";
+    return kExitUsage;
+  }
 
-int run_filter_jobs(const FilterOptions& options, Method& method, const std::vector<FileJob>& jobs, std::ostream& log) {
-  const auto start = Clock::now();
-  const int total = static_cast<int>(jobs.size());
-  const int number_width = static_cast<int>(std::to_string(total).size());
-  std::vector<std::string> failures;  // each message names its file
-  bool refused = false;
-
-  for (int i = 0; i < total; ++i) {
-    const FileJob& job = jobs[static_cast<std::size_t>(i)];
-    const FileResult result = filter_one(options, method, job);
-    const bool done = result.status == FileResult::Status::Done;
-    if (!done) failures.push_back(result.message);
-    refused = refused || result.status == FileResult::Status::Refused;
-
-    char counter[32];
-    std::snprintf(counter, sizeof counter, "%*d/%d", number_width, i + 1, total);
-    const std::string prefix = options.batch() ? progress_bar(i + 1, total, 20) + " " + counter + "  " : "";
-    if (done) {
-      if (!options.quiet)
-        log << prefix << job.input << " -> " << job.output << "  " << result.width << "×" << result.height << " "
-            << channels_name(result.channels) << "  " << format_ms(result.filter_ms) << "\n";
-    } else if (!options.batch() || !options.quiet) {  // a quiet batch names its failures in the summary
-      log << (options.batch() ? prefix + "FAILED: " : "gausslab-filter: ") << result.message << "\n";
-    }
+  const bool batch = options.batch();
+  if (mpi.root() && !options.quiet && batch) {
+    log << "gausslab-filter: " << plan.jobs.size() << " file" << (plan.jobs.size() == 1 ? "" : "s") << ", method "
+        << plan.method.id << " (" << plan.method.reason << "), " << describe(options.params);
+    if (mpi.size() > 1) log << ", " << mpi.size() << " MPI ranks (" << MpiSession::library_version() << ")";
+    log << "\n";
+    for (const std::string& note : plan.notes) log << "gausslab-filter: note: " << note << "\n";
     log.flush();
   }
 
-  const int done_count = total - static_cast<int>(failures.size());
-  if (options.batch() && (!options.quiet || !failures.empty()))
-    log << "gausslab-filter: " << done_count << " of " << total << " file" << (total == 1 ? "" : "s") << " done with "
-        << method.info().id << " (" << describe(options.params) << ") in " << format_ms(ms_since(start))
-        << (failures.empty() ? "" : "; failed:") << "\n";
-  if (options.batch())  // the summary names every failure, also when --quiet
-    for (const std::string& failure : failures) log << "  " << failure << "\n";
+  BatchRunOptions run;
+  run.engine.method_id = plan.method.id;
+  run.engine.params = options.params;
+  run.engine.overwrite = options.overwrite;
+  run.engine.threads = options.threads;
+  run.engine.max_in_flight = options.max_in_flight;
+  run.engine.lanes = options.streams;
+  run.engine.bands = options.bands;
+  run.engine.max_device_bytes = options.max_device_bytes;
+  run.split = options.split;
+  run.share_gpus = options.share_gpus;
+  run.quiet = options.quiet || !batch;  // one file: its outcome below, not a progress bar
+  run.terminal = mpi.root() && isatty(STDERR_FILENO) == 1;
 
-  if (failures.empty()) return kExitDone;
-  if (!options.batch() && refused) return kExitUsage;
-  return kExitFileFailed;
+  BatchResult result;
+  try {
+    result = run_batch(mpi, plan.jobs, run, log);
+  } catch (const UsageError& error) {  // the same on every rank (ranks outnumber GPUs ...)
+    if (mpi.root()) log << "gausslab-filter: " << error.what() << "\n";
+    return kExitUsage;
+  }
+  if (!mpi.root()) return result.exit_status;
+
+  const EngineReport all = combine(result.per_rank);
+  if (batch) {
+    if (!options.quiet || all.failed > 0)
+      log << format_summary(result, "gausslab-filter", describe(options.params)) << std::flush;
+    return result.exit_status == 0 ? kExitDone : kExitFileFailed;
+  }
+  // One file: its line, or its failure.
+  if (all.failed > 0) {
+    for (const std::string& failure : all.failures) log << "gausslab-filter: " << failure << "\n";
+    for (const RankSummary& rank : result.per_rank)
+      if (!rank.failure.empty()) log << "gausslab-filter: " << rank.failure << "\n";
+    return all.refused > 0 ? kExitUsage : kExitFileFailed;
+  }
+  if (!options.quiet)
+    log << plan.jobs.front().input << " -> " << plan.jobs.front().output << "  with " << plan.method.id << " ("
+        << plan.method.reason << ") in " << static_cast<int>(result.wall_s * 1000 + 0.5) << " ms\n";
+  return kExitDone;
 }
 
 }  // namespace gausslab

@@ -1,11 +1,11 @@
-// gausslab-filter: Gaussian blur of image files with any registered method, headless.
-#include <cstdio>
+// gausslab-filter: Gaussian blur of image files with any registered method, headless; one file, a
+// folder or a list, pipelined through the GPU, across processes and hosts under mpirun.
 #include <exception>
 #include <iostream>
 
-#include "filter_jobs.hpp"
 #include "filter_options.hpp"
 #include "filter_runner.hpp"
+#include "gausslab/batch/mpi_session.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -36,34 +36,41 @@ void list_methods(const FilterOptions& options) {
   }
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, MpiSession& mpi) {
   const FilterOptions options = parse_filter_options(argc, argv);
   switch (options.mode) {
     case FilterOptions::Mode::Help:
-      std::cout << filter_usage(method_id_list());
+      if (mpi.root()) std::cout << filter_usage(method_id_list());
       return kExitDone;
     case FilterOptions::Mode::ListMethods:
-      list_methods(options);
+      if (mpi.root()) list_methods(options);
       return kExitDone;
     case FilterOptions::Mode::Filter:
       break;
   }
-  // Everything the arguments decide is checked before the first file is read.
-  const std::unique_ptr<Method> method = create_checked_method(options);
-  const std::vector<FileJob> jobs = plan_filter_jobs(options);
-  return run_filter_jobs(options, *method, jobs, std::cerr);
+  return run_filter(options, mpi, std::cin, std::cerr);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::unique_ptr<MpiSession> mpi;
   try {
-    return run(argc, argv);
-  } catch (const UsageError& error) {
-    std::cerr << "gausslab-filter: " << error.what() << "\n(gausslab-filter --help shows the usage)\n";
+    mpi = std::make_unique<MpiSession>(&argc, &argv);
+  } catch (const std::exception& error) {
+    std::cerr << "gausslab-filter: MPI could not start: " << error.what() << '\n';
+    return kExitFileFailed;
+  }
+  const bool root = mpi->root();
+  const std::string rank = mpi->size() > 1 ? "rank " + std::to_string(mpi->rank()) + ": " : "";
+  try {
+    return run(argc, argv, *mpi);
+  } catch (const UsageError& error) {  // the command line is the same on every rank: rank 0 says it
+    if (root) std::cerr << "gausslab-filter: " << error.what() << "\n(gausslab-filter --help shows the usage)\n";
     return kExitUsage;
   } catch (const std::exception& error) {
-    std::cerr << "gausslab-filter: " << error.what() << '\n';
+    std::cerr << "gausslab-filter: " << rank << error.what() << '\n';
+    if (mpi->size() > 1) mpi->abort(kExitFileFailed);  // the other ranks may be waiting for this one
     return kExitFileFailed;
   }
 }

@@ -8,6 +8,7 @@
 #include "filter_jobs.hpp"
 #include "filter_options.hpp"
 #include "filter_runner.hpp"
+#include "gausslab/batch/progress.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "support/test_support.hpp"
@@ -56,7 +57,15 @@ TEST(FilterOptions, EachMistakeNamesItsFix) {
             std::string::npos);
   EXPECT_NE(usage_message({"a.png", "-o", "x.png", "--out-dir", "d", "--method", "m", "--sigma", "2"}).find("not both"),
             std::string::npos);
-  EXPECT_NE(usage_message({"a.png", "-o", "x.png", "--sigma", "2"}).find("--method"), std::string::npos);
+  EXPECT_EQ(usage_message({"a.png", "-o", "x.png", "--sigma", "2"}), "(accepted)");  // the default method
+  EXPECT_NE(usage_message({"a.png", "--out-dir", "d", "--sigma", "2", "--max-device-memory", "lots"}).find("1GiB"),
+            std::string::npos);
+  EXPECT_NE(usage_message({"a.png", "--out-dir", "d", "--sigma", "2", "--split", "rows"}).find("files, bands"),
+            std::string::npos);
+  EXPECT_NE(usage_message({"a.png", "--out-dir", "d", "--sigma", "2", "--format", "gif"}).find("png"),
+            std::string::npos);
+  EXPECT_NE(usage_message({"--from-list", "-", "-o", "x.png", "--sigma", "2"}).find("--out-dir"), std::string::npos);
+  EXPECT_NE(usage_message({"--from-list", "-", "--sigma", "2"}).find("--out-dir"), std::string::npos);
   EXPECT_NE(usage_message({"a.png", "-o", "x.png", "--method", "m"}).find("--sigma"), std::string::npos);
   EXPECT_NE(usage_message({"a.png", "-o", "x.png", "--method", "m", "--sigma", "nan"}).find("0.1 and 200"),
             std::string::npos);
@@ -86,40 +95,65 @@ TEST(FilterOptions, HelpAndList) {
 TEST(FilterJobs, UnknownMethodListsTheIds) {
   FilterOptions options = parse({"a.png", "-o", "x.png", "--method", "nope", "--sigma", "2"});
   try {
-    create_checked_method(options);
+    resolve_method(options);
     FAIL() << "accepted an unknown method";
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find(method_id_list()), std::string::npos) << error.what();
   }
   options.method_id = "cpu_separable";
-  EXPECT_EQ(create_checked_method(options)->info().id, "cpu_separable");
+  EXPECT_EQ(resolve_method(options).id, "cpu_separable");
+}
+
+TEST(FilterJobs, WithoutMethodTheDefaultRuleChoosesOneThatRunsHere) {
+  const FilterOptions options = parse({"a.png", "-o", "x.png", "--sigma", "2"});
+  const MethodChoice choice = resolve_method(options);
+  const MethodEntry* entry = find_method(choice.id);
+  ASSERT_NE(entry, nullptr) << choice.id;
+  EXPECT_TRUE(method_unavailable_reason(*entry).empty()) << choice.id;
+  EXPECT_FALSE(choice.reason.empty());
 }
 
 TEST(FilterJobs, BatchOutputsAreNamedAfterTheInputs) {
-  EXPECT_EQ(batch_output_path("photos/cat.jpg", "out", ".png"), "out/cat.png");
-  EXPECT_EQ(batch_output_path("a.b.png", "out", ".bmp"), "out/a.b.bmp");
+  EXPECT_EQ(batch_output_path("cat", "out", ".png"), "out/cat.png");
+  EXPECT_EQ(batch_output_path("a.b", "out", ".bmp"), "out/a.b.bmp");
+  EXPECT_EQ(batch_output_path("trip/day1/cat", "out", ".png"), "out/trip/day1/cat.png");
 }
 
-TEST(FilterJobs, RefusesCollisionsExistingOutputsAndMissingFolders) {
+TEST(FilterJobs, RefusesCollisionsExistingOutputsAndTheInputItself) {
   test::ScratchFolder scratch;
   const std::string dir = scratch.path().string();
   FilterOptions options =
       parse({"x/a.png", "y/a.jpg", "--out-dir", dir.c_str(), "--method", "cpu_openmp", "--sigma", "2"});
-  EXPECT_THROW(plan_filter_jobs(options), UsageError);  // both become a.png
+  const std::vector<InputFile> clash = {{"x/a.png", "a", 0}, {"y/a.jpg", "a", 0}};
+  EXPECT_THROW(plan_filter_jobs(options, clash), UsageError);  // both become a.png
 
-  options.inputs = {"x/a.png", "x/b.png"};
-  ASSERT_EQ(plan_filter_jobs(options).size(), 2u);
+  const std::vector<InputFile> two = {{"x/a.png", "a", 0}, {"x/b.png", "b", 0}};
+  ASSERT_EQ(plan_filter_jobs(options, two).size(), 2u);
   std::ofstream(scratch.file("b.png")) << "user file";
-  EXPECT_THROW(plan_filter_jobs(options), UsageError);
+  EXPECT_THROW(plan_filter_jobs(options, two), UsageError);
   options.overwrite = Overwrite::Allowed;
-  EXPECT_EQ(plan_filter_jobs(options).size(), 2u);
+  EXPECT_EQ(plan_filter_jobs(options, two).size(), 2u);
 
+  // Its own input is never an output, even with --overwrite.
+  const std::vector<InputFile> own = {{scratch.file("b.png"), "b", 0}};
+  EXPECT_THROW(plan_filter_jobs(options, own), UsageError);
+
+  // A missing output folder is made (with the subfolders of a recursive batch), not refused.
   options.out_dir = scratch.file("missing");
-  EXPECT_THROW(plan_filter_jobs(options), UsageError);
+  const std::vector<InputFile> nested = {{"x/a.png", "trip/a", 0}};
+  const std::vector<BatchJob> jobs = plan_filter_jobs(options, nested);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(scratch.file("missing")));  // planning creates nothing
+  create_output_folders(options, jobs);
+  EXPECT_TRUE(std::filesystem::is_directory(scratch.file("missing/trip")));
+
+  std::ofstream(scratch.file("a-file")) << "x";
+  options.out_dir = scratch.file("a-file");
+  EXPECT_THROW(plan_filter_jobs(options, two), UsageError);  // --out-dir is a file
 
   FilterOptions single =
       parse({"a.png", "-o", scratch.file("b.png").c_str(), "--method", "cpu_openmp", "--sigma", "2"});
-  EXPECT_THROW(plan_filter_jobs(single), UsageError);  // exists, no --overwrite
+  EXPECT_THROW(plan_filter_jobs(single, {{"a.png", "a", 0}}), UsageError);  // exists, no --overwrite
 }
 
 TEST(FilterRunner, ProgressBarAndChannelNames) {
@@ -140,9 +174,10 @@ TEST(FilterRunner, BadFileInABatchDoesNotStopTheOthers) {
   const std::string out = scratch.file("out");
   FilterOptions options =
       parse({empty.c_str(), good.c_str(), "--out-dir", out.c_str(), "--method", "cpu_separable", "--sigma", "1"});
-  const std::unique_ptr<Method> method = create_checked_method(options);
+  MpiSession alone(nullptr, nullptr);
+  std::istringstream no_input;
   std::ostringstream log;
-  EXPECT_EQ(run_filter_jobs(options, *method, plan_filter_jobs(options), log), kExitFileFailed);
+  EXPECT_EQ(run_filter(options, alone, no_input, log), kExitFileFailed);
   EXPECT_TRUE(std::filesystem::exists(scratch.file("out/camera.png"))) << log.str();
   EXPECT_FALSE(std::filesystem::exists(scratch.file("out/empty.png")));
   EXPECT_NE(log.str().find("1 of 2"), std::string::npos) << log.str();

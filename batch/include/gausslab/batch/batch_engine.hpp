@@ -1,0 +1,131 @@
+#pragma once
+// The batch engine: files in, filtered files out, as fast as the slowest resource allows.
+//
+// Pipelined (the default): a pool of CPU threads reads and decodes files (normal priority) and
+// encodes and writes results (urgent: finishing an image frees its memory first). With a GPU
+// method, a dispatcher thread feeds decoded images, staged in pooled pinned buffers, to a few GPU
+// lanes (CUDA streams): while one image uploads another is filtered and a third downloads, and the
+// download lands in the same pinned buffer. With a CPU method the pool's threads filter too
+// (cpu_separable one image per thread; cpu_openmp one image at a time on every core). At most
+// max_in_flight images are held at once, and no new one is started while those held use more than
+// the host budget. Images that do not fit the GPU (or that --bands asks to split) go through in
+// horizontal bands with a halo (band_plan.hpp), byte-identical to a single pass.
+//
+// Sequential (pipelined = false): one file at a time, each stage after the other, on the calling
+// thread: the baselines of the benchmark (one CPU thread, OpenMP, the GPU with pageable memory).
+//
+// A file that fails (unreadable, refused, out of host or device memory, a failed launch, a write
+// error) is reported with its reason and the others go on. After a GPU error that leaves the device
+// unusable, the remaining files fail with that reason.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gausslab/batch/band_plan.hpp"
+#include "gausslab/batch/stage_stats.hpp"
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/image_io.hpp"
+
+namespace gausslab {
+
+struct BatchJob {
+  std::string input;
+  std::string output;
+  std::uint64_t size_bytes = 0;  // of the input file, for balancing and MB/s
+};
+
+struct EngineOptions {
+  std::string method_id;
+  FilterParams params;
+  Overwrite overwrite = Overwrite::Never;
+  int threads = 0;          // CPU pool; 0: this rank's share of the cores
+  int max_in_flight = 0;    // 0: threads + lanes + 2
+  int lanes = 3;            // CUDA streams
+  bool pipelined = true;
+  bool pinned = true;       // false: transfers from pageable memory (the baseline)
+  int bands = 0;            // > 1: every image in this many bands; 0: only images that do not fit
+  std::size_t max_device_bytes = 0;  // 0: kDeviceMemoryShare of the free device memory / gpu_sharers
+  std::size_t host_budget_bytes = 0; // 0: kHostMemoryShare of the physical memory / host_sharers
+  int device = 0;           // CUDA device ordinal
+  int gpu_sharers = 1;      // processes sharing this GPU
+  int host_sharers = 1;     // processes sharing this host
+};
+
+// One file's outcome, passed to the caller as soon as the file is finished.
+struct FileOutcome {
+  bool ok = false;
+  bool refused = false;  // the method refused the image (its size): not a failure of the file itself
+  std::string message;   // the reason, naming the file, when not ok
+  int width = 0, height = 0, channels = 0;
+  bool banded = false;
+  double ms = 0;  // from the start of its read to the end of its write
+};
+
+struct EngineReport {
+  int files = 0, done = 0, failed = 0, banded = 0, refused = 0;
+  std::uint64_t input_bytes = 0;   // of the files done
+  double megapixels = 0;           // of the files done
+  double wall_s = 0;
+  StageTotals stages;
+  std::vector<Stage> cpu_stages;   // the stages the CPU pool ran (for find_bound)
+  int threads = 1;
+  int lanes = 0;                   // 0 for a CPU method
+  bool pipelined = true, pinned = false;
+  std::string method_id, device_name;
+  std::size_t peak_pinned_bytes = 0, peak_device_bytes = 0, peak_device_in_use = 0, peak_host_bytes = 0;
+  std::size_t device_budget_bytes = 0, host_budget_bytes = 0;
+  double pinned_allocation_ms = 0;
+  std::vector<std::string> failures;  // each names its file
+  std::vector<std::string> notes;     // once-per-run remarks (bands not byte-exact for this method ...)
+};
+
+class BatchEngine {
+ public:
+  // Creates the method's lanes (GPU) or instances (CPU), the pools and the budgets. Throws
+  // std::invalid_argument for an unknown method, CudaError when a GPU method cannot use its device.
+  explicit BatchEngine(const EngineOptions& options);
+  ~BatchEngine();
+  BatchEngine(const BatchEngine&) = delete;
+  BatchEngine& operator=(const BatchEngine&) = delete;
+
+  using OnFile = std::function<void(std::size_t index, const FileOutcome& outcome)>;
+  // Filters every job. on_file is called once per job as it finishes (from engine threads, one call
+  // at a time). `poll` (if given) is called on the calling thread about every 50 ms while it waits:
+  // the MPI layer forwards progress there.
+  EngineReport run(const std::vector<BatchJob>& jobs, const OnFile& on_file, const std::function<void()>& poll = {});
+
+  // Filters rows of one image already in host memory: `plan`'s bands of `source` into `dst` (row
+  // 0 = global row dst_first_row), through the GPU lanes or the CPU method, further split so each
+  // band fits the device budget. For the bands of an image spread over MPI ranks. Throws on failure.
+  void filter_rows(const ExtendedRows& source, const BandPlan& plan, const ImageView& dst, int dst_first_row);
+
+  // The engine's clock: callers that read, decode, encode or write around filter_rows add their
+  // stages here, and stage_totals() returns everything recorded so far.
+  StageRecorder& clock();
+  StageTotals stage_totals() const;
+  // A report without files: the resources (threads, lanes, device, budgets, peaks so far).
+  EngineReport resources() const;
+
+  // Allocates `count` pinned buffers of `bytes` now, outside any timed region (the benchmark).
+  void reserve_pinned(int count, std::size_t bytes);
+
+  const EngineOptions& options() const { return options_; }
+  bool uses_gpu() const;
+  std::string device_name() const;
+  int threads() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+  EngineOptions options_;
+};
+
+// The fault the test switch GAUSSLAB_BATCH_FAULT injects for `input` ("" when none). The variable
+// holds comma-separated KIND:TEXT items; a file whose path contains TEXT gets KIND: device-oom (its
+// every device allocation fails), device-oom-once (its whole-image allocation fails, so it goes
+// through in bands), launch (its kernel launch fails), bad-alloc (std::bad_alloc while decoding).
+std::string injected_fault(const std::string& input);
+
+}  // namespace gausslab

@@ -1,0 +1,25 @@
+#pragma once
+// The batch's closing summary: files, rate, where the time went (each stage's total, per image and
+// busy time), the bound and how close the run came to it, memory peaks, and every failure.
+#include <string>
+
+#include "gausslab/batch/distributed.hpp"
+
+namespace gausslab {
+
+// Every rank's report in one (sums of counts and stage times, the largest peaks, wall time the
+// longest).
+EngineReport combine(const std::vector<RankSummary>& ranks);
+
+struct BoundCheck {
+  BoundReport bound;
+  double per_image_ms = 0;  // wall time / images
+  double ratio = 0;         // per_image_ms / bound.per_image_ms
+};
+// The bound of one rank's run (the pool's share of the CPU stages, or a GPU stage's busy time).
+BoundCheck check_bound(const EngineReport& report);
+
+// The summary text (several lines), for rank 0 to print. `program` starts the first line.
+std::string format_summary(const BatchResult& result, const std::string& program, const std::string& params);
+
+}  // namespace gausslab

@@ -1,0 +1,38 @@
+#pragma once
+// What a batch reads: files, shell-style patterns, folders (optionally recursive) and list files
+// (one path a line, "-" for standard input), expanded into one ordered list before any work.
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+namespace gausslab {
+
+struct InputFile {
+  std::string path;
+  // The output's name under --out-dir, without extension: the file's stem, or for a file found in
+  // a folder its path below that folder ("trip/day1/photo"), so a recursive batch keeps its tree.
+  std::string relative_stem;
+  std::uint64_t size_bytes = 0;  // 0 where the file cannot be examined (it fails when read)
+};
+
+struct InputSpec {
+  std::vector<std::string> items;  // files, folders, patterns (* ? [...])
+  std::string list_file;           // --from-list: a file of paths, "-" for standard input
+  bool recursive = false;          // --recursive: folders' subfolders too
+};
+
+// True for the file name extensions a folder's images are recognised by (case-insensitive):
+// .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .pam .pbm .gif .psd .hdr .pic .tif .tiff.
+bool has_image_extension(const std::string& path);
+
+// Expands every item in order (a list file's lines after the command line's items; blank lines
+// and lines starting with '#' are skipped). A named file is taken as it is, even when missing or
+// not an image (that file then fails with its reason); a folder contributes its files with an image
+// extension, sorted by name; a pattern its matches, sorted. Throws UsageError for a pattern that
+// matches nothing, a folder with no image file, an unreadable list file, or nothing at all. `notes`
+// receives what the user should know (subfolders skipped without --recursive).
+std::vector<InputFile> expand_inputs(const InputSpec& spec, std::istream& standard_input,
+                                     std::vector<std::string>& notes);
+
+}  // namespace gausslab

@@ -1,0 +1,745 @@
+#include "gausslab/batch/batch_engine.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <sstream>
+#include <thread>
+
+#include "gausslab/batch/codec.hpp"
+#include "gausslab/batch/gpu_lanes.hpp"
+#include "gausslab/batch/host_buffer_pool.hpp"
+#include "gausslab/batch/memory_budget.hpp"
+#include "gausslab/batch/thread_pool.hpp"
+#include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace gausslab {
+
+namespace {
+
+using Lease = HostBufferPool::Lease;
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+std::string size_text(int width, int height) { return std::to_string(width) + "×" + std::to_string(height); }
+
+std::size_t image_bytes(const ImageRgba8& image) { return image.pixel_count() * sizeof(Rgba8); }
+
+GpuFault gpu_fault_of(const std::string& kind) {
+  if (kind == "device-oom") return GpuFault::DeviceOutOfMemory;
+  if (kind == "launch") return GpuFault::LaunchFailure;
+  return GpuFault::None;
+}
+
+// Bands of at most max_rows rows covering each band of `plan` (global rows, same halo).
+BandPlan subdivide(const BandPlan& plan, int max_rows) {
+  BandPlan finer{plan.height, plan.halo, {}};
+  for (const Band& band : plan.bands) {
+    if (band.rows == 0) continue;
+    const BandPlan pieces = bands_of_at_most(band.rows, plan.halo, max_rows);
+    for (const Band& piece : pieces.bands) finer.bands.push_back({band.first_row + piece.first_row, piece.rows});
+  }
+  return finer;
+}
+
+bool is_out_of_memory(const CudaError& error) { return error.code() == cudaErrorMemoryAllocation; }
+
+}  // namespace
+
+std::string injected_fault(const std::string& input) {
+  const char* value = std::getenv("GAUSSLAB_BATCH_FAULT");
+  if (!value || !*value) return {};
+  std::stringstream items(value);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos || colon + 1 >= item.size()) continue;
+    if (input.find(item.substr(colon + 1)) != std::string::npos) return item.substr(0, colon);
+  }
+  return {};
+}
+
+class BatchEngine::Impl {
+ public:
+  explicit Impl(const EngineOptions& options);
+  ~Impl();
+
+  EngineReport run(const std::vector<BatchJob>& jobs, const OnFile& on_file, const std::function<void()>& poll);
+  void filter_rows(const ExtendedRows& source, const BandPlan& plan, const ImageView& dst, int dst_first_row,
+                   const std::string& fault_kind);
+  void fill_resources(EngineReport& report);
+
+  EngineOptions options_;
+  const MethodEntry* entry_ = nullptr;
+  bool gpu_ = false;
+  int threads_ = 1;
+  StageRecorder clock_;
+  std::unique_ptr<GpuLanes> lanes_;
+  std::unique_ptr<HostBufferPool> buffers_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::size_t host_budget_ = 0;
+  std::vector<std::string> notes_;
+  mutable std::mutex notes_mutex_;
+
+ private:
+  struct Item {
+    std::size_t index = 0;
+    const BatchJob* job = nullptr;
+    std::string fault;
+    LoadedImage decoded;
+    ImageRgba8 result;  // the output of a banded image (others download in place)
+    Lease lease;
+    ImageView staged;   // the pinned copy of the decoded image, and its result after the download
+    bool banded = false;
+    std::size_t held_bytes = 0;
+    double start_s = 0;
+    FileOutcome outcome;
+  };
+  using ItemPtr = std::shared_ptr<Item>;
+
+  void note(const std::string& text);
+  std::unique_ptr<Method> take_cpu_method();
+  void give_cpu_method(std::unique_ptr<Method> method);
+
+  // Stages, each timed into clock_. Each throws what the stage throws.
+  void read_and_decode(Item& item);
+  void filter_on_cpu(Item& item);
+  void filter_on_gpu_in_bands(Item& item);
+  void encode_and_write_item(Item& item, const ImageRgba8& image);
+
+  // The pipelined run's steps.
+  void start_item(const ItemPtr& item);
+  void stage_in(const ItemPtr& item);
+  void dispatcher();
+  void harvest(int lane);
+  void finish_gpu_item(const ItemPtr& item);
+  void fail(const ItemPtr& item, const std::string& message);
+  void finish(const ItemPtr& item);
+
+  void run_sequential(const std::vector<BatchJob>& jobs);
+  // The message for a failed file, naming it; marks the item refused when the method refused it.
+  std::string failure_message(Item& item, const std::exception_ptr& error);
+  int band_rows_limit(int width, int height);
+
+  // Per-run state.
+  const OnFile* on_file_ = nullptr;
+  std::mutex mutex_;  // guards the fields below
+  std::condition_variable changed_;
+  int in_flight_ = 0;
+  std::size_t held_bytes_ = 0;
+  std::deque<ItemPtr> gpu_queue_;
+  bool inputs_done_ = false;
+  std::vector<ItemPtr> lane_items_;
+  std::string gpu_broken_;  // why the device can no longer be used
+  EngineReport report_;
+  std::mutex report_mutex_;
+
+  std::mutex cpu_methods_mutex_, openmp_mutex_;
+  std::vector<std::unique_ptr<Method>> cpu_methods_;
+};
+
+BatchEngine::Impl::Impl(const EngineOptions& options) : options_(options) {
+  entry_ = find_method(options.method_id);
+  if (!entry_) throw std::invalid_argument("unknown method '" + options.method_id + "'; use one of: " + method_id_list());
+  gpu_ = entry_->info.backend == Backend::Cuda;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads_ = options.threads > 0 ? options.threads : std::max(1, cores / std::max(1, options.host_sharers));
+  const std::size_t physical = host_physical_bytes();
+  const std::size_t sharers = static_cast<std::size_t>(std::max(1, options.host_sharers));
+  host_budget_ = options.host_budget_bytes ? options.host_budget_bytes
+                                           : static_cast<std::size_t>(physical * kHostMemoryShare) / sharers;
+  if (host_budget_ == 0) host_budget_ = std::size_t(8) << 30;
+  const std::size_t pinned_budget =
+      physical ? static_cast<std::size_t>(physical * kPinnedMemoryShare) / sharers : std::size_t(4) << 30;
+
+  if (gpu_) {
+    GAUSSLAB_CUDA_CHECK(cudaSetDevice(options.device));
+    std::size_t budget = options.max_device_bytes;
+    if (budget == 0) {
+      std::size_t free_bytes = 0, total_bytes = 0;
+      GAUSSLAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      budget = static_cast<std::size_t>(free_bytes * kDeviceMemoryShare) / static_cast<std::size_t>(std::max(1, options.gpu_sharers));
+    }
+    lanes_ = std::make_unique<GpuLanes>(*entry_, options.pipelined ? options.lanes : 1, options.device, budget, clock_);
+  }
+  buffers_ = std::make_unique<HostBufferPool>(
+      gpu_ && options.pinned ? HostBufferPool::Kind::Pinned : HostBufferPool::Kind::Pageable, pinned_budget);
+  if (options.pipelined) {
+    const int device = options.device;
+    const bool gpu = gpu_;
+    pool_ = std::make_unique<ThreadPool>(threads_, [device, gpu] {
+      if (gpu) (void)cudaSetDevice(device);  // pinned allocations belong to this rank's device
+    });
+  }
+  if (gpu_ && options_.bands > 1 && !bands_match_single_pass(options_.method_id))
+    note(options_.method_id + "'s bands agree with a single pass within its accuracy bound, not byte for byte");
+}
+
+BatchEngine::Impl::~Impl() {
+  pool_.reset();   // joins: no task is left to touch the lanes or the buffers
+  lanes_.reset();
+  buffers_.reset();
+}
+
+void BatchEngine::Impl::note(const std::string& text) {
+  std::lock_guard<std::mutex> lock(notes_mutex_);
+  if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(text);
+}
+
+std::unique_ptr<Method> BatchEngine::Impl::take_cpu_method() {
+  {
+    std::lock_guard<std::mutex> lock(cpu_methods_mutex_);
+    if (!cpu_methods_.empty()) {
+      std::unique_ptr<Method> method = std::move(cpu_methods_.back());
+      cpu_methods_.pop_back();
+      return method;
+    }
+  }
+  return entry_->create();
+}
+
+void BatchEngine::Impl::give_cpu_method(std::unique_ptr<Method> method) {
+  std::lock_guard<std::mutex> lock(cpu_methods_mutex_);
+  cpu_methods_.push_back(std::move(method));
+}
+
+std::string BatchEngine::Impl::failure_message(Item& item, const std::exception_ptr& error) {
+  const std::string& input = item.job->input;
+  const std::string size = item.outcome.width ? " (" + size_text(item.outcome.width, item.outcome.height) + ")" : "";
+  try {
+    std::rethrow_exception(error);
+  } catch (const ImageLoadError& e) {
+    return e.what();  // names the file
+  } catch (const ImageSaveError& e) {
+    return e.what();  // names the output
+  } catch (const std::bad_alloc&) {
+    return quoted(input) + ": out of host memory" + (item.outcome.width ? " filtering" + size : " while decoding") +
+           "; free memory or lower --max-in-flight";
+  } catch (const CudaError& e) {
+    if (is_out_of_memory(e))
+      return quoted(input) + ": out of device memory" + size + ": " + e.what() +
+             "; lower --max-device-memory or --max-in-flight, or use another method";
+    return quoted(input) + ": the GPU failed" + size + ": " + e.what();
+  } catch (const std::invalid_argument& e) {  // a method refusing the problem
+    item.outcome.refused = true;
+    return quoted(input) + ": " + options_.method_id + " refuses this" + size + " image: " + e.what();
+  } catch (const std::exception& e) {
+    return quoted(input) + ": " + e.what();
+  }
+}
+
+void BatchEngine::Impl::read_and_decode(Item& item) {
+  const double t0 = clock_.now_s();
+  item.start_s = t0;
+  const std::vector<unsigned char> bytes = read_image_file(item.job->input);
+  const double t1 = clock_.now_s();
+  clock_.add(Stage::Read, t0, t1);
+  if (item.fault == "bad-alloc") throw std::bad_alloc();
+  item.decoded = decode_image(bytes, item.job->input);
+  clock_.add(Stage::Decode, t1, clock_.now_s());
+  item.outcome.width = item.decoded.image.width();
+  item.outcome.height = item.decoded.image.height();
+  item.outcome.channels = item.decoded.source_channels;
+}
+
+void BatchEngine::Impl::filter_on_cpu(Item& item) {
+  const double t0 = clock_.now_s();
+  if (item.fault == "device-oom" || item.fault == "device-oom-once")
+    throw CudaError(cudaErrorMemoryAllocation, "cudaMalloc failed: out of memory (injected by GAUSSLAB_BATCH_FAULT)");
+  if (item.fault == "launch")
+    throw CudaError(cudaErrorLaunchFailure, "kernel launch failed (injected by GAUSSLAB_BATCH_FAULT)");
+  const ImageRgba8& source = item.decoded.image;
+  item.result = ImageRgba8(source.width(), source.height());
+  std::unique_ptr<Method> method = take_cpu_method();
+  struct GiveBack {
+    Impl* impl;
+    std::unique_ptr<Method>& method;
+    ~GiveBack() { impl->give_cpu_method(std::move(method)); }
+  } give_back{this, method};
+  // cpu_openmp spreads one image over every core: one at a time, or the cores would be oversubscribed.
+  std::unique_lock<std::mutex> exclusive(openmp_mutex_, std::defer_lock);
+  if (options_.method_id == "cpu_openmp" && options_.pipelined) exclusive.lock();
+  if (options_.bands > 1) {
+    const ExtendedRows rows(source.view(), 0, source.height(), options_.params.border);
+    filter_bands_on_host(*method, options_.params, rows, split_rows(source.height(), band_halo(options_.params), options_.bands),
+                         item.result.view(), 0);
+    item.banded = true;
+  } else {
+    method->prepare(FilterProblem{source.width(), source.height(), PixelFormat::Rgba8, options_.params});
+    method->run(source.view(), item.result.view(), nullptr, nullptr);
+  }
+  clock_.add(Stage::Filter, t0, clock_.now_s());
+}
+
+int BatchEngine::Impl::band_rows_limit(int width, int height) {
+  int rows = lanes_->band_rows_for_budget(width, options_.params);
+  if (options_.bands > 1) rows = std::min(rows, (height + options_.bands - 1) / options_.bands);
+  return rows;
+}
+
+void BatchEngine::Impl::filter_rows(const ExtendedRows& source, const BandPlan& plan, const ImageView& dst,
+                                    int dst_first_row, const std::string& fault_kind) {
+  if (!gpu_) {
+    std::unique_ptr<Method> method = take_cpu_method();
+    int rows = 0;
+    for (const Band& band : plan.bands) rows = std::max(rows, band.rows);
+    const int pieces = std::max(1, options_.bands);
+    const BandPlan finer = subdivide(plan, std::max(1, (rows + pieces - 1) / pieces));
+    const double t0 = clock_.now_s();
+    filter_bands_on_host(*method, options_.params, source, finer, dst, dst_first_row);
+    clock_.add(Stage::Filter, t0, clock_.now_s());
+    give_cpu_method(std::move(method));
+    return;
+  }
+  int total_rows = 0;
+  for (const Band& band : plan.bands) total_rows = std::max(total_rows, band.rows);
+  int rows = band_rows_limit(source.width(), std::max(1, total_rows));
+  if (rows == 0)
+    throw std::runtime_error("even a band of one row with its " + std::to_string(plan.halo) + "-row halo needs " +
+                             format_bytes(static_cast<double>(lanes_->lane_bytes(source.width(), 1 + 2 * plan.halo,
+                                                                                 options_.params) *
+                                                              static_cast<std::size_t>(lanes_->count()))) +
+                             " of device memory, more than the budget of " +
+                             format_bytes(static_cast<double>(lanes_->budget_bytes())) + "; raise --max-device-memory");
+  GpuFault fault = gpu_fault_of(fault_kind);
+  for (;;) {
+    try {
+      lanes_->filter_bands(source, subdivide(plan, rows), dst, dst_first_row, options_.params, clock_, fault);
+      return;
+    } catch (const CudaError& error) {
+      // Out of memory: smaller bands, down to one row (the estimate of the method's scratch was low,
+      // or another process took the memory).
+      if (!is_out_of_memory(error) || rows == 1 || !lanes_->device_usable()) throw;
+      lanes_->release_buffers();
+      rows = std::max(1, rows / 2);
+    }
+  }
+}
+
+void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
+  const ImageRgba8& source = item.decoded.image;
+  item.result = ImageRgba8(source.width(), source.height());
+  const ExtendedRows rows(source.view(), 0, source.height(), options_.params.border);
+  const BandPlan whole = split_rows(source.height(), band_halo(options_.params), 1);
+  item.banded = true;
+  if (!bands_match_single_pass(options_.method_id))
+    note(options_.method_id + "'s bands agree with a single pass within its accuracy bound, not byte for byte");
+  filter_rows(rows, whole, item.result.view(), 0, item.fault == "device-oom-once" ? "" : item.fault);
+}
+
+void BatchEngine::Impl::encode_and_write_item(Item& item, const ImageRgba8& image) {
+  const double t0 = clock_.now_s();
+  const double write_ms = encode_and_write(item.job->output, image, item.outcome.channels, options_.overwrite);
+  const double t1 = clock_.now_s();
+  clock_.add(Stage::Encode, t0, t1 - write_ms / 1000.0);
+  if (write_ms > 0) clock_.add(Stage::Write, t1 - write_ms / 1000.0, t1);
+  item.outcome.ok = true;
+}
+
+void BatchEngine::Impl::fail(const ItemPtr& item, const std::string& message) {
+  item->outcome.ok = false;
+  item->outcome.message = message;
+  finish(item);
+}
+
+void BatchEngine::Impl::finish(const ItemPtr& item) {
+  item->outcome.banded = item->banded;
+  item->outcome.ms = (clock_.now_s() - item->start_s) * 1000.0;
+  {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    if (item->outcome.ok) {
+      ++report_.done;
+      report_.input_bytes += item->job->size_bytes;
+      report_.megapixels += item->outcome.width * static_cast<double>(item->outcome.height) / 1e6;
+      report_.banded += item->banded;
+    } else {
+      ++report_.failed;
+      report_.refused += item->outcome.refused;
+      report_.failures.push_back(item->outcome.message);
+    }
+    (*on_file_)(item->index, item->outcome);
+  }
+  const std::size_t held = item->held_bytes;
+  item->lease.reset();
+  item->decoded = LoadedImage{};
+  item->result = ImageRgba8{};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --in_flight_;
+    held_bytes_ -= held;
+  }
+  changed_.notify_all();
+}
+
+void BatchEngine::Impl::start_item(const ItemPtr& item) {
+  try {
+    read_and_decode(*item);
+    const std::size_t bytes = image_bytes(item->decoded.image);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      item->held_bytes = bytes;
+      held_bytes_ += bytes;
+    }
+    if (!gpu_) {
+      filter_on_cpu(*item);
+      item->decoded.image = ImageRgba8{};  // the input is no longer needed
+      encode_and_write_item(*item, item->result);
+      finish(item);
+      return;
+    }
+    const ImageRgba8& image = item->decoded.image;
+    item->banded = options_.bands > 1 || !lanes_->fits_whole(image.width(), image.height(), options_.params) ||
+                   bytes > buffers_->budget_bytes();
+    if (item->banded) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      gpu_queue_.push_back(item);
+    } else {
+      buffers_->acquire(bytes, [this, item](Lease lease, const std::string& error) {
+        if (!lease) {
+          fail(item, quoted(item->job->input) + ": no host buffer for it: " + error);
+          return;
+        }
+        item->lease = std::move(lease);
+        stage_in(item);
+      });
+      return;
+    }
+  } catch (...) {
+    fail(item, failure_message(*item, std::current_exception()));
+    return;
+  }
+  changed_.notify_all();
+}
+
+void BatchEngine::Impl::stage_in(const ItemPtr& item) {
+  // Into the pinned buffer, where the copy engine reads it at full speed (counted as decoding).
+  const double t0 = clock_.now_s();
+  const ImageRgba8& image = item->decoded.image;
+  std::memcpy(item->lease->data, image.data(), image_bytes(image));
+  clock_.add(Stage::Decode, t0, clock_.now_s());
+  item->staged = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), PixelFormat::Rgba8};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    item->held_bytes += item->lease->capacity;
+    held_bytes_ += item->lease->capacity;
+    gpu_queue_.push_back(item);
+  }
+  changed_.notify_all();
+}
+
+void BatchEngine::Impl::finish_gpu_item(const ItemPtr& item) {
+  pool_->submit(
+      [this, item] {
+        try {
+          if (!item->banded) {
+            // Back from the pinned buffer into the decoded image's memory, which the encoder reads.
+            const double t0 = clock_.now_s();
+            ImageRgba8& image = item->decoded.image;
+            std::memcpy(image.data(), item->lease->data, image_bytes(image));
+            item->lease.reset();
+            clock_.add(Stage::Encode, t0, clock_.now_s());
+            encode_and_write_item(*item, image);
+          } else {
+            item->decoded.image = ImageRgba8{};
+            encode_and_write_item(*item, item->result);
+          }
+          finish(item);
+        } catch (...) {
+          fail(item, failure_message(*item, std::current_exception()));
+        }
+      },
+      ThreadPool::Priority::Urgent);
+}
+
+void BatchEngine::Impl::harvest(int lane) {
+  ItemPtr item = std::move(lane_items_[static_cast<std::size_t>(lane)]);
+  try {
+    const LaneStages stages = lanes_->wait(lane);
+    clock_.add(Stage::Upload, stages.upload.start_s, stages.upload.end_s);
+    clock_.add(Stage::Filter, stages.filter.start_s, stages.filter.end_s);
+    clock_.add(Stage::Download, stages.download.start_s, stages.download.end_s);
+  } catch (...) {
+    const std::string message = failure_message(*item, std::current_exception());
+    if (!lanes_->device_usable()) gpu_broken_ = message;
+    fail(item, message);
+    return;
+  }
+  finish_gpu_item(item);
+}
+
+void BatchEngine::Impl::dispatcher() {
+  (void)cudaSetDevice(options_.device);
+  const int lanes = lanes_->count();
+  lane_items_.assign(static_cast<std::size_t>(lanes), nullptr);
+  int next_lane = 0;
+  for (;;) {
+    // Finished lanes first: their images go on to be encoded.
+    for (int lane = 0; lane < lanes; ++lane)
+      if (lanes_->busy(lane) && lanes_->finished(lane)) harvest(lane);
+
+    ItemPtr item;
+    bool any_busy = false;
+    for (int lane = 0; lane < lanes; ++lane) any_busy = any_busy || lanes_->busy(lane);
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (gpu_queue_.empty()) {
+        if (inputs_done_ && in_flight_ == 0 && !any_busy) return;
+        if (any_busy)
+          changed_.wait_for(lock, std::chrono::microseconds(500));  // a lane may finish meanwhile
+        else
+          changed_.wait(lock, [&] { return !gpu_queue_.empty() || (inputs_done_ && in_flight_ == 0); });
+        continue;
+      }
+      item = gpu_queue_.front();
+      gpu_queue_.pop_front();
+    }
+    if (!gpu_broken_.empty()) {
+      fail(item, quoted(item->job->input) + ": not filtered: the GPU failed on an earlier file and cannot be used (" +
+                     gpu_broken_ + ")");
+      continue;
+    }
+    if (item->banded) {
+      // A band image uses every lane: finish the others first.
+      for (int lane = 0; lane < lanes; ++lane)
+        if (lanes_->busy(lane)) harvest(lane);
+      try {
+        filter_on_gpu_in_bands(*item);
+        lanes_->release_buffers();  // the next images are likely smaller
+      } catch (...) {
+        const std::string message = failure_message(*item, std::current_exception());
+        if (!lanes_->device_usable()) gpu_broken_ = message;
+        fail(item, message);
+        continue;
+      }
+      finish_gpu_item(item);
+      continue;
+    }
+    // The next lane in turn; wait for it if it is still busy (the oldest image in flight).
+    if (lanes_->busy(next_lane)) harvest(next_lane);
+    GpuFault fault = gpu_fault_of(item->fault == "device-oom-once" ? "device-oom" : item->fault);
+    try {
+      lanes_->submit(next_lane, item->staged, item->staged, options_.params, fault);
+      lane_items_[static_cast<std::size_t>(next_lane)] = item;
+      next_lane = (next_lane + 1) % lanes;
+    } catch (const CudaError& error) {
+      if (is_out_of_memory(error) && lanes_->device_usable()) {
+        // The whole image does not fit next to the others: through the GPU in bands instead.
+        for (int lane = 0; lane < lanes; ++lane)
+          if (lanes_->busy(lane)) harvest(lane);
+        lanes_->release_buffers();
+        try {
+          filter_on_gpu_in_bands(*item);
+          lanes_->release_buffers();
+          note("an image that did not fit in device memory went through in bands");
+        } catch (...) {
+          const std::string message = failure_message(*item, std::current_exception());
+          if (!lanes_->device_usable()) gpu_broken_ = message;
+          fail(item, message);
+          continue;
+        }
+        finish_gpu_item(item);
+        continue;
+      }
+      const std::string message = failure_message(*item, std::current_exception());
+      if (!lanes_->device_usable()) gpu_broken_ = message;
+      fail(item, message);
+    } catch (...) {
+      fail(item, failure_message(*item, std::current_exception()));
+    }
+  }
+}
+
+void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto item = std::make_shared<Item>();
+    item->index = i;
+    item->job = &jobs[i];
+    item->fault = injected_fault(jobs[i].input);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++in_flight_;
+    }
+    try {
+      read_and_decode(*item);
+      if (!gpu_) {
+        filter_on_cpu(*item);
+        encode_and_write_item(*item, item->result);
+      } else if (options_.bands > 1 ||
+                 !lanes_->fits_whole(item->decoded.image.width(), item->decoded.image.height(), options_.params)) {
+        filter_on_gpu_in_bands(*item);
+        encode_and_write_item(*item, item->result);
+      } else {
+        ImageRgba8& image = item->decoded.image;
+        ConstImageView source = image.view();
+        ImageView target;
+        if (options_.pinned) {  // stage through a pinned buffer, download in place
+          item->lease = buffers_->acquire_blocking(image_bytes(image));
+          const double t0 = clock_.now_s();
+          std::memcpy(item->lease->data, image.data(), image_bytes(image));
+          clock_.add(Stage::Decode, t0, clock_.now_s());
+          target = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), PixelFormat::Rgba8};
+          source = target;
+        } else {  // the original: pageable memory both ways, a new output image per file
+          item->result = ImageRgba8(image.width(), image.height());
+          target = item->result.view();
+        }
+        lanes_->submit(0, source, target, options_.params, gpu_fault_of(item->fault));
+        const LaneStages stages = lanes_->wait(0);
+        clock_.add(Stage::Upload, stages.upload.start_s, stages.upload.end_s);
+        clock_.add(Stage::Filter, stages.filter.start_s, stages.filter.end_s);
+        clock_.add(Stage::Download, stages.download.start_s, stages.download.end_s);
+        if (options_.pinned) {
+          std::memcpy(image.data(), item->lease->data, image_bytes(image));
+          item->lease.reset();
+          encode_and_write_item(*item, image);
+        } else {
+          encode_and_write_item(*item, item->result);
+        }
+      }
+      finish(item);
+    } catch (...) {
+      fail(item, failure_message(*item, std::current_exception()));
+      if (gpu_ && !lanes_->device_usable()) {
+        for (std::size_t j = i + 1; j < jobs.size(); ++j) {
+          auto rest = std::make_shared<Item>();
+          rest->index = j;
+          rest->job = &jobs[j];
+          {
+            std::lock_guard<std::mutex> lock(mutex_);
+            ++in_flight_;
+          }
+          fail(rest, quoted(jobs[j].input) + ": not filtered: the GPU failed on an earlier file and cannot be used");
+        }
+        return;
+      }
+    }
+  }
+}
+
+EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnFile& on_file,
+                                    const std::function<void()>& poll) {
+  report_ = EngineReport{};
+  on_file_ = &on_file;
+  in_flight_ = 0;
+  held_bytes_ = 0;
+  inputs_done_ = false;
+  gpu_queue_.clear();
+  const double start_s = clock_.now_s();
+  const StageTotals before = clock_.totals();
+
+  if (!options_.pipelined) {
+    run_sequential(jobs);
+  } else {
+    std::thread gpu_thread;
+    if (gpu_) gpu_thread = std::thread([this] { dispatcher(); });
+    const int lanes = gpu_ ? lanes_->count() : 0;
+    const int max_in_flight = options_.max_in_flight > 0 ? options_.max_in_flight : threads_ + lanes + 2;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        // Room for one more image: fewer than max_in_flight, and the ones held within the budget.
+        while (!(in_flight_ == 0 || (in_flight_ < max_in_flight && held_bytes_ < host_budget_))) {
+          changed_.wait_for(lock, std::chrono::milliseconds(50));
+          if (poll) {
+            lock.unlock();
+            poll();
+            lock.lock();
+          }
+        }
+        ++in_flight_;
+      }
+      auto item = std::make_shared<Item>();
+      item->index = i;
+      item->job = &jobs[i];
+      item->fault = injected_fault(jobs[i].input);
+      pool_->submit([this, item] { start_item(item); });
+    }
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      inputs_done_ = true;
+      changed_.notify_all();
+      while (in_flight_ > 0) {
+        changed_.wait_for(lock, std::chrono::milliseconds(50));
+        if (poll) {
+          lock.unlock();
+          poll();
+          lock.lock();
+        }
+      }
+    }
+    changed_.notify_all();
+    if (gpu_thread.joinable()) gpu_thread.join();
+  }
+
+  EngineReport report = report_;
+  report.files = static_cast<int>(jobs.size());
+  report.wall_s = clock_.now_s() - start_s;
+  StageTotals totals = clock_.totals();
+  for (int s = 0; s < kStageCount; ++s) {  // this run's share (filter_rows may have recorded before)
+    totals.sum_ms[s] -= before.sum_ms[s];
+    totals.busy_ms[s] -= before.busy_ms[s];
+    totals.count[s] -= before.count[s];
+  }
+  report.stages = totals;
+  if (options_.pipelined) {
+    report.cpu_stages = {Stage::Read, Stage::Decode, Stage::Encode, Stage::Write};
+    if (!gpu_) report.cpu_stages.push_back(Stage::Filter);
+  }
+  fill_resources(report);
+  return report;
+}
+
+void BatchEngine::Impl::fill_resources(EngineReport& report) {
+  report.threads = options_.pipelined ? threads_ : 1;
+  report.lanes = gpu_ ? lanes_->count() : 0;
+  report.pipelined = options_.pipelined;
+  report.pinned = gpu_ && buffers_->pinned();
+  report.method_id = options_.method_id;
+  report.device_name = gpu_ ? lanes_->device_name() : "CPU";
+  report.peak_pinned_bytes = buffers_->peak_bytes();
+  report.pinned_allocation_ms = buffers_->allocation_ms();
+  report.peak_device_bytes = gpu_ ? lanes_->peak_bytes() : 0;
+  report.peak_device_in_use = gpu_ ? lanes_->peak_device_in_use() : 0;
+  report.device_budget_bytes = gpu_ ? lanes_->budget_bytes() : 0;
+  report.host_budget_bytes = host_budget_;
+  report.peak_host_bytes = peak_resident_bytes();
+  std::lock_guard<std::mutex> lock(notes_mutex_);
+  report.notes = notes_;
+}
+
+BatchEngine::BatchEngine(const EngineOptions& options) : impl_(std::make_unique<Impl>(options)), options_(options) {}
+BatchEngine::~BatchEngine() = default;
+
+EngineReport BatchEngine::run(const std::vector<BatchJob>& jobs, const OnFile& on_file,
+                              const std::function<void()>& poll) {
+  return impl_->run(jobs, on_file, poll);
+}
+
+void BatchEngine::filter_rows(const ExtendedRows& source, const BandPlan& plan, const ImageView& dst, int dst_first_row) {
+  impl_->filter_rows(source, plan, dst, dst_first_row, "");
+}
+
+StageRecorder& BatchEngine::clock() { return impl_->clock_; }
+StageTotals BatchEngine::stage_totals() const { return impl_->clock_.totals(); }
+
+EngineReport BatchEngine::resources() const {
+  EngineReport report;
+  impl_->fill_resources(report);
+  return report;
+}
+
+void BatchEngine::reserve_pinned(int count, std::size_t bytes) { impl_->buffers_->reserve(count, bytes); }
+
+bool BatchEngine::uses_gpu() const { return impl_->gpu_; }
+std::string BatchEngine::device_name() const { return impl_->gpu_ ? impl_->lanes_->device_name() : "CPU"; }
+int BatchEngine::threads() const { return impl_->threads_; }
+
+}  // namespace gausslab

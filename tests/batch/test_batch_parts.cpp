@@ -1,0 +1,173 @@
+// The batch's smaller parts: dealing files to ranks, stage statistics and the bound, the host
+// buffer pool, the thread pool's priorities, memory sizes, the default method rule, the job list
+// between ranks and the world of one.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <numeric>
+
+#include "gausslab/batch/default_method.hpp"
+#include "gausslab/batch/distributed.hpp"
+#include "gausslab/batch/host_buffer_pool.hpp"
+#include "gausslab/batch/memory_budget.hpp"
+#include "gausslab/batch/mpi_session.hpp"
+#include "gausslab/batch/stage_stats.hpp"
+#include "gausslab/batch/thread_pool.hpp"
+#include "gausslab/core/cli_args.hpp"
+
+namespace gausslab {
+namespace {
+
+TEST(DealFiles, EveryFileOnceAndTheRanksLoadedAlike) {
+  std::vector<BatchJob> jobs;
+  const std::uint64_t sizes[] = {900, 100, 100, 100, 500, 400, 300, 300, 200, 100};
+  for (std::uint64_t size : sizes) jobs.push_back({"f" + std::to_string(jobs.size()), "", size});
+  const auto dealt = deal_files(jobs, 3);
+  ASSERT_EQ(dealt.size(), 3u);
+  std::vector<int> seen(jobs.size(), 0);
+  std::vector<std::uint64_t> load;
+  for (const auto& indices : dealt) {
+    EXPECT_TRUE(std::is_sorted(indices.begin(), indices.end()));
+    std::uint64_t bytes = 0;
+    for (std::size_t i : indices) {
+      ++seen[i];
+      bytes += jobs[i].size_bytes;
+    }
+    load.push_back(bytes);
+  }
+  EXPECT_EQ(seen, std::vector<int>(jobs.size(), 1));
+  // 3000 bytes over 3 ranks: the largest first, each to the least loaded, gives 1000 each here.
+  EXPECT_EQ(*std::max_element(load.begin(), load.end()) - *std::min_element(load.begin(), load.end()), 0u);
+  const auto more_ranks = deal_files({{"a", "", 1}}, 4);
+  EXPECT_EQ(more_ranks[0].size() + more_ranks[1].size() + more_ranks[2].size() + more_ranks[3].size(), 1u);
+}
+
+TEST(StageStats, BusyTimeIsTheUnionAndTheBoundIsTheBusiestResource) {
+  StageRecorder recorder;
+  recorder.add(Stage::Upload, 0.0, 1.0);
+  recorder.add(Stage::Upload, 0.5, 1.5);  // overlaps: busy 1.5 s, summed 2 s
+  recorder.add(Stage::Upload, 3.0, 3.5);
+  recorder.add(Stage::Decode, 0.0, 4.0);
+  recorder.add(Stage::Decode, 0.0, 4.0);
+  const StageTotals totals = recorder.totals();
+  EXPECT_DOUBLE_EQ(totals.sum_ms[static_cast<int>(Stage::Upload)], 2500.0);
+  EXPECT_DOUBLE_EQ(totals.busy_ms[static_cast<int>(Stage::Upload)], 2000.0);
+  EXPECT_EQ(totals.count[static_cast<int>(Stage::Upload)], 3);
+  // 8 s of decoding: on 2 threads the pool is busy 4 s, more than the upload's 2 s; on 8 threads
+  // only 1 s, and the upload is the bound.
+  const BoundReport pool = find_bound(totals, {Stage::Decode}, 2, 4);
+  EXPECT_NE(pool.name.find("CPU pool of 2 threads"), std::string::npos) << pool.name;
+  EXPECT_DOUBLE_EQ(pool.occupancy_ms, 4000.0);
+  EXPECT_DOUBLE_EQ(pool.per_image_ms, 1000.0);
+  const BoundReport copy = find_bound(totals, {Stage::Decode}, 8, 4);
+  EXPECT_EQ(copy.name, "upload");
+  EXPECT_DOUBLE_EQ(copy.occupancy_ms, 2000.0);
+}
+
+TEST(HostBufferPool, StaysWithinItsBudgetReusesBuffersAndServesWaitersInOrder) {
+  HostBufferPool pool(HostBufferPool::Kind::Pageable, 1000);
+  HostBufferPool::Lease a = pool.acquire_blocking(600);
+  std::vector<int> order;
+  HostBufferPool::Lease b_lease, c_lease;
+  pool.acquire(500, [&](HostBufferPool::Lease lease, const std::string&) {
+    order.push_back(1);
+    b_lease = std::move(lease);
+  });
+  pool.acquire(300, [&](HostBufferPool::Lease lease, const std::string&) {
+    order.push_back(2);
+    c_lease = std::move(lease);
+  });
+  EXPECT_TRUE(order.empty());  // 600 + 500 would exceed 1000: both wait, in order
+  a.reset();                   // the 600 buffer comes back: it serves the 500, then 300 fits beside it
+  ASSERT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_GE(b_lease->capacity, 500u);
+  EXPECT_LE(pool.peak_bytes(), 1000u);
+  b_lease.reset();
+  c_lease.reset();
+  const int before = pool.allocations();
+  HostBufferPool::Lease again = pool.acquire_blocking(550);  // an idle buffer fits: no allocation
+  EXPECT_EQ(pool.allocations(), before);
+  again.reset();
+  std::string error;
+  pool.acquire(2000, [&](HostBufferPool::Lease lease, const std::string& why) {
+    EXPECT_FALSE(lease);
+    error = why;
+  });
+  EXPECT_NE(error.find("budget"), std::string::npos) << error;
+}
+
+TEST(ThreadPool, UrgentTasksRunBeforeNormalOnes) {
+  std::vector<std::string> order;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  {
+    ThreadPool pool(1);
+    pool.submit([released] { released.wait(); });  // holds the only thread
+    pool.submit([&] { order.push_back("normal"); });
+    pool.submit([&] { order.push_back("urgent"); }, ThreadPool::Priority::Urgent);
+    release.set_value();
+  }  // the destructor runs what is queued, then joins
+  EXPECT_EQ(order, (std::vector<std::string>{"urgent", "normal"}));
+}
+
+TEST(MemorySizes, ParsedInBinaryUnitsAndPrinted) {
+  EXPECT_EQ(parse_bytes("--max-device-memory", "1GiB"), std::size_t(1) << 30);
+  EXPECT_EQ(parse_bytes("--max-device-memory", "512M"), std::size_t(512) << 20);
+  EXPECT_EQ(parse_bytes("--max-device-memory", "1.5g"), std::size_t(3) << 29);
+  EXPECT_EQ(parse_bytes("--max-device-memory", "4096"), 4096u);
+  for (const char* bad : {"", "GiB", "-1G", "0", "1X", "nan", "1e30G"})
+    EXPECT_THROW(parse_bytes("--max-device-memory", bad), UsageError) << bad;
+  EXPECT_EQ(format_bytes(1536.0 * 1024 * 1024), "1.5 GiB");
+  EXPECT_EQ(format_bytes(12), "12 B");
+  EXPECT_GT(host_physical_bytes(), 0u);
+  EXPECT_GT(peak_resident_bytes(), 0u);
+}
+
+TEST(DefaultMethod, FollowsTheMeasuredCrossovers) {
+  FilterParams params;
+  EXPECT_EQ(choose_default_method(params, false).id, "cpu_openmp");
+  params.sigma = 2;
+  EXPECT_EQ(choose_default_method(params, true).id, "separable_fused");
+  params.sigma = 12;
+  EXPECT_EQ(choose_default_method(params, true).id, "separable_shared");
+  params.sigma = 40;
+  EXPECT_EQ(choose_default_method(params, true).id, "recursive");
+  params.truncate = 1;  // drops too much of the Gaussian for the recursive filter
+  EXPECT_EQ(choose_default_method(params, true).id, "separable_shared");
+  params = FilterParams{};
+  params.sigma = 7;
+  params.truncate = 10;  // radius 70: beyond separable_fused's 64
+  EXPECT_EQ(choose_default_method(params, true).id, "separable_shared");
+}
+
+TEST(Distributed, TheJobListCrossesRanksIntact) {
+  const std::vector<BatchJob> jobs = {{"a b/ü.png", "out/a.png", 12}, {"", "x", 0}, {"c", "d", 1ull << 40}};
+  const std::vector<BatchJob> back = deserialize_jobs(serialize_jobs(jobs));
+  ASSERT_EQ(back.size(), jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(back[i].input, jobs[i].input);
+    EXPECT_EQ(back[i].output, jobs[i].output);
+    EXPECT_EQ(back[i].size_bytes, jobs[i].size_bytes);
+  }
+  EXPECT_THROW(deserialize_jobs(serialize_jobs(jobs).substr(0, 20)), std::runtime_error);
+}
+
+TEST(Distributed, AloneTheWorldIsOneRankAndRowsMoveLocally) {
+  MpiSession alone(nullptr, nullptr);
+  EXPECT_EQ(alone.size(), 1);
+  EXPECT_EQ(alone.rank(), 0);
+  EXPECT_TRUE(alone.root());
+  EXPECT_EQ(alone.max_over_ranks(5), 5);
+  EXPECT_EQ(alone.gather("x"), std::vector<std::string>{"x"});
+  const std::vector<unsigned char> image = {1, 2, 3, 4, 5, 6, 7, 8};  // 4 rows of 2 bytes
+  std::vector<unsigned char> mine(4, 0);
+  alone.scatter_rows(image.data(), {2}, {1}, 2, mine.data());
+  EXPECT_EQ(mine, (std::vector<unsigned char>{3, 4, 5, 6}));
+  std::vector<unsigned char> back(8, 0);
+  alone.gather_rows(mine.data(), {2}, {2}, 2, back.data(), false);
+  EXPECT_EQ(back, (std::vector<unsigned char>{0, 0, 0, 0, 3, 4, 5, 6}));
+}
+
+}  // namespace
+}  // namespace gausslab

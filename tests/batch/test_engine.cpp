@@ -1,0 +1,187 @@
+// The batch engine with the CPU methods: pipelined and sequential runs write the same bytes as a
+// direct filter; a bad file, an injected GPU failure or std::bad_alloc fail that file alone.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "gausslab/batch/batch_engine.hpp"
+#include "gausslab/batch/codec.hpp"
+#include "gausslab/core/image_io.hpp"
+#include "gausslab/cuda/registry.hpp"
+#include "gausslab/cuda/run_on_host.hpp"
+#include "support/test_support.hpp"
+
+namespace gausslab {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+// Sets GAUSSLAB_BATCH_FAULT for one test.
+struct FaultSwitch {
+  explicit FaultSwitch(const char* value) { setenv("GAUSSLAB_BATCH_FAULT", value, 1); }
+  ~FaultSwitch() { unsetenv("GAUSSLAB_BATCH_FAULT"); }
+};
+
+class BatchEngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Odd sizes, grey, RGB and RGBA inputs.
+    const int sizes[][2] = {{31, 17}, {64, 64}, {5, 90}, {128, 33}, {1, 1}, {77, 41}};
+    const int channels[] = {3, 4, 1, 3, 4, 2};
+    for (int i = 0; i < 6; ++i) {
+      const std::string path = scratch_.file("in/img" + std::to_string(i) + ".png");
+      fs::create_directories(scratch_.file("in"));
+      save_image(path, make_random_rgba8(sizes[i][0], sizes[i][1], 100u + i), channels[i]);
+      jobs_.push_back({path, "", fs::file_size(path)});
+    }
+  }
+
+  std::vector<BatchJob> jobs_into(const std::string& folder) {
+    fs::create_directories(scratch_.file(folder));
+    std::vector<BatchJob> jobs = jobs_;
+    for (BatchJob& job : jobs) job.output = scratch_.file(folder + "/" + fs::path(job.input).filename().string());
+    return jobs;
+  }
+
+  EngineReport run(const EngineOptions& options, const std::vector<BatchJob>& jobs,
+                   std::map<std::size_t, FileOutcome>* outcomes = nullptr) {
+    BatchEngine engine(options);
+    std::mutex mutex;
+    int calls = 0;
+    const EngineReport report = engine.run(jobs, [&](std::size_t index, const FileOutcome& outcome) {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++calls;
+      if (outcomes) (*outcomes)[index] = outcome;
+    });
+    EXPECT_EQ(calls, static_cast<int>(jobs.size()));
+    return report;
+  }
+
+  // The reference: load, filter with run_on_host, save: what gausslab-filter wrote before the engine.
+  std::string direct(const BatchJob& job, const std::string& method_id, const FilterParams& params) {
+    const LoadedImage loaded = load_image(job.input);
+    const std::unique_ptr<Method> method = find_method(method_id)->create();
+    const std::string path = job.output + ".direct.png";
+    save_image(path, run_on_host(*method, loaded.image, params), loaded.source_channels);
+    return read_bytes(path);
+  }
+
+  test::ScratchFolder scratch_;
+  std::vector<BatchJob> jobs_;
+};
+
+TEST_F(BatchEngineTest, PipelinedSequentialAndBandedRunsWriteTheDirectFiltersBytes) {
+  FilterParams params;
+  params.sigma = 2.5;
+  params.border = BorderMode::Mirror;
+  for (const char* method : {"cpu_separable", "cpu_openmp"}) {
+    EngineOptions options;
+    options.method_id = method;
+    options.params = params;
+    options.threads = 3;
+    options.max_in_flight = 2;  // fewer than the files: admission must wait and go on
+    const std::vector<BatchJob> pipelined = jobs_into(std::string("p-") + method);
+    const EngineReport report = run(options, pipelined);
+    EXPECT_EQ(report.done, 6);
+    EXPECT_EQ(report.failed, 0);
+    EXPECT_EQ(report.stages.count[static_cast<int>(Stage::Filter)], 6);
+
+    options.pipelined = false;
+    const std::vector<BatchJob> sequential = jobs_into(std::string("s-") + method);
+    EXPECT_EQ(run(options, sequential).done, 6);
+
+    options.pipelined = true;
+    options.bands = 4;
+    const std::vector<BatchJob> banded = jobs_into(std::string("b-") + method);
+    EXPECT_EQ(run(options, banded).banded, 6);
+
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      const std::string expected = direct(pipelined[i], method, params);
+      EXPECT_EQ(read_bytes(pipelined[i].output), expected) << method << " " << pipelined[i].input;
+      EXPECT_EQ(read_bytes(sequential[i].output), expected) << method << " sequential " << sequential[i].input;
+      EXPECT_EQ(read_bytes(banded[i].output), expected) << method << " banded " << banded[i].input;
+    }
+  }
+}
+
+TEST_F(BatchEngineTest, ABadFileFailsAloneWithItsReason) {
+  std::ofstream(scratch_.file("in/truncated.png"), std::ios::binary) << std::string("\x89PNG\r\n\x1a\n", 8) << "short";
+  jobs_.insert(jobs_.begin() + 2, BatchJob{scratch_.file("in/truncated.png"), "", 13});
+  jobs_.push_back({scratch_.file("in/missing.png"), "", 0});
+  const std::vector<BatchJob> jobs = jobs_into("out");
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  options.threads = 2;
+  std::map<std::size_t, FileOutcome> outcomes;
+  const EngineReport report = run(options, jobs, &outcomes);
+  EXPECT_EQ(report.done, 6);
+  EXPECT_EQ(report.failed, 2);
+  EXPECT_NE(outcomes[2].message.find("truncated.png"), std::string::npos) << outcomes[2].message;
+  EXPECT_NE(outcomes[7].message.find("no such file"), std::string::npos) << outcomes[7].message;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    EXPECT_EQ(fs::exists(jobs[i].output), i != 2 && i != 7) << jobs[i].output;
+  for (const auto& entry : fs::directory_iterator(scratch_.file("out")))
+    EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << "a temporary file was left: " << entry.path();
+}
+
+TEST_F(BatchEngineTest, InjectedGpuFailuresAndBadAllocFailTheirFileAndTheBatchGoesOn) {
+  // The switch reaches the filter stage of any method, so the CPU run here takes the same failure
+  // path as a GPU run (the GPU stage of scripts/gpu-stages/batch.sh injects them on the device).
+  const FaultSwitch faults("device-oom:img1,launch:img3,bad-alloc:img4");
+  for (bool pipelined : {true, false}) {
+    const std::vector<BatchJob> jobs = jobs_into(pipelined ? "faults-p" : "faults-s");
+    EngineOptions options;
+    options.method_id = "cpu_separable";
+    options.pipelined = pipelined;
+    std::map<std::size_t, FileOutcome> outcomes;
+    const EngineReport report = run(options, jobs, &outcomes);
+    EXPECT_EQ(report.done, 3);
+    EXPECT_EQ(report.failed, 3);
+    EXPECT_NE(outcomes[1].message.find("out of device memory"), std::string::npos) << outcomes[1].message;
+    EXPECT_NE(outcomes[3].message.find("the GPU failed"), std::string::npos) << outcomes[3].message;
+    EXPECT_NE(outcomes[4].message.find("out of host memory"), std::string::npos) << outcomes[4].message;
+    for (std::size_t i : {1, 3, 4}) {
+      EXPECT_NE(outcomes[i].message.find(jobs[i].input), std::string::npos) << "the message names the file";
+      EXPECT_FALSE(fs::exists(jobs[i].output));
+    }
+    for (std::size_t i : {0, 2, 5}) EXPECT_TRUE(fs::exists(jobs[i].output)) << jobs[i].output;
+  }
+}
+
+TEST_F(BatchEngineTest, AnExistingOutputIsNeverReplacedWithoutOverwrite) {
+  const std::vector<BatchJob> jobs = jobs_into("keep");
+  std::ofstream(jobs[0].output) << "user data";
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  std::map<std::size_t, FileOutcome> outcomes;
+  EXPECT_EQ(run(options, jobs, &outcomes).failed, 1);
+  EXPECT_EQ(read_bytes(jobs[0].output), "user data");
+  EXPECT_NE(outcomes[0].message.find("exists"), std::string::npos) << outcomes[0].message;
+  options.overwrite = Overwrite::Allowed;
+  EXPECT_EQ(run(options, jobs).failed, 0);
+  EXPECT_NE(read_bytes(jobs[0].output), "user data");
+}
+
+TEST(BatchCodec, ReadRefusesWhatIsNotARegularFile) {
+  test::ScratchFolder scratch;
+  EXPECT_THROW(read_image_file(scratch.path().string()), ImageLoadError);
+  EXPECT_THROW(read_image_file("/dev/zero"), ImageLoadError);  // never read without end
+  EXPECT_THROW(read_image_file(scratch.file("none.png")), ImageLoadError);
+  try {
+    read_image_file("/dev/zero");
+  } catch (const ImageLoadError& error) {
+    EXPECT_NE(std::string(error.what()).find("not a regular file"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace gausslab
