@@ -10,6 +10,7 @@ packages=(
   libgtest-dev googletest                             # tests
   xvfb xauth                                          # the viewer's window tests on headless machines
   python3-numpy python3-scipy python3-matplotlib      # SciPy cross-checks, benchmark charts
+  libopenmpi-dev openmpi-bin                          # the batch engine across processes and hosts (mpirun)
 )
 
 missing=()

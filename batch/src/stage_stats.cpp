@@ -79,7 +79,7 @@ BoundReport find_bound(const StageTotals& totals, const std::vector<Stage>& cpu_
     });
     std::string parts;
     for (Stage stage : order) {
-      if (pool_ms <= 0) break;
+      if (pool_ms <= 0 || totals.sum_ms[static_cast<int>(stage)] <= 0) break;
       char text[48];
       std::snprintf(text, sizeof text, "%s%s %.0f %%", parts.empty() ? "" : ", ", to_string(stage),
                     100.0 * totals.sum_ms[static_cast<int>(stage)] / pool_ms);
