@@ -11,6 +11,8 @@ packages=(
   xvfb xauth                                          # the viewer's window tests on headless machines
   python3-numpy python3-scipy python3-matplotlib      # SciPy cross-checks, benchmark charts
   libopenmpi-dev openmpi-bin                          # the batch engine across processes and hosts (mpirun)
+  libpng-dev                                          # 16-bit PNG frames (gausslab-sequence)
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # video frames (optional at build time)
 )
 
 missing=()

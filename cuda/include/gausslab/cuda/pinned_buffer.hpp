@@ -1,0 +1,30 @@
+#pragma once
+// Page-locked host memory (cudaMallocHost): copies from and to it run asynchronously at full speed.
+#include <cstddef>
+
+namespace gausslab {
+
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t size_bytes) { resize(size_bytes); }
+  ~PinnedBuffer();
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& other) noexcept;
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
+
+  // Reallocates (contents lost) when the size changes; throws CudaError on failure.
+  void resize(std::size_t size_bytes);
+  void release();
+  void* data() const { return h_data_; }
+  template <class T>
+  T* as() const { return static_cast<T*>(h_data_); }
+  std::size_t size_bytes() const { return size_bytes_; }
+
+ private:
+  void* h_data_ = nullptr;
+  std::size_t size_bytes_ = 0;
+};
+
+}  // namespace gausslab

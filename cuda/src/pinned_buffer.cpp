@@ -1,0 +1,39 @@
+#include "gausslab/cuda/pinned_buffer.hpp"
+
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "gausslab/cuda/cuda_check.hpp"
+
+namespace gausslab {
+
+PinnedBuffer::~PinnedBuffer() { release(); }
+
+PinnedBuffer::PinnedBuffer(PinnedBuffer&& other) noexcept
+    : h_data_(std::exchange(other.h_data_, nullptr)), size_bytes_(std::exchange(other.size_bytes_, 0)) {}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    h_data_ = std::exchange(other.h_data_, nullptr);
+    size_bytes_ = std::exchange(other.size_bytes_, 0);
+  }
+  return *this;
+}
+
+void PinnedBuffer::resize(std::size_t size_bytes) {
+  if (size_bytes == size_bytes_ && h_data_) return;
+  release();
+  if (size_bytes == 0) return;
+  GAUSSLAB_CUDA_CHECK(cudaMallocHost(&h_data_, size_bytes));
+  size_bytes_ = size_bytes;
+}
+
+void PinnedBuffer::release() {
+  if (h_data_) GAUSSLAB_CUDA_LOG(cudaFreeHost(h_data_));
+  h_data_ = nullptr;
+  size_bytes_ = 0;
+}
+
+}  // namespace gausslab

@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""gausslab-sequence end to end (CPU backend): the synthetic sky with its truth files, the same
+frames as a folder of 16-bit PNGs and as a video, and every bad input the issue names. Each bad
+case must give a clear message naming the problem, the documented exit status, no crash, and no
+partial or replaced file.
+
+usage: check_sequence_cli.py --sequence PATH/gausslab-sequence [--video-writer PATH/gausslab_write_test_video]
+Exit status 0 when every case behaves, 1 otherwise. Needs NumPy.
+"""
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+SIZE = (96, 72)
+FRAMES = 16
+HISTORY = 6
+
+
+class Checks:
+    def __init__(self, tool):
+        self.tool = tool
+        self.failures = []
+
+    def run(self, args):
+        return subprocess.run([self.tool, *args], capture_output=True, text=True, timeout=300)
+
+    def expect(self, name, args, status, words=()):
+        done = self.run(args)
+        problems = []
+        if done.returncode < 0:
+            problems.append(f"killed by signal {-done.returncode} (a crash)")
+        elif done.returncode != status:
+            problems.append(f"exit status {done.returncode}, expected {status}")
+        for word in words:
+            if word.lower() not in done.stderr.lower():
+                problems.append(f"stderr does not mention {word!r}")
+        for sign in ("terminate called", "Segmentation", "core dumped"):
+            if sign in done.stderr:
+                problems.append(f"stderr shows {sign!r}")
+        self.check(name, not problems, "; ".join(problems) + f"\n      command: {' '.join(args)}\n"
+                   f"      stderr: {done.stderr.strip()[-800:]}")
+        return done
+
+    def check(self, name, condition, detail=""):
+        if condition:
+            print(f"ok  {name}")
+        else:
+            print(f"FAIL {name}: {detail}")
+            self.failures.append(name)
+        return condition
+
+
+def read_csv(path):
+    return np.genfromtxt(path, delimiter=",", names=True)
+
+
+def digest(folder):
+    h = hashlib.sha256()
+    for root, _, files in sorted(os.walk(folder)):
+        for f in sorted(files):
+            with open(os.path.join(root, f), "rb") as fh:
+                h.update(f.encode() + fh.read())
+    return h.hexdigest()
+
+
+def no_temporaries(folder):
+    return not any(".tmp-" in f for _, _, files in os.walk(folder) for f in files)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sequence", required=True)
+    parser.add_argument("--video-writer")
+    args = parser.parse_args()
+    c = Checks(args.sequence)
+    work = tempfile.mkdtemp(prefix="gausslab-sequence-cli-")
+    try:
+        common = ["--backend", "cpu", "--history", str(HISTORY)]
+        size = f"{SIZE[0]}x{SIZE[1]}"
+
+        # The synthetic sky, its truth, and the frames saved as 16-bit PNGs.
+        syn = os.path.join(work, "syn")
+        c.expect("synthetic run", ["--synthetic", "--size", size, "--frames", str(FRAMES), "--save-frames",
+                                   "--previews", "--preview-every", "5", "--out-dir", syn, *common], 0)
+        est, true = read_csv(os.path.join(syn, "shifts.csv")), read_csv(os.path.join(syn, "true_shifts.csv"))
+        c.check("shifts.csv has the header frame,dx,dy and one row per frame",
+                open(os.path.join(syn, "shifts.csv")).readline().strip() == "frame,dx,dy" and len(est) == FRAMES)
+        rms = np.sqrt(np.mean((est["dx"] - true["dx"]) ** 2 + (est["dy"] - true["dy"]) ** 2))
+        c.check(f"shifts match the truth (RMS {rms:.4f} px)", rms <= 0.05)
+        w = np.load(os.path.join(syn, "whitened.npy"))
+        c.check(f"whitened.npy is float32 frames x height x width {w.shape}",
+                w.dtype == np.float32 and w.shape == (FRAMES, SIZE[1], SIZE[0]))
+        c.check("frames before the history is full are zero", not np.any(w[:HISTORY]))
+        c.check("frames after it are whitened", all(np.any(w[t]) for t in range(HISTORY, FRAMES)))
+        track = read_csv(os.path.join(syn, "target_track.csv"))
+        c.check("target_track.csv has a row per frame", len(track) == FRAMES and "inside" in track.dtype.names)
+        frames = sorted(os.listdir(os.path.join(syn, "frames")))
+        c.check("--save-frames wrote every frame", len(frames) == FRAMES)
+        previews = sorted(os.listdir(os.path.join(syn, "previews")))
+        c.check(f"--preview-every 5 wrote frame and whitened previews {previews}",
+                "frame_00005.png" in previews and "whitened_00010.png" in previews and "frame_00001.png" not in previews)
+        c.check("no temporary file is left", no_temporaries(syn))
+
+        # The same frames from a folder of 16-bit PNGs give the same shifts.
+        folder = os.path.join(syn, "frames")
+        out = os.path.join(work, "folder")
+        c.expect("folder of 16-bit PNG frames", [folder, "--out-dir", out, *common], 0)
+        again = read_csv(os.path.join(out, "shifts.csv"))
+        diff = max(np.max(np.abs(again["dx"] - est["dx"])), np.max(np.abs(again["dy"] - est["dy"])))
+        c.check(f"folder shifts equal the synthetic run's (max difference {diff:.2e} px)", diff < 2e-3)
+
+        # Nothing is replaced without --overwrite; with it, the outputs are replaced.
+        before = digest(out)
+        c.expect("existing outputs are never replaced", [folder, "--out-dir", out, *common], 2,
+                 words=["already exists", "--overwrite"])
+        c.check("the refused run changed nothing", digest(out) == before and no_temporaries(out))
+        c.expect("--overwrite replaces the outputs", [folder, "--out-dir", out, "--overwrite", *common], 0)
+
+        # An unreadable frame: named, skipped (nan, zero frame), the run goes on, exit 1.
+        bad = os.path.join(work, "bad_frame")
+        shutil.copytree(folder, bad)
+        with open(os.path.join(bad, frames[9]), "wb") as fh:
+            fh.write(b"\x89PNG\r\n\x1a\n not really")
+        out = os.path.join(work, "bad_frame_out")
+        c.expect("an unreadable frame is named and skipped", [bad, "--out-dir", out, *common], 1,
+                 words=[frames[9], "cannot read", "skipped"])
+        s = read_csv(os.path.join(out, "shifts.csv"))
+        w = np.load(os.path.join(out, "whitened.npy"))
+        c.check("its shift is nan and the others are estimated",
+                np.isnan(s["dx"][9]) and not np.any(np.isnan(s["dx"][:9])) and not np.any(np.isnan(s["dx"][10:])))
+        c.check("its whitened frame is zero, the later ones whitened", not np.any(w[9]) and np.any(w[FRAMES - 1]))
+
+        # A frame of another size.
+        odd = os.path.join(work, "odd_size")
+        shutil.copytree(folder, odd)
+        np_frame = np.zeros((SIZE[1] + 4, SIZE[0]), dtype=np.uint8)
+        write_png8(os.path.join(odd, frames[4]), np_frame)
+        out = os.path.join(work, "odd_size_out")
+        c.expect("a frame of another size is named and skipped", [odd, "--out-dir", out, *common], 1,
+                 words=[frames[4], f"{SIZE[0]}x{SIZE[1] + 4}", "skipped"])
+        c.check("its shift is nan", np.isnan(read_csv(os.path.join(out, "shifts.csv"))["dx"][4]))
+
+        # Fewer frames than the history: shifts only, whitened.npy not written, exit 1.
+        few = os.path.join(work, "few")
+        os.makedirs(few)
+        for f in frames[:4]:
+            shutil.copy(os.path.join(folder, f), few)
+        out = os.path.join(work, "few_out")
+        c.expect("fewer frames than the history", [few, "--out-dir", out, *common], 1,
+                 words=["4 frame", "--history 6", "at least 7", "--history 3"])
+        c.check("shifts are still written, whitened.npy is not",
+                os.path.exists(os.path.join(out, "shifts.csv")) and not os.path.exists(os.path.join(out, "whitened.npy")))
+
+        # A flat frame: no 2D structure, named; the run goes on and succeeds.
+        flat = os.path.join(work, "flat")
+        shutil.copytree(folder, flat)
+        write_png8(os.path.join(flat, frames[7]), np.full((SIZE[1], SIZE[0]), 90, dtype=np.uint8))
+        out = os.path.join(work, "flat_out")
+        c.expect("a flat frame is named; the run goes on", [flat, "--out-dir", out, *common], 0,
+                 words=[frames[7], "no 2D structure"])
+        c.check("its shift is nan", np.isnan(read_csv(os.path.join(out, "shifts.csv"))["dx"][7]))
+
+        # Inputs that are no sequence at all: exit 2, nothing written.
+        out = os.path.join(work, "none")
+        c.expect("a missing input", [os.path.join(work, "missing"), "--out-dir", out, *common], 2, words=["does not exist"])
+        c.expect("a single image", [os.path.join(folder, frames[0]), "--out-dir", out, *common], 2, words=["single image"])
+        empty = os.path.join(work, "empty")
+        os.makedirs(empty)
+        c.expect("a folder without frames", [empty, "--out-dir", out, *common], 2, words=["no frames"])
+        c.expect("an unknown pre-filter", [folder, "--out-dir", out, "--method", "nope", "--sigma", "1", *common], 2,
+                 words=["unknown method"])
+        c.check("nothing was written for the refused runs", not os.path.exists(os.path.join(out, "shifts.csv")))
+
+        # A CPU pre-filter through the Method interface.
+        out = os.path.join(work, "prefiltered")
+        c.expect("a CPU pre-filter", [folder, "--out-dir", out, "--method", "cpu_openmp", "--sigma", "0.8", *common], 0)
+        pre = read_csv(os.path.join(out, "shifts.csv"))
+        err = np.sqrt(np.mean((pre["dx"] - true["dx"]) ** 2 + (pre["dy"] - true["dy"]) ** 2))
+        c.check(f"pre-filtered shifts still match the truth (RMS {err:.4f} px)", err <= 0.05)
+
+        # A video, decoded through FFmpeg, gives the folder's shifts.
+        if args.video_writer:
+            video = os.path.join(work, "sky.mkv")
+            made = subprocess.run([args.video_writer, video, str(FRAMES), str(SIZE[0]), str(SIZE[1]), "1"],
+                                  capture_output=True, text=True)
+            if c.check("the test video was written", made.returncode == 0, made.stderr):
+                out = os.path.join(work, "video_out")
+                done = c.expect("a video file", [video, "--out-dir", out, *common], 0)
+                c.check("it is described as a video", "video" in done.stderr and "ffv1" in done.stderr)
+                v = read_csv(os.path.join(out, "shifts.csv"))
+                diff = max(np.max(np.abs(v["dx"] - est["dx"])), np.max(np.abs(v["dy"] - est["dy"])))
+                c.check(f"video shifts equal the synthetic run's (max difference {diff:.2e} px)", diff < 2e-3)
+            broken = os.path.join(work, "broken.mkv")
+            with open(broken, "wb") as fh:
+                fh.write(b"\x1aE\xdf\xa3 this is not matroska")
+            c.expect("a damaged video", [broken, "--out-dir", os.path.join(work, "broken_out"), *common], 2,
+                     words=["broken.mkv"])
+        else:
+            print("--  video cases skipped: this build has no FFmpeg")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if c.failures:
+        print(f"{len(c.failures)} check(s) failed: {', '.join(c.failures)}")
+        return 1
+    print("all gausslab-sequence CLI checks passed")
+    return 0
+
+
+def write_png8(path, array):
+    """A minimal grey 8-bit PNG writer (zlib + the chunk CRCs), so the test needs only NumPy."""
+    import struct
+    import zlib
+    h, w = array.shape
+    raw = b"".join(b"\x00" + array[y].tobytes() for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    with open(path, "wb") as fh:
+        fh.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+                 chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
