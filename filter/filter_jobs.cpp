@@ -4,7 +4,9 @@
 #include <map>
 #include <set>
 
+#include "filter_signal.hpp"
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/npy_io.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -28,6 +30,30 @@ std::string identity(const std::string& path) {
 }
 
 }  // namespace
+
+// The output check for a single-file job: a .npy signal is written as .npy, an image as an image.
+std::string output_problem(const std::string& input, const std::string& output, Overwrite overwrite) {
+  if (is_npy_path(input)) return check_npy_output_path(output, overwrite);
+  if (is_npy_path(output))
+    return in_quotes(output) + ": a .npy output holds a 1D signal, but " + in_quotes(input) +
+           " is an image; write it as an image file";
+  return check_output_path(output, overwrite);
+}
+
+MethodChoice resolve_signal_method(const FilterOptions& options) {
+  const MethodChoice choice = options.method_id.empty()
+                                  ? choose_signal_method(cuda_device_status().available)
+                                  : MethodChoice{options.method_id, "chosen with --method"};
+  const MethodEntry* entry = find_method(choice.id);
+  if (!entry) throw UsageError("unknown method " + in_quotes(choice.id) + "; use one of: " + method_id_list());
+  if (std::string reason = method_unavailable_reason(*entry); !reason.empty())
+    throw UsageError("method " + in_quotes(choice.id) + " cannot run on this machine: " + reason +
+                     "; choose a CPU method (cpu_openmp, cpu_separable)");
+  const FilterProblem probe = signal_problem(kProbeSide, options.params);
+  if (std::string reason = entry->create()->unsupported_reason(probe); !reason.empty())
+    throw UsageError("method " + in_quotes(choice.id) + " refuses 1D signals (" + describe(probe.params) + "): " + reason);
+  return choice;
+}
 
 MethodChoice resolve_method(const FilterOptions& options) {
   MethodChoice choice;
@@ -59,7 +85,8 @@ std::vector<BatchJob> plan_filter_jobs(const FilterOptions& options, const std::
   for (const InputFile& input : inputs) input_identities.insert(identity(input.path));
 
   if (!options.batch()) {
-    if (std::string problem = check_output_path(options.output, options.overwrite); !problem.empty())
+    if (std::string problem = output_problem(inputs.front().path, options.output, options.overwrite);
+        !problem.empty())
       throw UsageError(problem);
     if (input_identities.count(identity(options.output)))
       throw UsageError(in_quotes(options.output) + " is the input itself; gausslab-filter never writes its input, so "
@@ -76,7 +103,8 @@ std::vector<BatchJob> plan_filter_jobs(const FilterOptions& options, const std::
   std::map<std::string, std::string> input_of_output;  // to find two inputs that share a name
   std::vector<std::string> existing;
   for (const InputFile& input : inputs) {
-    const std::string output = batch_output_path(input.relative_stem, options.out_dir, options.batch_extension);
+    const std::string output = batch_output_path(input.relative_stem, options.out_dir,
+                                                 is_npy_path(input.path) ? ".npy" : options.batch_extension);
     const std::string key = identity(output);
     if (auto [it, inserted] = input_of_output.emplace(key, input.path); !inserted)
       throw UsageError(in_quotes(it->second) + " and " + in_quotes(input.path) + " would both be written to " +

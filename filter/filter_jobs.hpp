@@ -17,6 +17,10 @@ namespace gausslab {
 // for a 64×64 RGBA8 image, a size every method must accept).
 MethodChoice resolve_method(const FilterOptions& options);
 
+// The method for the .npy signals among the inputs: --method's, or choose_signal_method's; checked
+// like resolve_method, with a signal as the probe (methods that filter only in 2D refuse it).
+MethodChoice resolve_signal_method(const FilterOptions& options);
+
 // DIR/<relative stem><extension>: "out" + "trip/cat" + ".png" gives "out/trip/cat.png".
 std::string batch_output_path(const std::string& relative_stem, const std::string& out_dir,
                               const std::string& extension);

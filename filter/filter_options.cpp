@@ -3,6 +3,7 @@
 #include "gausslab/batch/codec.hpp"
 #include "gausslab/batch/memory_budget.hpp"
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/npy_io.hpp"
 
 namespace gausslab {
 
@@ -14,6 +15,7 @@ std::string filter_usage(const std::string& method_ids) {
              "usage:\n"
              "  gausslab-filter INPUT -o OUTPUT --sigma S [--method ID] [options]\n"
              "  gausslab-filter INPUT... --out-dir DIR --sigma S [--method ID] [options]\n"
+             "  gausslab-filter SIGNAL.npy -o OUTPUT.npy --sigma S [--method ID] [options]\n"
              "  mpirun -np N gausslab-filter INPUT... --out-dir DIR --sigma S [options]\n"
              "  gausslab-filter --list-methods [--size WxH --sigma S [options]]\n"
              "  gausslab-filter --help\n"
@@ -41,6 +43,10 @@ std::string filter_usage(const std::string& method_ids) {
          "  --border MODE       reflect (default), mirror, nearest, constant, wrap (SciPy's names)\n"
          "  --truncate T        radius = floor(T * sigma + 0.5) as SciPy computes it; 0.5 to 10, default 4\n"
          "  --radius R          set the radius directly (0 to 2000) instead of from --truncate\n"
+         "  --pool MODE         after the blur, 2×2 pooling of images: max2x2 or avg2x2 (none: the\n"
+         "                      default). The output is half the size, odd sides rounded down (the last\n"
+         "                      row or column dropped, as PyTorch's pooling); avg2x2 takes the mean of the\n"
+         "                      four stored 8-bit values rounded half up, (a + b + c + d + 2) / 4\n"
          "\n"
          "The engine:\n"
          "  --threads N         CPU threads reading, decoding, encoding, writing (and filtering with a\n"
@@ -62,11 +68,18 @@ std::string filter_usage(const std::string& method_ids) {
          "  --list-methods      the registered methods, one per line: id, backend, label, and\n"
          "                      'unavailable: reason' where a method cannot run here. With --size WxH\n"
          "                      (and --sigma etc.) a fourth column tells, for an RGBA8 image of that size,\n"
-         "                      'bound: L levels' (the accuracy the method promises) or 'refuses: reason'\n"
+         "                      'bound: L levels' (the accuracy the method promises) or 'refuses: reason';\n"
+         "                      a label ending in [1D] marks a method that also filters 1D signals\n"
          "\n"
          "Input: " +
          supported_input_formats() +
-         ".\nThe output keeps the input's channels: grey stays grey, grey+alpha stays grey+alpha,\n"
+         ".\n"
+         "1D signals: a NumPy .npy file (named, or matched by a pattern) holding one 1D float32 or\n"
+         "float64 array is filtered along its one axis, as scipy.ndimage.gaussian_filter1d does (any of\n"
+         "the five borders), by the methods marked [1D]; the output is a .npy of the same dtype (with\n"
+         "--out-dir: DIR/<name>.npy). float64 is filtered in float32 and written back as float64\n"
+         "(relative error about 1e-7, not 1e-16). Signals are filtered one after the other on rank 0.\n"
+         "The output keeps the input's channels: grey stays grey, grey+alpha stays grey+alpha,\n"
          "RGB stays RGB, RGBA stays RGBA (every channel is filtered, alpha too); a BMP cannot hold\n"
          "grey+alpha, so such an image becomes an RGBA .bmp (use .png to keep two channels).\n"
          "Outputs are written to a temporary name and moved into place: never a partial file; an input\n"
@@ -137,6 +150,11 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       radius_given = true;
     } else if (arg == "--size") {
       options.list_problem_size = parse_size(arg, reader.value(arg));
+    } else if (arg == "--pool") {
+      const std::string mode = reader.value(arg);
+      const std::optional<PoolMode> pool = pool_mode_from_string(mode);
+      if (!pool) throw UsageError("--pool: unknown mode '" + mode + "'; use max2x2, avg2x2 or none");
+      options.pool = *pool;
     } else if (arg == "--overwrite") {
       options.overwrite = Overwrite::Allowed;
     } else if (arg == "--quiet" || arg == "-q") {
@@ -204,6 +222,11 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   }
   if (!options.sigma_given) throw UsageError("no sigma given; add --sigma S (pixels, 0.1 to 200)");
   if (std::string problem = validate(options.params); !problem.empty()) throw UsageError(problem);
+  if (options.pool != PoolMode::None)
+    for (const std::string& input : options.inputs)
+      if (is_npy_path(input))
+        throw UsageError("--pool pools images 2×2, but '" + input +
+                         "' is a 1D signal; filter signals in a run without --pool");
   return options;
 }
 

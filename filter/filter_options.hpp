@@ -9,6 +9,7 @@
 #include "gausslab/batch/distributed.hpp"
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/core/pooling.hpp"
 
 namespace gausslab {
 
@@ -23,8 +24,9 @@ struct FilterOptions {
   std::string out_dir;                   // --out-dir: batch mode (created when missing)
   std::string batch_extension = ".png";  // --format: the type of batch outputs
   std::string method_id;                 // empty: the default rule (choose_default_method)
-  FilterParams params;
+  FilterParams params;  // axes Both: a .npy signal is filtered with axes RowsOnly (filter_signal.hpp)
   bool sigma_given = false;
+  PoolMode pool = PoolMode::None;  // --pool: 2×2 pooling of images after the blur
   Overwrite overwrite = Overwrite::Never;
   bool quiet = false;
 

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include "filter_jobs.hpp"
+#include "filter_signal.hpp"
+#include "gausslab/core/npy_io.hpp"
 #include "gausslab/batch/batch_report.hpp"
 #include "gausslab/core/cli_args.hpp"
 
@@ -14,14 +16,16 @@ namespace {
 struct Plan {
   std::string error;  // a usage error: nothing is done
   MethodChoice method;
-  std::vector<BatchJob> jobs;
+  std::vector<BatchJob> jobs;  // images
   std::vector<std::string> notes;
+  // .npy signals, filtered on rank 0 only (not sent to the other ranks).
+  std::vector<BatchJob> signal_jobs;
+  MethodChoice signal_method;
 };
 
 Plan make_plan(const FilterOptions& options, std::istream& standard_input) {
   Plan plan;
   try {
-    plan.method = resolve_method(options);
     std::vector<InputFile> inputs;
     if (options.batch()) {
       const InputSpec spec{options.inputs, options.list_file, options.recursive};
@@ -29,8 +33,11 @@ Plan make_plan(const FilterOptions& options, std::istream& standard_input) {
     } else {  // -o: the one input is a file, taken as it is (a folder fails as one when read)
       inputs.push_back({options.inputs.front(), "", 0});
     }
-    plan.jobs = plan_filter_jobs(options, inputs);
-    create_output_folders(options, plan.jobs);
+    std::vector<BatchJob> all = plan_filter_jobs(options, inputs);
+    for (const BatchJob& job : all) (is_npy_path(job.input) ? plan.signal_jobs : plan.jobs).push_back(job);
+    if (!plan.signal_jobs.empty()) plan.signal_method = resolve_signal_method(options);
+    if (!plan.jobs.empty() || plan.signal_jobs.empty()) plan.method = resolve_method(options);
+    create_output_folders(options, all);
   } catch (const UsageError& error) {
     plan.error = error.what();
   }
@@ -88,6 +95,16 @@ int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& stan
   }
 
   const bool batch = options.batch();
+  // Signals first, on rank 0 (the engine's lanes and pools are for images).
+  SignalRunSummary signals;
+  if (mpi.root()) signals = run_signal_jobs(options, plan.signal_method, plan.signal_jobs, log);
+  if (plan.jobs.empty()) {  // the same on every rank: rank 0 planned it
+    if (!batch) return signals.refused > 0 ? kExitUsage : signals.failed > 0 ? kExitFileFailed : kExitDone;
+    if (mpi.root() && (!options.quiet || signals.failed > 0))
+      log << "gausslab-filter: " << signals.done << " of " << plan.signal_jobs.size() << " signals done with "
+          << plan.signal_method.id << " (" << describe(options.params) << ")\n";
+    return signals.failed > 0 ? kExitFileFailed : kExitDone;
+  }
   if (mpi.root() && !options.quiet && batch) {
     log << "gausslab-filter: " << plan.jobs.size() << " file" << (plan.jobs.size() == 1 ? "" : "s") << ", method "
         << plan.method.id << " (" << plan.method.reason << "), " << describe(options.params);
@@ -100,6 +117,7 @@ int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& stan
   BatchRunOptions run;
   run.engine.method_id = plan.method.id;
   run.engine.params = options.params;
+  run.engine.pool = options.pool;
   run.engine.overwrite = options.overwrite;
   run.engine.threads = options.threads;
   run.engine.max_in_flight = options.max_in_flight;
@@ -124,7 +142,7 @@ int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& stan
   if (batch) {
     if (!options.quiet || all.failed > 0)
       log << format_summary(result, "gausslab-filter", describe(options.params)) << std::flush;
-    return result.exit_status == 0 ? kExitDone : kExitFileFailed;
+    return result.exit_status == 0 && signals.failed == 0 ? kExitDone : kExitFileFailed;
   }
   // One file: its line, or its failure.
   if (all.failed > 0) {

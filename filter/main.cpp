@@ -17,7 +17,8 @@ using namespace gausslab;
 // about that problem (the check script reads the promised accuracy from here).
 void list_methods(const FilterOptions& options) {
   for (const MethodEntry& entry : method_registry()) {
-    std::cout << entry.info.id << '\t' << to_string(entry.info.backend) << '\t' << entry.info.label;
+    std::cout << entry.info.id << '\t' << to_string(entry.info.backend) << '\t' << entry.info.label
+              << (entry.info.filters_along_x_only ? " [1D]" : "");
     const std::string unavailable = method_unavailable_reason(entry);
     if (!unavailable.empty()) {
       std::cout << "\tunavailable: " << unavailable << '\n';

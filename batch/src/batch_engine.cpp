@@ -54,6 +54,13 @@ bool is_out_of_memory(const CudaError& error) { return error.code() == cudaError
 
 }  // namespace
 
+ImageRgba8 pooled_result(const ImageRgba8& filtered, PoolMode pool) {
+  if (pool == PoolMode::None) return filtered;
+  if (std::string problem = pool_problem(filtered.width(), filtered.height()); !problem.empty())
+    throw std::invalid_argument("--pool " + std::string(to_string(pool)) + ": " + problem);
+  return pool_2x2(filtered, pool);
+}
+
 std::string injected_fault(const std::string& input) {
   const char* value = std::getenv("GAUSSLAB_BATCH_FAULT");
   if (!value || !*value) return {};
@@ -337,7 +344,11 @@ void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
 
 void BatchEngine::Impl::encode_and_write_item(Item& item, const ImageRgba8& image) {
   const double t0 = clock_.now_s();
-  const double write_ms = encode_and_write(item.job->output, image, item.outcome.channels, options_.overwrite);
+  const double write_ms =
+      options_.pool == PoolMode::None
+          ? encode_and_write(item.job->output, image, item.outcome.channels, options_.overwrite)
+          : encode_and_write(item.job->output, pooled_result(image, options_.pool), item.outcome.channels,
+                             options_.overwrite);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Encode, t0, t1 - write_ms / 1000.0);
   if (write_ms > 0) clock_.add(Stage::Write, t1 - write_ms / 1000.0, t1);

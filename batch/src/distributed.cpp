@@ -268,9 +268,15 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
     StageRecorder local;
     StageRecorder& clock = engine ? engine->clock() : local;
     const double t0 = clock.now_s();
-    encode_and_write(job.output, loaded.image, outcome.channels, options.overwrite);
+    if (options.pool == PoolMode::None)
+      encode_and_write(job.output, loaded.image, outcome.channels, options.overwrite);
+    else
+      encode_and_write(job.output, pooled_result(loaded.image, options.pool), outcome.channels, options.overwrite);
     clock.add(Stage::Encode, t0, clock.now_s());
     outcome.ok = true;
+  } catch (const std::invalid_argument& error) {  // a size --pool cannot pool
+    outcome.refused = true;
+    outcome.message = quoted(job.input) + ": " + error.what();
   } catch (const std::exception& error) {
     outcome.message = error.what();
   }

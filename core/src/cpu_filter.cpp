@@ -77,6 +77,13 @@ void cpu_gaussian_filter(const ConstImageView& src, const ImageView& dst, const 
     }
   }
 
+  // Along x only: the row pass is the result.
+  if (params.axes == FilterAxes::RowsOnly) {
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int y = 0; y < height; ++y) store_row(&rows_filtered[y * row_floats], dst, y);
+    return;
+  }
+
   // Column pass: whole rows at a time, so the inner loop runs along memory.
 #pragma omp parallel if (parallel)
   {
@@ -104,7 +111,8 @@ void cpu_gaussian_filter(const ConstImageView& src, const ImageView& dst, const 
 }
 
 double cpu_filter_cost(const FilterProblem& problem) {
-  return 2.0 * (problem.params.radius() + 1.0) * static_cast<double>(problem.pixel_count()) *
+  const double passes = problem.params.axes == FilterAxes::RowsOnly ? 1.0 : 2.0;
+  return passes * (problem.params.radius() + 1.0) * static_cast<double>(problem.pixel_count()) *
          channel_count(problem.format);
 }
 

@@ -13,7 +13,7 @@ int FilterParams::radius() const {
 
 bool operator==(const FilterParams& a, const FilterParams& b) {
   return a.sigma == b.sigma && a.truncate == b.truncate && a.border == b.border &&
-         a.fixed_radius == b.fixed_radius;
+         a.fixed_radius == b.fixed_radius && a.axes == b.axes;
 }
 
 bool operator==(const FilterProblem& a, const FilterProblem& b) {
@@ -45,6 +45,7 @@ std::string validate(const FilterParams& p) {
     return format_message("radius %g is larger than the supported %g pixels", p.radius(), kMaxRadius);
   if (static_cast<unsigned>(p.border) >= static_cast<unsigned>(BorderMode::Count))
     return "unknown border mode; use one of " + border_mode_list();
+  if (p.axes != FilterAxes::Both && p.axes != FilterAxes::RowsOnly) return "unknown filter axes";
   return {};
 }
 
@@ -63,10 +64,12 @@ std::string validate(const FilterProblem& problem) {
   return validate(problem.params);
 }
 
+const char* to_string(FilterAxes axes) { return axes == FilterAxes::RowsOnly ? "along x only" : "both axes"; }
+
 std::string describe(const FilterParams& p) {
   char text[160];
-  std::snprintf(text, sizeof text, "sigma %g, truncate %g, radius %d, %s", p.sigma, p.truncate, p.radius(),
-                to_string(p.border));
+  std::snprintf(text, sizeof text, "sigma %g, truncate %g, radius %d, %s%s", p.sigma, p.truncate, p.radius(),
+                to_string(p.border), p.axes == FilterAxes::RowsOnly ? ", along x only" : "");
   return text;
 }
 

@@ -1,5 +1,6 @@
 #include "gausslab/core/reference.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "gausslab/core/gaussian_weights.hpp"
@@ -32,7 +33,8 @@ std::vector<double> reference_gaussian_region(const ConstImageView& src, const F
   // row_slot[y] is the index of source row y in `row_filtered`, or -1.
   std::vector<int> row_slot(static_cast<std::size_t>(h), -1);
   int slots = 0;
-  for (int y = region.y - radius; y < region.y + region.height + radius; ++y) {
+  const int row_reach = params.axes == FilterAxes::RowsOnly ? 0 : radius;  // source rows beyond the region
+  for (int y = region.y - row_reach; y < region.y + region.height + row_reach; ++y) {
     const int sy = border_index(y, h, params.border);
     if (sy >= 0 && row_slot[sy] < 0) row_slot[sy] = slots++;
   }
@@ -53,6 +55,14 @@ std::vector<double> reference_gaussian_region(const ConstImageView& src, const F
         out_row[static_cast<std::size_t>(rx) * channels + c] = sum;
       }
     }
+  }
+
+  // Along x only: each row is its own signal, the row pass is the result.
+  if (params.axes == FilterAxes::RowsOnly) {
+    std::vector<double> result(static_cast<std::size_t>(region.height) * row_stride);
+    for (int ry = 0; ry < region.height; ++ry)
+      std::copy_n(&row_filtered[row_slot[region.y + ry] * row_stride], row_stride, &result[ry * row_stride]);
+    return result;
   }
 
   // Column pass over the row-filtered values.
@@ -87,13 +97,15 @@ std::vector<double> reference_gaussian_2d(const ConstImageView& src, const Filte
     for (int x = 0; x < src.width; ++x)
       for (int c = 0; c < channels; ++c) {
         double sum = 0.0;
-        for (int j = -radius; j <= radius; ++j) {
+        const int row_radius = params.axes == FilterAxes::RowsOnly ? 0 : radius;
+        for (int j = -row_radius; j <= row_radius; ++j) {
           const int sy = border_index(y + j, src.height, params.border);
           if (sy < 0) continue;
           for (int i = -radius; i <= radius; ++i) {
             const int sx = border_index(x + i, src.width, params.border);
             if (sx < 0) continue;
-            sum += weights[j + radius] * weights[i + radius] * channel_value(src, sx, sy, c);
+            const double row_weight = params.axes == FilterAxes::RowsOnly ? 1.0 : weights[j + radius];
+            sum += row_weight * weights[i + radius] * channel_value(src, sx, sy, c);
           }
         }
         result[(static_cast<std::size_t>(y) * src.width + x) * channels + c] = sum;

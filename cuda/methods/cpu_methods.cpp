@@ -22,6 +22,7 @@ class CpuMethod final : public Method {
 
   std::string unsupported_reason(const FilterProblem& problem) const override {
     if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
+    if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
     const double work = cpu_filter_cost(problem);
     if (work > kMaxCpuWork) {
       char text[200];
@@ -62,7 +63,8 @@ MethodEntry cpu_separable_method() {
   MethodInfo info{"cpu_separable", "CPU separable (1 thread)",
                   "Row then column pass in float32 on one CPU thread; cost grows with sigma (radius + 1 "
                   "multiply-adds per pixel per pass)",
-                  "float32 rounding: relative error <= 1e-5 against the float64 reference", Backend::Cpu};
+                  "float32 rounding: relative error <= 1e-5 against the float64 reference", Backend::Cpu,
+                  /*filters_along_x_only=*/true};
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::Single); }};
 }
 
@@ -70,7 +72,8 @@ MethodEntry cpu_openmp_method() {
   MethodInfo info{"cpu_openmp", "CPU separable (OpenMP)",
                   "The single-thread CPU filter with rows spread over all cores by OpenMP; cost grows "
                   "with sigma",
-                  "float32 rounding: relative error <= 1e-5 against the float64 reference", Backend::Cpu};
+                  "float32 rounding: relative error <= 1e-5 against the float64 reference", Backend::Cpu,
+                  /*filters_along_x_only=*/true};
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::OpenMP); }};
 }
 

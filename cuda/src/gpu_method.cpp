@@ -6,6 +6,7 @@ namespace gausslab {
 
 std::string GpuMethod::unsupported_reason(const FilterProblem& problem) const {
   if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
+  if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
   return method_limits(problem);
 }
 

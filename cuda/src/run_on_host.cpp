@@ -1,7 +1,11 @@
 #include "gausslab/cuda/run_on_host.hpp"
 
+#include <stdexcept>
+#include <vector>
+
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/pooling.hpp"
 
 namespace gausslab {
 
@@ -22,6 +26,31 @@ void run_on_host(Method& method, const ConstImageView& src, const ImageView& dst
   }
   method.run(d_src.view(), d_dst.view(), options.timer, options.stream);
   d_dst.download(dst, options.stream);
+  GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(options.stream));
+}
+
+void run_on_host(Method& method, const ConstImageView& src, const ImageView& pooled, const FilterParams& params,
+                 PoolMode pool, const RunOptions& options) {
+  if (pool == PoolMode::None) {
+    run_on_host(method, src, pooled, params, options);
+    return;
+  }
+  if (std::string problem = pool_problem(src.width, src.height); !problem.empty())
+    throw std::invalid_argument(problem);
+  if (method.info().backend == Backend::Cpu) {
+    std::vector<unsigned char> full_bytes(static_cast<std::size_t>(src.width) * src.height * bytes_per_pixel(src.format));
+    const ImageView full{full_bytes.data(), src.width, src.height,
+                         static_cast<std::size_t>(src.width) * bytes_per_pixel(src.format), src.format};
+    run_on_host(method, src, full, params, options);
+    pool_2x2(full, pooled, pool);
+    return;
+  }
+  method.prepare(FilterProblem{src.width, src.height, src.format, params});
+  DeviceImage d_src, d_full, d_pooled(pooled.width, pooled.height, pooled.format);
+  d_src.upload(src, options.stream);
+  if (!fused_pooling(method)) d_full.resize(src.width, src.height, src.format);
+  run_and_pool(method, d_src.view(), d_full.view(), d_pooled.view(), pool, options.timer, options.stream);
+  d_pooled.download(pooled, options.stream);
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(options.stream));
 }
 

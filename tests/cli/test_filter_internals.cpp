@@ -10,6 +10,7 @@
 #include "filter_runner.hpp"
 #include "gausslab/batch/progress.hpp"
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/npy_io.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "support/test_support.hpp"
 
@@ -183,6 +184,125 @@ TEST(FilterRunner, BadFileInABatchDoesNotStopTheOthers) {
   EXPECT_NE(log.str().find("1 of 2"), std::string::npos) << log.str();
   const LoadedImage written = load_image(scratch.file("out/camera.png"));
   EXPECT_EQ(written.source_channels, 1);  // grey stays grey
+}
+
+TEST(FilterOptions, PoolModesAreParsedAndRefusedForSignals) {
+  EXPECT_EQ(parse({"a.png", "-o", "x.png", "--method", "m", "--sigma", "2", "--pool", "avg2x2"}).pool, PoolMode::Avg2x2);
+  EXPECT_EQ(parse({"a.png", "-o", "x.png", "--method", "m", "--sigma", "2"}).pool, PoolMode::None);
+  EXPECT_NE(usage_message({"a.png", "-o", "x.png", "--method", "m", "--sigma", "2", "--pool", "max"}).find("max2x2"),
+            std::string::npos);
+  EXPECT_NE(usage_message({"s.npy", "-o", "x.npy", "--sigma", "2", "--pool", "max2x2"}).find("1D signal"),
+            std::string::npos);
+}
+
+// One input file as the planner sees it (no folder expansion).
+std::vector<InputFile> files(std::initializer_list<const char*> paths) {
+  std::vector<InputFile> inputs;
+  for (const char* path : paths) inputs.push_back({path, std::filesystem::path(path).stem().string(), 0});
+  return inputs;
+}
+
+TEST(FilterJobs, SignalsAreWrittenAsNpyAndImagesNeverAre) {
+  test::ScratchFolder scratch;
+  const std::string npy_out = scratch.file("s.npy"), png_out = scratch.file("s.png");
+  EXPECT_EQ(plan_filter_jobs(parse({"in.npy", "-o", npy_out.c_str(), "--sigma", "2"}), files({"in.npy"})).size(), 1u);
+  EXPECT_THROW(plan_filter_jobs(parse({"in.npy", "-o", png_out.c_str(), "--sigma", "2"}), files({"in.npy"})),
+               UsageError);
+  EXPECT_THROW(plan_filter_jobs(parse({"in.png", "-o", npy_out.c_str(), "--sigma", "2"}), files({"in.png"})),
+               UsageError);
+  const std::string dir = scratch.path().string();
+  const std::vector<BatchJob> jobs = plan_filter_jobs(
+      parse({"a/s.npy", "b/t.png", "--out-dir", dir.c_str(), "--sigma", "2"}), files({"a/s.npy", "b/t.png"}));
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].output, scratch.file("s.npy"));
+  EXPECT_EQ(jobs[1].output, scratch.file("t.png"));
+}
+
+TEST(FilterJobs, MethodsThatFilterOnlyIn2dRefuseSignalsUpFront) {
+  // The CPU methods filter along x only; a method without it is refused for .npy inputs before any work.
+  FilterOptions options = parse({"s.npy", "-o", "x.npy", "--method", "cpu_separable", "--sigma", "2"});
+  EXPECT_EQ(resolve_signal_method(options).id, "cpu_separable");
+  options.method_id.clear();  // the signal default runs here
+  const MethodEntry* chosen = find_method(resolve_signal_method(options).id);
+  ASSERT_NE(chosen, nullptr);
+  EXPECT_TRUE(chosen->info.filters_along_x_only);
+  for (const MethodEntry& entry : method_registry()) {
+    FilterProblem signal{100, 1, PixelFormat::F32, {}};
+    signal.params.axes = FilterAxes::RowsOnly;
+    const std::string reason = entry.create()->unsupported_reason(signal);
+    if (entry.info.filters_along_x_only)
+      EXPECT_EQ(reason, "") << entry.info.id;
+    else
+      EXPECT_NE(reason.find("along both axes only"), std::string::npos) << entry.info.id << ": " << reason;
+  }
+}
+
+// Runs gausslab-filter's whole path in this process; returns the exit status, the log in `log`.
+int run_filter_here(const FilterOptions& options, std::string& log) {
+  MpiSession alone(nullptr, nullptr);
+  std::istringstream no_input;
+  std::ostringstream out;
+  const int status = run_filter(options, alone, no_input, out);
+  log = out.str();
+  return status;
+}
+
+TEST(FilterRunner, SignalsRoundTripInTheirDtypeAndFloat64SaysItWasFilteredInFloat32) {
+  test::ScratchFolder scratch;
+  std::vector<double> samples(300);
+  for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = (i % 7) * 0.25;
+  write_npy_1d(scratch.file("s.npy"), samples.data(), samples.size());
+  const std::string in = scratch.file("s.npy"), out = scratch.file("t.npy");
+  std::string log;
+  ASSERT_EQ(run_filter_here(parse({in.c_str(), "-o", out.c_str(), "--method", "cpu_openmp", "--sigma", "3"}), log),
+            kExitDone)
+      << log;
+  EXPECT_NE(log.find("300 samples float64, filtered in float32"), std::string::npos) << log;
+  const NpySignal written = read_npy_1d(out);
+  EXPECT_EQ(written.dtype, NpyDtype::Float64);
+  ASSERT_EQ(written.f64.size(), 300u);
+  EXPECT_NEAR(written.f64[150], 0.75, 0.05);  // the mean of the pattern, away from the ends
+}
+
+TEST(FilterRunner, SignalsAndImagesInOneBatchEachGetTheirOwnMethodAndOutput) {
+  test::ScratchFolder scratch;
+  const float samples[5] = {1, 2, 3, 4, 5};
+  write_npy_1d(scratch.file("s.npy"), samples, 5);
+  const std::string signal = scratch.file("s.npy"), image = test::test_data_path("camera.png");
+  const std::string out = scratch.file("out"), bad = scratch.file("bad.npy");
+  std::ofstream(bad) << "not numpy";
+  std::string log;
+  EXPECT_EQ(run_filter_here(parse({signal.c_str(), image.c_str(), bad.c_str(), "--out-dir", out.c_str(), "--sigma", "1"}),
+                            log),
+            kExitFileFailed);
+  EXPECT_TRUE(std::filesystem::exists(scratch.file("out/s.npy"))) << log;
+  EXPECT_TRUE(std::filesystem::exists(scratch.file("out/camera.png"))) << log;
+  EXPECT_FALSE(std::filesystem::exists(scratch.file("out/bad.npy"))) << log;
+  EXPECT_NE(log.find("bad.npy': not a NumPy .npy file"), std::string::npos) << log;
+}
+
+TEST(FilterRunner, PooledImagesAreHalfTheSizeAndTinyOnesAreRefused) {
+  test::ScratchFolder scratch;
+  const std::string good = test::test_data_path("camera.png"), out = scratch.file("p.png");
+  std::string log;
+  ASSERT_EQ(run_filter_here(parse({good.c_str(), "-o", out.c_str(), "--method", "cpu_separable", "--sigma", "1", "--pool",
+                                   "max2x2"}),
+                            log),
+            kExitDone)
+      << log;
+  const LoadedImage original = load_image(good), pooled = load_image(out);
+  EXPECT_EQ(pooled.image.width(), original.image.width() / 2);
+  EXPECT_EQ(pooled.image.height(), original.image.height() / 2);
+  EXPECT_EQ(pooled.source_channels, original.source_channels);
+
+  const std::string thin = scratch.file("thin.png"), thin_out = scratch.file("thin_out.png");
+  save_image(thin, ImageRgba8(1, 9, Rgba8{1, 2, 3, 255}), 4);
+  EXPECT_EQ(run_filter_here(parse({thin.c_str(), "-o", thin_out.c_str(), "--method", "cpu_separable", "--sigma", "1",
+                                   "--pool", "avg2x2"}),
+                            log),
+            kExitUsage);
+  EXPECT_NE(log.find("cannot be pooled"), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(thin_out));
 }
 
 }  // namespace

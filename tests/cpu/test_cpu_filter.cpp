@@ -76,6 +76,26 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CpuFilterAccuracy,
                                            CpuCase{101, 67, PixelFormat::F32}, CpuCase{101, 67, PixelFormat::Rgba8}),
                          [](const auto& info) { return case_name(info.param); });
 
+TEST(CpuFilter, AlongXOnlyMatchesTheReferenceForEveryBorderAndLength) {
+  for (const int width : {1, 2, 3, 64, 1001})
+    for (const int height : {1, 3})
+      for (const double sigma : {0.5, 3.0, 40.0})
+        for (const BorderMode border : kAllBorderModes) {
+          FilterParams params;
+          params.sigma = sigma;
+          params.border = border;
+          params.axes = FilterAxes::RowsOnly;
+          const ImageF32 src = make_random_f32(width, height, static_cast<std::uint32_t>(width + height));
+          ImageF32 single(width, height), openmp(width, height);
+          cpu_gaussian_filter(src.view(), single.view(), params, CpuThreading::Single);
+          cpu_gaussian_filter(src.view(), openmp.view(), params, CpuThreading::OpenMP);
+          const AccuracyStats stats = compare_with_reference(single.view(), reference_gaussian(src.view(), params), 1.0);
+          const std::string where = std::to_string(width) + "x" + std::to_string(height) + ", " + describe(params);
+          EXPECT_LE(stats.max_relative_error, kMaxRelativeErrorF32) << where << ": " << describe(stats);
+          EXPECT_EQ(single.pixels(), openmp.pixels()) << where;
+        }
+}
+
 TEST(CpuFilter, FlatRgba8ImageStaysExactlyFlat) {
   const Rgba8 level{200, 17, 0, 255};
   const ImageRgba8 flat(23, 9, level);
@@ -129,6 +149,8 @@ TEST(CpuFilter, CostGrowsWithRadiusAndThreadsAreReported) {
   EXPECT_GT(cpu_filter_cost(large), cpu_filter_cost(small));
   // 2 passes * (radius + 1) * pixels * channels
   EXPECT_DOUBLE_EQ(cpu_filter_cost(small), 2.0 * (8 + 1) * 100 * 100 * 4);
+  small.params.axes = FilterAxes::RowsOnly;  // one pass
+  EXPECT_DOUBLE_EQ(cpu_filter_cost(small), 1.0 * (8 + 1) * 100 * 100 * 4);
   EXPECT_GE(cpu_thread_count(), 1);
 }
 

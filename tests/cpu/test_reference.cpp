@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/reference.hpp"
 
 namespace gausslab {
@@ -126,6 +127,49 @@ TEST(Reference, ImpulseGivesTheOuterProductOfTheWeights) {
           (std::abs(dx) <= 6 && std::abs(dy) <= 6) ? std::exp(-(dx * dx + dy * dy) / s2) / (norm * norm) : 0.0;
       EXPECT_NEAR(result[y * 21 + x], expected, 1e-16) << "pixel (" << x << ", " << y << ")";
     }
+}
+
+TEST(Reference, AlongXOnlyEachRowIsFilteredOnItsOwnAsGaussianFilter1d) {
+  // A direct 1D sum per row and channel, written here, for every border, radii past the width.
+  for (const Size size : {Size{1, 1}, Size{2, 1}, Size{17, 1}, Size{9, 4}})
+    for (const double sigma : {0.5, 2.0, 7.0})
+      for (const BorderMode border : kAllBorderModes) {
+        FilterParams params;
+        params.sigma = sigma;
+        params.border = border;
+        params.axes = FilterAxes::RowsOnly;
+        const ImageRgba8 src = make_random_rgba8(size.width, size.height, 3u);
+        const std::vector<double> weights = gaussian_weights(sigma, params.radius());
+        std::vector<double> direct;
+        for (int y = 0; y < size.height; ++y)
+          for (int x = 0; x < size.width; ++x)
+            for (int c = 0; c < 4; ++c) {
+              double sum = 0.0;
+              for (int k = -params.radius(); k <= params.radius(); ++k) {
+                const int sx = border_index(x + k, size.width, border);
+                if (sx >= 0) sum += weights[k + params.radius()] * channel_value(src.view(), sx, y, c);
+              }
+              direct.push_back(sum);
+            }
+        const std::string where = label(size, PixelFormat::Rgba8, params);
+        EXPECT_LE(max_difference(reference_gaussian(src.view(), params), direct), 1e-12) << where;
+        EXPECT_LE(max_difference(reference_gaussian_2d(src.view(), params), direct), 1e-12) << where;
+      }
+}
+
+TEST(Reference, AOneRowImageInTwoDimensionsIsStillBlurredAgainstItsBorderRows) {
+  // The reason for FilterAxes: with 'constant' a 1×N image filtered in 2D loses the weight of the
+  // zero rows above and below; along x only it keeps its level.
+  const ImageF32 row(64, 1, 1.0f);
+  FilterParams params;
+  params.sigma = 2.0;
+  params.border = BorderMode::Constant;
+  const double middle_2d = reference_gaussian(row.view(), params)[32];
+  params.axes = FilterAxes::RowsOnly;
+  const double middle_1d = reference_gaussian(row.view(), params)[32];
+  EXPECT_NEAR(middle_1d, 1.0, 1e-12);
+  EXPECT_NEAR(middle_2d, gaussian_weights(2.0, 8)[8], 1e-12);  // only the centre row's weight remains
+  EXPECT_NE(describe(params).find("along x only"), std::string::npos);
 }
 
 TEST(Reference, RejectsBadInput) {

@@ -27,6 +27,7 @@
 #include "gausslab/batch/stage_stats.hpp"
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/core/pooling.hpp"
 
 namespace gausslab {
 
@@ -49,6 +50,7 @@ struct EngineOptions {
   std::size_t max_device_bytes = 0;  // 0: kDeviceMemoryShare of the free device memory / gpu_sharers
   std::size_t host_budget_bytes = 0; // 0: kHostMemoryShare of the physical memory / host_sharers
   int device = 0;           // CUDA device ordinal
+  PoolMode pool = PoolMode::None;  // 2×2 pooling of each result before it is written (pooled_result)
   int gpu_sharers = 1;      // processes sharing this GPU
   int host_sharers = 1;     // processes sharing this host
 };
@@ -121,6 +123,11 @@ class BatchEngine {
   std::unique_ptr<Impl> impl_;
   EngineOptions options_;
 };
+
+// The 2×2 pooling of a filtered image before it is written (core/pooling.hpp, on the CPU thread
+// that encodes it: a memory-bound pass much cheaper than the encoding). Throws std::invalid_argument
+// (a refusal) for an image with a side below 2.
+ImageRgba8 pooled_result(const ImageRgba8& filtered, PoolMode pool);
 
 // The fault the test switch GAUSSLAB_BATCH_FAULT injects for `input` ("" when none). The variable
 // holds comma-separated KIND:TEXT items; a file whose path contains TEXT gets KIND: device-oom (its

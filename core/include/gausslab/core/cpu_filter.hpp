@@ -10,7 +10,7 @@ namespace gausslab {
 enum class CpuThreading { Single, OpenMP };
 
 // Filters src into dst (host memory, same size and format; they must not overlap). Row pass then
-// column pass in float32 with the border rule applied exactly; RGBA8 results are rounded with
+// column pass (the row pass alone for FilterAxes::RowsOnly) in float32 with the border rule applied exactly; RGBA8 results are rounded with
 // to_unorm8. Throws std::invalid_argument on mismatched views or invalid parameters.
 void cpu_gaussian_filter(const ConstImageView& src, const ImageView& dst, const FilterParams& params,
                          CpuThreading threading);

@@ -19,11 +19,24 @@ inline constexpr long long kMaxPixels = 1LL << 30;
 // Longest side: border_index works in int with a period of 2 × side, which must not overflow.
 inline constexpr int kMaxSide = 1 << 29;
 
+// The axes the filter runs along.
+enum class FilterAxes : int {
+  Both,  // an image: along rows and columns, as scipy.ndimage.gaussian_filter (the default)
+  // Along x only, each row on its own, as scipy.ndimage.gaussian_filter1d(axis=-1): a 1D signal is
+  // a 1×N image filtered this way. (A 1×N image filtered with Both is still blurred against its
+  // border rows: with 'constant' that darkens it, with the other modes it leaves it unchanged.)
+  RowsOnly,
+};
+
+// "both axes" or "along x only".
+const char* to_string(FilterAxes axes);
+
 struct FilterParams {
   double sigma = kDefaultSigma;
   double truncate = kDefaultTruncate;
   BorderMode border = BorderMode::Reflect;
   int fixed_radius = -1;  // >= 0 sets the radius directly instead of floor(truncate * sigma + 0.5)
+  FilterAxes axes = FilterAxes::Both;
 
   // floor(truncate * sigma + 0.5) as SciPy computes it, or fixed_radius when that is set.
   int radius() const;
@@ -53,7 +66,7 @@ std::string validate(const FilterParams& params);
 // As above, plus the image size (at least 1×1, at most kMaxPixels).
 std::string validate(const FilterProblem& problem);
 
-// "sigma 2, truncate 4, radius 8, reflect": for logs and file names.
+// "sigma 2, truncate 4, radius 8, reflect" (+ ", along x only"): for logs and file names.
 std::string describe(const FilterParams& params);
 
 }  // namespace gausslab

@@ -2,6 +2,8 @@
 // What every method, CPU or GPU, tells about itself.
 #include <string>
 
+#include "gausslab/core/filter_params.hpp"
+
 namespace gausslab {
 
 enum class Backend : int { Cpu, Cuda };
@@ -12,8 +14,14 @@ struct MethodInfo {
   std::string summary;   // one line: the idea and its cost as a function of sigma
   std::string accuracy;  // one line: the measured accuracy against the float64 reference
   Backend backend = Backend::Cuda;
+  // Filters along x only when FilterParams::axes asks for it (1D signals). A method without this
+  // refuses such problems (axes_refusal) instead of blurring them in 2D.
+  bool filters_along_x_only = false;
 };
 
 const char* to_string(Backend backend);  // "cpu" or "cuda"
+
+// Empty when `info`'s method can filter along these axes; otherwise the reason, for the user.
+std::string axes_refusal(const MethodInfo& info, FilterAxes axes);
 
 }  // namespace gausslab

@@ -62,6 +62,10 @@ void write_npy_1d(const std::string& path, const double* samples, std::size_t co
 // The signal in its own dtype.
 void write_npy_1d(const std::string& path, const NpySignal& signal, Overwrite overwrite = Overwrite::Never);
 
+// Empty if write_npy_1d can write `path` (a .npy name, an existing folder, and no existing file
+// unless Overwrite::Allowed); otherwise the reason.
+std::string check_npy_output_path(const std::string& path, Overwrite overwrite);
+
 // True when `path` ends in ".npy" (case-insensitive): the filter's test for a 1D signal.
 bool is_npy_path(const std::string& path);
 

@@ -9,7 +9,8 @@
 namespace gausslab {
 
 // Filters every channel of a host image in float64 with two direct 1D passes (the Gaussian is
-// separable, so this equals the 2D convolution up to float64 rounding). Returns
+// separable, so this equals the 2D convolution up to float64 rounding), or with the row pass alone
+// for FilterAxes::RowsOnly (scipy.ndimage.gaussian_filter1d along x). Returns
 // width * height * channels values, interleaved like the input, not rounded or clamped.
 std::vector<double> reference_gaussian(const ConstImageView& src, const FilterParams& params);
 

@@ -5,6 +5,7 @@
 
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
+#include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/method.hpp"
 
 namespace gausslab {
@@ -27,6 +28,21 @@ Image<Pixel> run_on_host(Method& method, const Image<Pixel>& src, const FilterPa
   Image<Pixel> dst(src.width(), src.height());
   run_on_host(method, src.view(), dst.view(), params, options);
   return dst;
+}
+
+// The same followed by 2×2 pooling into `pooled` (pooled_side(width) × pooled_side(height)): GPU
+// methods pool on the device (run_and_pool: fused into their last pass where they can), CPU
+// methods with the CPU reference. PoolMode::None: no pooling, `pooled` is of src's size.
+void run_on_host(Method& method, const ConstImageView& src, const ImageView& pooled, const FilterParams& params,
+                 PoolMode pool, const RunOptions& options = {});
+
+template <class Pixel>
+Image<Pixel> run_on_host(Method& method, const Image<Pixel>& src, const FilterParams& params, PoolMode pool,
+                         const RunOptions& options = {}) {
+  if (pool == PoolMode::None) return run_on_host(method, src, params, options);
+  Image<Pixel> pooled(pooled_side(src.width()), pooled_side(src.height()));
+  run_on_host(method, src.view(), pooled.view(), params, pool, options);
+  return pooled;
 }
 
 }  // namespace gausslab
