@@ -74,6 +74,13 @@ std::string bench_usage(const std::string& method_ids) {
          "  --budget-seconds S     skip what is left once the run has taken S s (default 480)\n"
          "  --no-plot              do not run bench/plot_results.py at the end\n"
          "\n"
+         "  --sequence             instead: the image-sequence benchmark (shift estimation, weights and\n"
+         "                         whitening, gausslab-sequence's work): ms per frame per path and per\n"
+         "                         stage, GB/s, CUDA graphs, the event timeline; sequence.md, .csv\n"
+         "  --sequence-sizes WxH,...   frame sizes (default 512x512,3648x2736)\n"
+         "  --sequence-history N   history frames (default 20)\n"
+         "  --sequence-paths P,... gpu, cpu or both (default gpu,cpu)\n"
+         "\n"
          "GPU timing: CUDA events around method.run on one stream, after warm-up runs; then at least\n"
          "50 runs or 0.5 s, whichever comes first, and at least 5 runs; median, min and p90. Inputs\n"
          "rotate among copies that together exceed the L2 cache three times over. End-to-end time adds\n"
@@ -128,6 +135,21 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       options.timing.budget_seconds = parse_positive(arg, reader.value(arg));
     } else if (arg == "--no-plot") {
       options.plot = false;
+    } else if (arg == "--sequence") {
+      options.sequence = true;
+    } else if (arg == "--sequence-sizes") {
+      options.sequence_sizes = parse_list<std::pair<int, int>>(arg, reader.value(arg), parse_size);
+      options.sequence = true;
+    } else if (arg == "--sequence-history") {
+      options.sequence_history = parse_int(arg, reader.value(arg), 1, 64);
+      options.sequence = true;
+    } else if (arg == "--sequence-paths") {
+      options.sequence_backends = parse_list<std::string>(arg, reader.value(arg), [](std::string_view flag, std::string_view item) {
+        if (item != "gpu" && item != "cpu")
+          throw UsageError(std::string(flag) + ": unknown path '" + std::string(item) + "'; use gpu, cpu or gpu,cpu");
+        return std::string(item);
+      });
+      options.sequence = true;
     } else if (ArgReader::is_option(arg)) {
       throw UsageError("unknown option '" + arg + "'; see gausslab-bench --help");
     } else {

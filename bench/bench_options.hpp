@@ -2,6 +2,7 @@
 // gausslab-bench's command line. The defaults reproduce the published comparison: float32
 // single-channel images of 1024², 2048², 3072² and 4096², 7×7 and 41×41 kernels.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gausslab/core/border.hpp"
@@ -48,6 +49,12 @@ struct BenchOptions {
   bool sigma_sweep = false;  // add the crossover sweep: time vs sigma on one RGBA8 image
   int sweep_size = 4096;
   std::vector<double> sweep_sigmas = {0.5, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+
+  // --sequence: the image-sequence benchmark (shift estimation and whitening) instead of the methods.
+  bool sequence = false;
+  std::vector<std::pair<int, int>> sequence_sizes = {{512, 512}, {3648, 2736}};
+  int sequence_history = 20;
+  std::vector<std::string> sequence_backends = {"gpu", "cpu"};
 
   std::string out_dir = "gausslab-bench-results";
   bool overwrite = false;

@@ -13,6 +13,7 @@
 #include "bench_plan.hpp"
 #include "bench_report.hpp"
 #include "bench_runner.hpp"
+#include "sequence_bench.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -79,6 +80,7 @@ int run(int argc, char** argv) {
     std::cout << bench_usage(method_id_list());
     return kExitDone;
   }
+  if (options.sequence) return run_sequence_bench(options, argc, argv, std::cerr, std::cout);
   const std::vector<const MethodEntry*> methods = select_methods(options.methods);
   const std::vector<BenchCase> cases = plan_cases(options, methods);
   if (cases.empty())

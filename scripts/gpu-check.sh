@@ -15,9 +15,10 @@ cd "$root"
 
 if [ "${1:-}" = "--prepare" ]; then
   # The kit must stay under 64 MiB: each binary carries its own fatbin, so the kit is built for the
-  # H100 alone (sm_90) in its own folder; build/ keeps every architecture.
+  # H100 alone (sm_90) in its own folder; build/ keeps every architecture. Video decoding stays out
+  # (FFmpeg's libraries and their codecs are hundreds of MiB; nothing on the GPU machine reads video).
   build=${GAUSSLAB_BUILD_DIR:-build-h100}
-  GAUSSLAB_BUILD_DIR=$build bash scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90-real >/dev/null || exit 1
+  GAUSSLAB_BUILD_DIR=$build bash scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90-real -DGAUSSLAB_WITH_FFMPEG=OFF >/dev/null || exit 1
   # Further binaries come from scripts/gpu-stages/*.kit (one path under the build folder a line).
   extra=$(cat scripts/gpu-stages/*.kit 2>/dev/null | sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$build/|")
   exec bash ../shared/gpu/prepare.sh $build/tests/gpu/gausslab_gpu_tests $build/tests/ui/gausslab_ui_tests \

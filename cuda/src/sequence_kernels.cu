@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(kFineThreads)
 __global__ void __launch_bounds__(kSolveThreads)
     solveKernel(const double* partials, int blocks, const int2* offset, int width, int height, int reference,
                 ShiftRecord* records, int current_slot, HistoryArgs history, int degree, double gamma,
-                WhiteningWeights* weights_out) {
+                WhiteningWeights* weights_out, FrameResult* result) {
   __shared__ double warp_totals[kSolveThreads / 32][kSumCount];
   __shared__ double sums[kSumCount];
   __shared__ ShiftRecord current;
@@ -219,6 +219,10 @@ __global__ void __launch_bounds__(kSolveThreads)
     const bool ok = used > 0 && solved && total > 0.0;
     weights_out->count = n;
     weights_out->skip = ok ? 0 : 1;
+    if (result) {
+      result->shift = current;
+      result->skip = ok ? 0 : 1;
+    }
     for (int j = 0; j < n; ++j) {
       weights_out->c[j] = ok ? static_cast<float>(raw[j] / total) : 0.0f;
       weights_out->kx[j] = shifts[j].kx;
@@ -315,9 +319,9 @@ void launch_fine_sums(const GreyView& reference_mean, const GreyView& frame, con
 
 void launch_solve(const double* d_partials, int blocks, const int2* d_offset, int width, int height,
                   bool reference, ShiftRecord* d_records, int current_slot, const HistoryArgs& history, int degree,
-                  double gamma, WhiteningWeights* d_weights, cudaStream_t stream) {
+                  double gamma, WhiteningWeights* d_weights, FrameResult* d_result, cudaStream_t stream) {
   solveKernel<<<1, kSolveThreads, 0, stream>>>(d_partials, blocks, d_offset, width, height, reference ? 1 : 0,
-                                               d_records, current_slot, history, degree, gamma, d_weights);
+                                               d_records, current_slot, history, degree, gamma, d_weights, d_result);
   GAUSSLAB_CUDA_CHECK_LAUNCH("solveKernel");
 }
 

@@ -50,23 +50,30 @@ class CpuSequenceEngine final : public SequenceEngine {
     raw_ = ImageF32(setup.width, setup.height);
     whitened_ = ImageF32(setup.width, setup.height);
     has_reference_ = false;
+    uploaded_ = false;
     outcomes_.clear();
     if (setup.prefilter)
       setup.prefilter->prepare({setup.width, setup.height, PixelFormat::F32, setup.prefilter_params});
   }
 
-  void push(const ConstImageView& frame, StageTimer* timer) override {
+  int frames_in_flight() const override { return static_cast<int>(outcomes_.size()); }
+
+  void upload(const ConstImageView& frame, StageTimer* timer) override {
     if (frame.width != setup_.width || frame.height != setup_.height || frame.format != PixelFormat::F32)
-      throw std::invalid_argument("push: the frame is not a grey float image of the sequence's size");
+      throw std::invalid_argument("upload: the frame is not a grey float image of the sequence's size");
+    if (uploaded_) throw std::logic_error("upload: the previous frame was not processed");
+    HostStage stage(timer, "upload");
+    ImageF32& target = setup_.prefilter ? raw_ : ring_[pushed_ % ring_.size()];
+    for (int y = 0; y < frame.height; ++y) std::memcpy(&target.at(0, y), frame.row<float>(y), sizeof(float) * frame.width);
+    uploaded_ = true;
+  }
+
+  void process(StageTimer* timer) override {
+    if (!uploaded_) throw std::logic_error("process: no frame was uploaded");
+    uploaded_ = false;
     const int slots = static_cast<int>(ring_.size());
     const int slot = static_cast<int>(pushed_ % slots);
     ImageF32& filtered = ring_[slot];
-    {
-      HostStage stage(timer, "upload");
-      ImageF32& target = setup_.prefilter ? raw_ : filtered;
-      for (int y = 0; y < frame.height; ++y)
-        std::memcpy(&target.at(0, y), frame.row<float>(y), sizeof(float) * frame.width);
-    }
     if (setup_.prefilter) {
       HostStage stage(timer, "pre-filter");
       setup_.prefilter->run(raw_.view(), filtered.view(), nullptr, nullptr);
@@ -144,6 +151,7 @@ class CpuSequenceEngine final : public SequenceEngine {
   const ImageF32* latest_filtered_ = nullptr;
   seq::Profiles reference_profiles_;
   bool has_reference_ = false;
+  bool uploaded_ = false;
   std::deque<FrameOutcome> outcomes_;
 };
 

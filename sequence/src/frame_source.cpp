@@ -161,31 +161,4 @@ std::unique_ptr<FrameSource> open_frame_files(const std::vector<std::string>& pa
 
 std::unique_ptr<FrameSource> open_synthetic(const SyntheticSpec& spec) { return std::make_unique<SyntheticSource>(spec); }
 
-std::unique_ptr<FrameSource> open_sequence_input(const std::vector<std::string>& inputs) {
-  if (inputs.empty()) throw SequenceInputError("no input: give a folder of frames, a video file or --synthetic");
-  for (const std::string& input : inputs) {
-    std::error_code error;
-    if (!fs::exists(input, error)) throw SequenceInputError(in_quotes(input) + " does not exist");
-  }
-  if (inputs.size() == 1) {
-    const std::string& input = inputs[0];
-    std::error_code error;
-    if (fs::is_directory(input, error)) return open_frame_folder(input);
-    if (is_frame_file_name(input))
-      throw SequenceInputError(in_quotes(input) +
-                               " is a single image, not a sequence: give the folder that holds the frames, a video "
-                               "file, or several frame files");
-    return open_video(input);
-  }
-  for (const std::string& input : inputs) {
-    std::error_code error;
-    if (fs::is_directory(input, error))
-      throw SequenceInputError(in_quotes(input) + " is a folder: give one folder alone, or frame files only");
-    if (!is_frame_file_name(input))
-      throw SequenceInputError(in_quotes(input) + " is not a frame file (.png, .jpg, .bmp, .tif, ...); a video must "
-                               "be the only input");
-  }
-  return open_frame_files(inputs);
-}
-
 }  // namespace gausslab

@@ -17,6 +17,14 @@ struct HistoryArgs {
   const float* frames[kMaxHistory] = {};
 };
 
+// What the host learns of a frame: its shift and whether it was whitened. The solve kernel writes
+// it straight into mapped host memory, so no copy enters the stream.
+struct FrameResult {
+  ShiftRecord shift;
+  int skip = 1;  // the weights could not be formed: not whitened
+  int pad = 0;
+};
+
 // Sizes of the scratch buffers the launchers need for a width × height frame.
 struct SequenceScratchSizes {
   int column_partials = 0;  // floats: one row of column sums per tile row
@@ -51,10 +59,11 @@ void launch_fine_sums(const GreyView& reference_mean, const GreyView& frame, con
 
 // One block: adds the partials in a fixed order, solves for the current frame's shift into
 // d_records[current_slot] (status Reference when `reference` is set and the system is not
-// degenerate), then computes the history weights into *d_weights.
+// degenerate), then computes the history weights into *d_weights; the shift and the weights'
+// skip flag also go to *d_result (mapped host memory; may be null).
 void launch_solve(const double* d_partials, int blocks, const int2* d_offset, int width, int height,
                   bool reference, ShiftRecord* d_records, int current_slot, const HistoryArgs& history, int degree,
-                  double gamma, WhiteningWeights* d_weights, cudaStream_t stream);
+                  double gamma, WhiteningWeights* d_weights, FrameResult* d_result, cudaStream_t stream);
 
 // out = current - Σ c_j · history_j(x + k_j) with the weights in *d_weights (zero when skipped).
 void launch_whiten(const GreyView& current, const HistoryArgs& history, const WhiteningWeights* d_weights,

@@ -40,6 +40,10 @@ struct SequenceSetup {
   FilterParams prefilter_params;
   // Whether collect() returns each whitened frame in host memory (the CLI, the tests).
   bool whitened_to_host = true;
+  // GPU engine: once the history is full, run each frame's kernels as a CUDA graph (one per ring
+  // position, captured on first use), which cuts the launch cost that dominates small frames.
+  // Frames processed with a StageTimer are launched kernel by kernel (a graph has no stages).
+  bool cuda_graphs = false;
 };
 
 // Empty when the setup can run on this backend; otherwise why not.
@@ -68,7 +72,16 @@ class SequenceEngine {
   // upload asynchronous). Stages go to `timer` when given: upload, pre-filter, shifts,
   // coefficients, whitening. On the GPU it returns once the work is queued; while there is no
   // reference yet, it waits for the candidate's check (once per sequence, not per frame).
-  virtual void push(const ConstImageView& frame, StageTimer* timer) = 0;
+  // push() is upload() then process(); the benchmark times the two apart.
+  void push(const ConstImageView& frame, StageTimer* timer) {
+    upload(frame, timer);
+    process(timer);
+  }
+  // Copies the next frame in (the "upload" stage); the GPU engine waits here only when the oldest
+  // uncollected frame's results would be overwritten (frames_in_flight() at its limit). Throws std::invalid_argument for a frame of the wrong size or format.
+  virtual void upload(const ConstImageView& frame, StageTimer* timer) = 0;
+  // Everything else for the uploaded frame.
+  virtual void process(StageTimer* timer) = 0;
 
   // The outcome of the oldest frame not yet collected: with `wait` it waits for it; without, it
   // returns nothing while that frame is still running. Nothing when all were collected.
@@ -76,6 +89,8 @@ class SequenceEngine {
 
   // Frames pushed since begin() (the history is full once this reaches settings.history).
   long long frames_pushed() const { return pushed_; }
+  // Frames queued whose outcome has not been collected.
+  virtual int frames_in_flight() const = 0;
 
   // The latest pushed frame as the engine holds it: as read, after the pre-filter (the same as
   // `raw` without one) and whitened (zero before the history is full). Device memory for the GPU
