@@ -33,7 +33,7 @@ struct AccuracyResult {
   Rect region;
   double seconds = 0;  // time the reference took
   std::string error;   // set when the measurement itself failed
-  bool within_bound() const { return error.empty() && stats.nonfinite == 0 && stats.max_abs_error <= bound.max_error_8bit; }
+  bool within_bound() const { return error.empty() && meets(stats, bound, PixelFormat::Rgba8); }
 };
 
 // The largest crop measured: the whole default picture, and a bounded cost on large images.

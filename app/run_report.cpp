@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gausslab/core/statistics.hpp"
+
 namespace gausslab {
 
 namespace {
@@ -51,11 +53,7 @@ void RollingMedian::add(double value) {
 }
 
 double RollingMedian::median() const {
-  if (values_.empty()) return 0.0;
-  std::vector<double> sorted(values_.begin(), values_.end());
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t mid = sorted.size() / 2;
-  return sorted.size() % 2 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
+  return gausslab::median(std::vector<double>(values_.begin(), values_.end()));
 }
 
 std::string summary_line(const RunSummary& s) {

@@ -7,9 +7,9 @@
 namespace gausslab {
 
 std::vector<Rect> accuracy_crops(int width, int height) {
-  const int w = std::min(width, kAccuracyCropSide), h = std::min(height, kAccuracyCropSide);
+  const int w = std::min(width, kBenchCropSide), h = std::min(height, kBenchCropSide);
   std::vector<Rect> crops = {Rect{0, 0, w, h}};
-  if (width >= 2 * kAccuracyCropSide || height >= 2 * kAccuracyCropSide)
+  if (width >= 2 * kBenchCropSide || height >= 2 * kBenchCropSide)
     crops.push_back(Rect{width - w, height - h, w, h});
   return crops;
 }
@@ -45,12 +45,6 @@ AccuracyStats crop_accuracy(const ConstImageView& result, const CropReference& r
     worst.nonfinite += stats.nonfinite;
   }
   return worst;
-}
-
-bool within_bound(const AccuracyStats& stats, const AccuracyBound& bound, PixelFormat format) {
-  if (stats.nonfinite > 0) return false;
-  return format == PixelFormat::F32 ? stats.max_relative_error <= bound.max_relative_error
-                                    : stats.max_abs_error <= bound.max_error_8bit;
 }
 
 }  // namespace gausslab

@@ -11,7 +11,7 @@
 
 namespace gausslab {
 
-inline constexpr int kAccuracyCropSide = 96;
+inline constexpr int kBenchCropSide = 96;  // the side of the benchmark's accuracy crops
 
 // The top-left and the bottom-right corner crop, each at most 96×96; one crop when they would
 // overlap (small images).
@@ -29,8 +29,5 @@ CropReference make_crop_reference(const ConstImageView& input, const FilterParam
 
 // The worst over the crops: largest errors, lowest PSNR, every non-finite value counted.
 AccuracyStats crop_accuracy(const ConstImageView& result, const CropReference& reference);
-
-// Whether the stats meet the method's promise for this format.
-bool within_bound(const AccuracyStats& stats, const AccuracyBound& bound, PixelFormat format);
 
 }  // namespace gausslab

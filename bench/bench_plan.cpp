@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/statistics.hpp"
 
 namespace gausslab {
 
@@ -84,7 +85,7 @@ TimeStats time_stats(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   const std::size_t n = samples.size();
   stats.min = samples.front();
-  stats.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  stats.median = median(samples);
   const std::size_t rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
   stats.p90 = samples[std::max<std::size_t>(rank, 1) - 1];
   return stats;

@@ -199,7 +199,7 @@ void BenchRunner::measure_case(const BenchCase& config, BenchRow& row) {
       measure_gpu(config, method, row);
     else
       measure_cpu_case(config, method, estimated_seconds, row);
-    row.within_bound = within_bound(row.accuracy, row.bound, config.problem.format);
+    row.within_bound = meets(row.accuracy, row.bound, config.problem.format);
     if (!row.within_bound)
       row.note += std::string(row.note.empty() ? "" : "; ") + "accuracy outside the method's stated bound";
   } catch (const std::bad_alloc&) {

@@ -21,24 +21,6 @@ constexpr int kCopyProbeRuns = 20;
 
 }  // namespace
 
-PinnedImage::~PinnedImage() {
-  if (h_data_) GAUSSLAB_CUDA_LOG(cudaFreeHost(h_data_));
-}
-
-void PinnedImage::resize(int width, int height, PixelFormat format) {
-  if (h_data_ && width == width_ && height == height_ && format == format_) return;
-  if (h_data_) GAUSSLAB_CUDA_CHECK(cudaFreeHost(h_data_));
-  h_data_ = nullptr;
-  GAUSSLAB_CUDA_CHECK(cudaMallocHost(&h_data_, static_cast<std::size_t>(width) * height * bytes_per_pixel(format)));
-  width_ = width;
-  height_ = height;
-  format_ = format;
-}
-
-ImageView PinnedImage::view() const {
-  return {h_data_, width_, height_, static_cast<std::size_t>(width_) * bytes_per_pixel(format_), format_};
-}
-
 int rotation_copies(double image_bytes, double l2_bytes, double device_memory_bytes) {
   const double pair_bytes = 2.0 * image_bytes;  // an input and its output
   int copies = static_cast<int>(std::ceil(3.0 * l2_bytes / pair_bytes));
@@ -117,9 +99,9 @@ void GpuTiming::load_input(const ConstImageView& host_input) {
     inputs_[i].upload(host_input, stream_);
     outputs_[i].resize(host_input.width, host_input.height, host_input.format);
   }
-  upload_.resize(host_input.width, host_input.height, host_input.format);
-  download_.resize(host_input.width, host_input.height, host_input.format);
-  const ImageView pinned = upload_.view();
+  upload_view_ = upload_.image_view(host_input.width, host_input.height, host_input.format);
+  download_view_ = download_.image_view(host_input.width, host_input.height, host_input.format);
+  const ImageView pinned = upload_view_;
   for (int y = 0; y < host_input.height; ++y)
     std::memcpy(pinned.row<char>(y), host_input.row<char>(y), pinned.pitch_bytes);
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -181,9 +163,9 @@ GpuMeasurement GpuTiming::measure(Method& method) {
                                             static_cast<std::size_t>(d_out.width) * bytes_per_pixel(d_out.format),
                                             static_cast<std::size_t>(d_out.height), stream_));
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(starts_[i], stream_));
-    copy_image_async(upload_.view(), d_in, cudaMemcpyHostToDevice, stream_);
+    copy_image_async(upload_view_, d_in, cudaMemcpyHostToDevice, stream_);
     method.run(d_in, d_out, nullptr, stream_);
-    copy_image_async(d_out, download_.view(), cudaMemcpyDeviceToHost, stream_);
+    copy_image_async(d_out, download_view_, cudaMemcpyDeviceToHost, stream_);
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(stops_[i], stream_));
   }
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));

@@ -11,25 +11,9 @@
 #include "bench_plan.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/method.hpp"
+#include "gausslab/cuda/pinned_buffer.hpp"
 
 namespace gausslab {
-
-// Page-locked host memory (cudaMallocHost), so that the end-to-end copies run at full speed.
-class PinnedImage {
- public:
-  PinnedImage() = default;
-  ~PinnedImage();
-  PinnedImage(const PinnedImage&) = delete;
-  PinnedImage& operator=(const PinnedImage&) = delete;
-
-  void resize(int width, int height, PixelFormat format);
-  ImageView view() const;
-
- private:
-  void* h_data_ = nullptr;
-  int width_ = 0, height_ = 0;
-  PixelFormat format_ = PixelFormat::Rgba8;
-};
 
 struct GpuMeasurement {
   std::vector<double> kernel_ms;      // one per timed run
@@ -61,7 +45,7 @@ class GpuTiming {
   // run writes into a poisoned device output (0xFF bytes: NaN for f32), so a pixel the method does
   // not write shows in the result; that result is left in result_host().
   GpuMeasurement measure(Method& method);
-  ConstImageView result_host() const { return download_.view(); }
+  ConstImageView result_host() const { return download_view_; }
 
  private:
   float time_one_run(Method& method, int copy);
@@ -71,7 +55,9 @@ class GpuTiming {
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> starts_, stops_;
   std::vector<DeviceImage> inputs_, outputs_;
-  PinnedImage upload_, download_;
+  // Page-locked, so that the end-to-end copies run at full speed.
+  PinnedBuffer upload_, download_;
+  ImageView upload_view_, download_view_;
 };
 
 }  // namespace gausslab

@@ -62,7 +62,7 @@ std::vector<std::string> timing_notes(const BenchOptions& options, const BenchHe
       format_number("%g", t.gpu_cap_ms) + " ms per run is skipped; a method's own refusals are listed with its reason");
   notes.push_back(
       "accuracy: against the float64 reference (reference_gaussian_region) on the top-left and bottom-right " +
-      std::to_string(kAccuracyCropSide) + "×" + std::to_string(kAccuracyCropSide) +
+      std::to_string(kBenchCropSide) + "×" + std::to_string(kBenchCropSide) +
       " crops (borders count), worst of the two; f32 max relative error = max|error| / max|reference|, "
       "RGBA8 errors in 8-bit levels; inputs are uniform noise (f32 in [0, 1), RGBA8 0..255); "
       "the last end-to-end run writes into an output poisoned with 0xFF bytes");

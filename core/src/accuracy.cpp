@@ -48,6 +48,25 @@ AccuracyStats compare_with_reference(const ConstImageView& result, const std::ve
 
 double default_peak(PixelFormat format) { return format == PixelFormat::Rgba8 ? 255.0 : 1.0; }
 
+double bounded_error(const AccuracyStats& stats, PixelFormat format) {
+  return format == PixelFormat::Rgba8 ? stats.max_abs_error : stats.max_relative_error;
+}
+
+double bound_for(const AccuracyBound& bound, PixelFormat format) {
+  return format == PixelFormat::Rgba8 ? bound.max_error_8bit : bound.max_relative_error;
+}
+
+bool meets(const AccuracyStats& stats, const AccuracyBound& bound, PixelFormat format) {
+  return stats.nonfinite == 0 && bounded_error(stats, format) <= bound_for(bound, format);
+}
+
+std::string describe(const AccuracyBound& bound) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%.2g relative (F32), %.2f levels (RGBA8)", bound.max_relative_error,
+                bound.max_error_8bit);
+  return text;
+}
+
 std::string describe(const AccuracyStats& stats) {
   if (stats.nonfinite > 0) return std::to_string(stats.nonfinite) + " values are NaN or infinite";
   char text[96];

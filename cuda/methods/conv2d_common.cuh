@@ -29,14 +29,6 @@
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 
-// Unrolls the short per-thread loops in device code so that their arrays live in registers; the
-// host compiler does not know the pragma.
-#if defined(__CUDA_ARCH__)
-#define GAUSSLAB_CONV2D_UNROLL _Pragma("unroll")
-#else
-#define GAUSSLAB_CONV2D_UNROLL
-#endif
-
 namespace gausslab::conv2d {
 
 template <PixelFormat F>
@@ -365,23 +357,23 @@ GAUSSLAB_HD void row_partial(const Window& window, int start, const RowWeights<C
   using P = Shared2dPolicy<F>;
   constexpr int R = P::kOutputsPerThread;
   constexpr int U = P::kUnroll;
-  GAUSSLAB_CONV2D_UNROLL
+  GAUSSLAB_UNROLL
   for (int k = 0; k < R; ++k) partial[k] = PixelTraits<F>::zero();
   int jj = 0;
   for (; jj + U <= columns; jj += U) {
     AccumOf<F> values[U + R - 1];
-    GAUSSLAB_CONV2D_UNROLL
+    GAUSSLAB_UNROLL
     for (int t = 0; t < U + R - 1; ++t) values[t] = window.load(start + jj + t);
-    GAUSSLAB_CONV2D_UNROLL
+    GAUSSLAB_UNROLL
     for (int u = 0; u < U; ++u) {
       const float w = weights.w[j0 + jj + u];
-      GAUSSLAB_CONV2D_UNROLL
+      GAUSSLAB_UNROLL
       for (int k = 0; k < R; ++k) partial[k] = fma4(w, values[u + k], partial[k]);
     }
   }
   for (; jj < columns; ++jj) {
     const float w = weights.w[j0 + jj];
-    GAUSSLAB_CONV2D_UNROLL
+    GAUSSLAB_UNROLL
     for (int k = 0; k < R; ++k) partial[k] = fma4(w, window.load(start + jj + k), partial[k]);
   }
 }
@@ -396,7 +388,7 @@ struct ThreadSums {
 
 template <PixelFormat F>
 GAUSSLAB_HD void clear(ThreadSums<F>& sums) {
-  GAUSSLAB_CONV2D_UNROLL
+  GAUSSLAB_UNROLL
   for (int k = 0; k < Shared2dPolicy<F>::kOutputsPerThread; ++k) sums.total[k] = sums.band[k] = PixelTraits<F>::zero();
 }
 
@@ -409,23 +401,23 @@ GAUSSLAB_HD void accumulate_chunk(const Shared2dArgs<F, Capacity>& args, const C
   constexpr int R = P::kOutputsPerThread;
   const int pitch = window_pitch<P>(args.chunks.chunk);
   if (chunk.starts_band) {
-    GAUSSLAB_CONV2D_UNROLL
+    GAUSSLAB_UNROLL
     for (int k = 0; k < R; ++k) sums.band[k] = PixelTraits<F>::zero();
   }
   AccumOf<F> chunk_sum[R];
-  GAUSSLAB_CONV2D_UNROLL
+  GAUSSLAB_UNROLL
   for (int k = 0; k < R; ++k) chunk_sum[k] = PixelTraits<F>::zero();
   for (int ii = 0; ii < chunk.rows; ++ii) {
     AccumOf<F> partial[R];
     row_partial<F>(window, (ty + ii) * pitch + tx * R, args.weights, chunk.j0, chunk.columns, partial);
     const float w_row = args.weights.w[chunk.i0 + ii];
-    GAUSSLAB_CONV2D_UNROLL
+    GAUSSLAB_UNROLL
     for (int k = 0; k < R; ++k) chunk_sum[k] = fma4(w_row, partial[k], chunk_sum[k]);
   }
-  GAUSSLAB_CONV2D_UNROLL
+  GAUSSLAB_UNROLL
   for (int k = 0; k < R; ++k) sums.band[k] += chunk_sum[k];
   if (chunk.ends_band) {
-    GAUSSLAB_CONV2D_UNROLL
+    GAUSSLAB_UNROLL
     for (int k = 0; k < R; ++k) sums.total[k] += sums.band[k];
   }
 }
@@ -438,7 +430,7 @@ GAUSSLAB_HD void store_outputs(const Shared2dArgs<F, Capacity>& args, Tile tile,
   const int y = tile.y0 + ty;
   if (y >= args.dst.height) return;
   StorageOf<F>* row = args.dst.template row<StorageOf<F>>(y);
-  GAUSSLAB_CONV2D_UNROLL
+  GAUSSLAB_UNROLL
   for (int k = 0; k < P::kOutputsPerThread; ++k) {
     const int x = tile.x0 + tx * P::kOutputsPerThread + k;
     if (x < args.dst.width) row[x] = PixelTraits<F>::store(sums.total[k]);

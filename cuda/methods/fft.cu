@@ -93,10 +93,12 @@ const char* cufft_result_name(cufftResult result) {
   return "unknown cufftResult";
 }
 
-// A failed cuFFT call; the message names the call, the cufftResult and the place.
-class CufftError : public std::runtime_error {
+// A failed cuFFT call; the message names the call, the cufftResult and the place. A CudaError (code
+// cudaErrorUnknown: cuFFT has its own codes), so that callers catch one type for every GPU failure;
+// cuFFT's out-of-memory becomes CudaOutOfMemory.
+class CufftError : public CudaError {
  public:
-  using std::runtime_error::runtime_error;
+  explicit CufftError(const std::string& message) : CudaError(cudaErrorUnknown, message) {}
 };
 
 std::string cufft_message(cufftResult result, const char* expression, const char* file, int line) {
@@ -105,6 +107,11 @@ std::string cufft_message(cufftResult result, const char* expression, const char
 }
 
 [[noreturn]] void cufft_throw(cufftResult result, const char* expression, const char* file, int line) {
+  (void)cudaGetLastError();  // a failed allocation inside cuFFT must not be blamed on the next kernel
+  if (result == CUFFT_ALLOC_FAILED)
+    throw CudaOutOfMemory(cufft_message(result, expression, file, line) + "; " + describe_free_device_memory() +
+                              "; lower sigma or the image size, or pick another method",
+                          0);
   throw CufftError(cufft_message(result, expression, file, line));
 }
 
@@ -286,12 +293,13 @@ class PlanPair {
   size_t work_bytes_ = 0;
 };
 
-// The kernel's spectrum factors on the device: Kx (Pw/2 + 1 floats, with 1/(Pw Ph)), then Ky (Ph).
+// The kernel's spectrum factors for one padded size, sigma and radius, on the host: Kx (Pw/2 + 1
+// floats, with 1/(Pw Ph)), then Ky (Ph). The current ones are the method's device weights.
 struct CachedSpectrum {
   int padded_width = 0, padded_height = 0;
   double sigma = 0;
   int radius = 0;
-  DeviceBuffer d_factors;
+  std::vector<float> factors;
 
   bool serves(const FftLayout& layout, double other_sigma) const {
     return padded_width == layout.padded_width && padded_height == layout.padded_height &&
@@ -300,7 +308,7 @@ struct CachedSpectrum {
 };
 
 // How many recent padded sizes keep their plans, and how many (size, sigma) keep their spectra
-// (a few KiB each). A slider dragged back and forth stays within these.
+// (a few KiB each, on the host). A slider dragged back and forth stays within these.
 constexpr std::size_t kPlanCacheSize = 4;
 constexpr std::size_t kSpectrumCacheSize = 32;
 
@@ -330,13 +338,12 @@ class FftMethod final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  ~FftMethod() override {
-    if (last_run_done_) {
-      GAUSSLAB_CUDA_LOG(cudaEventSynchronize(last_run_done_));  // nothing is freed under a run in flight
-      GAUSSLAB_CUDA_LOG(cudaEventDestroy(last_run_done_));
-    }
-  }
+  ~FftMethod() override { fence().wait_for_last_run_logged(); }  // the cached plans go after the runs
 
+  // The figures and their source are in the header comment above.
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-4, 0.53}; }
+
+ protected:
   std::string method_limits(const FilterProblem& problem) const override {
     const int radius = problem.params.radius();
     const int channels = channel_count(problem.format);
@@ -363,45 +370,42 @@ class FftMethod final : public GpuMethod {
     return {};
   }
 
-  // The figures and their source are in the header comment above.
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-4, 0.53}; }
-
   void on_prepare(const FilterProblem& problem) override {
-    // Until this completes, run() must not use half-replaced buffers: it refuses an empty problem.
-    prepared_ = FilterProblem{};
-    plans_in_use_ = nullptr;
-    spectrum_in_use_ = nullptr;
-    try {
-      prepare_plans_buffers_and_spectrum(problem);
-    } catch (...) {
-      // A failed allocation (ours or cuFFT's) leaves its error as the runtime's "last error",
-      // where the next launch check (cudaPeekAtLastError) would find it and blame an innocent
-      // kernel. Sticky errors stay and are reported again anyway.
-      (void)cudaGetLastError();
-      throw;
+    plans_in_use_ = nullptr;  // until this completes (a failure leaves none)
+    // Plans may be dropped from the cache and the shared work area may move: never under a run.
+    fence().wait_for_last_run();
+    const FftLayout layout = fft::make_layout(problem);
+    PlanPair& plans = plans_for(layout);
+    reserve_buffers(layout, plans.work_bytes());
+    // The shared work area may have moved since this (cached) plan last used it.
+    if (plans.work_bytes() > 0) {
+      GAUSSLAB_CUFFT_CHECK(cufftSetWorkArea(plans.forward(), d_work_area_.data()));
+      GAUSSLAB_CUFFT_CHECK(cufftSetWorkArea(plans.inverse(), d_work_area_.data()));
     }
+    weights().set(spectrum_for(layout, problem.params.sigma).factors, "the kernel spectrum");
+    layout_ = layout;
+    plans_in_use_ = &plans;
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    if (!plans_in_use_ || !spectrum_in_use_) throw std::logic_error("fft: run() without a successful prepare()");
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const FftLayout& layout = layout_;
+    const FilterProblem& problem = prepared_problem();
     float* d_real_planes = d_real_planes_.as<float>();
     cufftComplex* d_spectra = d_spectra_.as<cufftComplex>();
-    const float* d_factor_x = spectrum_in_use_->d_factors.as<float>();
+    const float* d_factor_x = weights().device();
     const float* d_factor_y = d_factor_x + layout.spectrum_width();
 
     // The caller may pass another stream each run; setting it is cheap.
     GAUSSLAB_CUFFT_CHECK(cufftSetStream(plans_in_use_->forward(), stream));
     GAUSSLAB_CUFFT_CHECK(cufftSetStream(plans_in_use_->inverse(), stream));
 
-    dispatch_format(prepared_.format, [&](auto tag) {
+    dispatch_format(problem.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
       {
         ScopedStage stage(timer, "pad", stream);
         padKernel<F><<<grid_shape(layout.padded_width, layout.padded_height), block_shape(), 0, stream>>>(
-            src, layout, prepared_.params.border, d_real_planes);
-        GAUSSLAB_CUDA_CHECK_LAUNCH("padKernel");
+            src, layout, problem.params.border, d_real_planes);
+        GAUSSLAB_CUDA_CHECK_LAUNCH("padKernel", stream);
       }
       {
         ScopedStage stage(timer, "forward", stream);
@@ -411,7 +415,7 @@ class FftMethod final : public GpuMethod {
         ScopedStage stage(timer, "multiply", stream);
         multiplyKernel<<<grid_shape(layout.spectrum_width(), layout.padded_height), block_shape(), 0, stream>>>(
             d_spectra, d_factor_x, d_factor_y, layout);
-        GAUSSLAB_CUDA_CHECK_LAUNCH("multiplyKernel");
+        GAUSSLAB_CUDA_CHECK_LAUNCH("multiplyKernel", stream);
       }
       {
         // Out of place, C2R overwrites its input: the spectra are scratch, the factors are not touched.
@@ -422,60 +426,30 @@ class FftMethod final : public GpuMethod {
         ScopedStage stage(timer, "crop", stream);
         cropKernel<F><<<grid_shape(layout.width, layout.height), block_shape(), 0, stream>>>(d_real_planes, layout,
                                                                                             dst);
-        GAUSSLAB_CUDA_CHECK_LAUNCH("cropKernel");
+        GAUSSLAB_CUDA_CHECK_LAUNCH("cropKernel", stream);
       }
     });
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(last_run_done_, stream));
   }
 
  private:
-  // on_prepare's work; see there for what happens when it throws.
-  void prepare_plans_buffers_and_spectrum(const FilterProblem& problem) {
-    if (!last_run_done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&last_run_done_, cudaEventDisableTiming));
-    // Buffers, plans and spectra may be freed below: never while a run still uses them.
-    GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(last_run_done_));
-
-    const FftLayout layout = fft::make_layout(problem);
-    PlanPair& plans = plans_for(layout);
-    reserve_buffers(layout, plans.work_bytes());
-    // The shared work area may have moved since this (cached) plan last used it.
-    if (plans.work_bytes() > 0) {
-      GAUSSLAB_CUFFT_CHECK(cufftSetWorkArea(plans.forward(), d_work_area_.data()));
-      GAUSSLAB_CUFFT_CHECK(cufftSetWorkArea(plans.inverse(), d_work_area_.data()));
-    }
-    CachedSpectrum& spectrum = spectrum_for(layout, problem.params.sigma);
-
-    layout_ = layout;
-    plans_in_use_ = &plans;
-    spectrum_in_use_ = &spectrum;
-  }
-
   PlanPair& plans_for(const FftLayout& layout) {
     if (PlanPair* cached = find_and_touch(plans_, [&](const PlanPair& p) { return p.serves(layout); })) return *cached;
     return *insert_and_trim(plans_, std::make_unique<PlanPair>(layout), kPlanCacheSize);
   }
 
-  CachedSpectrum& spectrum_for(const FftLayout& layout, double sigma) {
+  const CachedSpectrum& spectrum_for(const FftLayout& layout, double sigma) {
     if (CachedSpectrum* cached =
             find_and_touch(spectra_, [&](const CachedSpectrum& s) { return s.serves(layout, sigma); }))
       return *cached;
     const fft::KernelSpectrum host = fft::kernel_spectrum(layout, gaussian_weights(sigma, layout.radius));
-    std::vector<float> factors;
-    factors.reserve(host.x.size() + host.y.size());
-    factors.insert(factors.end(), host.x.begin(), host.x.end());
-    factors.insert(factors.end(), host.y.begin(), host.y.end());
-    const size_t factors_bytes = factors.size() * sizeof(float);
-
     auto entry = std::make_unique<CachedSpectrum>();
     entry->padded_width = layout.padded_width;
     entry->padded_height = layout.padded_height;
     entry->sigma = sigma;
     entry->radius = layout.radius;
-    entry->d_factors.resize(factors_bytes);
-    GAUSSLAB_CUDA_CHECK(cudaMemcpy(entry->d_factors.data(), factors.data(), factors_bytes, cudaMemcpyHostToDevice));
-    // A copy from pageable memory may return before its DMA lands, and run() may use another
-    // (non-blocking) stream: let it land now, outside the timed region.
-    GAUSSLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    entry->factors.reserve(host.x.size() + host.y.size());
+    entry->factors.insert(entry->factors.end(), host.x.begin(), host.x.end());
+    entry->factors.insert(entry->factors.end(), host.y.begin(), host.y.end());
     return *insert_and_trim(spectra_, std::move(entry), kSpectrumCacheSize);
   }
 
@@ -483,38 +457,23 @@ class FftMethod final : public GpuMethod {
     const size_t real_bytes = static_cast<size_t>(layout.channels) * layout.real_plane_size() * sizeof(float);
     const size_t spectra_bytes =
         static_cast<size_t>(layout.channels) * layout.spectrum_plane_size() * sizeof(cufftComplex);
-    try {
-      d_real_planes_.resize(real_bytes);
-      d_spectra_.resize(spectra_bytes);
-      d_work_area_.resize(work_bytes);
-    } catch (const CudaError& e) {
-      if (e.code() != cudaErrorMemoryAllocation) throw;
-      // The failed cudaMalloc left its error as the runtime's "last error", where the next
-      // launch check (cudaPeekAtLastError) would find it and blame an innocent kernel.
-      (void)cudaGetLastError();
-      size_t free_bytes = 0, total_bytes = 0;
-      if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
-      char text[400];
-      std::snprintf(text, sizeof text,
-                    "fft: the device has too little free memory for a padded %d×%d FFT of %d channel%s: it needs "
-                    "%.2f GiB (planes, spectra, cuFFT work area), %.2f GiB of %.2f GiB are free; lower sigma or the "
-                    "image size, or pick another method",
-                    layout.padded_width, layout.padded_height, layout.channels, layout.channels == 1 ? "" : "s",
-                    gib(static_cast<double>(real_bytes + spectra_bytes + work_bytes)),
-                    gib(static_cast<double>(free_bytes)), gib(static_cast<double>(total_bytes)));
-      throw CudaError(cudaErrorMemoryAllocation, text);
-    }
+    char fft_size[160];
+    std::snprintf(fft_size, sizeof fft_size, "padded %d×%d FFT of %d channel%s (%.2f GiB in all: planes, spectra, "
+                  "cuFFT work area)", layout.padded_width, layout.padded_height, layout.channels,
+                  layout.channels == 1 ? "" : "s", gib(static_cast<double>(real_bytes + spectra_bytes + work_bytes)));
+    const std::string advice = "lower sigma or the image size, or pick another method";
+    d_real_planes_.reserve(real_bytes, std::string("the planes of a ") + fft_size, advice);
+    d_spectra_.reserve(spectra_bytes, std::string("the spectra of a ") + fft_size, advice);
+    d_work_area_.reserve(work_bytes, std::string("cuFFT's work area for a ") + fft_size, advice);
   }
 
   std::vector<std::unique_ptr<PlanPair>> plans_;          // most recently used last
   std::vector<std::unique_ptr<CachedSpectrum>> spectra_;  // most recently used last
-  DeviceBuffer d_real_planes_;  // channels × Pw × Ph floats
-  DeviceBuffer d_spectra_;      // channels × (Pw/2 + 1) × Ph complex
-  DeviceBuffer d_work_area_;    // shared by every cached plan (one runs at a time)
-  cudaEvent_t last_run_done_ = nullptr;
+  ScratchBuffer d_real_planes_{fence()};  // channels × Pw × Ph floats
+  ScratchBuffer d_spectra_{fence()};      // channels × (Pw/2 + 1) × Ph complex
+  ScratchBuffer d_work_area_{fence()};    // shared by every cached plan (one runs at a time)
   FftLayout layout_{};
   PlanPair* plans_in_use_ = nullptr;
-  CachedSpectrum* spectrum_in_use_ = nullptr;
 };
 
 }  // namespace

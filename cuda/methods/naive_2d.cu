@@ -69,7 +69,6 @@
 
 #include "conv2d_common.cuh"
 #include "gausslab/cuda/cuda_check.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "methods.hpp"
@@ -100,62 +99,6 @@ __global__ void __launch_bounds__(NaivePolicy::kThreads)
   args.dst.template row<StorageOf<F>>(y)[x] = PixelTraits<F>::store(naive_output<F>(args, weights, x, y));
 }
 
-// ---- weights in pinned host memory ----------------------------------------------------------
-
-// The host copy of the weights that run() uploads asynchronously on its stream. Pinned, so the
-// copy does not stall the host; rewrite() first waits until the previous copy out of it has been
-// executed (only the copy, not the kernel behind it), so a copy still queued never reads a
-// half-rewritten buffer.
-class PinnedWeights {
- public:
-  PinnedWeights() = default;
-  PinnedWeights(const PinnedWeights&) = delete;
-  PinnedWeights& operator=(const PinnedWeights&) = delete;
-  ~PinnedWeights() {
-    wait_for_copies_logged();
-    if (copied_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(copied_));
-    if (h_data_) GAUSSLAB_CUDA_LOG(cudaFreeHost(h_data_));
-  }
-
-  // Room for `count` floats, safe to write.
-  float* rewrite(std::size_t count) {
-    if (copy_pending_) {
-      GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(copied_));
-      copy_pending_ = false;
-    }
-    if (count > capacity_) {
-      if (h_data_) GAUSSLAB_CUDA_CHECK(cudaFreeHost(h_data_));
-      h_data_ = nullptr;
-      capacity_ = count_ = 0;
-      GAUSSLAB_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&h_data_), count * sizeof(float)));
-      capacity_ = count;
-    }
-    count_ = count;
-    return h_data_;
-  }
-
-  // Call right after enqueueing a copy out of this buffer on `stream`.
-  void copy_enqueued_on(cudaStream_t stream) {
-    if (!copied_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming));
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(copied_, stream));
-    copy_pending_ = true;
-  }
-
-  const float* data() const { return h_data_; }
-  std::size_t size_bytes() const { return count_ * sizeof(float); }
-
- private:
-  void wait_for_copies_logged() {
-    if (copy_pending_) GAUSSLAB_CUDA_LOG(cudaEventSynchronize(copied_));
-    copy_pending_ = false;
-  }
-
-  float* h_data_ = nullptr;
-  std::size_t capacity_ = 0, count_ = 0;
-  cudaEvent_t copied_ = nullptr;
-  bool copy_pending_ = false;
-};
-
 // ---- the shared __constant__ weights ----------------------------------------------------------
 
 // Who may use c_naive_weights next (see the header). `resident` names the weights the symbol holds:
@@ -182,24 +125,10 @@ std::uint64_t next_weights_number() {
 class Naive2d final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
-  Naive2d(const Naive2d&) = delete;
-  Naive2d& operator=(const Naive2d&) = delete;
-  ~Naive2d() override {
-    if (kernel_done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(kernel_done_));
-  }
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     const double relative = error_bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
     return {relative, std::max(0.51, 0.5 + 255.0 * relative)};
-  }
-
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    check_alignment(src, dst);
-    dispatch_format(src.format, [&](auto tag) {
-      constexpr PixelFormat F = decltype(tag)::value;
-      launch<F>(src, dst, timer, stream);
-    });
   }
 
  protected:
@@ -211,103 +140,69 @@ class Naive2d final : public GpuMethod {
   void on_prepare(const FilterProblem& problem) override {
     const FilterParams& params = problem.params;
     const int radius = params.radius();
-    const std::size_t taps = 2 * static_cast<std::size_t>(radius) + 1;
     // The weights depend on sigma and radius only: a new size or border keeps them.
-    if (radius != weights_radius_ || params.sigma != weights_sigma_) {
-      weights_radius_ = -1;  // until the new weights are complete
-      const std::vector<float> weights = naive_weights_2d(params.sigma, radius);
-      std::copy(weights.begin(), weights.end(), pinned_.rewrite(weights.size()));
-      weights_radius_ = radius;
-      weights_sigma_ = params.sigma;
-      weights_number_ = next_weights_number();
-      device_weights_stale_ = true;
+    if (radius == weights_radius_ && params.sigma == weights_sigma_) return;
+    weights_radius_ = -1;  // until the new weights are complete
+    const std::vector<float> weights_2d = naive_weights_2d(params.sigma, radius);
+    if (radius <= kMaxConstantRadius) {
+      weights().set_for_symbol(weights_2d);  // run_kernels copies them into the shared constant bank
+    } else {
+      const std::size_t taps = 2 * static_cast<std::size_t>(radius) + 1;
+      weights().set(weights_2d, "the " + std::to_string(taps) + " × " + std::to_string(taps) + " weights of radius " +
+                                    std::to_string(radius) + " (lower sigma)");
     }
-    if (radius > kMaxConstantRadius) {
-      const std::size_t weights_bytes = taps * taps * sizeof(float);
-      if (weights_bytes > d_weights_.size_bytes() && kernel_done_)
-        GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(kernel_done_));  // a reallocation frees what it may read
-      try {
-        d_weights_.resize(weights_bytes);
-      } catch (const CudaError& e) {
-        prepared_ = FilterProblem{};  // the old buffer may be gone: run() must not use it
-        if (e.code() != cudaErrorMemoryAllocation) throw;
-        char text[400];
-        std::snprintf(text, sizeof text,
-                      "naive_2d: radius %d needs its %zu × %zu weights in GPU memory (%.0f MiB), which do not fit; "
-                      "lower sigma or use another method (%s)",
-                      radius, taps, taps, weights_bytes / double(1 << 20), e.what());
-        throw CudaError(e.code(), text);
-      }
-      device_weights_stale_ = true;  // the buffer may be new
-    }
+    weights_radius_ = radius;
+    weights_sigma_ = params.sigma;
+    weights_number_ = next_weights_number();
+  }
+
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
+    dispatch_format(src.format, [&](auto tag) {
+      constexpr PixelFormat F = decltype(tag)::value;
+      launch<F>(src, dst, timer, stream);
+    });
   }
 
  private:
-  static void check_alignment(const ConstImageView& src, const ImageView& dst) {
-    // Whole uchar4 or float pixels are read and written: a row not on a 4-byte boundary would fault.
-    auto aligned = [](const void* data, std::size_t pitch_bytes) {
-      return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && pitch_bytes % 4 == 0;
-    };
-    if (!aligned(src.data, src.pitch_bytes) || !aligned(dst.data, dst.pitch_bytes))
-      throw std::invalid_argument("naive_2d: every image row must start on a 4-byte boundary (source pitch " +
-                                  std::to_string(src.pitch_bytes) + ", destination pitch " +
-                                  std::to_string(dst.pitch_bytes) +
-                                  " bytes); pass views whose pitch and address are multiples of 4");
-  }
-
   template <PixelFormat F>
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) {
-    const NaiveArgs<F> args = make_naive_args<F>(src, dst, prepared_.params);
+    const NaiveArgs<F> args = make_naive_args<F>(src, dst, prepared_problem().params);
     const int tiles_x = div_up(dst.width, NaivePolicy::kThreadsX);
     const long long blocks = tile_count(dst.width, dst.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
     if (blocks > INT_MAX) throw std::invalid_argument("naive_2d: the image needs more thread blocks than a grid holds");
     const dim3 grid(static_cast<unsigned int>(blocks));
     const dim3 block(NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
 
-    if (!kernel_done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&kernel_done_, cudaEventDisableTiming));
-    if (args.radius <= kMaxConstantRadius) {
-      ConstantWeightsTurn& turn = constant_weights_turn();
-      const std::lock_guard<std::mutex> lock(turn.mutex);
-      if (!turn.last_kernel_done)
-        GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&turn.last_kernel_done, cudaEventDisableTiming));
-      else
-        GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, turn.last_kernel_done, 0));
-      if (turn.resident != weights_number_) {
-        ScopedStage stage(timer, "upload weights", stream);
-        turn.resident = 0;  // until the copy is enqueued
-        GAUSSLAB_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_naive_weights, pinned_.data(), pinned_.size_bytes(), 0,
-                                                    cudaMemcpyHostToDevice, stream));
-        pinned_.copy_enqueued_on(stream);
-        turn.resident = weights_number_;
-      }
-      {
-        ScopedStage stage(timer, "convolve", stream);
-        naive2dKernel<F, true><<<grid, block, 0, stream>>>(args, nullptr, tiles_x);
-        GAUSSLAB_CUDA_CHECK_LAUNCH("naive2dKernel (constant weights)");
-      }
-      GAUSSLAB_CUDA_CHECK(cudaEventRecord(turn.last_kernel_done, stream));
-    } else {
-      if (device_weights_stale_) {
-        ScopedStage stage(timer, "upload weights", stream);
-        GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(d_weights_.data(), pinned_.data(), pinned_.size_bytes(),
-                                            cudaMemcpyHostToDevice, stream));
-        pinned_.copy_enqueued_on(stream);
-        device_weights_stale_ = false;
-      }
+    if (args.radius > kMaxConstantRadius) {  // this instance's own weights in global memory
       ScopedStage stage(timer, "convolve", stream);
-      naive2dKernel<F, false><<<grid, block, 0, stream>>>(args, d_weights_.as<float>(), tiles_x);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("naive2dKernel (global weights)");
+      naive2dKernel<F, false><<<grid, block, 0, stream>>>(args, weights().device(), tiles_x);
+      GAUSSLAB_CUDA_CHECK_LAUNCH("naive2dKernel (global weights)", stream);
+      return;
     }
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(kernel_done_, stream));
+    // The constant bank is shared by every instance: take turns, upload when another's are there.
+    ConstantWeightsTurn& turn = constant_weights_turn();
+    const std::lock_guard<std::mutex> lock(turn.mutex);
+    if (!turn.last_kernel_done)
+      GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&turn.last_kernel_done, cudaEventDisableTiming));
+    else
+      GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, turn.last_kernel_done, 0));
+    if (turn.resident != weights_number_) {
+      ScopedStage stage(timer, "upload weights", stream);
+      turn.resident = 0;  // until the copy is enqueued
+      weights().upload_to_symbol(c_naive_weights, stream);
+      turn.resident = weights_number_;
+    }
+    {
+      ScopedStage stage(timer, "convolve", stream);
+      naive2dKernel<F, true><<<grid, block, 0, stream>>>(args, nullptr, tiles_x);
+      GAUSSLAB_CUDA_CHECK_LAUNCH("naive2dKernel (constant weights)", stream);
+    }
+    GAUSSLAB_CUDA_CHECK(cudaEventRecord(turn.last_kernel_done, stream));
   }
 
-  PinnedWeights pinned_;
   int weights_radius_ = -1;
   double weights_sigma_ = 0;
-  std::uint64_t weights_number_ = 0;
-  DeviceBuffer d_weights_;            // radius > kMaxConstantRadius only
-  bool device_weights_stale_ = true;  // d_weights_ does not hold pinned_'s weights yet
-  cudaEvent_t kernel_done_ = nullptr; // this instance's latest kernel
+  std::uint64_t weights_number_ = 0;  // names these weights in the constant bank's turn
 };
 
 }  // namespace

@@ -80,7 +80,6 @@
 // copy bandwidth), PSNR 80.8–82.4 dB; 4096² RGBA8 1.57 ms at every sigma from 0.5 to 64, the fastest
 // method from σ 16 on.
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <iterator>
 #include <stdexcept>
@@ -88,7 +87,6 @@
 
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "methods.hpp"
@@ -202,18 +200,8 @@ class RecursiveGaussian final : public GpuMethod {
     return {range->max_relative_error + extra, range->max_error_8bit + 255.0 * extra};
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    // The kernels access whole uchar4 or float pixels, which must be 4-byte aligned: a misaligned
-    // view would fault on the device, so it is refused here with a message instead.
-    auto aligned = [](const void* data, std::size_t pitch_bytes) {
-      return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && pitch_bytes % 4 == 0;
-    };
-    if (!aligned(src.data, src.pitch_bytes) || !aligned(dst.data, dst.pitch_bytes))
-      throw std::invalid_argument("recursive: every image row must start on a 4-byte boundary (source pitch " +
-                                  std::to_string(src.pitch_bytes) + ", destination pitch " +
-                                  std::to_string(dst.pitch_bytes) +
-                                  " bytes); pass views whose pitch and address are multiples of 4");
+ protected:
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     dispatch_format(src.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
       using Storage = typename PixelTraits<F>::Storage;
@@ -246,7 +234,6 @@ class RecursiveGaussian final : public GpuMethod {
     });
   }
 
- protected:
   std::string method_limits(const FilterProblem& problem) const override {
     const FilterParams& params = problem.params;
     const double loss = truncation_loss(params.sigma, params.radius());
@@ -266,23 +253,13 @@ class RecursiveGaussian final : public GpuMethod {
     const std::size_t scratch_bytes = plan.scratch_elements * (channels == 4 ? sizeof(float4) : sizeof(float));
     const std::size_t state_bytes =
         std::max(state_count(plan.columns, channels), state_count(plan.rows, channels)) * sizeof(Complex<double>);
-    try {
-      d_scratch_a_.resize(scratch_bytes);
-      d_scratch_b_.resize(scratch_bytes);
-      d_causal_.resize(state_bytes);
-      d_anticausal_.resize(state_bytes);
-    } catch (const CudaError& e) {
-      // A failed resize may have freed the old buffers: forget the old problem too, so that run()
-      // asks for prepare() instead of using them.
-      prepared_ = FilterProblem{};
-      if (e.code() != cudaErrorMemoryAllocation) throw;
-      char text[600];
-      std::snprintf(text, sizeof text,
-                    "recursive: a %d×%d image needs %.0f MiB of GPU scratch, which does not fit in free GPU "
-                    "memory; use a smaller image or another method (%s)",
-                    problem.width, problem.height, (2.0 * scratch_bytes + 2.0 * state_bytes) / (1 << 20), e.what());
-      throw CudaError(e.code(), text);
-    }
+    char what[160];
+    std::snprintf(what, sizeof what, "the scratch of a %d×%d image (%.0f MiB in all: two float images and the "
+                  "segment states)", problem.width, problem.height, (2.0 * scratch_bytes + 2.0 * state_bytes) / (1 << 20));
+    d_scratch_a_.reserve(scratch_bytes, what);
+    d_scratch_b_.reserve(scratch_bytes, what);
+    d_causal_.reserve(state_bytes, what);
+    d_anticausal_.reserve(state_bytes, what);
     plan_ = plan;
   }
 
@@ -296,12 +273,12 @@ class RecursiveGaussian final : public GpuMethod {
     Complex<double>* d_anticausal = d_anticausal_.as<Complex<double>>();
     zeroStatesKernel<In>
         <<<blocks_for(plan.zero_state_threads(), block), block, 0, stream>>>(plan, src, d_causal, d_anticausal);
-    GAUSSLAB_CUDA_CHECK_LAUNCH("zeroStatesKernel");
+    GAUSSLAB_CUDA_CHECK_LAUNCH("zeroStatesKernel", stream);
     carryKernel<In><<<blocks_for(carry_threads(plan, C), block), block, 0, stream>>>(plan, src, d_causal, d_anticausal);
-    GAUSSLAB_CUDA_CHECK_LAUNCH("carryKernel");
+    GAUSSLAB_CUDA_CHECK_LAUNCH("carryKernel", stream);
     segmentOutputKernel<In, Out>
         <<<blocks_for(plan.zero_state_threads(), block), block, 0, stream>>>(plan, src, dst, d_causal, d_anticausal);
-    GAUSSLAB_CUDA_CHECK_LAUNCH("segmentOutputKernel");
+    GAUSSLAB_CUDA_CHECK_LAUNCH("segmentOutputKernel", stream);
   }
 
   template <class In, class Out>
@@ -309,12 +286,12 @@ class RecursiveGaussian final : public GpuMethod {
     const TransposeGrid grid = transpose_grid(src.count, src.length);
     const dim3 threads(kTileSide, kTileRowsPerPass);
     transposeKernel<In, Out><<<static_cast<unsigned int>(grid.tiles()), threads, 0, stream>>>(src, dst, grid);
-    GAUSSLAB_CUDA_CHECK_LAUNCH("transposeKernel");
+    GAUSSLAB_CUDA_CHECK_LAUNCH("transposeKernel", stream);
   }
 
   ImagePlan plan_;
-  DeviceBuffer d_scratch_a_, d_scratch_b_;
-  DeviceBuffer d_causal_, d_anticausal_;
+  ScratchBuffer d_scratch_a_{fence()}, d_scratch_b_{fence()};
+  ScratchBuffer d_causal_{fence()}, d_anticausal_{fence()};
 };
 
 }  // namespace

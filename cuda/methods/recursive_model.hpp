@@ -28,14 +28,6 @@
 #include "gausslab/core/host_device.hpp"
 #include "gausslab/core/pixel_format.hpp"
 
-// Unrolls the short channel and pole loops in device code (so the state arrays live in registers);
-// the host compiler does not know the pragma.
-#if defined(__CUDA_ARCH__)
-#define GAUSSLAB_RECURSIVE_UNROLL _Pragma("unroll")
-#else
-#define GAUSSLAB_RECURSIVE_UNROLL
-#endif
-
 namespace gausslab::recursive {
 
 // Two complex poles: Deriche's four poles are two conjugate pairs, and a real input keeps each
@@ -159,7 +151,7 @@ GAUSSLAB_HD void store_samples(const Samples<4>& s, Rgba8& out) {
 template <int C>
 GAUSSLAB_HD float channel_of(const Samples<C>& s, int c) {
   float value = s.v[0];
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int i = 1; i < C; ++i)
     if (c == i) value = s.v[i];
   return value;
@@ -240,18 +232,18 @@ GAUSSLAB_HD void zero_states(const PassPlan& plan, const Columns<const In>& src,
 
   Complex<S> pole[kPoles], pole_power[kPoles];
   Complex<S> causal[kPoles][C], anticausal[kPoles][C];
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) {
     pole[j] = Coeff::pole(plan.poles[j]);
     pole_power[j] = {S(1), S(0)};
-    GAUSSLAB_RECURSIVE_UNROLL
+    GAUSSLAB_UNROLL
     for (int c = 0; c < C; ++c) causal[j][c] = anticausal[j][c] = {S(0), S(0)};
   }
   for (int k = 0; k < size; ++k) {
     const Samples<C> x = to_samples(src.at(column, n0 + k));
-    GAUSSLAB_RECURSIVE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < kPoles; ++j) {
-      GAUSSLAB_RECURSIVE_UNROLL
+      GAUSSLAB_UNROLL
       for (int c = 0; c < C; ++c) {
         const S value = static_cast<S>(x.v[c]);
         causal[j][c] = one_pole_step(value, pole[j], causal[j][c]);
@@ -260,9 +252,9 @@ GAUSSLAB_HD void zero_states(const PassPlan& plan, const Columns<const In>& src,
       pole_power[j] = pole_power[j] * pole[j];
     }
   }
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) {
-    GAUSSLAB_RECURSIVE_UNROLL
+    GAUSSLAB_UNROLL
     for (int c = 0; c < C; ++c) {
       const std::size_t i = state_index(plan, C, segment, j, c, column);
       causal_states[i] = complex_cast<double>(causal[j][c]);
@@ -336,7 +328,7 @@ GAUSSLAB_HD void segment_output(const PassPlan& plan, const Columns<const In>& s
   const int n1 = n0 + plan.segment_size(segment) - 1;
 
   Complex<S> pole[kPoles], weight[kPoles], state[kPoles][C];
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) {
     pole[j] = Coeff::pole(plan.poles[j]);
     weight[j] = Coeff::weight(plan.poles[j]);
@@ -344,9 +336,9 @@ GAUSSLAB_HD void segment_output(const PassPlan& plan, const Columns<const In>& s
   const S centre = Coeff::centre(plan);
 
   // Causal: the first step adds the received feedback p * u[n0 - 1]; later steps feed back p * u.
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) {
-    GAUSSLAB_RECURSIVE_UNROLL
+    GAUSSLAB_UNROLL
     for (int c = 0; c < C; ++c) {
       state[j][c] = complex_cast<S>(causal_states[state_index(plan, C, segment, j, c, column)]);
     }
@@ -354,11 +346,11 @@ GAUSSLAB_HD void segment_output(const PassPlan& plan, const Columns<const In>& s
   for (int n = n0; n <= n1; ++n) {
     const Samples<C> x = to_samples(src.at(column, n));
     Samples<C> y;
-    GAUSSLAB_RECURSIVE_UNROLL
+    GAUSSLAB_UNROLL
     for (int c = 0; c < C; ++c) {
       const S value = static_cast<S>(x.v[c]);
       S sum = -centre * value;
-      GAUSSLAB_RECURSIVE_UNROLL
+      GAUSSLAB_UNROLL
       for (int j = 0; j < kPoles; ++j) {
         const Complex<S> u{value + state[j][c].re, state[j][c].im};
         sum += real_of_product(weight[j], u);
@@ -370,20 +362,20 @@ GAUSSLAB_HD void segment_output(const PassPlan& plan, const Columns<const In>& s
   }
 
   // Anticausal, the same up the segment, adding to the causal half.
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) {
-    GAUSSLAB_RECURSIVE_UNROLL
+    GAUSSLAB_UNROLL
     for (int c = 0; c < C; ++c)
       state[j][c] = complex_cast<S>(anticausal_states[state_index(plan, C, segment, j, c, column)]);
   }
   for (int n = n1; n >= n0; --n) {
     const Samples<C> x = to_samples(src.at(column, n));
     Samples<C> y = to_samples(dst.at(column, n));
-    GAUSSLAB_RECURSIVE_UNROLL
+    GAUSSLAB_UNROLL
     for (int c = 0; c < C; ++c) {
       const S value = static_cast<S>(x.v[c]);
       S sum = static_cast<S>(y.v[c]);
-      GAUSSLAB_RECURSIVE_UNROLL
+      GAUSSLAB_UNROLL
       for (int j = 0; j < kPoles; ++j) {
         const Complex<S> w{value + state[j][c].re, state[j][c].im};
         sum += real_of_product(weight[j], w);
@@ -410,7 +402,7 @@ using Tile = T[kTileSide][kTileSide + 1];
 template <class In>
 GAUSSLAB_HD void transpose_load(const Columns<const In>& src, int tile_x, int tile_y, int tx, int ty, Tile<In>& tile) {
   const int column = tile_x * kTileSide + tx;
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int i = 0; i < kTileSide; i += kTileRowsPerPass) {
     const int row = tile_y * kTileSide + ty + i;
     if (column < src.count && row < src.length) tile[ty + i][tx] = src.at(column, row);
@@ -423,7 +415,7 @@ template <class In, class Out>
 GAUSSLAB_HD void transpose_store(const Tile<In>& tile, const Columns<Out>& dst, int tile_x, int tile_y, int tx,
                                  int ty) {
   const int column = tile_y * kTileSide + tx;  // a source row
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int i = 0; i < kTileSide; i += kTileRowsPerPass) {
     const int row = tile_x * kTileSide + ty + i;  // a source column
     if (column < dst.count && row < dst.length) store_samples(to_samples(tile[tx][ty + i]), dst.at(column, row));

@@ -35,14 +35,6 @@
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 
-// Unrolls the short loops over the register window in device code (so the window and the
-// accumulators live in registers); the host compiler does not know the pragma.
-#if defined(__CUDA_ARCH__)
-#define GAUSSLAB_SEPARABLE_UNROLL _Pragma("unroll")
-#else
-#define GAUSSLAB_SEPARABLE_UNROLL
-#endif
-
 namespace gausslab::separable {
 
 // ---- storage types and the float types the passes compute in -----------------------------------
@@ -126,18 +118,18 @@ template <int N, class Accum, class Weights, class Sample>
 GAUSSLAB_HD void accumulate_window(Accum (&acc)[N], const Weights& weights, int taps, const Sample& sample) {
   // window[i] holds sample(group + i) for i < 2N - 1 while the group's taps are added.
   Accum window[2 * N - 1];
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int i = 0; i < N - 1; ++i) window[i] = sample(i);
   for (int group = 0; group < taps; group += N) {
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int i = N - 1; i < 2 * N - 1; ++i) window[i] = sample(group + i);
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int dt = 0; dt < N; ++dt) {
       const float weight = weights[group + dt];
-      GAUSSLAB_SEPARABLE_UNROLL
+      GAUSSLAB_UNROLL
       for (int j = 0; j < N; ++j) acc[j] = fma4(weight, window[dt + j], acc[j]);
     }
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int i = 0; i < N - 1; ++i) window[i] = window[i + N];  // the next group's first N - 1
   }
 }
@@ -253,10 +245,10 @@ GAUSSLAB_HD void load_tile_chunk(const LinePass& pass, TileBlock block, int thre
 
   // All loads first, then all stores: kLinesPerWarp × kSlots global loads in flight per thread.
   In staged[P::kLinesPerWarp][P::kSlots];
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int l = 0; l < P::kLinesPerWarp; ++l) {
     const int line = block.first_line + warp + l * P::kWarps;
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int s = 0; s < P::kSlots; ++s) {
       const int i = lane + 32 * s;
       In value = zero_value<In>();
@@ -268,10 +260,10 @@ GAUSSLAB_HD void load_tile_chunk(const LinePass& pass, TileBlock block, int thre
       staged[l][s] = value;
     }
   }
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int l = 0; l < P::kLinesPerWarp; ++l) {
     const int row = warp + l * P::kWarps;
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int s = 0; s < P::kSlots; ++s) {
       const int i = lane + 32 * s;
       if (i < span) tile.store(row * P::kPitch + i, staged[l][s]);
@@ -300,7 +292,7 @@ GAUSSLAB_HD void store_tile_outputs(const LinePass& pass, TileBlock block, int t
   const int line = block.first_line + thread % 32;
   if (line >= pass.lines) return;
   const int first_pos = block.segment_start + (thread / 32) * P::kOutputs;
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < P::kOutputs; ++j)
     if (first_pos + j < pass.length) lines.store(first_pos + j, line, acc[j]);
 }
@@ -412,10 +404,10 @@ GAUSSLAB_HD void texture_rows_work(const LinePass& rows, int block_x, int block_
   const TextureThread me = texture_rows_thread<P>(block_x, block_y, thread);
   if (me.y >= rows.lines || me.x >= rows.length) return;
   Accum acc[P::kOutputs];
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < P::kOutputs; ++j) acc[j] = zero_value<Accum>();
   texture_line_window<P::kOutputs>(rows, me.x, weights, [&](int x) { return fetch(x, me.y); }, acc);
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < P::kOutputs; ++j)
     if (me.x + j < rows.length) store(me.x + j, me.y, acc[j]);
 }
@@ -427,10 +419,10 @@ GAUSSLAB_HD void texture_columns_work(const LinePass& columns, int block_x, int 
   const TextureThread me = texture_columns_thread<P>(block_x, block_y, thread);
   if (me.x >= columns.lines || me.y >= columns.length) return;
   Accum acc[P::kOutputs];
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < P::kOutputs; ++j) acc[j] = zero_value<Accum>();
   texture_line_window<P::kOutputs>(columns, me.y, weights, [&](int y) { return fetch(me.x, y); }, acc);
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < P::kOutputs; ++j)
     if (me.y + j < columns.length) store(me.x, me.y + j, acc[j]);
 }

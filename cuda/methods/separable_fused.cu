@@ -99,17 +99,13 @@
 //   RGBA8 σ 2 (r 8):    0.215 ms*, 21 %           (separable_shared 0.449 ms, 10 %)
 //   RGBA8 41×41 (r 20): 0.605 ms*,  7 %           (separable_shared 0.691 ms,  7 %)
 #include <algorithm>
-#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "methods.hpp"
@@ -244,10 +240,6 @@ FusedLaunch fused_launch(const FilterProblem& problem) {
              : fused_launch_for<PixelFormat::F32>(problem.width, problem.height, radius);
 }
 
-bool four_byte_aligned(const void* data, std::size_t pitch_bytes) {
-  return (reinterpret_cast<std::uintptr_t>(data) % 4 == 0) && (pitch_bytes % 4 == 0);
-}
-
 std::string kib(std::size_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
@@ -260,10 +252,7 @@ class SeparableFused final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  ~SeparableFused() override {
-    if (has_run_) GAUSSLAB_CUDA_LOG(cudaEventSynchronize(done_));  // before the weights are freed
-    if (done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done_));
-  }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
@@ -281,18 +270,14 @@ class SeparableFused final : public GpuMethod {
     return {};
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
-
   void on_prepare(const FilterProblem& problem) override {
     const FilterParams& params = problem.params;
-    h_weights_ = gaussian_weights_f32(params.sigma, params.radius());
-    weights_uploaded_ = false;
-    if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-    // Room for the most weights, once: never reallocated under a run in flight.
-    const std::size_t weights_bytes = static_cast<std::size_t>(2 * kMaxFusedRadius + 1) * sizeof(float);
-    if (d_weights_.size_bytes() < weights_bytes) d_weights_.resize(weights_bytes);
-
+    weights().reserve(static_cast<std::size_t>(2 * kMaxFusedRadius + 1));  // the most weights, once
+    weights().set(gaussian_weights_f32(params.sigma, params.radius()));
     launch_ = fused_launch(problem);
+    // At most 2^30 pixels / 2048 per tile plus a row and a column of tiles: far below the grid limit.
+    if (launch_.blocks <= 0 || launch_.blocks > 0x7fffffffLL)
+      throw std::logic_error("separable_fused: a launch of " + std::to_string(launch_.blocks) + " blocks");
     // The kernel's dynamic shared-memory ceiling at its largest radius (the same value for every
     // instance, so instances with different radii never lower it under each other), within what the
     // device allows; method_limits has refused radii beyond that.
@@ -303,48 +288,18 @@ class SeparableFused final : public GpuMethod {
                                              cudaSharedmemCarveoutMaxShared));
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    if (!four_byte_aligned(src.data, src.pitch_bytes) || !four_byte_aligned(dst.data, dst.pitch_bytes))
-      throw std::invalid_argument(
-          "separable_fused: source and destination rows must start on 4-byte boundaries (pixels are read and "
-          "written as 4-byte words); copy the image into a buffer with a pitch that is a multiple of 4");
-    // At most 2^30 pixels / 2048 per tile plus a row and a column of tiles: far below the grid limit.
-    if (launch_.blocks <= 0 || launch_.blocks > 0x7fffffffLL)
-      throw std::logic_error("separable_fused: a launch of " + std::to_string(launch_.blocks) + " blocks");
-
-    // Runs of one instance share the weights buffer: keep them in order across streams.
-    if (has_run_ && stream != last_stream_) GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, done_, 0));
-    if (!weights_uploaded_) {
-      // From pageable memory: the call has taken the data when it returns, so prepare() may change
-      // h_weights_ at once; on the stream, after every earlier run that read the old weights.
-      GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(d_weights_.data(), h_weights_.data(), h_weights_.size() * sizeof(float),
-                                          cudaMemcpyHostToDevice, stream));
-      weights_uploaded_ = true;
-    }
-
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const FilterProblem& problem = prepared_problem();
     const FusedProblem fused{problem.width, problem.height, problem.params.radius(), problem.params.border};
-    {
-      ScopedStage stage(timer, "fused", stream);
-      launch_.kernel<<<static_cast<unsigned>(launch_.blocks), launch_.threads, launch_.shared_bytes, stream>>>(
-          fused, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
-          d_weights_.as<float>());
-      GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableFusedKernel");
-    }
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(done_, stream));
-    has_run_ = true;
-    last_stream_ = stream;
+    ScopedStage stage(timer, "fused", stream);
+    launch_.kernel<<<static_cast<unsigned>(launch_.blocks), launch_.threads, launch_.shared_bytes, stream>>>(
+        fused, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
+        weights().device());
+    GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableFusedKernel", stream);
   }
 
  private:
-  std::vector<float> h_weights_;  // gaussian_weights_f32 of the prepared problem
-  bool weights_uploaded_ = false;
-  DeviceBuffer d_weights_;
   FusedLaunch launch_{};
-  cudaEvent_t done_ = nullptr;  // recorded after each run's kernel
-  bool has_run_ = false;
-  cudaStream_t last_stream_ = nullptr;
 };
 
 }  // namespace

@@ -203,30 +203,30 @@ template <int N, int kTaps, class Accum, class Weights, class Sample>
 GAUSSLAB_HD void fused_window(Accum (&acc)[N], const Weights& weights, int taps, const Sample& sample) {
   if (kTaps > 0) taps = kTaps;
   Accum window[2 * N - 1];  // window[i] = sample(group + i)
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int i = 0; i < N - 1; ++i) window[i] = sample(i);
   int group = 0;
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (; group + N <= taps; group += N) {
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int i = N - 1; i < 2 * N - 1; ++i) window[i] = sample(group + i);
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int dt = 0; dt < N; ++dt) {
       const float weight = weights[group + dt];
-      GAUSSLAB_SEPARABLE_UNROLL
+      GAUSSLAB_UNROLL
       for (int j = 0; j < N; ++j) acc[j] = fma4(weight, window[dt + j], acc[j]);
     }
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int i = 0; i < N - 1; ++i) window[i] = window[i + N];
   }
   // The tail: tap group + dt needs samples up to group + dt + N - 1, loaded just before.
   const int left = taps - group;
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int dt = 0; dt < N - 1; ++dt) {
     if (dt < left) {
       window[N - 1 + dt] = sample(group + N - 1 + dt);
       const float weight = weights[group + dt];
-      GAUSSLAB_SEPARABLE_UNROLL
+      GAUSSLAB_UNROLL
       for (int j = 0; j < N; ++j) acc[j] = fma4(weight, window[dt + j], acc[j]);
     }
   }
@@ -247,14 +247,14 @@ GAUSSLAB_HD void fill_tile(const FusedProblem& problem, const FusedLayout& layou
   const int first_x = tile.x0 - problem.radius;
   const int first_y = tile.y0 - problem.radius;
   int source_x[P::kSlots];  // the same columns in every row: mapped once
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int s = 0; s < P::kSlots; ++s) {
     const int col = lane + 32 * s;
     source_x[s] = col < e.cols ? border_index(first_x + col, problem.width, problem.border) : -1;
   }
   for (int row = warp; row < e.rows; row += P::kWarps) {
     const int source_y = border_index(first_y + row, problem.height, problem.border);
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int s = 0; s < P::kSlots; ++s) {
       const int col = lane + 32 * s;
       if (col < e.cols) fill.copy(row * layout.raw_pitch + col, source_y, source_x[s]);
@@ -266,7 +266,7 @@ GAUSSLAB_HD void fill_tile(const FusedProblem& problem, const FusedLayout& layou
 // The shared weights into a register array (kernels with a compile-time tap count), after the fill.
 template <int kTaps, class SharedWeights>
 GAUSSLAB_HD void load_register_weights(const SharedWeights& shared_weights, float (&weights)[kTaps]) {
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int t = 0; t < kTaps; ++t) weights[t] = shared_weights[t];
 }
 
@@ -287,12 +287,12 @@ GAUSSLAB_HD void row_pass(const FusedProblem& problem, const FusedLayout& layout
   int row = thread % e.rows;
   for (int item = thread; item < items; item += P::kThreads) {
     Accum acc[N];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int in = row * layout.raw_pitch + group * N;
     fused_window<N, kTaps>(acc, weights, layout.taps, [&](int i) { return to_accum(raw[in + i]); });
     const int out = row * P::kHPitch + group * N;
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) h.store(out + j, acc[j]);
     group += step_groups;
     row += step_rows;
@@ -317,12 +317,12 @@ GAUSSLAB_HD void column_pass(const FusedProblem& problem, FusedTile tile, int th
     const int group = item / P::kTileW;
     if (x >= e.outputs_w) continue;
     Accum acc[N];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int in = group * N * P::kHPitch + x;
     fused_window<N, kTaps>(acc, weights, taps, [&](int i) { return h[in + i * P::kHPitch]; });
     const int first_y = group * N;
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j)
       if (first_y + j < e.outputs_h) out.store(tile.x0 + x, tile.y0 + first_y + j, acc[j]);
   }

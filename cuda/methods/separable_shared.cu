@@ -78,14 +78,10 @@
 // pixel: the two passes move twice that, so 50 % is the ceiling): 4096² F32 7×7 0.124 ms (36 %), 41×41
 // 0.177 ms (26 %); 4096² RGBA8 7×7 0.367 ms (12 %), σ 16 1.61 ms, σ 64 5.73 ms. Viewer, 3840×2160
 // RGBA8 σ 2: rows 0.135 + columns 0.096 ms.
-#include <cstdint>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "gausslab/cuda/cuda_check.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "methods.hpp"
@@ -111,7 +107,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
   const TileBlock block = tile_block<P>(pass, static_cast<int>(blockIdx.x));
   const int thread = static_cast<int>(threadIdx.x);
   Accum acc[P::kOutputs];
-#pragma unroll
+GAUSSLAB_UNROLL
   for (int j = 0; j < P::kOutputs; ++j) acc[j] = zero_value<Accum>();
 
   for (int chunk_start = 0; chunk_start < pass.padded_taps; chunk_start += P::kChunkTaps) {
@@ -132,7 +128,7 @@ void launch_tile_pass(const LinePass& pass, const Lines& lines, cudaStream_t str
   if (blocks <= 0 || blocks > 0x7fffffffLL)
     throw std::logic_error("separable_shared: a pass of " + std::to_string(blocks) + " blocks");
   SeparableTilePassKernel<P, Lines><<<static_cast<unsigned>(blocks), P::kThreads, 0, stream>>>(pass, lines);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableTilePassKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableTilePassKernel", stream);
 }
 
 // Shared memory over L1 for the tile kernels: two RGBA8 column tiles need 95 KiB per SM.
@@ -156,54 +152,25 @@ int window_outputs(PixelFormat format) {
 
 std::size_t accum_bytes(PixelFormat format) { return format == PixelFormat::Rgba8 ? sizeof(float4) : sizeof(float); }
 
-bool four_byte_aligned(const void* data, std::size_t pitch_bytes) {
-  return (reinterpret_cast<std::uintptr_t>(data) % 4 == 0) && (pitch_bytes % 4 == 0);
-}
-
 class SeparableShared final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  ~SeparableShared() override {
-    if (has_run_) GAUSSLAB_CUDA_LOG(cudaEventSynchronize(done_));  // before the buffers are freed
-    if (done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done_));
-  }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
 
  protected:
   std::string method_limits(const FilterProblem&) const override { return {}; }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
-
   void on_prepare(const FilterProblem& problem) override {
     const FilterParams& params = problem.params;
-    const int radius = params.radius();
-    h_weights_ = padded_weights(params.sigma, radius, window_outputs(problem.format));
-    weights_uploaded_ = false;
-
-    if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-    // Room for the longest padded kernel, once: never reallocated under a run in flight.
-    const std::size_t weights_bytes = static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)) * sizeof(float);
-    if (d_weights_.size_bytes() < weights_bytes) {
-      wait_for_last_run();
-      d_weights_.resize(weights_bytes);
-    }
-
+    weights().reserve(static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)));  // the longest kernel, once
+    weights().set(padded_weights(params.sigma, params.radius(), window_outputs(problem.format)));
     // The transposed intermediate: `width` rows of `height` samples.
     intermediate_pitch_bytes_ = round_up(static_cast<std::size_t>(problem.height) * accum_bytes(problem.format),
                                          kRowAlignmentBytes);
-    const std::size_t intermediate_bytes = intermediate_pitch_bytes_ * static_cast<std::size_t>(problem.width);
-    if (intermediate_bytes > intermediate_.size_bytes()) {
-      wait_for_last_run();
-      try {
-        intermediate_.resize(intermediate_bytes);
-      } catch (const CudaError& e) {
-        char text[160];
-        std::snprintf(text, sizeof text, "separable_shared: could not allocate the %.1f MiB float intermediate for %d×%d: ",
-                      static_cast<double>(intermediate_bytes) / (1024.0 * 1024.0), problem.width, problem.height);
-        throw CudaError(e.code(), text + std::string(e.what()));
-      }
-    }
-
+    intermediate_.reserve(intermediate_pitch_bytes_ * static_cast<std::size_t>(problem.width),
+                          "the float intermediate of " + std::to_string(problem.width) + "×" +
+                              std::to_string(problem.height));
     if (!carveout_set_) {
       using Rgba = SharedPolicyFor<PixelFormat::Rgba8>::type;
       using F32 = SharedPolicyFor<PixelFormat::F32>::type;
@@ -214,28 +181,12 @@ class SeparableShared final : public GpuMethod {
     }
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    if (!four_byte_aligned(src.data, src.pitch_bytes) || !four_byte_aligned(dst.data, dst.pitch_bytes))
-      throw std::invalid_argument(
-          "separable_shared: source and destination rows must start on 4-byte boundaries (pixels are read and "
-          "written as 4-byte words); copy the image into a buffer with a pitch that is a multiple of 4");
-
-    // Runs of one instance share the weights and the intermediate: keep them in order across streams.
-    if (has_run_ && stream != last_stream_) GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, done_, 0));
-    if (!weights_uploaded_) {
-      // From pageable memory: the call has taken the data when it returns, so prepare() may change
-      // h_weights_ at once; on the stream, after every earlier run that read the old weights.
-      GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(d_weights_.data(), h_weights_.data(), h_weights_.size() * sizeof(float),
-                                          cudaMemcpyHostToDevice, stream));
-      weights_uploaded_ = true;
-    }
-
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const FilterProblem& problem = prepared_problem();
     const int radius = problem.params.radius();
-    const int taps = static_cast<int>(h_weights_.size());
+    const int taps = static_cast<int>(weights().count());
     const BorderMode border = problem.params.border;
-    const float* d_weights = d_weights_.as<float>();
+    const float* d_weights = weights().device();
     char* d_intermediate = intermediate_.as<char>();
 
     dispatch_format(problem.format, [&](auto tag) {
@@ -258,26 +209,11 @@ class SeparableShared final : public GpuMethod {
         launch_tile_pass<P>(columns, lines, stream);
       }
     });
-
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(done_, stream));
-    has_run_ = true;
-    last_stream_ = stream;
   }
 
  private:
-  // Before freeing or reallocating anything the last run may still read.
-  void wait_for_last_run() {
-    if (has_run_) GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(done_));
-  }
-
-  std::vector<float> h_weights_;  // padded_weights of the prepared problem
-  bool weights_uploaded_ = false;
-  DeviceBuffer d_weights_;
-  DeviceBuffer intermediate_;
+  ScratchBuffer intermediate_{fence()};
   std::size_t intermediate_pitch_bytes_ = 0;
-  cudaEvent_t done_ = nullptr;  // recorded after each run's last kernel
-  bool has_run_ = false;
-  cudaStream_t last_stream_ = nullptr;
   bool carveout_set_ = false;
 };
 

@@ -80,10 +80,8 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "gausslab/cuda/cuda_check.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "methods.hpp"
@@ -235,7 +233,8 @@ TextureLimits query_texture_limits() {
 
 // A device buffer holding a pitched image whose base and pitch suit a texture.
 struct AlignedImage {
-  DeviceBuffer buffer;
+  explicit AlignedImage(const RunFence& fence) : buffer(fence) {}
+  ScratchBuffer buffer;
   void* data = nullptr;
   std::size_t pitch_bytes = 0;
 };
@@ -247,11 +246,12 @@ class SeparableTexture final : public GpuMethod {
   using GpuMethod::GpuMethod;
 
   ~SeparableTexture() override {
-    if (has_run_) GAUSSLAB_CUDA_LOG(cudaEventSynchronize(done_));
+    fence().wait_for_last_run_logged();  // a texture object is destroyed only after the runs that read it
     destroy(source_texture_);
     destroy(intermediate_texture_);
-    if (done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done_));
   }
+
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
@@ -270,10 +270,10 @@ class SeparableTexture final : public GpuMethod {
     return {};
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  // An unaligned source is copied into an aligned buffer first (the "copy" stage).
+  bool reads_source_as_words() const override { return false; }
 
   void on_prepare(const FilterProblem& problem) override {
-    if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     if (!limits_known_) {
       limits_ = query_texture_limits();
       limits_known_ = true;
@@ -291,13 +291,8 @@ class SeparableTexture final : public GpuMethod {
     }
 
     const FilterParams& params = problem.params;
-    h_weights_ = padded_weights(params.sigma, params.radius(), window_outputs(problem.format));
-    weights_uploaded_ = false;
-    const std::size_t weights_bytes = static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)) * sizeof(float);
-    if (d_weights_.size_bytes() < weights_bytes) {
-      wait_for_last_run();
-      d_weights_.resize(weights_bytes);
-    }
+    weights().reserve(static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)));  // the longest kernel, once
+    weights().set(padded_weights(params.sigma, params.radius(), window_outputs(problem.format)));
 
     // The intermediate and its texture: rebuilt when the size, format or border's address mode change.
     ensure_aligned_image(intermediate_, problem.width, problem.height, intermediate_pixel_bytes(problem.format),
@@ -306,37 +301,23 @@ class SeparableTexture final : public GpuMethod {
     const cudaTextureAddressMode mode = address_mode_for(params.border);
     if (!intermediate_texture_.matches(intermediate_.data, intermediate_.pitch_bytes, problem.width, problem.height,
                                        channel, mode)) {
-      wait_for_last_run();
+      fence().wait_for_last_run();
       destroy(intermediate_texture_);
       create(intermediate_texture_, intermediate_.data, intermediate_.pitch_bytes, problem.width, problem.height,
              channel, mode);
     }
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    if (reinterpret_cast<std::uintptr_t>(dst.data) % 4 != 0 || dst.pitch_bytes % 4 != 0)
-      throw std::invalid_argument(
-          "separable_texture: destination rows must start on 4-byte boundaries (pixels are written as 4-byte "
-          "words); use a destination whose pitch is a multiple of 4");
-
-    if (has_run_ && stream != last_stream_) GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, done_, 0));
-    if (!weights_uploaded_) {
-      // From pageable memory: taken when the call returns; on the stream, after the earlier runs.
-      GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(d_weights_.data(), h_weights_.data(), h_weights_.size() * sizeof(float),
-                                          cudaMemcpyHostToDevice, stream));
-      weights_uploaded_ = true;
-    }
-
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const FilterProblem& problem = prepared_problem();
     const std::size_t pixel_bytes = bytes_per_pixel(problem.format);
     const cudaTextureObject_t source = source_texture(src, timer, stream, pixel_bytes);
 
-    const int taps = static_cast<int>(h_weights_.size());
+    const int taps = static_cast<int>(weights().count());
     const int radius = problem.params.radius();
     const BorderMode border = problem.params.border;
     const std::size_t weights_smem_bytes = static_cast<std::size_t>(taps) * sizeof(float);
-    const float* d_weights = d_weights_.as<float>();
+    const float* d_weights = weights().device();
 
     dispatch_format(problem.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
@@ -349,7 +330,7 @@ class SeparableTexture final : public GpuMethod {
         TextureRowsKernel<P, Storage, Accum><<<texture_rows_grid<P>(problem.width, problem.height), P::kThreads,
                                                weights_smem_bytes, stream>>>(
             rows, source, d_weights, static_cast<char*>(intermediate_.data), intermediate_.pitch_bytes);
-        GAUSSLAB_CUDA_CHECK_LAUNCH("TextureRowsKernel");
+        GAUSSLAB_CUDA_CHECK_LAUNCH("TextureRowsKernel", stream);
       }
       {
         ScopedStage stage(timer, "columns", stream);
@@ -357,13 +338,9 @@ class SeparableTexture final : public GpuMethod {
         TextureColumnsKernel<P, Accum, Storage><<<texture_columns_grid<P>(problem.width, problem.height),
                                                   P::kThreads, weights_smem_bytes, stream>>>(
             columns, intermediate_texture_.object, d_weights, static_cast<char*>(dst.data), dst.pitch_bytes);
-        GAUSSLAB_CUDA_CHECK_LAUNCH("TextureColumnsKernel");
+        GAUSSLAB_CUDA_CHECK_LAUNCH("TextureColumnsKernel", stream);
       }
     });
-
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(done_, stream));
-    has_run_ = true;
-    last_stream_ = stream;
   }
 
  private:
@@ -391,7 +368,7 @@ class SeparableTexture final : public GpuMethod {
     const cudaChannelFormatDesc channel = source_channel(src.format);
     const cudaTextureAddressMode mode = address_mode_for(prepared_problem().params.border);
     if (!source_texture_.matches(data, pitch_bytes, src.width, src.height, channel, mode)) {
-      wait_for_last_run();
+      fence().wait_for_last_run();
       destroy(source_texture_);
       create(source_texture_, data, pitch_bytes, src.width, src.height, channel, mode);
     }
@@ -404,18 +381,12 @@ class SeparableTexture final : public GpuMethod {
     const std::size_t pitch = aligned_pitch(width, pixel_bytes);
     const std::size_t bytes = pitch * static_cast<std::size_t>(height) + limits_.base_alignment;
     if (bytes > image.buffer.size_bytes()) {
-      wait_for_last_run();
       // The textures over the old buffer go with it.
+      fence().wait_for_last_run();
       if (&image == &intermediate_) destroy(intermediate_texture_);
       if (&image == &source_copy_) destroy(source_texture_);
-      try {
-        image.buffer.resize(bytes);
-      } catch (const CudaError& e) {
-        char text[200];
-        std::snprintf(text, sizeof text, "separable_texture: could not allocate the %.1f MiB %s for %d×%d: ",
-                      static_cast<double>(bytes) / (1024.0 * 1024.0), what, width, height);
-        throw CudaError(e.code(), text + std::string(e.what()));
-      }
+      image.buffer.reserve(bytes, std::string("the ") + what + " of " + std::to_string(width) + "×" +
+                                      std::to_string(height));
     }
     const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(image.buffer.data());
     image.data = reinterpret_cast<void*>(round_up(base, limits_.base_alignment));
@@ -429,23 +400,12 @@ class SeparableTexture final : public GpuMethod {
     return round_up(static_cast<std::size_t>(width) * pixel_bytes, alignment);
   }
 
-  // Before freeing, reallocating or unbinding anything the last run may still read.
-  void wait_for_last_run() {
-    if (has_run_) GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(done_));
-  }
-
   TextureLimits limits_;
   bool limits_known_ = false;
-  std::vector<float> h_weights_;  // padded_weights of the prepared problem
-  bool weights_uploaded_ = false;
-  DeviceBuffer d_weights_;
-  AlignedImage intermediate_;
-  AlignedImage source_copy_;  // only for sources that cannot be bound directly
+  AlignedImage intermediate_{fence()};
+  AlignedImage source_copy_{fence()};  // only for sources that cannot be bound directly
   TextureBinding intermediate_texture_;
   TextureBinding source_texture_;
-  cudaEvent_t done_ = nullptr;  // recorded after each run's last kernel
-  bool has_run_ = false;
-  cudaStream_t last_stream_ = nullptr;
 };
 
 }  // namespace

@@ -59,7 +59,6 @@
 // bandwidth), 41×41 2.845 ms (16× separable_shared's); 4096² RGBA8 7×7 0.455 ms, σ 8 18.3 ms.
 #include <algorithm>
 #include <climits>
-#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -142,14 +141,13 @@ class Shared2d final : public GpuMethod {
     const int taps = 2 * problem.params.radius() + 1;
     int max_chunk = 0;
     dispatch_format(problem.format, [&](auto tag) { max_chunk = Shared2dPolicy<decltype(tag)::value>::kMaxChunk; });
-    const ChunkPlan plan = problem == prepared_ ? plan_ : make_chunk_plan(taps, max_chunk);
+    const ChunkPlan plan = problem == prepared_problem() ? plan_ : make_chunk_plan(taps, max_chunk);
     const double relative = error_bound_from_units(shared_error_units(plan));
     return {relative, std::max(0.51, 0.5 + 255.0 * relative)};
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    check_alignment(src, dst);
+ protected:
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     dispatch_format(src.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
       if (plan_.taps <= kSmallWeightCapacity)
@@ -159,7 +157,6 @@ class Shared2d final : public GpuMethod {
     });
   }
 
- protected:
   std::string method_limits(const FilterProblem& problem) const override {
     return cost_refusal("shared_2d", problem, [&](int radius) { return shared_2d_cost(problem, radius); });
   }
@@ -191,38 +188,27 @@ class Shared2d final : public GpuMethod {
                                   " bytes of shared memory per block, less than the smallest window needs; use "
                                   "naive_2d or a separable method");
     plan_ = make_chunk_plan(taps, max_chunk);
-    weights_ = gaussian_weights_f32(params.sigma, params.radius());
+    row_weights_ = gaussian_weights_f32(params.sigma, params.radius());
   }
 
  private:
-  static void check_alignment(const ConstImageView& src, const ImageView& dst) {
-    // Whole uchar4 or float pixels are read and written: a row not on a 4-byte boundary would fault.
-    auto aligned = [](const void* data, std::size_t pitch_bytes) {
-      return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && pitch_bytes % 4 == 0;
-    };
-    if (!aligned(src.data, src.pitch_bytes) || !aligned(dst.data, dst.pitch_bytes))
-      throw std::invalid_argument("shared_2d: every image row must start on a 4-byte boundary (source pitch " +
-                                  std::to_string(src.pitch_bytes) + ", destination pitch " +
-                                  std::to_string(dst.pitch_bytes) +
-                                  " bytes); pass views whose pitch and address are multiples of 4");
-  }
-
   template <PixelFormat F, int Capacity>
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) const {
     using P = Shared2dPolicy<F>;
-    const Shared2dArgs<F, Capacity> args = make_shared_2d_args<F, Capacity>(src, dst, prepared_.params, plan_, weights_);
+    const Shared2dArgs<F, Capacity> args =
+        make_shared_2d_args<F, Capacity>(src, dst, prepared_problem().params, plan_, row_weights_);
     const long long blocks = tile_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight);
     if (blocks > INT_MAX) throw std::invalid_argument("shared_2d: the image needs more thread blocks than a grid holds");
 
     ScopedStage stage(timer, "convolve", stream);
     shared2dKernel<F, Capacity><<<static_cast<unsigned int>(blocks), dim3(P::kThreadsX, P::kThreadsY), window_bytes_,
                                   stream>>>(args);
-    GAUSSLAB_CUDA_CHECK_LAUNCH("shared2dKernel");
+    GAUSSLAB_CUDA_CHECK_LAUNCH("shared2dKernel", stream);
   }
 
   ChunkPlan plan_;
   std::size_t window_bytes_ = 0;
-  std::vector<float> weights_;  // 2r + 1 normalised weights, copied into every launch
+  std::vector<float> row_weights_;  // 2r + 1 normalised weights, passed by value in every launch
 };
 
 }  // namespace

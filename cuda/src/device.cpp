@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/fault_injection.hpp"
 
 namespace gausslab {
 
@@ -66,6 +67,15 @@ std::string kernel_driver_from_proc(const std::string& text) {
 }
 
 const CudaDeviceStatus& cuda_device_status() {
+  if (injected_fault() == InjectedFault::NoDevice) {
+    static const CudaDeviceStatus forced = [] {
+      CudaDeviceStatus status;
+      status.reason = "no CUDA device (injected by GAUSSLAB_INJECT_FAULT=no-device); the GPU methods are off and "
+                      "the CPU methods run instead";
+      return status;
+    }();
+    return forced;
+  }
   static const CudaDeviceStatus status = query();
   return status;
 }

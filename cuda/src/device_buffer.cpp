@@ -1,11 +1,64 @@
 #include "gausslab/cuda/device_buffer.hpp"
 
+#include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/fault_injection.hpp"
 
 namespace gausslab {
+
+namespace {
+
+std::string mib(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
+// Turns a failed allocation into the exception the callers expect; the runtime's last error is
+// cleared, so that the next launch check does not blame an innocent kernel for it.
+[[noreturn]] void allocation_failed(cudaError_t code, std::size_t bytes, const char* call) {
+  (void)cudaGetLastError();
+  const std::string what = std::string(call) + " of " + mib(bytes) + " failed: " + cudaGetErrorName(code) + " (" +
+                           cudaGetErrorString(code) + ")";
+  if (code == cudaErrorMemoryAllocation) throw CudaOutOfMemory(what + "; " + describe_free_device_memory(), bytes);
+  if (is_no_device_error(code)) throw CudaUnavailable(what);
+  throw CudaError(code, what);
+}
+
+void allocate(void** d_data, std::size_t bytes) {
+  if (injected_fault() == InjectedFault::OutOfMemory) allocation_failed(cudaErrorMemoryAllocation, bytes, "cudaMalloc (injected fault)");
+  if (const cudaError_t code = cudaMalloc(d_data, bytes); code != cudaSuccess) {
+    *d_data = nullptr;
+    allocation_failed(code, bytes, "cudaMalloc");
+  }
+}
+
+void allocate_pitched(void** d_data, std::size_t* pitch_bytes, std::size_t row_bytes, std::size_t rows) {
+  if (injected_fault() == InjectedFault::OutOfMemory)
+    allocation_failed(cudaErrorMemoryAllocation, row_bytes * rows, "cudaMallocPitch (injected fault)");
+  if (const cudaError_t code = cudaMallocPitch(d_data, pitch_bytes, row_bytes, rows); code != cudaSuccess) {
+    *d_data = nullptr;
+    allocation_failed(code, row_bytes * rows, "cudaMallocPitch");
+  }
+}
+
+}  // namespace
+
+std::string describe_free_device_memory() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "the free device memory is unknown";
+  }
+  char text[96];
+  std::snprintf(text, sizeof text, "%.2f of %.2f GiB of device memory are free",
+                static_cast<double>(free_bytes) / (1 << 30), static_cast<double>(total_bytes) / (1 << 30));
+  return text;
+}
 
 DeviceBuffer::~DeviceBuffer() { release(); }
 
@@ -27,7 +80,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 void DeviceBuffer::resize(std::size_t size_bytes) {
   if (size_bytes > capacity_bytes_) {
     release();
-    GAUSSLAB_CUDA_CHECK(cudaMalloc(&d_data_, size_bytes));
+    allocate(&d_data_, size_bytes);
     capacity_bytes_ = size_bytes;
   }
   size_bytes_ = size_bytes;
@@ -64,8 +117,8 @@ void DeviceImage::resize(int width, int height, PixelFormat format) {
   if (d_data_ && width == width_ && height == height_ && format == format_) return;
   if (width < 1 || height < 1) throw std::invalid_argument("DeviceImage: size must be at least 1×1");
   release();
-  GAUSSLAB_CUDA_CHECK(cudaMallocPitch(&d_data_, &pitch_bytes_, static_cast<std::size_t>(width) * bytes_per_pixel(format),
-                                      static_cast<std::size_t>(height)));
+  allocate_pitched(&d_data_, &pitch_bytes_, static_cast<std::size_t>(width) * bytes_per_pixel(format),
+                   static_cast<std::size_t>(height));
   width_ = width;
   height_ = height;
   format_ = format;

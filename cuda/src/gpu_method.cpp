@@ -1,8 +1,27 @@
 #include "gausslab/cuda/gpu_method.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 
+#include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/device.hpp"
+
 namespace gausslab {
+
+namespace {
+bool four_byte_aligned(const void* data, std::size_t pitch_bytes) {
+  return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && pitch_bytes % 4 == 0;
+}
+}  // namespace
+
+std::string row_alignment_problem(const std::string& method_id, const ConstImageView& src, const ImageView& dst,
+                                  bool check_source) {
+  const bool source_ok = !check_source || four_byte_aligned(src.data, src.pitch_bytes);
+  if (source_ok && four_byte_aligned(dst.data, dst.pitch_bytes)) return {};
+  return method_id + ": every image row must start on a 4-byte boundary (pixels are read and written as 4-byte " +
+         "words; source pitch " + std::to_string(src.pitch_bytes) + ", destination pitch " +
+         std::to_string(dst.pitch_bytes) + " bytes); pass views whose pitch and address are multiples of 4";
+}
 
 std::string GpuMethod::unsupported_reason(const FilterProblem& problem) const {
   if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
@@ -13,9 +32,36 @@ std::string GpuMethod::unsupported_reason(const FilterProblem& problem) const {
 void GpuMethod::prepare(const FilterProblem& problem) {
   if (std::string reason = unsupported_reason(problem); !reason.empty())
     throw std::invalid_argument(info_.id + ": " + reason);
+  if (const CudaDeviceStatus& device = cuda_device_status(); !device.available)
+    throw CudaUnavailable(info_.id + ": " + device.reason);
   if (problem == prepared_) return;
-  on_prepare(problem);
+  try {
+    on_prepare(problem);
+  } catch (...) {
+    prepared_ = FilterProblem{};  // buffers may be half replaced: run() must ask for prepare() again
+    (void)cudaGetLastError();     // a failed allocation's error must not be blamed on the next kernel
+    throw;
+  }
   prepared_ = problem;
+}
+
+void GpuMethod::run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) {
+  check_views(src, dst);
+  if (std::string problem = row_alignment_problem(info_.id, src, dst, reads_source_as_words()); !problem.empty())
+    throw std::invalid_argument(problem);
+  fence_.begin_run(stream);
+  try {
+    weights_.upload_if_changed(stream);
+    run_kernels(src, dst, timer, stream);
+  } catch (...) {
+    try {
+      fence_.end_run(stream);  // what did launch is waited for before anything it reads changes
+    } catch (const CudaError&) {
+      // the first failure is the one to report
+    }
+    throw;
+  }
+  fence_.end_run(stream);
 }
 
 }  // namespace gausslab

@@ -5,7 +5,7 @@
 namespace gausslab {
 
 void Method::check_views(const ConstImageView& src, const ImageView& dst) const {
-  if (prepared_.width == 0) throw std::logic_error(info().id + ": run() before prepare()");
+  if (prepared_.width == 0) throw std::logic_error(info().id + ": run() without a successful prepare()");
   if (src.empty() || dst.empty()) throw std::invalid_argument(info().id + ": empty source or destination");
   if (src.width != prepared_.width || src.height != prepared_.height || src.format != prepared_.format ||
       dst.width != prepared_.width || dst.height != prepared_.height || dst.format != prepared_.format)

@@ -28,13 +28,19 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& other) noexcept {
 }
 
 void PinnedBuffer::resize(std::size_t size_bytes, bool mapped) {
-  if (size_bytes == size_bytes_ && mapped == mapped_ && h_data_) return;
+  if (size_bytes <= size_bytes_ && mapped == mapped_ && h_data_) return;
   release();
   if (size_bytes == 0) return;
   GAUSSLAB_CUDA_CHECK(cudaHostAlloc(&h_data_, size_bytes, mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
   size_bytes_ = size_bytes;
   mapped_ = mapped;
   if (mapped) GAUSSLAB_CUDA_CHECK(cudaHostGetDevicePointer(&d_data_, h_data_, 0));
+}
+
+ImageView PinnedBuffer::image_view(int width, int height, PixelFormat format) {
+  const std::size_t pitch_bytes = static_cast<std::size_t>(width) * bytes_per_pixel(format);
+  resize(pitch_bytes * static_cast<std::size_t>(height));
+  return {h_data_, width, height, pitch_bytes, format};
 }
 
 void PinnedBuffer::release() {

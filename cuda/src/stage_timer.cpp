@@ -3,20 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gausslab/core/statistics.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 
 namespace gausslab {
-
-namespace {
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + mid, values.end());
-  if (values.size() % 2 == 1) return values[mid];
-  const double upper = values[mid];
-  return 0.5 * (upper + *std::max_element(values.begin(), values.begin() + mid));
-}
-}  // namespace
 
 StageTimer::StageTimer(int ring_frames, int history) : ring_(std::max(ring_frames, 2)), history_(std::max(history, 1)) {}
 

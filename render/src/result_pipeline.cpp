@@ -15,6 +15,7 @@
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/render/gl_error.hpp"
 #include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/texture.hpp"
@@ -45,32 +46,6 @@ namespace {
 std::string cuda_error_text(cudaError_t code) {
   return std::string(cudaGetErrorName(code)) + ": " + cudaGetErrorString(code);
 }
-
-// Page-locked host memory: the only kind an asynchronous device-to-host copy really overlaps with.
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  ~PinnedBuffer() { release(); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  void resize(std::size_t size_bytes) {
-    if (size_bytes <= size_bytes_) return;
-    release();
-    GAUSSLAB_CUDA_CHECK(cudaMallocHost(&h_data_, size_bytes));
-    size_bytes_ = size_bytes;
-  }
-  void release() {
-    if (h_data_) GAUSSLAB_CUDA_LOG(cudaFreeHost(h_data_));
-    h_data_ = nullptr;
-    size_bytes_ = 0;
-  }
-  void* data() const { return h_data_; }
-
- private:
-  void* h_data_ = nullptr;
-  std::size_t size_bytes_ = 0;
-};
 
 struct Slot {
   Texture texture;

@@ -179,10 +179,10 @@ TEST(BenchAccuracy, ExactResultIsWithinBoundAndAWrongOneIsNot) {
   ImageF32 result(120, 100);
   cpu_gaussian_filter(input.view(), result.view(), params, CpuThreading::Single);
   const AccuracyStats good = crop_accuracy(result.view(), reference);
-  EXPECT_TRUE(within_bound(good, AccuracyBound{}, PixelFormat::F32)) << good.max_relative_error;
+  EXPECT_TRUE(meets(good, AccuracyBound{}, PixelFormat::F32)) << good.max_relative_error;
   result.at(0, 0) += 1e-3f;
   const AccuracyStats bad = crop_accuracy(result.view(), reference);
-  EXPECT_FALSE(within_bound(bad, AccuracyBound{}, PixelFormat::F32));
+  EXPECT_FALSE(meets(bad, AccuracyBound{}, PixelFormat::F32));
   result.at(0, 0) = std::nanf("");
   EXPECT_EQ(crop_accuracy(result.view(), reference).nonfinite, 1u);
 }

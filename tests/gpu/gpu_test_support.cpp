@@ -268,11 +268,12 @@ const std::vector<std::vector<double>>& cached_reference(const std::string& imag
 std::string Comparison::describe() const {
   char text[512];
   std::snprintf(text, sizeof text, "%s %.3g %s bound %.3g (%s)%s%s",
-                relative ? "max relative error" : "max 8-bit error", error, error <= bound ? "within" : "EXCEEDS", bound,
+                format == PixelFormat::F32 ? "max relative error" : "max 8-bit error", error(),
+                error() <= bound() ? "within" : "EXCEEDS", bound(),
                 every_pixel ? "every pixel compared" : "crops at corners, edge middles and centre compared",
                 worst_at.empty() ? "" : "; worst at ", worst_at.c_str());
   std::string result = text;
-  if (nonfinite > 0) result += "; " + std::to_string(nonfinite) + " NaN/inf values (unwritten or broken pixels)";
+  if (stats.nonfinite > 0) result += "; " + std::to_string(stats.nonfinite) + " NaN/inf values (unwritten or broken pixels)";
   return result;
 }
 
@@ -281,8 +282,8 @@ Comparison compare(const ConstImageView& result, const std::vector<Rect>& region
   const bool is_f32 = result.format == PixelFormat::F32;
   const int channels = channel_count(result.format);
   Comparison comparison;
-  comparison.bound = is_f32 ? bound.max_relative_error : bound.max_error_8bit;
-  comparison.relative = is_f32;
+  comparison.format = result.format;
+  comparison.promise = bound;
   comparison.every_pixel = regions.size() == 1 && regions[0].width == result.width && regions[0].height == result.height;
 
   // NaN anywhere (f32: the poison is NaN, so an unwritten pixel shows even outside the crops).
@@ -290,7 +291,7 @@ Comparison compare(const ConstImageView& result, const std::vector<Rect>& region
   if (is_f32)
     for (int y = 0; y < result.height; ++y)
       for (int x = 0; x < result.width; ++x)
-        if (!std::isfinite(result.row<float>(y)[x]) && comparison.nonfinite++ == 0)
+        if (!std::isfinite(result.row<float>(y)[x]) && comparison.stats.nonfinite++ == 0)
           first_nonfinite = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ")";
 
   double max_error = -1.0, max_reference = 0.0;
@@ -314,8 +315,9 @@ Comparison compare(const ConstImageView& result, const std::vector<Rect>& region
         }
   }
   max_error = std::max(max_error, 0.0);
-  comparison.error = is_f32 && max_reference > 0 ? max_error / max_reference : max_error;
-  comparison.worst_at = comparison.nonfinite > 0 ? "first NaN at " + first_nonfinite + "; largest finite error at " + worst
+  comparison.stats.max_abs_error = max_error;
+  comparison.stats.max_relative_error = max_reference > 0 ? max_error / max_reference : max_error;
+  comparison.worst_at = comparison.stats.nonfinite > 0 ? "first NaN at " + first_nonfinite + "; largest finite error at " + worst
                                                  : std::string(worst);
   return comparison;
 }
@@ -414,8 +416,8 @@ void record(const std::string& method_id, const std::string& image, const Filter
             const std::string& detail, const Comparison* comparison) {
   Row row{method_id, image, problem, outcome, detail};
   if (comparison) {
-    row.error = comparison->error;
-    row.bound = comparison->bound;
+    row.error = comparison->error();
+    row.bound = comparison->bound();
     row.every_pixel = comparison->every_pixel;
   }
   rows().push_back(std::move(row));

@@ -122,13 +122,14 @@ const std::vector<std::vector<double>>& cached_reference(const std::string& imag
                                                          const FilterParams& params, const std::vector<Rect>& regions);
 
 struct Comparison {
-  double error = 0;  // max relative error (f32) or max error in 8-bit levels (rgba8)
-  double bound = 0;  // the method's promise in the same unit
-  bool relative = false;  // f32: error and bound are relative to the reference's peak
-  std::size_t nonfinite = 0;
+  PixelFormat format = PixelFormat::Rgba8;
+  AccuracyStats stats;  // max_abs_error, max_relative_error and nonfinite of the compared regions
+  AccuracyBound promise;
   bool every_pixel = false;
   std::string worst_at;  // "pixel (x, y) channel c: 0.1234 vs reference 0.1230"
-  bool passed() const { return nonfinite == 0 && error <= bound; }
+  double error() const { return bounded_error(stats, format); }  // relative (f32) or 8-bit levels (rgba8)
+  double bound() const { return bound_for(promise, format); }
+  bool passed() const { return meets(stats, promise, format); }
   // "max relative error 3.1e-06 <= bound 1e-05 (every pixel)" or with NaN counts and the worst pixel.
   std::string describe() const;
 };

@@ -29,15 +29,14 @@ class CopyMethod final : public GpuMethod {
  public:
   CopyMethod() : GpuMethod(MethodInfo{"test_copy", "test copy", "device copy", "", Backend::Cuda}) {}
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {}; }
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
+
+ private:
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     ScopedStage stage(timer, "copy", stream);
     GAUSSLAB_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.pitch_bytes, src.data, src.pitch_bytes,
                                           static_cast<std::size_t>(src.width) * 4, static_cast<std::size_t>(src.height),
                                           cudaMemcpyDeviceToDevice, stream));
   }
-
- private:
   std::string method_limits(const FilterProblem&) const override { return {}; }
   void on_prepare(const FilterProblem&) override {}
 };
@@ -48,14 +47,13 @@ class FillMethod final : public GpuMethod {
   explicit FillMethod(int value) : GpuMethod(MethodInfo{"test_fill", "test fill", "memset", "", Backend::Cuda}), value_(value) {}
   void set_value(int value) { value_ = value; }
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {}; }
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
+
+ private:
+  void run_kernels(const ConstImageView&, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     ScopedStage stage(timer, "fill", stream);
     GAUSSLAB_CUDA_CHECK(cudaMemset2DAsync(dst.data, dst.pitch_bytes, value_, static_cast<std::size_t>(dst.width) * 4,
                                           static_cast<std::size_t>(dst.height), stream));
   }
-
- private:
   std::string method_limits(const FilterProblem&) const override { return {}; }
   void on_prepare(const FilterProblem&) override {}
   int value_;

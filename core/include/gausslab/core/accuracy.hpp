@@ -18,6 +18,24 @@ struct AccuracyStats {
   std::size_t nonfinite = 0;  // NaN or infinite results: any is a failure
 };
 
+// The error a method promises against the float64 reference (reference_gaussian, unrounded).
+// Every method states one (Method::accuracy_bound); the tests, the benchmark and the viewer's
+// live check all judge a result with meets().
+struct AccuracyBound {
+  double max_relative_error = 1e-5;  // f32 images: max |result - reference| / max |reference|
+  double max_error_8bit = 0.51;      // rgba8 images: max |result - reference| in 8-bit levels
+};
+
+// The error that the bound limits for an image of `format`: max_abs_error in 8-bit levels for
+// RGBA8, max_relative_error for F32.
+double bounded_error(const AccuracyStats& stats, PixelFormat format);
+// The bound in the same unit.
+double bound_for(const AccuracyBound& bound, PixelFormat format);
+// No NaN or infinity, and bounded_error within bound_for.
+bool meets(const AccuracyStats& stats, const AccuracyBound& bound, PixelFormat format);
+// "1e-05 relative (F32), 0.51 levels (RGBA8)": the promise in words, for tooltips and help.
+std::string describe(const AccuracyBound& bound);
+
 // Compares every channel of `result` (host memory) with `reference` (interleaved like the result,
 // as reference_gaussian returns it). `peak` is the signal peak for PSNR: 255 for RGBA8, 1 for
 // float images in [0, 1].

@@ -6,3 +6,11 @@
 #else
 #define GAUSSLAB_HD inline
 #endif
+
+// Unrolls the short loop that follows in device code (so that its arrays live in registers); the
+// host compiler, which runs the same code in the CPU models, does not know the pragma.
+#if defined(__CUDA_ARCH__)
+#define GAUSSLAB_UNROLL _Pragma("unroll")
+#else
+#define GAUSSLAB_UNROLL
+#endif

@@ -26,7 +26,8 @@ struct CudaDeviceStatus {
 std::string kernel_driver_from_proc(const std::string& text);
 
 // The first call queries the runtime (cudaGetDeviceCount etc.); later calls return the same.
-// cudaErrorNoDevice and cudaErrorInsufficientDriver give available = false with the reason.
+// cudaErrorNoDevice and cudaErrorInsufficientDriver give available = false with the reason, and so
+// does an injected no-device fault (fault_injection.hpp) while it is in force.
 const CudaDeviceStatus& cuda_device_status();
 
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB, driver 580.159.04, CUDA driver 13.0, runtime 13.0)"

@@ -1,8 +1,11 @@
 #pragma once
-// Owning device memory: a flat buffer and a pitched image.
+// Owning device memory: a flat buffer and a pitched image. Every allocation goes through the fault
+// switch (fault_injection.hpp); one that does not fit throws CudaOutOfMemory naming its size and
+// the memory free, and leaves no error behind for the next CUDA call to report.
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 
 #include "gausslab/core/image.hpp"
 
@@ -19,13 +22,15 @@ class DeviceBuffer {
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
 
-  // Ensures at least size_bytes; contents are undefined after a reallocation.
+  // Ensures at least size_bytes; contents are undefined after a reallocation (the old memory is
+  // freed first: the caller makes sure no kernel still uses it, see ScratchBuffer).
   void resize(std::size_t size_bytes);
   void release();
   void* data() const { return d_data_; }
   template <class T>
   T* as() const { return static_cast<T*>(d_data_); }
   std::size_t size_bytes() const { return size_bytes_; }
+  std::size_t capacity_bytes() const { return capacity_bytes_; }
 
  private:
   void* d_data_ = nullptr;
@@ -65,6 +70,9 @@ class DeviceImage {
   std::size_t pitch_bytes_ = 0;
   PixelFormat format_ = PixelFormat::Rgba8;
 };
+
+// "3.21 of 79.18 GiB of device memory are free" (cudaMemGetInfo), for out-of-memory messages.
+std::string describe_free_device_memory();
 
 // Copies between any two views of the same size and format (device↔device, host↔device).
 void copy_image_async(const ConstImageView& src, const ImageView& dst, cudaMemcpyKind kind,

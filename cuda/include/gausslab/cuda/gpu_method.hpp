@@ -1,32 +1,64 @@
 #pragma once
-// Common frame for the GPU methods: validation, the device check and prepare bookkeeping, so each
-// method file holds only its limits, its scratch and its kernels.
+// The frame of every GPU method, so that a method file holds only its limits, its scratch, its
+// weights and its kernels:
+//   prepare()  the refusals (validate + method_limits), the device check, then on_prepare() when
+//              the problem changed. A failed on_prepare forgets the prepared problem (run() then
+//              refuses) and leaves no CUDA error behind.
+//   run()      the views against the prepared problem, whole 4-byte words per row, the run fence
+//              (a run on a new stream waits for the last one), the weights upload, run_kernels(),
+//              and the fence's completion event, also when a kernel fails to launch.
+// A method keeps its device memory in ScratchBuffers made from fence() (they wait for the last run
+// before they reallocate or free) and its weights in weights() (copied on the run's stream).
 #include <string>
 
+#include "gausslab/cuda/device_weights.hpp"
 #include "gausslab/cuda/method.hpp"
+#include "gausslab/cuda/run_fence.hpp"
 
 namespace gausslab {
 
 class GpuMethod : public Method {
  public:
-  explicit GpuMethod(MethodInfo info) : info_(std::move(info)) {}
+  explicit GpuMethod(MethodInfo info) : info_(std::move(info)), fence_(info_.id), weights_(fence_) {}
 
   const MethodInfo& info() const final { return info_; }
 
   // validate(problem), then the method's own limits (method_limits).
   std::string unsupported_reason(const FilterProblem& problem) const final;
 
-  // Throws std::invalid_argument when unsupported; calls on_prepare only when the problem changed.
+  // Throws std::invalid_argument when unsupported, CudaUnavailable without a device, CudaOutOfMemory
+  // or CudaError from on_prepare (which runs only when the problem changed).
   void prepare(const FilterProblem& problem) final;
+
+  // Throws std::invalid_argument for views that do not match the prepared problem or whose rows do
+  // not start on 4-byte boundaries, CudaError when a kernel does not launch.
+  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) final;
 
  protected:
   // The method's own refusals: radius limits, impractical cost, ... Empty when it can run.
   virtual std::string method_limits(const FilterProblem& problem) const = 0;
-  // Allocate scratch, upload weights, build plans for `problem` (prepared_ still holds the old one).
+  // Reserve scratch, set weights, build plans for `problem` (prepared_problem() is the old one).
   virtual void on_prepare(const FilterProblem& problem) = 0;
+  // The kernels of one run of the prepared problem, enqueued on `stream`; never synchronises.
+  virtual void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer,
+                           cudaStream_t stream) = 0;
+  // False for a method that reads the source in a way that needs no 4-byte alignment.
+  virtual bool reads_source_as_words() const { return true; }
+
+  const RunFence& fence() const { return fence_; }
+  DeviceWeights& weights() { return weights_; }
+  const DeviceWeights& weights() const { return weights_; }
 
  private:
   MethodInfo info_;
+  RunFence fence_;
+  DeviceWeights weights_;  // after fence_: destroyed before it
 };
+
+// "" when every row of both views starts on a 4-byte boundary (the kernels read and write whole
+// uchar4 or float pixels), else the message `method_id` refuses them with; the source is not
+// checked when `check_source` is false.
+std::string row_alignment_problem(const std::string& method_id, const ConstImageView& src, const ImageView& dst,
+                                  bool check_source = true);
 
 }  // namespace gausslab

@@ -6,19 +6,13 @@
 #include <memory>
 #include <string>
 
+#include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/method_info.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
 
 namespace gausslab {
-
-// The error a method promises against the float64 reference (reference_gaussian, unrounded).
-// Tests assert it; the method's file and the README state it.
-struct AccuracyBound {
-  double max_relative_error = 1e-5;  // f32 images: max |result - reference| / max |reference|
-  double max_error_8bit = 0.51;      // rgba8 images: max |result - reference| in 8-bit levels
-};
 
 class Method {
  public:

@@ -1,6 +1,11 @@
 #pragma once
-// Page-locked host memory (cudaMallocHost): copies from and to it run asynchronously at full speed.
+// Page-locked host memory (cudaHostAlloc): the only kind of host memory an asynchronous copy to or
+// from the device really overlaps with, and the fastest to copy. The project's one pinned buffer:
+// the methods' weights, the viewer's staging path, the benchmark's end-to-end copies, the sequence
+// engine's read-backs.
 #include <cstddef>
+
+#include "gausslab/core/image.hpp"
 
 namespace gausslab {
 
@@ -14,7 +19,9 @@ class PinnedBuffer {
   PinnedBuffer(PinnedBuffer&& other) noexcept;
   PinnedBuffer& operator=(PinnedBuffer&& other) noexcept;
 
-  // Reallocates (contents lost) when the size or mapping changes; throws CudaError on failure.
+  // At least size_bytes: reallocates (contents lost) only to grow or when the mapping changes, so a
+  // changing size does not cost a cudaHostAlloc every time (the caller makes sure no copy still
+  // uses the old memory). Throws CudaError (CudaOutOfMemory when the host has no room) on failure.
   // Mapped memory is also addressable by kernels (device_pointer()): a kernel's writes reach the
   // host without a copy in the stream, and are visible once the kernel has completed.
   void resize(std::size_t size_bytes, bool mapped = false);
@@ -25,6 +32,9 @@ class PinnedBuffer {
   template <class T>
   T* as() const { return static_cast<T*>(h_data_); }
   std::size_t size_bytes() const { return size_bytes_; }
+
+  // The buffer as a tightly packed width × height image (grown to hold it first).
+  ImageView image_view(int width, int height, PixelFormat format);
 
  private:
   void* h_data_ = nullptr;

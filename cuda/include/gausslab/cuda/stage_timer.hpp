@@ -75,7 +75,6 @@ class StageTimer {
   int history_;
   std::deque<Sample> samples_;
   int completed_frames_ = 0;
-  bool gpu_enabled_ = true;
 };
 
 // Times a GPU stage for the enclosing scope; does nothing when timer is null.
