@@ -31,11 +31,6 @@
 
 namespace gausslab::conv2d {
 
-template <PixelFormat F>
-using StorageOf = typename PixelTraits<F>::Storage;
-template <PixelFormat F>
-using AccumOf = typename PixelTraits<F>::Accum;
-
 // min for int in code that both compilers see (device code has a built-in min, the host does not).
 GAUSSLAB_HD int min_int(int a, int b) { return a < b ? a : b; }
 
@@ -98,28 +93,27 @@ inline int summation_chunk(int taps) {
 // taps + j] multiplies the input at (x + j - r, y + i - r)). Every tap's source goes through the
 // border rule; 'constant' skips the taps that fall outside (they are zero).
 template <PixelFormat F>
-GAUSSLAB_HD AccumOf<F> naive_output(const NaiveArgs<F>& args, const float* weights, int x, int y) {
-  using Traits = PixelTraits<F>;
-  using Accum = AccumOf<F>;
+GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* weights, int x, int y) {
+  using Accum = PixelAccum<F>;
   const int taps = 2 * args.radius + 1;
   const int chunk = args.summation_chunk;
-  Accum total = Traits::zero();
+  Accum total = zero_value<Accum>();
   for (int i0 = 0; i0 < taps; i0 += chunk) {
     const int i_end = min_int(i0 + chunk, taps);
-    Accum band = Traits::zero();  // the rows i0 .. i_end - 1
+    Accum band = zero_value<Accum>();  // the rows i0 .. i_end - 1
     for (int i = i0; i < i_end; ++i) {
       const int sy = border_index(y + i - args.radius, args.src.height, args.border);
       if (sy < 0) continue;  // a whole kernel row of zeros ('constant')
-      const StorageOf<F>* row = args.src.template row<StorageOf<F>>(sy);
+      const PixelStorage<F>* row = args.src.template row<PixelStorage<F>>(sy);
       const float* row_weights = weights + static_cast<long long>(i) * taps;
-      Accum row_sum = Traits::zero();
+      Accum row_sum = zero_value<Accum>();
       for (int j0 = 0; j0 < taps; j0 += chunk) {
         const int j_end = min_int(j0 + chunk, taps);
-        Accum part = Traits::zero();  // the taps j0 .. j_end - 1 of kernel row i
+        Accum part = zero_value<Accum>();  // the taps j0 .. j_end - 1 of kernel row i
         for (int j = j0; j < j_end; ++j) {
           const int sx = border_index(x + j - args.radius, args.src.width, args.border);
           if (sx < 0) continue;
-          part = fma4(row_weights[j], Traits::load(row[sx]), part);
+          part = fma4(row_weights[j], to_accum(row[sx]), part);
         }
         row_sum += part;
       }
@@ -257,7 +251,7 @@ GAUSSLAB_HD int window_rows(int chunk) {
 template <PixelFormat F>
 std::size_t window_bytes(int chunk) {
   using P = Shared2dPolicy<F>;
-  return static_cast<std::size_t>(window_rows<P>(chunk)) * window_pitch<P>(chunk) * sizeof(AccumOf<F>);
+  return static_cast<std::size_t>(window_rows<P>(chunk)) * window_pitch<P>(chunk) * sizeof(PixelAccum<F>);
 }
 
 // The largest chunk (at most the policy's) whose window fits in `shared_bytes_per_block`; 0 when
@@ -332,7 +326,6 @@ template <PixelFormat F, int Capacity, class Window>
 GAUSSLAB_HD void stage_chunk(const Shared2dArgs<F, Capacity>& args, Tile tile, const Chunk& chunk, int tx, int ty,
                              Window& window) {
   using P = Shared2dPolicy<F>;
-  using Traits = PixelTraits<F>;
   const int rows = P::kTileHeight + chunk.rows - 1;
   const int columns = P::kTileWidth + chunk.columns - 1;
   const int pitch = window_pitch<P>(args.chunks.chunk);
@@ -340,10 +333,10 @@ GAUSSLAB_HD void stage_chunk(const Shared2dArgs<F, Capacity>& args, Tile tile, c
   const int gx0 = tile.x0 + chunk.j0 - args.radius;
   for (int ly = ty; ly < rows; ly += P::kThreadsY) {
     const int sy = border_index(gy0 + ly, args.src.height, args.border);
-    const StorageOf<F>* row = sy >= 0 ? args.src.template row<StorageOf<F>>(sy) : nullptr;
+    const PixelStorage<F>* row = sy >= 0 ? args.src.template row<PixelStorage<F>>(sy) : nullptr;
     for (int lx = tx; lx < columns; lx += P::kThreadsX) {
       const int sx = border_index(gx0 + lx, args.src.width, args.border);
-      window.store(ly * pitch + lx, (row != nullptr && sx >= 0) ? Traits::load(row[sx]) : Traits::zero());
+      window.store(ly * pitch + lx, (row != nullptr && sx >= 0) ? to_accum(row[sx]) : zero_value<PixelAccum<F>>());
     }
   }
 }
@@ -353,15 +346,15 @@ GAUSSLAB_HD void stage_chunk(const Shared2dArgs<F, Capacity>& args, Tile tile, c
 // output's first tap. kUnroll taps per step, then the remaining ones singly.
 template <PixelFormat F, int Capacity, class Window>
 GAUSSLAB_HD void row_partial(const Window& window, int start, const RowWeights<Capacity>& weights, int j0, int columns,
-                             AccumOf<F> (&partial)[Shared2dPolicy<F>::kOutputsPerThread]) {
+                             PixelAccum<F> (&partial)[Shared2dPolicy<F>::kOutputsPerThread]) {
   using P = Shared2dPolicy<F>;
   constexpr int R = P::kOutputsPerThread;
   constexpr int U = P::kUnroll;
   GAUSSLAB_UNROLL
-  for (int k = 0; k < R; ++k) partial[k] = PixelTraits<F>::zero();
+  for (int k = 0; k < R; ++k) partial[k] = zero_value<PixelAccum<F>>();
   int jj = 0;
   for (; jj + U <= columns; jj += U) {
-    AccumOf<F> values[U + R - 1];
+    PixelAccum<F> values[U + R - 1];
     GAUSSLAB_UNROLL
     for (int t = 0; t < U + R - 1; ++t) values[t] = window.load(start + jj + t);
     GAUSSLAB_UNROLL
@@ -382,14 +375,14 @@ GAUSSLAB_HD void row_partial(const Window& window, int start, const RowWeights<C
 // `total` over the bands (a summation tree, see shared_error_units).
 template <PixelFormat F>
 struct ThreadSums {
-  AccumOf<F> total[Shared2dPolicy<F>::kOutputsPerThread];
-  AccumOf<F> band[Shared2dPolicy<F>::kOutputsPerThread];
+  PixelAccum<F> total[Shared2dPolicy<F>::kOutputsPerThread];
+  PixelAccum<F> band[Shared2dPolicy<F>::kOutputsPerThread];
 };
 
 template <PixelFormat F>
 GAUSSLAB_HD void clear(ThreadSums<F>& sums) {
   GAUSSLAB_UNROLL
-  for (int k = 0; k < Shared2dPolicy<F>::kOutputsPerThread; ++k) sums.total[k] = sums.band[k] = PixelTraits<F>::zero();
+  for (int k = 0; k < Shared2dPolicy<F>::kOutputsPerThread; ++k) sums.total[k] = sums.band[k] = zero_value<PixelAccum<F>>();
 }
 
 // Phase 2 of a chunk (after the barrier that completes the window): the thread's R outputs take
@@ -402,13 +395,13 @@ GAUSSLAB_HD void accumulate_chunk(const Shared2dArgs<F, Capacity>& args, const C
   const int pitch = window_pitch<P>(args.chunks.chunk);
   if (chunk.starts_band) {
     GAUSSLAB_UNROLL
-    for (int k = 0; k < R; ++k) sums.band[k] = PixelTraits<F>::zero();
+    for (int k = 0; k < R; ++k) sums.band[k] = zero_value<PixelAccum<F>>();
   }
-  AccumOf<F> chunk_sum[R];
+  PixelAccum<F> chunk_sum[R];
   GAUSSLAB_UNROLL
-  for (int k = 0; k < R; ++k) chunk_sum[k] = PixelTraits<F>::zero();
+  for (int k = 0; k < R; ++k) chunk_sum[k] = zero_value<PixelAccum<F>>();
   for (int ii = 0; ii < chunk.rows; ++ii) {
-    AccumOf<F> partial[R];
+    PixelAccum<F> partial[R];
     row_partial<F>(window, (ty + ii) * pitch + tx * R, args.weights, chunk.j0, chunk.columns, partial);
     const float w_row = args.weights.w[chunk.i0 + ii];
     GAUSSLAB_UNROLL
@@ -429,11 +422,11 @@ GAUSSLAB_HD void store_outputs(const Shared2dArgs<F, Capacity>& args, Tile tile,
   using P = Shared2dPolicy<F>;
   const int y = tile.y0 + ty;
   if (y >= args.dst.height) return;
-  StorageOf<F>* row = args.dst.template row<StorageOf<F>>(y);
+  PixelStorage<F>* row = args.dst.template row<PixelStorage<F>>(y);
   GAUSSLAB_UNROLL
   for (int k = 0; k < P::kOutputsPerThread; ++k) {
     const int x = tile.x0 + tx * P::kOutputsPerThread + k;
-    if (x < args.dst.width) row[x] = PixelTraits<F>::store(sums.total[k]);
+    if (x < args.dst.width) row[x] = FromAccum<PixelStorage<F>>::convert(sums.total[k]);
   }
 }
 

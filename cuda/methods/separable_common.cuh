@@ -26,7 +26,6 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <cstring>
 #include <vector>
 
 #include "gausslab/core/border.hpp"
@@ -36,64 +35,6 @@
 #include "gausslab/cuda/kernel_common.cuh"
 
 namespace gausslab::separable {
-
-// ---- storage types and the float types the passes compute in -----------------------------------
-// RGBA8 source: uchar4; F32: float; the intermediate between the passes: float4 (RGBA) or float.
-
-// A byte as a float without an int-to-float conversion: the float whose bits are 0x4B0000xx is
-// 2^23 + xx exactly, so subtracting 2^23 leaves xx, exactly. On the GPU this is an OR and an add,
-// where a conversion goes through a quarter-rate unit (16 per SM and clock): the RGBA8 row pass
-// converts every sample it loads, and four conversions per sample would cost more than its
-// multiply-adds at small radii.
-GAUSSLAB_HD float exact_byte_to_float(unsigned byte) {
-  const unsigned bits = 0x4B000000u | byte;
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits) - 8388608.0f;
-#else
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value - 8388608.0f;
-#endif
-}
-
-GAUSSLAB_HD float4 to_accum(uchar4 p) {
-  return make_float4(exact_byte_to_float(p.x), exact_byte_to_float(p.y), exact_byte_to_float(p.z),
-                     exact_byte_to_float(p.w));
-}
-GAUSSLAB_HD float4 to_accum(float4 p) { return p; }
-GAUSSLAB_HD float to_accum(float p) { return p; }
-
-template <class T>
-GAUSSLAB_HD T zero_value();
-template <>
-GAUSSLAB_HD uchar4 zero_value<uchar4>() { return make_uchar4(0, 0, 0, 0); }
-template <>
-GAUSSLAB_HD float4 zero_value<float4>() { return make_float4(0.f, 0.f, 0.f, 0.f); }
-template <>
-GAUSSLAB_HD float zero_value<float>() { return 0.f; }
-
-// The float result of a pass as the type it is stored in: to_unorm8 for RGBA8 (the project's one
-// rounding rule), unchanged for the float intermediate and F32.
-template <class Out>
-struct FromAccum;
-template <>
-struct FromAccum<uchar4> {
-  GAUSSLAB_HD static uchar4 convert(float4 v) {
-    return make_uchar4(to_unorm8(v.x), to_unorm8(v.y), to_unorm8(v.z), to_unorm8(v.w));
-  }
-};
-template <>
-struct FromAccum<float4> {
-  GAUSSLAB_HD static float4 convert(float4 v) { return v; }
-};
-template <>
-struct FromAccum<float> {
-  GAUSSLAB_HD static float convert(float v) { return v; }
-};
-
-// The float type a pass computes in for a storage type.
-template <class Storage>
-using AccumOf = decltype(to_accum(Storage{}));
 
 // ---- weights ------------------------------------------------------------------------------------
 

@@ -38,8 +38,6 @@
 
 namespace gausslab::fused {
 
-using separable::to_accum;
-using separable::zero_value;
 
 // The largest radius separable_fused runs: its largest tile (RGBA8, 32 × 64 outputs) with apron
 // needs 220 KiB of shared memory at radius 64, just under the 227 KiB an H100 block may have.

@@ -1,9 +1,19 @@
 #include "gausslab/cuda/registry.hpp"
 
-#include "../methods/methods.hpp"
 #include "gausslab/cuda/device.hpp"
 
 namespace gausslab {
+
+// Each method file in cuda/methods/ defines one entry function.
+MethodEntry cpu_separable_method();     // cpu_methods.cpp
+MethodEntry cpu_openmp_method();        // cpu_methods.cpp
+MethodEntry naive_2d_method();          // naive_2d.cu
+MethodEntry shared_2d_method();         // shared_2d.cu
+MethodEntry separable_shared_method();  // separable_shared.cu
+MethodEntry separable_texture_method(); // separable_texture.cu
+MethodEntry separable_fused_method();   // separable_fused.cu
+MethodEntry fft_method();               // fft.cu
+MethodEntry recursive_method();         // recursive.cu
 
 const std::vector<MethodEntry>& method_registry() {
   // The order is the GUI's order and its number keys (1–9).

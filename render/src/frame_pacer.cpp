@@ -32,6 +32,10 @@ void FramePacer::frame_submitted() {
   next_ = (next_ + 1) % static_cast<int>(fences_.size());
 }
 
+int FramePacer::queued_frames() const {
+  return static_cast<int>(std::count_if(fences_.begin(), fences_.end(), [](void* fence) { return fence != nullptr; }));
+}
+
 void FramePacer::drain() {
   for (void*& fence : fences_) wait_and_delete(fence);
 }

@@ -23,9 +23,13 @@
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "kit/method_tests.hpp"
 
 namespace gausslab::conv2d {
 namespace {
+
+GAUSSLAB_METHOD_TESTS("naive_2d", Conv2dNaiveModel);
+GAUSSLAB_METHOD_TESTS("shared_2d", Conv2dSharedModel);
 
 // ---- a host image with guard bands, like a device buffer with something on each side ----------
 
@@ -34,7 +38,7 @@ constexpr int kGuard = 3;  // guard pixels on every side (and in the pitch)
 template <PixelFormat F>
 class GuardedImage {
  public:
-  using Storage = StorageOf<F>;
+  using Storage = PixelStorage<F>;
   GuardedImage(int width, int height)
       : width_(width), height_(height), pitch_(width + 2 * kGuard),
         storage_(static_cast<std::size_t>(pitch_) * (height + 2 * kGuard)) {
@@ -123,7 +127,7 @@ Check check_against_reference(const GuardedImage<F>& src, const GuardedImage<F>&
   check.guard_writes = result.guard_writes();
   for (int y = 0; y < src.height(); ++y)
     for (int x = 0; x < src.width(); ++x) {
-      const StorageOf<F> p = result.at(x, y);
+      const PixelStorage<F> p = result.at(x, y);
       if (GuardedImage<F>::is_poison(p)) ++check.unwritten;
       for (int c = 0; c < channels; ++c) {
         double value = 0;
@@ -178,7 +182,7 @@ void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const Fil
       for (int tx = 0; tx < NaivePolicy::kThreadsX; ++tx) {
         const int x = tile.x0 + tx, y = tile.y0 + ty;
         if (x >= args.dst.width || y >= args.dst.height) continue;
-        args.dst.template row<StorageOf<F>>(y)[x] = PixelTraits<F>::store(naive_output<F>(args, weights.data(), x, y));
+        args.dst.template row<PixelStorage<F>>(y)[x] = FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights.data(), x, y));
       }
   }
 }
@@ -229,7 +233,7 @@ void run_shared_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const Fi
   const Shared2dArgs<F, Capacity> args = make_shared_2d_args<F, Capacity>(
       src.view(), dst.view(), params, plan, gaussian_weights_f32(params.sigma, params.radius()));
   // Exactly what the launch allocates: window_bytes of the plan's chunk.
-  CheckedWindow<AccumOf<F>> window(window_bytes<F>(plan.chunk) / sizeof(AccumOf<F>));
+  CheckedWindow<PixelAccum<F>> window(window_bytes<F>(plan.chunk) / sizeof(PixelAccum<F>));
   std::vector<ThreadSums<F>> sums(P::kThreads);
   const long long blocks = tile_count(src.width(), src.height(), P::kTileWidth, P::kTileHeight);
   long long chunk_id = 0;

@@ -14,9 +14,13 @@
 #include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
+#include "kit/method_tests.hpp"
 
 namespace gausslab {
 namespace {
+
+GAUSSLAB_METHOD_TESTS("cpu_separable", CpuMethods);
+GAUSSLAB_METHOD_TESTS("cpu_openmp", CpuMethods);
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -22,9 +22,12 @@
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "kit/method_tests.hpp"
 
 namespace gausslab {
 namespace {
+
+GAUSSLAB_METHOD_TESTS("fft", FftPadding);
 
 using namespace fft;
 using Complex = std::complex<double>;

@@ -22,9 +22,12 @@
 #include "recursive_coefficients.hpp"
 #include "recursive_host_model.hpp"
 #include "support/test_support.hpp"
+#include "kit/method_tests.hpp"
 
 namespace gausslab {
 namespace {
+
+GAUSSLAB_METHOD_TESTS("recursive", RecursiveModel);
 
 using namespace recursive;
 

@@ -41,13 +41,14 @@
 #include "gausslab/cuda/registry.hpp"
 #include "separable_fused_common.cuh"
 #include "support/test_support.hpp"
+#include "kit/method_tests.hpp"
 
 namespace gausslab {
 namespace {
 
+GAUSSLAB_METHOD_TESTS("separable_fused", SeparableFusedModel);
+
 using namespace fused;
-using separable::AccumOf;
-using separable::FromAccum;
 
 using F32Small = FusedPolicyFor<PixelFormat::F32, false>::type;
 using F32Large = FusedPolicyFor<PixelFormat::F32, true>::type;
@@ -126,7 +127,7 @@ struct ModelFill {
 
   void copy(int slot, int source_row, int source_col) const {
     if (source_row < 0 || source_col < 0) {
-      raw.store(slot, separable::zero_value<In>());
+      raw.store(slot, zero_value<In>());
       return;
     }
     if (source_row >= height || source_col >= width)

@@ -34,9 +34,13 @@
 #include "gausslab/core/reference.hpp"
 #include "separable_common.cuh"
 #include "support/test_support.hpp"
+#include "kit/method_tests.hpp"
 
 namespace gausslab {
 namespace {
+
+GAUSSLAB_METHOD_TESTS("separable_shared", SeparableModel);
+GAUSSLAB_METHOD_TESTS("separable_texture", SeparableModel);
 
 using namespace separable;
 

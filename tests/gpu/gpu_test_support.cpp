@@ -37,11 +37,9 @@ std::string skip_reason() {
 
 void note_cuda_failure(const std::string& where, const std::string& what) {
   if (!lost_context_reason().empty() || !cuda_device_status().available) return;
-  cudaGetLastError();  // clears an error that is not sticky
-  const cudaError_t code = cudaDeviceSynchronize();
-  if (code == cudaSuccess) return;
-  lost_context_reason() = "the CUDA context is unusable since an earlier failure (" + where + ": " + what +
-                          "; now every call returns " + cudaGetErrorName(code) +
+  const std::string broken = broken_context_reason();
+  if (broken.empty()) return;
+  lost_context_reason() = broken + " since an earlier failure (" + where + ": " + what +
                           "); fix that one first, or rerun this test alone with --gtest_filter "
                           "(GAUSSLAB_CUDA_SYNC=1 pins a fault on its kernel)";
 }
@@ -109,11 +107,6 @@ std::unique_ptr<Method> create_method(const std::string& id) {
   const MethodEntry* entry = find_method(id);
   if (!entry) throw std::invalid_argument("no method '" + id + "' in the registry (" + method_id_list() + ")");
   return entry->create();
-}
-
-bool is_placeholder(const std::string& id) {
-  const MethodEntry* entry = find_method(id);
-  return entry && entry->info.summary == "not implemented yet";
 }
 
 // ---- images -----------------------------------------------------------------------------------
@@ -454,7 +447,6 @@ void print_summary() {
     std::cout << line;
     if (worst_ratio >= 0)
       std::cout << "; worst error " << worst_ratio << " of its bound (" << worst_case << ")";
-    if (is_placeholder(id)) std::cout << "  [still the placeholder]";
     std::cout << "\n";
     for (const auto& [reason, count] : reasons)
       std::cout << "      refused " << count << "x: " << reason.substr(0, 160) << (reason.size() > 160 ? "..." : "") << "\n";

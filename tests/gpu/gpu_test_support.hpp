@@ -65,8 +65,6 @@ class GpuTest : public ::testing::Test {
 // Ids of the registry's CUDA methods, in registry order.
 std::vector<std::string> gpu_method_ids();
 std::unique_ptr<Method> create_method(const std::string& id);
-// True for the stand-ins that refuse everything until the real method lands (summary says so).
-bool is_placeholder(const std::string& id);
 
 // ---- images -----------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 // pipeline's cpu path shows exactly the CPU filter's result. Skips when no EGL context can be made.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -354,14 +355,19 @@ TEST_F(GlRender, GpuMethodsAreRefusedOnTheCpuPath) {
 }
 
 TEST_F(GlRender, FramePacerWaitsOnlyForOldFrames) {
+  // With two frames in flight, a frame waits for the one two before it: the previous frame stays
+  // queued while the next one starts (a pacer that waited for every frame would leave none).
   FramePacer pacer(2);
+  EXPECT_EQ(pacer.queued_frames(), 0);
   for (int i = 0; i < 5; ++i) {
     pacer.wait_for_slot();
+    EXPECT_EQ(pacer.queued_frames(), std::min(i, 1)) << "frame " << i << " waited for the frame just before it";
     surface_->bind_framebuffer();
     pacer.frame_submitted();
+    EXPECT_EQ(pacer.queued_frames(), std::min(i + 1, 2)) << "after submitting frame " << i;
   }
   pacer.drain();
-  SUCCEED();
+  EXPECT_EQ(pacer.queued_frames(), 0);
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ struct MethodInfo {
   std::string id;        // stable: CLI, tests and results use it, e.g. "separable_shared"
   std::string label;     // for the GUI, e.g. "Separable (shared memory)"
   std::string summary;   // one line: the idea and its cost as a function of sigma
-  std::string accuracy;  // one line: the measured accuracy against the float64 reference
+  std::string accuracy;  // one line: the bound it promises against the float64 reference (the tooltip;
+                         // measured errors are the viewer's live check and docs/, not the binary's)
   Backend backend = Backend::Cuda;
   // Filters along x only when FilterParams::axes asks for it (1D signals). A method without this
   // refuses such problems (axes_refusal) instead of blurring them in 2D.

@@ -1,9 +1,11 @@
 #pragma once
-// Device helpers shared by the GPU methods: pixel load/store per format, float4 arithmetic,
-// launch geometry. Only included by .cu files.
+// Device helpers shared by the GPU methods and their CPU models: float4 arithmetic, the pixel
+// conversions, format dispatch, launch geometry. Compiled by nvcc (the .cu files) and by the host
+// compiler (the CPU-model tests run the same per-thread code).
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "gausslab/core/border.hpp"
@@ -28,32 +30,82 @@ __host__ __device__ __forceinline__ float4 fma4(float s, float4 b, float4 a) {
 }
 __host__ __device__ __forceinline__ float fma4(float s, float b, float a) { return fmaf(s, b, a); }
 
-// ---- pixel formats ---------------------------------------------------------------------------
-// Storage type S as the kernels read and write it, Accum the float type they compute in.
+// ---- pixels: the one set of conversions every kernel uses ----------------------------------------
+// Storage types as kernels read and write them (uchar4 for RGBA8, float for F32) and the float types
+// they compute in (float4, float); float4 and float are also the intermediates between two passes.
+// to_accum: storage → float, exactly; FromAccum<Out>::convert: float → storage (to_unorm8, the
+// project's one rounding rule, for RGBA8); zero_value<T>(): a zero of any of these types.
+
+// A byte as a float without an int-to-float conversion: the float whose bits are 0x4B0000xx is
+// 2^23 + xx exactly, so subtracting 2^23 leaves xx, exactly. On the GPU this is an OR and an add,
+// where a conversion goes through a quarter-rate unit (16 per SM and clock): a kernel that converts
+// every sample it loads (the RGBA8 row passes) would spend more on four conversions per sample than
+// on its multiply-adds at small radii.
+GAUSSLAB_HD float exact_byte_to_float(unsigned byte) {
+  const unsigned bits = 0x4B000000u | byte;
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits) - 8388608.0f;
+#else
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value - 8388608.0f;
+#endif
+}
+
+GAUSSLAB_HD float4 to_accum(uchar4 p) {
+  return make_float4(exact_byte_to_float(p.x), exact_byte_to_float(p.y), exact_byte_to_float(p.z),
+                     exact_byte_to_float(p.w));
+}
+GAUSSLAB_HD float4 to_accum(float4 p) { return p; }
+GAUSSLAB_HD float to_accum(float p) { return p; }
+
+// The float type a kernel computes in for a storage type.
+template <class Storage>
+using AccumOf = decltype(to_accum(Storage{}));
+
+template <class T>
+GAUSSLAB_HD T zero_value();
+template <>
+GAUSSLAB_HD uchar4 zero_value<uchar4>() { return make_uchar4(0, 0, 0, 0); }
+template <>
+GAUSSLAB_HD float4 zero_value<float4>() { return make_float4(0.f, 0.f, 0.f, 0.f); }
+template <>
+GAUSSLAB_HD float zero_value<float>() { return 0.f; }
+
+template <class Out>
+struct FromAccum;
+template <>
+struct FromAccum<uchar4> {
+  GAUSSLAB_HD static uchar4 convert(float4 v) {
+    return make_uchar4(to_unorm8(v.x), to_unorm8(v.y), to_unorm8(v.z), to_unorm8(v.w));
+  }
+};
+template <>
+struct FromAccum<float4> {
+  GAUSSLAB_HD static float4 convert(float4 v) { return v; }
+};
+template <>
+struct FromAccum<float> {
+  GAUSSLAB_HD static float convert(float v) { return v; }
+};
+
+// The storage and float types of a pixel format.
 template <PixelFormat F>
 struct PixelTraits;
-
 template <>
 struct PixelTraits<PixelFormat::Rgba8> {
   using Storage = uchar4;
   using Accum = float4;
-  __host__ __device__ __forceinline__ static Accum zero() { return make_float4(0.f, 0.f, 0.f, 0.f); }
-  __host__ __device__ __forceinline__ static Accum load(Storage p) {
-    return make_float4(p.x, p.y, p.z, p.w);
-  }
-  __host__ __device__ __forceinline__ static Storage store(Accum v) {
-    return make_uchar4(to_unorm8(v.x), to_unorm8(v.y), to_unorm8(v.z), to_unorm8(v.w));
-  }
 };
-
 template <>
 struct PixelTraits<PixelFormat::F32> {
   using Storage = float;
   using Accum = float;
-  __host__ __device__ __forceinline__ static Accum zero() { return 0.f; }
-  __host__ __device__ __forceinline__ static Accum load(Storage p) { return p; }
-  __host__ __device__ __forceinline__ static Storage store(Accum v) { return v; }
 };
+template <PixelFormat F>
+using PixelStorage = typename PixelTraits<F>::Storage;
+template <PixelFormat F>
+using PixelAccum = typename PixelTraits<F>::Accum;
 
 // Host-side dispatch on the runtime format: calls fn(FormatTag<F>{}); inside a generic lambda,
 // `constexpr PixelFormat F = decltype(tag)::value;` recovers the format at compile time.

@@ -1,6 +1,7 @@
 #pragma once
-// The method interface. A method is one file in cuda/methods/ (or a CPU baseline from core/) and
-// one line in the registry; the registry feeds the GUI, the CLIs, the tests and the benchmark.
+// The method interface. A method is one file in cuda/methods/ (or a CPU baseline from core/),
+// listed in the registry, which feeds the GUI, the CLIs, the tests and the benchmark. GPU methods
+// derive from GpuMethod (gpu_method.hpp), which holds what every one of them needs.
 #include <cuda_runtime.h>
 
 #include <memory>

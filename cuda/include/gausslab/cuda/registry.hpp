@@ -1,6 +1,6 @@
 #pragma once
 // The single ordered list of methods: GUI combo and number keys, --method names, GPU tests and the
-// benchmark sweep all read it. Adding a method is one file in cuda/methods/ and one line here.
+// benchmark sweep all read it. How to add a method: README.md, "Adding a method".
 #include <functional>
 #include <memory>
 #include <string>

@@ -19,6 +19,8 @@ class FramePacer {
   void frame_submitted();
   // Waits for every queued frame.
   void drain();
+  // Frames submitted and not yet waited for (at most max_frames_in_flight).
+  int queued_frames() const;
 
  private:
   std::vector<void*> fences_;  // GLsync

@@ -1,0 +1,54 @@
+// Every registered method is tested on the CPU: some test file declares the gtest suite that runs
+// the method's own code (GAUSSLAB_METHOD_TESTS, kit/method_tests.hpp), and that suite has tests.
+// (The GPU side: GpuSweep.EveryRegisteredGpuMethodIsSwept in tests/gpu checks the GPU sweep.)
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "gausslab/cuda/registry.hpp"
+#include "kit/method_tests.hpp"
+
+namespace gausslab {
+namespace {
+
+// Tests of `suite` in this executable that run (DISABLED_ ones do not count); -1 without the suite.
+int enabled_tests_in(const std::string& suite) {
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+    const ::testing::TestSuite& candidate = *unit.GetTestSuite(i);
+    if (candidate.name() != suite) continue;
+    int enabled = 0;
+    for (int j = 0; j < candidate.total_test_count(); ++j)
+      if (std::string(candidate.GetTestInfo(j)->name()).rfind("DISABLED_", 0) != 0) ++enabled;
+    return enabled;
+  }
+  return -1;
+}
+
+TEST(MethodCoverage, EveryRegisteredMethodHasCpuModelTests) {
+  for (const MethodEntry& entry : method_registry()) {
+    int suites = 0;
+    for (const test::MethodTests& declared : test::declared_method_tests()) {
+      if (declared.method_id != entry.info.id) continue;
+      ++suites;
+      const int tests = enabled_tests_in(declared.suite);
+      EXPECT_GT(tests, 0) << declared.suite << ", declared as " << entry.info.id << "'s CPU model tests, "
+                          << (tests < 0 ? "is not a test suite of this executable" : "has no enabled test");
+    }
+    EXPECT_GT(suites, 0) << "registered method '" << entry.info.id << "' has no CPU model test: run its per-thread "
+                         << "code on the CPU against the plain loop or the float64 reference in "
+                         << "tests/cpu/methods/ (README: Adding a method) and declare the suite with "
+                         << "GAUSSLAB_METHOD_TESTS(\"" << entry.info.id << "\", Suite)";
+  }
+}
+
+TEST(MethodCoverage, EveryDeclarationNamesARegisteredMethod) {
+  for (const test::MethodTests& declared : test::declared_method_tests())
+    EXPECT_NE(find_method(declared.method_id), nullptr)
+        << declared.suite << " declares tests of '" << declared.method_id << "', which is not in the registry ("
+        << method_id_list() << ")";
+}
+
+}  // namespace
+}  // namespace gausslab
