@@ -59,7 +59,7 @@ void pool_2x2_on_device(const ConstImageView& src, const ImageView& dst, PoolMod
     pool2x2Kernel<uchar4><<<blocks, kPoolThreads, 0, stream>>>(src, dst, mode);
   else
     pool2x2Kernel<float><<<blocks, kPoolThreads, 0, stream>>>(src, dst, mode);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("pool2x2Kernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("pool2x2Kernel", stream);
 }
 
 FusedPooling* fused_pooling(Method& method) { return dynamic_cast<FusedPooling*>(&method); }

@@ -280,21 +280,21 @@ void launch_projection_partials(const GreyView& frame, float* d_column_partials,
                                 cudaStream_t stream) {
   const dim3 grid(blocks_for(frame.width, kProjectionTile), blocks_for(frame.height, kProjectionTile));
   projectionPartialsKernel<<<grid, kProjectionThreads, 0, stream>>>(frame, d_column_partials, d_row_partials);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("projectionPartialsKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("projectionPartialsKernel", stream);
 }
 
 void launch_profiles(const float* d_column_partials, const float* d_row_partials, int width, int height,
                      double* d_columns, double* d_rows, cudaStream_t stream) {
   profilesKernel<<<blocks_for(width + height, 256), 256, 0, stream>>>(d_column_partials, d_row_partials, width,
                                                                         height, d_columns, d_rows);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("profilesKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("profilesKernel", stream);
 }
 
 void launch_reference_profiles(const double* d_columns, const double* d_rows, int width, int height,
                                double* d_reference_columns, double* d_reference_rows, cudaStream_t stream) {
   referenceProfilesKernel<<<blocks_for(width + height, 256), 256, 0, stream>>>(d_columns, d_rows, width, height,
                                                                                  d_reference_columns, d_reference_rows);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("referenceProfilesKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("referenceProfilesKernel", stream);
 }
 
 void launch_coarse_search(const double* d_columns, const double* d_rows, const double* d_reference_columns,
@@ -302,19 +302,19 @@ void launch_coarse_search(const double* d_columns, const double* d_rows, const d
                           double* d_high_passed_scratch, int2* d_offset, cudaStream_t stream) {
   coarseSearchKernel<<<1, kSearchThreads, 0, stream>>>(d_columns, d_rows, d_reference_columns, d_reference_rows, width,
                                                         height, search_radius, d_high_passed_scratch, d_offset);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("coarseSearchKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("coarseSearchKernel", stream);
 }
 
 void launch_local_mean(const GreyView& src, float* d_dst, std::ptrdiff_t dst_stride, cudaStream_t stream) {
   const dim3 block(32, 8), grid(blocks_for(src.width, 32), blocks_for(src.height, 8));
   localMeanKernel<<<grid, block, 0, stream>>>(src, d_dst, dst_stride);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("localMeanKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("localMeanKernel", stream);
 }
 
 void launch_fine_sums(const GreyView& reference_mean, const GreyView& frame, const int2* d_offset,
                       double* d_partials, int blocks, cudaStream_t stream) {
   fineSumsKernel<<<blocks, kFineThreads, 0, stream>>>(reference_mean, frame, d_offset, d_partials);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("fineSumsKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("fineSumsKernel", stream);
 }
 
 void launch_solve(const double* d_partials, int blocks, const int2* d_offset, int width, int height,
@@ -322,7 +322,7 @@ void launch_solve(const double* d_partials, int blocks, const int2* d_offset, in
                   double gamma, WhiteningWeights* d_weights, FrameResult* d_result, cudaStream_t stream) {
   solveKernel<<<1, kSolveThreads, 0, stream>>>(d_partials, blocks, d_offset, width, height, reference ? 1 : 0,
                                                d_records, current_slot, history, degree, gamma, d_weights, d_result);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("solveKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("solveKernel", stream);
 }
 
 void launch_whiten(const GreyView& current, const HistoryArgs& history, const WhiteningWeights* d_weights,
@@ -331,7 +331,7 @@ void launch_whiten(const GreyView& current, const HistoryArgs& history, const Wh
   const dim3 block(P::kThreadsX, P::kThreadsY);
   const dim3 grid(blocks_for(current.width, P::kThreadsX), blocks_for(current.height, P::kThreadsY * P::kRowsPerThread));
   whitenKernel<<<grid, block, 0, stream>>>(current, history, d_weights, d_out, out_stride);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("whitenKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("whitenKernel", stream);
 }
 
 }  // namespace gausslab::seq
