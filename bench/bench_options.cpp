@@ -1,5 +1,6 @@
 #include "bench_options.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include "gausslab/core/cli_args.hpp"
@@ -81,6 +82,26 @@ std::string bench_usage(const std::string& method_ids) {
          "  --sequence-history N   history frames (default 20)\n"
          "  --sequence-paths P,... gpu, cpu or both (default gpu,cpu)\n"
          "\n"
+         "The batch workload (end to end: files read, decoded, filtered, encoded and written):\n"
+         "  --batch                the original system's workload: 20 generated 4096×2304 24-bit BMP\n"
+         "                         files, a 5×5 Gaussian, zero border, for one CPU thread, OpenMP, the\n"
+         "                         thread pool, the GPU one image at a time from pageable memory, and the\n"
+         "                         pipelined GPU; under mpirun -np N, N ranks (files dealt out, and each\n"
+         "                         image's rows scattered). Also measures the host-device bandwidth\n"
+         "                         (pinned, pageable) and one core's read/decode/encode rate. Writes\n"
+         "                         batch.md and batch.csv (batch-mpiN.*) into --out\n"
+         "  --batch-images N       images (default 20)\n"
+         "  --batch-size WxH       their size (default 4096x2304)\n"
+         "  --batch-kernel K       the k×k kernel (default 5; radius (k-1)/2, sigma radius/3); the border is\n"
+         "                         --border's (default here: constant, the original's zero border)\n"
+         "  --batch-method ID      the GPU method (default: the default rule's, as gausslab-filter)\n"
+         "  --batch-configs C,...  only these: cpu-1-thread, cpu-openmp, cpu-pool, gpu-pageable,\n"
+         "                         gpu-pipelined-cold, gpu-pipelined, mpi-files, mpi-rows\n"
+         "  --batch-dir DIR        where the images are made and kept (default: a temporary folder, removed)\n"
+         "  --threads N            the batch's CPU pool (default: every core, shared among ranks)\n"
+         "  --make-image WxH PATH  write a deterministic RGBA8 noise image (the format from PATH's\n"
+         "                         extension; .tga for 32768x32768) and stop\n"
+         "\n"
          "GPU timing: CUDA events around method.run on one stream, after warm-up runs; then at least\n"
          "50 runs or 0.5 s, whichever comes first, and at least 5 runs; median, min and p90. Inputs\n"
          "rotate among copies that together exceed the L2 cache three times over. End-to-end time adds\n"
@@ -91,7 +112,7 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
   BenchOptions options;
   ArgReader reader(argc, argv);
   std::string arg;
-  bool kernels_given = false, sigmas_given = false;
+  bool kernels_given = false, sigmas_given = false, border_given = false;
   while (reader.next(arg)) {
     if (arg == "-h" || arg == "--help") {
       options.help = true;
@@ -114,6 +135,7 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       options.methods = parse_list<std::string>(arg, reader.value(arg), parse_method_item);
     } else if (arg == "--border") {
       options.border = parse_border(arg, reader.value(arg));
+      border_given = true;
     } else if (arg == "--sigma-sweep") {
       options.sigma_sweep = true;
     } else if (arg == "--sweep-size") {
@@ -150,6 +172,36 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
         return std::string(item);
       });
       options.sequence = true;
+    } else if (arg == "--batch") {
+      options.batch.enabled = true;
+    } else if (arg == "--batch-images") {
+      options.batch.images = parse_int(arg, reader.value(arg), 1, 100000);
+    } else if (arg == "--batch-size") {
+      const auto [width, height] = parse_size(arg, reader.value(arg));
+      options.batch.width = width;
+      options.batch.height = height;
+    } else if (arg == "--batch-kernel") {
+      options.batch.kernel = parse_kernel_item(arg, reader.value(arg));
+    } else if (arg == "--batch-method") {
+      options.batch.gpu_method = reader.value(arg);
+    } else if (arg == "--batch-configs") {
+      options.batch.configs = parse_list<std::string>(arg, reader.value(arg), parse_method_item);
+      for (const std::string& name : options.batch.configs)
+        if (std::find(batch_config_names().begin(), batch_config_names().end(), name) == batch_config_names().end())
+          throw UsageError("--batch-configs: unknown configuration '" + name + "'; see --help");
+    } else if (arg == "--batch-dir") {
+      options.batch.work_dir = reader.value(arg);
+      if (options.batch.work_dir.empty()) throw UsageError("--batch-dir: the folder name is empty");
+    } else if (arg == "--threads") {
+      options.batch.threads = parse_int(arg, reader.value(arg), 1, 4096);
+    } else if (arg == "--make-image") {
+      const auto [width, height] = parse_size(arg, reader.value(arg));
+      options.make_image_width = width;
+      options.make_image_height = height;
+      options.make_image_path = reader.value(arg);
+      if (static_cast<long long>(width) * height > kMaxPixels)
+        throw UsageError("--make-image: " + std::to_string(width) + "x" + std::to_string(height) +
+                         " is more than the 2^30 pixels gausslab filters");
     } else if (ArgReader::is_option(arg)) {
       throw UsageError("unknown option '" + arg + "'; see gausslab-bench --help");
     } else {
@@ -157,6 +209,7 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
     }
   }
   if (sigmas_given && !kernels_given) options.kernels.clear();
+  if (border_given) options.batch.border = options.border;
   if (options.quick) {
     TimingPolicy& t = options.timing;
     t.warmup_runs = 1;

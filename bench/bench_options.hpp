@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_batch.hpp"
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/pixel_format.hpp"
 
@@ -62,6 +63,11 @@ struct BenchOptions {
   bool plot = true;  // run bench/plot_results.py at the end when Python with matplotlib is there
   TimingPolicy timing;
   bool help = false;
+
+  BatchBenchOptions batch;  // --batch: the end-to-end batch workload instead of the kernel sweep
+  // --make-image WxH PATH: write a noise test image and stop.
+  int make_image_width = 0, make_image_height = 0;
+  std::string make_image_path;
 };
 
 // Throws UsageError naming the flag, the value and what is allowed.

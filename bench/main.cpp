@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "bench_environment.hpp"
 #include "bench_options.hpp"
@@ -14,6 +15,7 @@
 #include "bench_report.hpp"
 #include "bench_runner.hpp"
 #include "sequence_bench.hpp"
+#include "gausslab/batch/mpi_session.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -73,14 +75,20 @@ std::vector<std::string> timing_notes(const BenchOptions& options, const BenchHe
   return notes;
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, MpiSession& mpi) {
   const auto start = std::chrono::steady_clock::now();
   const BenchOptions options = parse_bench_options(argc, argv);
   if (options.help) {
-    std::cout << bench_usage(method_id_list());
+    if (mpi.root()) std::cout << bench_usage(method_id_list());
     return kExitDone;
   }
+  if (!options.make_image_path.empty())
+    return make_test_image(options.make_image_width, options.make_image_height, options.make_image_path,
+                           options.overwrite, std::cerr);
+  if (options.batch.enabled)
+    return run_batch_bench(options.batch, options.out_dir, options.overwrite, mpi, std::cout, std::cerr);
   if (options.sequence) return run_sequence_bench(options, argc, argv, std::cerr, std::cout);
+  if (mpi.size() > 1) throw UsageError("under mpirun gausslab-bench runs only --batch");
   const std::vector<const MethodEntry*> methods = select_methods(options.methods);
   const std::vector<BenchCase> cases = plan_cases(options, methods);
   if (cases.empty())
@@ -134,13 +142,21 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::unique_ptr<MpiSession> mpi;
   try {
-    return run(argc, argv);
+    mpi = std::make_unique<MpiSession>(&argc, &argv);
+  } catch (const std::exception& error) {
+    std::cerr << "gausslab-bench: MPI could not start: " << error.what() << '\n';
+    return kExitProblems;
+  }
+  try {
+    return run(argc, argv, *mpi);
   } catch (const UsageError& error) {
-    std::cerr << "gausslab-bench: " << error.what() << "\n(gausslab-bench --help shows the usage)\n";
+    if (mpi->root()) std::cerr << "gausslab-bench: " << error.what() << "\n(gausslab-bench --help shows the usage)\n";
     return kExitUsage;
   } catch (const std::exception& error) {
     std::cerr << "gausslab-bench: " << error.what() << '\n';
+    if (mpi->size() > 1) mpi->abort(kExitProblems);
     return kExitProblems;
   }
 }

@@ -1,0 +1,523 @@
+#include "bench_batch.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "bench_output.hpp"
+#include "gausslab/batch/batch_report.hpp"
+#include "gausslab/batch/codec.hpp"
+#include "gausslab/batch/default_method.hpp"
+#include "gausslab/batch/distributed.hpp"
+#include "gausslab/batch/memory_budget.hpp"
+#include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/image_io.hpp"
+#include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace gausslab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string fmt(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// Host↔device copy bandwidth of this machine, GB/s: 256 MiB copies timed with CUDA events, the
+// median of 5 after a warm-up, from pinned (cudaHostAlloc) and pageable (malloc, touched) memory.
+struct Bandwidth {
+  double pinned_h2d = 0, pinned_d2h = 0, pageable_h2d = 0, pageable_d2h = 0;
+};
+
+Bandwidth measure_bandwidth() {
+  Bandwidth bw;
+  if (!cuda_device_status().available) return bw;
+  const std::size_t bytes = std::size_t(256) << 20;
+  void *pinned = nullptr, *device = nullptr;
+  std::vector<unsigned char> pageable(bytes, 1);
+  GAUSSLAB_CUDA_CHECK(cudaHostAlloc(&pinned, bytes, cudaHostAllocDefault));
+  std::memset(pinned, 1, bytes);
+  GAUSSLAB_CUDA_CHECK(cudaMalloc(&device, bytes));
+  cudaEvent_t start, stop;
+  GAUSSLAB_CUDA_CHECK(cudaEventCreate(&start));
+  GAUSSLAB_CUDA_CHECK(cudaEventCreate(&stop));
+  const auto time_copy = [&](void* dst, const void* src, cudaMemcpyKind kind) {
+    std::vector<double> gbs;
+    for (int run = 0; run < 6; ++run) {
+      GAUSSLAB_CUDA_CHECK(cudaEventRecord(start));
+      GAUSSLAB_CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
+      GAUSSLAB_CUDA_CHECK(cudaEventRecord(stop));
+      GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      GAUSSLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      if (run > 0) gbs.push_back(bytes / (ms / 1000.0) / 1e9);
+    }
+    return median(gbs);
+  };
+  bw.pinned_h2d = time_copy(device, pinned, cudaMemcpyHostToDevice);
+  bw.pinned_d2h = time_copy(pinned, device, cudaMemcpyDeviceToHost);
+  bw.pageable_h2d = time_copy(device, pageable.data(), cudaMemcpyHostToDevice);
+  bw.pageable_d2h = time_copy(pageable.data(), device, cudaMemcpyDeviceToHost);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaFree(device);
+  cudaFreeHost(pinned);
+  return bw;
+}
+
+// One core's rate for each CPU stage, on the first generated file: the median of 3.
+struct CodecRates {
+  double file_mb = 0, megapixels = 0;
+  double read_ms = 0, decode_ms = 0, encode_ms = 0;  // encode includes the write (core's save_image)
+};
+
+CodecRates measure_codec_rates(const std::string& path, const std::string& scratch) {
+  CodecRates rates;
+  std::vector<double> read, decode, encode;
+  LoadedImage loaded;
+  for (int run = 0; run < 3; ++run) {
+    auto t0 = Clock::now();
+    const std::vector<unsigned char> bytes = read_image_file(path);
+    read.push_back(seconds_since(t0) * 1000);
+    t0 = Clock::now();
+    loaded = decode_image(bytes, path);
+    decode.push_back(seconds_since(t0) * 1000);
+    rates.file_mb = bytes.size() / 1e6;
+  }
+  for (int run = 0; run < 3; ++run) {
+    const std::string out = scratch + "/rate-" + std::to_string(run) + fs::path(path).extension().string();
+    const auto t0 = Clock::now();
+    encode_and_write(out, loaded.image, loaded.source_channels, Overwrite::Allowed);
+    encode.push_back(seconds_since(t0) * 1000);
+    fs::remove(out);
+  }
+  rates.megapixels = loaded.image.pixel_count() / 1e6;
+  rates.read_ms = median(read);
+  rates.decode_ms = median(decode);
+  rates.encode_ms = median(encode);
+  return rates;
+}
+
+// The workload's inputs: noise images saved as 24-bit BMP, made by every core at once.
+std::vector<BatchJob> generate_images(const BatchBenchOptions& options, const std::string& dir, std::ostream& log) {
+  fs::create_directories(dir);
+  std::vector<std::string> paths;
+  for (int i = 0; i < options.images; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "image-%03d.bmp", i);
+    paths.push_back((fs::path(dir) / name).string());
+  }
+  const auto start = Clock::now();
+  std::atomic<int> next{0};
+  std::vector<std::thread> workers;
+  std::mutex error_mutex;
+  std::string error;
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&] {
+      for (int i = next++; i < options.images; i = next++) {
+        std::error_code ec;
+        if (fs::exists(paths[i], ec)) continue;  // kept from an earlier run in the same --batch-dir
+        try {
+          save_image(paths[i], make_random_rgba8(options.width, options.height, 1000u + static_cast<unsigned>(i)), 3);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          error = e.what();
+        }
+      }
+    });
+  for (std::thread& worker : workers) worker.join();
+  if (!error.empty()) throw std::runtime_error("could not write the batch's images: " + error);
+  log << "gausslab-bench: " << options.images << " images of " << options.width << "×" << options.height
+      << " (24-bit BMP) in " << dir << " (" << fmt("%.1f s", seconds_since(start)) << ")\n";
+  std::vector<BatchJob> jobs;
+  for (const std::string& path : paths) jobs.push_back({path, "", static_cast<std::uint64_t>(fs::file_size(path))});
+  return jobs;
+}
+
+// FNV-1a of every output, to tell which configurations wrote the same bytes.
+std::uint64_t hash_outputs(const std::vector<BatchJob>& jobs) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (const BatchJob& job : jobs) {
+    std::ifstream file(job.output, std::ios::binary);
+    char buffer[1 << 16];
+    while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
+      for (std::streamsize i = 0; i < file.gcount(); ++i) hash = (hash ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
+      if (!file) break;
+    }
+    hash = (hash ^ 0xFF) * 1099511628211ull;
+  }
+  return hash;
+}
+
+struct Row {
+  std::string name, description;
+  EngineReport report;  // every rank's combined
+  double wall_s = 0;
+  int ranks = 1;
+  std::uint64_t output_hash = 0;
+  std::string error;
+};
+
+FilterParams workload_params(const BatchBenchOptions& options) {
+  FilterParams params;
+  params.fixed_radius = (options.kernel - 1) / 2;
+  params.sigma = std::max(kMinSigma, params.fixed_radius / 3.0);
+  params.border = options.border;
+  return params;
+}
+
+std::vector<BatchJob> with_outputs(const std::vector<BatchJob>& inputs, const std::string& dir) {
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<BatchJob> jobs = inputs;
+  for (BatchJob& job : jobs) job.output = (fs::path(dir) / fs::path(job.input).stem()).string() + ".bmp";
+  return jobs;
+}
+
+bool wanted(const BatchBenchOptions& options, const std::string& name) {
+  return options.configs.empty() || std::find(options.configs.begin(), options.configs.end(), name) != options.configs.end();
+}
+
+// One configuration in this process.
+Row run_alone(const std::string& name, const std::string& description, BatchEngine& engine,
+              const std::vector<BatchJob>& jobs, std::ostream& log) {
+  Row row;
+  row.name = name;
+  row.description = description;
+  const auto start = Clock::now();
+  row.report = engine.run(jobs, [](std::size_t, const FileOutcome&) {});
+  row.wall_s = seconds_since(start);
+  row.report.wall_s = row.wall_s;
+  row.output_hash = hash_outputs(jobs);
+  if (row.report.failed) row.error = row.report.failures.front();
+  log << "gausslab-bench: " << name << ": " << fmt("%.3f s", row.wall_s) << ", "
+      << fmt("%.2f images/s", row.report.done / row.wall_s) << (row.error.empty() ? "" : "; FAILED: " + row.error) << "\n";
+  return row;
+}
+
+std::string ms_per_image(const EngineReport& report, Stage stage) {
+  const int s = static_cast<int>(stage);
+  if (report.stages.count[s] == 0) return "–";
+  return fmt("%.2f", report.stages.sum_ms[s] / std::max(1, report.done + report.failed));
+}
+
+std::string describe_environment(const Bandwidth& bw, const CodecRates& rates, const BatchBenchOptions& options,
+                                 const std::string& gpu_method, const MpiSession& mpi) {
+  std::ostringstream out;
+  const CudaDeviceStatus& device = cuda_device_status();
+  out << "- GPU: " << describe(device) << "\n";
+  out << "- host: " << mpi.host_name() << ", " << std::thread::hardware_concurrency() << " CPU threads, "
+      << format_bytes(static_cast<double>(host_physical_bytes())) << " of memory";
+  if (mpi.size() > 1) out << "; " << mpi.size() << " MPI ranks (" << MpiSession::library_version() << ")";
+  out << "\n";
+  out << "- workload: " << options.images << " images of " << options.width << "×" << options.height
+      << " 24-bit BMP (" << fmt("%.1f MB", rates.file_mb) << " each), a " << options.kernel << "×" << options.kernel
+      << " Gaussian (radius " << (options.kernel - 1) / 2 << ", sigma radius/3), border " << to_string(options.border)
+      << "; GPU method " << (cuda_device_status().available ? gpu_method : std::string("none (no CUDA device)"))
+      << ", outputs 24-bit BMP\n";
+  if (bw.pinned_h2d > 0)
+    out << "- host↔device bandwidth (256 MiB cudaMemcpy, median of 5): pinned " << fmt("%.1f", bw.pinned_h2d) << " GB/s up, "
+        << fmt("%.1f", bw.pinned_d2h) << " GB/s down; pageable " << fmt("%.1f", bw.pageable_h2d) << " GB/s up, "
+        << fmt("%.1f", bw.pageable_d2h) << " GB/s down\n";
+  else
+    out << "- host↔device bandwidth: no CUDA device here\n";
+  const double image_mb = rates.megapixels * 4;  // RGBA8 in memory
+  out << "- one core, one image (median of 3): read " << fmt("%.2f ms", rates.read_ms) << " ("
+      << fmt("%.0f MB/s", rates.file_mb / rates.read_ms * 1000) << "), decode " << fmt("%.1f ms", rates.decode_ms) << " ("
+      << fmt("%.0f MB/s", rates.file_mb / rates.decode_ms * 1000) << " of BMP, "
+      << fmt("%.0f Mpixel/s", rates.megapixels / rates.decode_ms * 1000) << "), encode+write "
+      << fmt("%.1f ms", rates.encode_ms) << " (" << fmt("%.0f MB/s", rates.file_mb / rates.encode_ms * 1000) << ", "
+      << fmt("%.0f Mpixel/s", rates.megapixels / rates.encode_ms * 1000) << ")";
+  if (bw.pinned_h2d > 0)
+    out << "; an image's " << fmt("%.1f MB", image_mb) << " of RGBA8 take " << fmt("%.2f ms", image_mb / 1e3 / bw.pinned_h2d * 1e3)
+        << " up and " << fmt("%.2f ms", image_mb / 1e3 / bw.pinned_d2h * 1e3) << " down pinned, "
+        << fmt("%.2f ms", image_mb / 1e3 / bw.pageable_h2d * 1e3) << " and "
+        << fmt("%.2f ms", image_mb / 1e3 / bw.pageable_d2h * 1e3) << " pageable";
+  out << "\n";
+  return out.str();
+}
+
+std::string table(const std::vector<Row>& rows, const Row* baseline) {
+  std::ostringstream out;
+  out << "| configuration | images/s | MB/s | ms/image | bound (ms/image) | × bound | read | decode | upload | filter | "
+         "download | encode | write | vs GPU pageable |\n";
+  out << "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const Row& row : rows) {
+    const EngineReport& r = row.report;
+    const int images = std::max(1, r.done + r.failed);
+    const BoundCheck check = check_bound(r);
+    std::string bound = "sum of stages", times = "–";
+    if (r.pipelined && !check.bound.name.empty()) {
+      bound = check.bound.name + " " + fmt("%.2f", check.bound.per_image_ms);
+      times = fmt("%.2f", check.ratio);
+    }
+    out << "| " << row.name << " (" << row.description << ") | " << fmt("%.2f", r.done / row.wall_s) << " | "
+        << fmt("%.0f", r.input_bytes / 1e6 / row.wall_s) << " | " << fmt("%.1f", row.wall_s * 1000 / images) << " | "
+        << bound << " | " << times;
+    for (int s = 0; s < kStageCount; ++s) out << " | " << ms_per_image(r, static_cast<Stage>(s));
+    out << " | " << (baseline ? fmt("%.2f×", baseline->wall_s / row.wall_s) : "–") << " |\n";
+  }
+  return out.str();
+}
+
+std::string csv(const std::vector<Row>& rows) {
+  std::ostringstream out;
+  out << "config,description,ranks,method,device,threads,streams,pinned,images,done,wall_s,images_per_s,mb_per_s,"
+         "bound,bound_ms_per_image,ratio_to_bound,read_ms,decode_ms,upload_ms,filter_ms,download_ms,encode_ms,write_ms,"
+         "peak_host_bytes,peak_pinned_bytes,peak_device_bytes,output_hash\n";
+  for (const Row& row : rows) {
+    const EngineReport& r = row.report;
+    const int images = std::max(1, r.done + r.failed);
+    const BoundCheck check = check_bound(r);
+    std::string bound = check.bound.name;
+    std::replace(bound.begin(), bound.end(), ',', ';');
+    out << row.name << ",\"" << row.description << "\"," << row.ranks << "," << r.method_id << ",\"" << r.device_name
+        << "\"," << r.threads << "," << r.lanes << "," << (r.pinned ? 1 : 0) << "," << images << "," << r.done << ","
+        << fmt("%.4f", row.wall_s) << "," << fmt("%.3f", r.done / row.wall_s) << ","
+        << fmt("%.2f", r.input_bytes / 1e6 / row.wall_s) << ",\"" << (r.pipelined ? bound : "sum of stages") << "\","
+        << fmt("%.3f", r.pipelined ? check.bound.per_image_ms : 0) << "," << fmt("%.3f", r.pipelined ? check.ratio : 0);
+    for (int s = 0; s < kStageCount; ++s) out << "," << fmt("%.3f", r.stages.sum_ms[s] / images);
+    out << "," << r.peak_host_bytes << "," << r.peak_pinned_bytes << "," << r.peak_device_bytes << ","
+        << fmt("%.0f", static_cast<double>(row.output_hash % 1000000007ull)) << "\n";
+  }
+  return out.str();
+}
+
+std::string identical_groups(const std::vector<Row>& rows) {
+  std::map<std::uint64_t, std::vector<std::string>> groups;
+  for (const Row& row : rows) groups[row.output_hash].push_back(row.name);
+  std::string text;
+  for (const auto& [hash, names] : groups) {
+    std::string group;
+    for (const std::string& name : names) group += (group.empty() ? "" : " = ") + name;
+    text += (text.empty() ? "" : "; ") + group;
+  }
+  return text;
+}
+
+}  // namespace
+
+const std::vector<std::string>& batch_config_names() {
+  static const std::vector<std::string> names = {"cpu-1-thread", "cpu-openmp", "cpu-pool",      "gpu-pageable",
+                                                 "gpu-pipelined-cold", "gpu-pipelined", "mpi-files", "mpi-rows"};
+  return names;
+}
+
+int make_test_image(int width, int height, const std::string& path, bool overwrite, std::ostream& log) {
+  const auto start = Clock::now();
+  const ImageRgba8 image = make_random_rgba8(width, height, 32768u);
+  const double made = seconds_since(start);
+  save_image(path, image, 4, overwrite ? Overwrite::Allowed : Overwrite::Never);
+  log << "gausslab-bench: " << path << ": " << width << "×" << height << " RGBA8 noise ("
+      << format_bytes(static_cast<double>(image.pixel_count() * 4)) << "), made in " << fmt("%.1f s", made)
+      << ", written in " << fmt("%.1f s", seconds_since(start) - made) << "\n";
+  return 0;
+}
+
+int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir, bool overwrite, MpiSession& mpi,
+                    std::ostream& out, std::ostream& log) {
+  const bool device = cuda_device_status().available;
+  const FilterParams params = workload_params(options);
+  const std::string gpu_method =
+      !options.gpu_method.empty() ? options.gpu_method : choose_default_method(params, device).id;
+  if (device && !find_method(gpu_method)) throw UsageError("--batch-method: unknown method '" + gpu_method + "'");
+
+  // The images: made by rank 0 in a folder every rank sees (--batch-dir on a shared file system for
+  // several hosts), kept when --batch-dir is given.
+  const bool own_dir = options.work_dir.empty();
+  std::string dir = options.work_dir;
+  if (own_dir) {
+    std::string base = (fs::temp_directory_path() / "gausslab-batch-bench-XXXXXX").string();
+    if (mpi.root() && !mkdtemp(base.data())) throw std::runtime_error("cannot make a temporary folder under /tmp");
+    dir = base;
+    mpi.broadcast(dir);
+  }
+  std::vector<BatchJob> inputs;
+  std::string error;
+  if (mpi.root()) {
+    try {
+      inputs = generate_images(options, (fs::path(dir) / "in").string(), log);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  mpi.broadcast(error);
+  if (!error.empty()) throw std::runtime_error(error);
+  std::string packed = mpi.root() ? serialize_jobs(inputs) : std::string();
+  mpi.broadcast(packed);
+  inputs = deserialize_jobs(packed);
+
+  Bandwidth bw;
+  CodecRates rates;
+  if (mpi.root()) {
+    bw = measure_bandwidth();
+    rates = measure_codec_rates(inputs.front().input, dir);
+  }
+
+  std::vector<Row> rows;
+  int status = 0;
+  const auto out_folder = [&](const std::string& name) { return (fs::path(dir) / ("out-" + name)).string(); };
+  if (mpi.size() == 1) {
+    EngineOptions base;
+    base.params = params;
+    base.threads = options.threads;
+    base.overwrite = Overwrite::Allowed;
+    const auto add = [&](const std::string& name, const std::string& description, EngineOptions engine_options) {
+      if (!wanted(options, name)) return;
+      BatchEngine engine(engine_options);
+      rows.push_back(run_alone(name, description, engine, with_outputs(inputs, out_folder(name)), log));
+    };
+    EngineOptions cpu1 = base;
+    cpu1.method_id = "cpu_separable";
+    cpu1.pipelined = false;
+    add("cpu-1-thread", "cpu_separable, one file at a time", cpu1);
+    EngineOptions openmp = base;
+    openmp.method_id = "cpu_openmp";
+    openmp.pipelined = false;
+    add("cpu-openmp", "cpu_openmp on every core, one file at a time", openmp);
+    EngineOptions pool = base;
+    pool.method_id = "cpu_separable";
+    add("cpu-pool", "cpu_separable, a file per pool thread", pool);
+    if (device) {
+      EngineOptions pageable = base;
+      pageable.method_id = gpu_method;
+      pageable.pipelined = false;
+      pageable.pinned = false;
+      add("gpu-pageable", "one file at a time, pageable memory: the original baseline", pageable);
+      EngineOptions pipelined = base;
+      pipelined.method_id = gpu_method;
+      if (wanted(options, "gpu-pipelined-cold") || wanted(options, "gpu-pipelined")) {
+        BatchEngine engine(pipelined);
+        if (wanted(options, "gpu-pipelined-cold"))
+          rows.push_back(run_alone("gpu-pipelined-cold", "pipelined, first run: pinned buffers allocated", engine,
+                                   with_outputs(inputs, out_folder("gpu-pipelined-cold")), log));
+        else  // allocate the pools outside the timed run
+          engine.run(with_outputs(inputs, out_folder("warm-up")), [](std::size_t, const FileOutcome&) {});
+        if (wanted(options, "gpu-pipelined"))
+          rows.push_back(run_alone("gpu-pipelined", "pipelined, pinned buffers pooled", engine,
+                                   with_outputs(inputs, out_folder("gpu-pipelined")), log));
+      }
+    }
+  } else {
+    for (const std::string name : {"mpi-files", "mpi-rows"}) {
+      if (!wanted(options, name)) continue;
+      BatchRunOptions run;
+      run.engine.method_id = device ? gpu_method : "cpu_separable";
+      run.engine.params = params;
+      run.engine.threads = options.threads;
+      run.engine.overwrite = Overwrite::Allowed;
+      run.split = name == std::string("mpi-files") ? SplitMode::Files : SplitMode::Bands;
+      run.share_gpus = true;  // measuring: ranks may share a GPU (said in the table)
+      run.quiet = true;
+      const std::vector<BatchJob> jobs = mpi.root() ? with_outputs(inputs, out_folder(name)) : [&] {
+        std::vector<BatchJob> named = inputs;
+        for (BatchJob& job : named) job.output = (fs::path(out_folder(name)) / fs::path(job.input).stem()).string() + ".bmp";
+        return named;
+      }();
+      mpi.barrier();  // the output folder exists
+      const auto start = Clock::now();
+      const BatchResult result = run_batch(mpi, jobs, run, log);
+      const double wall = seconds_since(start);
+      if (!mpi.root()) continue;
+      Row row;
+      row.name = name;
+      row.description = name == std::string("mpi-files")
+                            ? std::to_string(mpi.size()) + " ranks, files dealt by size, each pipelined"
+                            : std::to_string(mpi.size()) + " ranks, each image's rows scattered and gathered";
+      row.report = combine(result.per_rank);
+      row.report.wall_s = wall;
+      row.report.threads = 0;
+      for (const RankSummary& rank : result.per_rank) row.report.threads += rank.report.threads;
+      row.report.pipelined = name == std::string("mpi-files");
+      row.wall_s = wall;
+      row.ranks = mpi.size();
+      row.output_hash = hash_outputs(jobs);
+      if (row.report.failed) row.error = row.report.failures.front();
+      if (run.split == SplitMode::Bands) {
+        const RankSummary& root = result.per_rank.front();
+        row.description += ": rank 0 moved the rows in " +
+                           fmt("%.1f ms", (root.scatter_ms + root.gather_ms) / std::max<std::size_t>(1, jobs.size())) +
+                           " per image (scatter + gather)";
+      }
+      log << "gausslab-bench: " << name << ": " << fmt("%.3f s", wall) << "\n";
+      rows.push_back(row);
+    }
+  }
+
+  if (mpi.root()) {
+    const Row* baseline = nullptr;
+    const Row* pipelined = nullptr;
+    for (const Row& row : rows) {
+      if (row.name == "gpu-pageable") baseline = &row;
+      if (row.name == "gpu-pipelined") pipelined = &row;
+      if (!row.error.empty()) status = 1;
+    }
+    std::ostringstream md;
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M", std::localtime(&now));
+    md << "# gausslab-bench --batch" << (mpi.size() > 1 ? " under mpirun -np " + std::to_string(mpi.size()) : "") << "\n\n"
+       << "Measured " << date << ".\n\n"
+       << describe_environment(bw, rates, options, gpu_method, mpi) << "\n"
+       << "Stage columns: ms per image summed over the images (CPU stages run on several threads at once, so they add "
+          "up to more than the wall time); GPU stages from CUDA events. Bound: the CPU pool's share of the CPU stages "
+          "(their sum / threads) or a GPU stage's busy time, whichever is larger; × bound is the run's time per image "
+          "over it (1.00: the overlap hides everything else). Decode includes the copy into the pinned buffer, encode "
+          "the copy out of it (and, until the codecs can encode into memory, the write).\n\n"
+       << table(rows, baseline) << "\n"
+       << "Identical outputs (byte for byte): " << identical_groups(rows) << "\n";
+    if (baseline && pipelined) {
+      const double speedup = baseline->wall_s / pipelined->wall_s;
+      const BoundCheck check = check_bound(pipelined->report);
+      md << "\nChecks: the pipelined GPU run is " << fmt("%.2f", speedup) << "× the one-image-at-a-time pageable run "
+         << (speedup >= 3 ? "(≥ 3: yes)" : "(≥ 3: NO)") << "; its time per image is " << fmt("%.2f", check.ratio)
+         << "× its slowest stage, " << check.bound.name << " " << (check.ratio <= 1.3 ? "(≤ 1.3: yes)" : "(≤ 1.3: NO)")
+         << ".\n";
+    }
+    for (const Row& row : rows)
+      if (!row.error.empty()) md << "\n" << row.name << " failed: " << row.error << "\n";
+    out << md.str() << std::flush;
+    const std::string stem = mpi.size() > 1 ? "batch-mpi" + std::to_string(mpi.size()) : "batch";
+    fs::create_directories(out_dir);
+    write_text_file((fs::path(out_dir) / (stem + ".md")).string(), md.str(), overwrite);
+    write_text_file((fs::path(out_dir) / (stem + ".csv")).string(), csv(rows), overwrite);
+    log << "gausslab-bench: " << out_dir << "/" << stem << ".md and .csv written\n";
+  }
+  mpi.barrier();
+  if (mpi.root()) {
+    for (const Row& row : rows) fs::remove_all(out_folder(row.name));
+    fs::remove_all(out_folder("warm-up"));
+    if (own_dir) fs::remove_all(dir);
+  }
+  mpi.broadcast(status);
+  return status;
+}
+
+}  // namespace gausslab

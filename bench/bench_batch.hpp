@@ -1,0 +1,44 @@
+#pragma once
+// gausslab-bench --batch: the original system's workload end to end (20 generated 4096×2304 24-bit
+// BMP files, a 5×5 Gaussian, zero border, read from and written to a temporary folder) for each way
+// of running it: one CPU thread, OpenMP, the thread pool with a CPU method, the GPU one image at a
+// time from pageable memory (the original baseline), the pipelined GPU, and, under mpirun, N ranks
+// (files dealt to the ranks, or each image's rows scattered as the original did). Measured in the
+// same run, so each row can be read against its own bound: the host↔device bandwidth of pinned and
+// pageable memory, and the read, decode and encode rate of one core.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gausslab/batch/mpi_session.hpp"
+#include "gausslab/core/border.hpp"
+
+namespace gausslab {
+
+struct BatchBenchOptions {
+  bool enabled = false;               // --batch
+  int images = 20;                    // --batch-images
+  int width = 4096, height = 2304;    // --batch-size
+  int kernel = 5;                     // --batch-kernel: k×k, radius (k-1)/2, sigma radius/3
+  BorderMode border = BorderMode::Constant;
+  std::string gpu_method;             // --batch-method: default, the default rule's
+  std::vector<std::string> configs;   // --batch-configs: empty, every one that applies here
+  std::string work_dir;               // --batch-dir: where the images go (default: a temporary folder)
+  int threads = 0;                    // --threads: the pool (default: every core, shared among ranks)
+};
+
+// The configurations' names, in the order they run: cpu-1-thread, cpu-openmp, cpu-pool,
+// gpu-pageable, gpu-pipelined-cold, gpu-pipelined (alone); mpi-files, mpi-rows (under mpirun).
+const std::vector<std::string>& batch_config_names();
+
+// Runs the batch benchmark; rank 0 prints the table to `out` and writes batch.md and batch.csv (or
+// batch-mpiN.*) into out_dir. Returns 0, or 1 when a configuration failed a file.
+int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir, bool overwrite, MpiSession& mpi,
+                    std::ostream& out, std::ostream& log);
+
+// gausslab-bench --make-image WxH PATH: a deterministic RGBA8 noise image of that size, written
+// in the format of PATH's extension (e.g. .tga for a 32768×32768 RGBA8 image: 4 GiB, which a BMP's
+// 32-bit size field cannot hold). Returns 0, or throws.
+int make_test_image(int width, int height, const std::string& path, bool overwrite, std::ostream& log);
+
+}  // namespace gausslab
