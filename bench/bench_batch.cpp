@@ -183,6 +183,7 @@ struct Row {
   int ranks = 1;
   std::uint64_t output_hash = 0;
   std::string error;
+  std::string ranks_text;  // under MPI: each rank's host, GPU, files and time
 };
 
 FilterParams workload_params(const BatchBenchOptions& options) {
@@ -460,6 +461,14 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
       row.ranks = mpi.size();
       row.output_hash = hash_outputs(jobs);
       if (row.report.failed) row.error = row.report.failures.front();
+      for (const RankSummary& rank : result.per_rank) {
+        row.ranks_text += "  - rank " + std::to_string(rank.rank) + " on " + rank.host + ": " + rank.report.device_name +
+                          (rank.device >= 0 ? " (GPU " + std::to_string(rank.device) + ")" : "") + ", " +
+                          std::to_string(rank.report.threads) + " threads";
+        if (run.split == SplitMode::Files)
+          row.ranks_text += ", " + std::to_string(rank.report.files) + " files in " + fmt("%.3f s", rank.report.wall_s);
+        row.ranks_text += "\n";
+      }
       if (run.split == SplitMode::Bands) {
         const RankSummary& root = result.per_rank.front();
         row.description += ": rank 0 moved the rows in " +
@@ -501,6 +510,8 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
          << "× its slowest stage, " << check.bound.name << " " << (check.ratio <= 1.3 ? "(≤ 1.3: yes)" : "(≤ 1.3: NO)")
          << ".\n";
     }
+    for (const Row& row : rows)
+      if (!row.ranks_text.empty()) md << "\n" << row.name << ":\n" << row.ranks_text;
     for (const Row& row : rows)
       if (!row.error.empty()) md << "\n" << row.name << " failed: " << row.error << "\n";
     out << md.str() << std::flush;

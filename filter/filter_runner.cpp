@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "filter_jobs.hpp"
 #include "filter_signal.hpp"
 #include "gausslab/core/npy_io.hpp"
@@ -31,7 +33,9 @@ Plan make_plan(const FilterOptions& options, std::istream& standard_input) {
       const InputSpec spec{options.inputs, options.list_file, options.recursive};
       inputs = expand_inputs(spec, standard_input, plan.notes);
     } else {  // -o: the one input is a file, taken as it is (a folder fails as one when read)
-      inputs.push_back({options.inputs.front(), "", 0});
+      std::error_code ec;
+      const std::uintmax_t size = std::filesystem::file_size(options.inputs.front(), ec);
+      inputs.push_back({options.inputs.front(), "", ec ? 0 : static_cast<std::uint64_t>(size)});
     }
     std::vector<BatchJob> all = plan_filter_jobs(options, inputs);
     for (const BatchJob& job : all) (is_npy_path(job.input) ? plan.signal_jobs : plan.jobs).push_back(job);
@@ -153,7 +157,8 @@ int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& stan
   }
   if (!options.quiet)
     log << plan.jobs.front().input << " -> " << plan.jobs.front().output << "  with " << plan.method.id << " ("
-        << plan.method.reason << ") in " << static_cast<int>(result.wall_s * 1000 + 0.5) << " ms\n";
+        << plan.method.reason << ") in " << static_cast<int>(result.wall_s * 1000 + 0.5) << " ms\n"
+        << format_summary(result, "gausslab-filter", describe(options.params)) << std::flush;
   return kExitDone;
 }
 

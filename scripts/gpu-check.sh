@@ -21,9 +21,15 @@ if [ "${1:-}" = "--prepare" ]; then
   GAUSSLAB_BUILD_DIR=$build bash scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=90-real -DGAUSSLAB_WITH_FFMPEG=OFF >/dev/null || exit 1
   # Further binaries come from scripts/gpu-stages/*.kit (one path under the build folder a line).
   extra=$(cat scripts/gpu-stages/*.kit 2>/dev/null | sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$build/|")
-  exec bash ../shared/gpu/prepare.sh $build/tests/gpu/gausslab_gpu_tests $build/tests/ui/gausslab_ui_tests \
+  bash ../shared/gpu/prepare.sh $build/tests/gpu/gausslab_gpu_tests $build/tests/ui/gausslab_ui_tests \
     $build/tests/ui/gausslab_ui_check $build/app/gausslab $build/filter/gausslab-filter $build/bench/gausslab-bench \
-    $extra
+    $extra || exit 1
+  # What else the stages carry (Open MPI's packages ...): scripts/gpu-stages/*.prepare.sh, run here.
+  for hook in scripts/gpu-stages/*.prepare.sh; do
+    [ -f "$hook" ] && { bash "$hook" || exit 1; }
+  done
+  echo "the whole kit: $(du -sm .gpu | cut -f1) MiB in .gpu/ (a call carries at most 64 MiB)"
+  exit 0
 fi
 
 OUT=${OUT:-$root/gpu-check-out}

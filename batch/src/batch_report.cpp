@@ -115,9 +115,7 @@ std::string format_summary(const BatchResult& result, const std::string& program
                   all.stages.sum_ms[s] / 1000, all.stages.sum_ms[s] / images, all.stages.busy_ms[s] / 1000);
     out << line;
   }
-  if (result.ranks == 1 || result.split == "files") {
-    if (result.ranks == 1) out << "  " << bound_line(all) << "\n";
-  }
+  if (result.ranks == 1 && all.files > 1) out << "  " << bound_line(all) << "\n";
   out << "  memory: peak host " << format_bytes(static_cast<double>(all.peak_host_bytes)) << " resident";
   if (all.lanes) {
     out << "; pinned buffers " << format_bytes(static_cast<double>(all.peak_pinned_bytes));
