@@ -127,6 +127,10 @@ class BatchEngine::Impl {
   void stage_in(const ItemPtr& item);
   void dispatcher();
   void harvest(int lane);
+  // Filters a whole image through every lane in bands (drained first); `remark` goes in the notes.
+  void run_in_bands(const ItemPtr& item, const char* remark);
+  // A GPU failure: the file fails with its reason; a device left unusable fails the rest too.
+  void fail_on_gpu(const ItemPtr& item, const std::exception_ptr& error);
   void finish_gpu_item(const ItemPtr& item);
   void fail(const ItemPtr& item, const std::string& message);
   void finish(const ItemPtr& item);
@@ -478,9 +482,7 @@ void BatchEngine::Impl::harvest(int lane) {
     clock_.add(Stage::Filter, stages.filter.start_s, stages.filter.end_s);
     clock_.add(Stage::Download, stages.download.start_s, stages.download.end_s);
   } catch (...) {
-    const std::string message = failure_message(*item, std::current_exception());
-    if (!lanes_->device_usable()) gpu_broken_ = message;
-    fail(item, message);
+    fail_on_gpu(item, std::current_exception());
     return;
   }
   finish_gpu_item(item);
@@ -518,19 +520,7 @@ void BatchEngine::Impl::dispatcher() {
       continue;
     }
     if (item->banded) {
-      // A band image uses every lane: finish the others first.
-      for (int lane = 0; lane < lanes; ++lane)
-        if (lanes_->busy(lane)) harvest(lane);
-      try {
-        filter_on_gpu_in_bands(*item);
-        lanes_->release_buffers();  // the next images are likely smaller
-      } catch (...) {
-        const std::string message = failure_message(*item, std::current_exception());
-        if (!lanes_->device_usable()) gpu_broken_ = message;
-        fail(item, message);
-        continue;
-      }
-      finish_gpu_item(item);
+      run_in_bands(item, nullptr);
       continue;
     }
     // The next lane in turn; wait for it if it is still busy (the oldest image in flight).
@@ -541,31 +531,36 @@ void BatchEngine::Impl::dispatcher() {
       lane_items_[static_cast<std::size_t>(next_lane)] = item;
       next_lane = (next_lane + 1) % lanes;
     } catch (const CudaError& error) {
-      if (is_out_of_memory(error) && lanes_->device_usable()) {
-        // The whole image does not fit next to the others: through the GPU in bands instead.
-        for (int lane = 0; lane < lanes; ++lane)
-          if (lanes_->busy(lane)) harvest(lane);
-        lanes_->release_buffers();
-        try {
-          filter_on_gpu_in_bands(*item);
-          lanes_->release_buffers();
-          note("an image that did not fit in device memory went through in bands");
-        } catch (...) {
-          const std::string message = failure_message(*item, std::current_exception());
-          if (!lanes_->device_usable()) gpu_broken_ = message;
-          fail(item, message);
-          continue;
-        }
-        finish_gpu_item(item);
-        continue;
-      }
-      const std::string message = failure_message(*item, std::current_exception());
-      if (!lanes_->device_usable()) gpu_broken_ = message;
-      fail(item, message);
+      if (is_out_of_memory(error) && lanes_->device_usable())  // does not fit next to the others
+        run_in_bands(item, "an image that did not fit in device memory went through in bands");
+      else
+        fail_on_gpu(item, std::current_exception());
     } catch (...) {
       fail(item, failure_message(*item, std::current_exception()));
     }
   }
+}
+
+void BatchEngine::Impl::run_in_bands(const ItemPtr& item, const char* remark) {
+  // A band image uses every lane: the images in them are finished first, and their buffers freed.
+  for (int lane = 0; lane < lanes_->count(); ++lane)
+    if (lanes_->busy(lane)) harvest(lane);
+  lanes_->release_buffers();
+  try {
+    filter_on_gpu_in_bands(*item);
+    lanes_->release_buffers();  // the next images are likely smaller
+  } catch (...) {
+    fail_on_gpu(item, std::current_exception());
+    return;
+  }
+  if (remark) note(remark);
+  finish_gpu_item(item);
+}
+
+void BatchEngine::Impl::fail_on_gpu(const ItemPtr& item, const std::exception_ptr& error) {
+  const std::string message = failure_message(*item, error);
+  if (!lanes_->device_usable()) gpu_broken_ = message;  // every later file fails with this reason
+  fail(item, message);
 }
 
 void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {

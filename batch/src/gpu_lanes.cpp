@@ -55,6 +55,16 @@ void upload_rows(const void* host, std::size_t host_pitch, const void* device_ba
                                         cudaMemcpyHostToDevice, stream));
 }
 
+// The failures GAUSSLAB_BATCH_FAULT injects, as CUDA reports the real ones.
+void throw_if_injected(GpuFault fault, GpuFault here) {
+  if (fault != here) return;
+  if (here == GpuFault::DeviceOutOfMemory)
+    throw CudaError(cudaErrorMemoryAllocation,
+                    "cudaMalloc failed: cudaErrorMemoryAllocation (out of memory; injected by GAUSSLAB_BATCH_FAULT)");
+  throw CudaError(cudaErrorLaunchFailure,
+                  "kernel launch failed: cudaErrorLaunchFailure (injected by GAUSSLAB_BATCH_FAULT)");
+}
+
 }  // namespace
 
 std::size_t estimated_scratch_bytes(const std::string& method_id, int width, int height, const FilterParams& params) {
@@ -160,9 +170,7 @@ bool GpuLanes::finished(int lane) const {
 
 void GpuLanes::prepare_lane(Lane& lane, int width, int rows, PixelFormat format, const FilterParams& params,
                             GpuFault fault) {
-  if (fault == GpuFault::DeviceOutOfMemory)
-    throw CudaError(cudaErrorMemoryAllocation, "cudaMalloc failed: cudaErrorMemoryAllocation (out of memory; injected "
-                                               "by GAUSSLAB_BATCH_FAULT)");
+  throw_if_injected(fault, GpuFault::DeviceOutOfMemory);
   const std::size_t bytes = aligned_pitch(width, format) * static_cast<std::size_t>(rows);
   lane.method->prepare(FilterProblem{width, rows, format, params});
   lane.src.resize(bytes);
@@ -185,9 +193,7 @@ void GpuLanes::submit(int index, const ConstImageView& host_src, const ImageView
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(lane.start, lane.stream));
     copy_image_async(host_src, d_src, cudaMemcpyHostToDevice, lane.stream);
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(lane.uploaded, lane.stream));
-    if (fault == GpuFault::LaunchFailure)
-      throw CudaError(cudaErrorLaunchFailure, "kernel launch failed: cudaErrorLaunchFailure (injected by "
-                                              "GAUSSLAB_BATCH_FAULT)");
+    throw_if_injected(fault, GpuFault::LaunchFailure);
     lane.method->run(d_src, d_dst, nullptr, lane.stream);
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(lane.filtered, lane.stream));
     copy_image_async(d_dst, host_dst, cudaMemcpyDeviceToHost, lane.stream);
@@ -299,9 +305,7 @@ void GpuLanes::filter_bands(const ExtendedRows& source, const BandPlan& plan, co
                     d_src.data, pitch, below_start - y0, row_bytes, y1 - below_start, lane.stream);
       }
       GAUSSLAB_CUDA_CHECK(cudaEventRecord(lane.uploaded, lane.stream));
-      if (fault == GpuFault::LaunchFailure)
-        throw CudaError(cudaErrorLaunchFailure, "kernel launch failed: cudaErrorLaunchFailure (injected by "
-                                                "GAUSSLAB_BATCH_FAULT)");
+      throw_if_injected(fault, GpuFault::LaunchFailure);
       lane.method->run(d_src, d_dst, nullptr, lane.stream);
       GAUSSLAB_CUDA_CHECK(cudaEventRecord(lane.filtered, lane.stream));
       GAUSSLAB_CUDA_CHECK(cudaMemcpy2DAsync(dst.row<unsigned char>(band.first_row - dst_first_row), dst.pitch_bytes,

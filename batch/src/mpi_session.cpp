@@ -45,6 +45,23 @@ int rows_per_round(std::size_t row_bytes) {
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(kRoundBytes / std::max<std::size_t>(1, row_bytes), INT_MAX / 2)));
 }
 
+// Calls move(counts, displacements, first) for each round of at most kRoundBytes per rank: the
+// rows [first, first + counts[r]) of each rank's share, at displacements[r] in the root's image.
+template <class Move>
+void in_rounds(const std::vector<int>& counts, const std::vector<int>& displacements, std::size_t row_bytes,
+               Move move) {
+  const int per_round = rows_per_round(row_bytes);
+  const int most = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
+  std::vector<int> round_counts(counts.size()), round_displacements(counts.size());
+  for (int first = 0; first < most; first += per_round) {
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      round_counts[r] = std::clamp(counts[r] - first, 0, per_round);
+      round_displacements[r] = displacements[r] + first;
+    }
+    move(round_counts, round_displacements, first);
+  }
+}
+
 }  // namespace
 
 struct MpiSession::Pending {
@@ -195,20 +212,13 @@ void MpiSession::scatter_rows(const void* send, const std::vector<int>& counts, 
     return;
   }
   const RowType row(row_bytes);
-  const int per_round = rows_per_round(row_bytes);
-  const int most = *std::max_element(counts.begin(), counts.end());
-  std::vector<int> round_counts(counts.size()), round_displacements(counts.size());
-  for (int first = 0; first < most; first += per_round) {
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      round_counts[r] = std::clamp(counts[r] - first, 0, per_round);
-      round_displacements[r] = displacements[r] + first;
-    }
+  in_rounds(counts, displacements, row_bytes, [&](std::vector<int>& round_counts, std::vector<int>& round_displacements, int first) {
     const int mine = round_counts[static_cast<std::size_t>(rank_)];
     check(MPI_Scatterv(send, round_counts.data(), round_displacements.data(), row.get(),
                        static_cast<char*>(receive) + static_cast<std::size_t>(first) * row_bytes, mine, row.get(), root,
                        MPI_COMM_WORLD),
           "MPI_Scatterv");
-  }
+  });
 }
 
 void MpiSession::gather_rows(const void* send, const std::vector<int>& counts, const std::vector<int>& displacements,
@@ -220,21 +230,14 @@ void MpiSession::gather_rows(const void* send, const std::vector<int>& counts, c
     return;
   }
   const RowType row(row_bytes);
-  const int per_round = rows_per_round(row_bytes);
-  const int most = *std::max_element(counts.begin(), counts.end());
-  std::vector<int> round_counts(counts.size()), round_displacements(counts.size());
-  for (int first = 0; first < most; first += per_round) {
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      round_counts[r] = std::clamp(counts[r] - first, 0, per_round);
-      round_displacements[r] = displacements[r] + first;
-    }
+  in_rounds(counts, displacements, row_bytes, [&](std::vector<int>& round_counts, std::vector<int>& round_displacements, int first) {
     const int mine = round_counts[static_cast<std::size_t>(rank_)];
     const void* from = static_cast<const char*>(send) + static_cast<std::size_t>(first) * row_bytes;
     if (rank_ == root && root_in_place) from = MPI_IN_PLACE;
     check(MPI_Gatherv(from, mine, row.get(), receive, round_counts.data(), round_displacements.data(), row.get(), root,
                       MPI_COMM_WORLD),
           "MPI_Gatherv");
-  }
+  });
 }
 
 }  // namespace gausslab
