@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "gausslab/batch/mpi_session.hpp"
 
@@ -17,6 +19,14 @@ bool launched_by_mpi() {
 MpiSession::MpiSession(int*, char***) {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) == 0) host_ = name;
+  // Started as one of several copies by mpirun: each would do the whole batch on its own.
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* value = std::getenv(variable);
+    if (value && std::atoi(value) > 1)
+      throw std::runtime_error(std::string("mpirun started ") + value +
+                               " copies, but this gausslab was built without MPI, so each would filter every "
+                               "file; rebuild with Open MPI (libopenmpi-dev, openmpi-bin) or run one process");
+  }
 }
 MpiSession::~MpiSession() = default;
 
