@@ -53,6 +53,25 @@ inline std::vector<float> padded_weights(double sigma, int radius, int multiple)
 
 // ---- the register window --------------------------------------------------------------------------
 
+// One group of N taps of a register window (window[i] = sample(group + i) for i < 2N - 1, of which
+// the first N - 1 are loaded): loads the other N, adds weights[group + dt] * window[dt + j] to acc[j]
+// for dt ascending, and moves the last N - 1 samples to the front for the next group. Shared by
+// accumulate_window here and separable_fused's fused_window.
+template <int N, class Accum, class Weights, class Sample>
+GAUSSLAB_HD void add_window_group(Accum (&acc)[N], Accum (&window)[2 * N - 1], const Weights& weights, int group,
+                                  const Sample& sample) {
+  GAUSSLAB_UNROLL
+  for (int i = N - 1; i < 2 * N - 1; ++i) window[i] = sample(group + i);
+  GAUSSLAB_UNROLL
+  for (int dt = 0; dt < N; ++dt) {
+    const float weight = weights[group + dt];
+    GAUSSLAB_UNROLL
+    for (int j = 0; j < N; ++j) acc[j] = fma4(weight, window[dt + j], acc[j]);
+  }
+  GAUSSLAB_UNROLL
+  for (int i = 0; i < N - 1; ++i) window[i] = window[i + N];  // the next group's first N - 1
+}
+
 // acc[j] += sum_{t < taps} weights[t] * sample(t + j) for j < N, taps a multiple of N, t ascending.
 // sample(i) is called once for each i in [0, taps + N - 1), in ascending order.
 template <int N, class Accum, class Weights, class Sample>
@@ -61,18 +80,7 @@ GAUSSLAB_HD void accumulate_window(Accum (&acc)[N], const Weights& weights, int 
   Accum window[2 * N - 1];
   GAUSSLAB_UNROLL
   for (int i = 0; i < N - 1; ++i) window[i] = sample(i);
-  for (int group = 0; group < taps; group += N) {
-    GAUSSLAB_UNROLL
-    for (int i = N - 1; i < 2 * N - 1; ++i) window[i] = sample(group + i);
-    GAUSSLAB_UNROLL
-    for (int dt = 0; dt < N; ++dt) {
-      const float weight = weights[group + dt];
-      GAUSSLAB_UNROLL
-      for (int j = 0; j < N; ++j) acc[j] = fma4(weight, window[dt + j], acc[j]);
-    }
-    GAUSSLAB_UNROLL
-    for (int i = 0; i < N - 1; ++i) window[i] = window[i + N];  // the next group's first N - 1
-  }
+  for (int group = 0; group < taps; group += N) add_window_group(acc, window, weights, group, sample);
 }
 
 // One pass over independent lines: `lines` lines of `length` samples each, filtered along the line.

@@ -205,18 +205,7 @@ GAUSSLAB_HD void fused_window(Accum (&acc)[N], const Weights& weights, int taps,
   for (int i = 0; i < N - 1; ++i) window[i] = sample(i);
   int group = 0;
   GAUSSLAB_UNROLL
-  for (; group + N <= taps; group += N) {
-    GAUSSLAB_UNROLL
-    for (int i = N - 1; i < 2 * N - 1; ++i) window[i] = sample(group + i);
-    GAUSSLAB_UNROLL
-    for (int dt = 0; dt < N; ++dt) {
-      const float weight = weights[group + dt];
-      GAUSSLAB_UNROLL
-      for (int j = 0; j < N; ++j) acc[j] = fma4(weight, window[dt + j], acc[j]);
-    }
-    GAUSSLAB_UNROLL
-    for (int i = 0; i < N - 1; ++i) window[i] = window[i + N];
-  }
+  for (; group + N <= taps; group += N) separable::add_window_group(acc, window, weights, group, sample);
   // The tail: tap group + dt needs samples up to group + dt + N - 1, loaded just before.
   const int left = taps - group;
   GAUSSLAB_UNROLL

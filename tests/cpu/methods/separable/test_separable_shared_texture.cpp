@@ -1,9 +1,8 @@
 // The two separable GPU methods on the CPU: separable_common.cuh holds every kernel's per-thread
 // code, and the models here run it block by block and thread by thread, phase by phase between the
 // kernels' __syncthreads(), with checked memory:
-//   - shared memory remembers which slots were filled in the current chunk: a slot filled twice in
-//     one phase (a race), read before it was filled (a missing load or __syncthreads), read during the
-//     fill phase or written during the read phase, or outside the array, throws;
+//   - shared memory is the kit's CheckedShared (kit/checked_shared.hpp: races, missing fills and
+//     out-of-range slots throw);
 //   - global reads outside the image throw; every output must be written exactly once;
 //   - the texture model fetches like the hardware with point sampling and unnormalised coordinates:
 //     clamp for 'nearest', zero for 'constant', and a throw for any other border mode, whose
@@ -13,7 +12,7 @@
 // chunk sizes to 2000, and sizes from 1×1 past the tile sizes. The models and the loop also meet the
 // method's accuracy bound against the float64 reference.
 //
-// SeparableAccuracy.DISABLED_Table prints the accuracy table quoted in separable_shared.cu:
+// SeparableAccuracy.DISABLED_Table prints the accuracy table in docs/methods/separable_shared.md:
 //   gausslab_cpu_method_tests --gtest_also_run_disabled_tests --gtest_filter='SeparableAccuracy.DISABLED_Table'
 #include <gtest/gtest.h>
 
@@ -26,86 +25,32 @@
 #include <string>
 #include <vector>
 
-#include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/image.hpp"
-#include "gausslab/core/image_io.hpp"
-#include "gausslab/core/reference.hpp"
-#include "separable_common.cuh"
-#include "support/test_support.hpp"
+#include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
+#include "kit/model_accuracy.hpp"
+#include "kit/model_images.hpp"
+#include "kit/plain_separable.hpp"
+#include "separable_common.cuh"
 
 namespace gausslab {
 namespace {
 
 GAUSSLAB_METHOD_TESTS("separable_shared", SeparableModel);
+GAUSSLAB_METHOD_TESTS("separable_shared", SeparableAccuracy);
 GAUSSLAB_METHOD_TESTS("separable_texture", SeparableModel);
 
 using namespace separable;
+using namespace test;
 
 using RgbaShared = SharedPolicyFor<PixelFormat::Rgba8>::type;
 using F32Shared = SharedPolicyFor<PixelFormat::F32>::type;
 using RgbaTexture = TexturePolicyFor<PixelFormat::Rgba8>::type;
 using F32Texture = TexturePolicyFor<PixelFormat::F32>::type;
 
-// ---- checked memory ---------------------------------------------------------------------------
-
-class ModelError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-enum class Phase { Fill, Read };
-
-// One block's shared array (see the header of this file).
-template <class T>
-class ModelShared {
- public:
-  ModelShared(int size, std::string name) : values_(static_cast<std::size_t>(size)), filled_(values_.size()), name_(std::move(name)) {}
-
-  // A new chunk: nothing filled yet, fills allowed, reads not.
-  void begin_fill() {
-    std::fill(filled_.begin(), filled_.end(), false);
-    phase_ = Phase::Fill;
-  }
-  // After the __syncthreads that ends the fill: reads allowed, fills not.
-  void begin_read() { phase_ = Phase::Read; }
-
-  struct Access {
-    ModelShared* shared;
-    T operator[](int i) const { return shared->read(i); }
-    void store(int i, T value) const { shared->write(i, value); }
-  };
-  Access access() { return {this}; }
-
- private:
-  void check_index(int i, const char* what) const {
-    if (i < 0 || i >= static_cast<int>(values_.size()))
-      throw ModelError(name_ + ": " + what + " of slot " + std::to_string(i) + " outside [0, " +
-                       std::to_string(values_.size()) + ")");
-  }
-  T read(int i) {
-    check_index(i, "read");
-    if (phase_ != Phase::Read) throw ModelError(name_ + ": slot " + std::to_string(i) + " read while it is being filled");
-    if (!filled_[static_cast<std::size_t>(i)])
-      throw ModelError(name_ + ": slot " + std::to_string(i) + " read but not filled in this chunk");
-    return values_[static_cast<std::size_t>(i)];
-  }
-  void write(int i, T value) {
-    check_index(i, "write");
-    if (phase_ != Phase::Fill) throw ModelError(name_ + ": slot " + std::to_string(i) + " written while others read");
-    if (filled_[static_cast<std::size_t>(i)])
-      throw ModelError(name_ + ": slot " + std::to_string(i) + " filled twice in one phase (a race on the GPU)");
-    filled_[static_cast<std::size_t>(i)] = true;
-    values_[static_cast<std::size_t>(i)] = value;
-  }
-
-  std::vector<T> values_;
-  std::vector<bool> filled_;
-  std::string name_;
-  Phase phase_ = Phase::Fill;
-};
+// ---- checked memory: the kit's shared arrays, and global memory here --------------------------------
 
 // The global memory of a tile pass: input line-major, output transposed, as PitchedLines.
 template <class InT, class OutT>
@@ -141,14 +86,6 @@ struct ModelLines {
   }
 };
 
-// Every output written exactly once; names the first that was not.
-void check_written_once(const std::vector<int>& writes, int row_length, const char* pass) {
-  for (std::size_t k = 0; k < writes.size(); ++k)
-    if (writes[k] != 1)
-      throw ModelError(std::string(pass) + ": output (" + std::to_string(k % row_length) + ", " +
-                       std::to_string(k / row_length) + ") written " + std::to_string(writes[k]) + " times");
-}
-
 // ---- the models -------------------------------------------------------------------------------
 
 // SeparableTilePassKernel on the CPU: input `lines` × `length` line-major; returns the transposed
@@ -162,8 +99,8 @@ std::vector<Out> model_tile_pass(const LinePass& pass, const std::vector<In>& in
   std::vector<Out> output(static_cast<std::size_t>(pass.lines) * pass.length);
   std::vector<int> writes(output.size(), 0);
   const ModelLines<In, Out> lines{&input, pass.lines, pass.length, &output, &writes, &weights};
-  ModelShared<In> tile(P::kLines * P::kPitch, "tile");
-  ModelShared<float> chunk_weights(P::kChunkTaps, "chunk weights");
+  CheckedShared<In> tile(P::kLines * P::kPitch, "tile");
+  CheckedShared<float> chunk_weights(P::kChunkTaps, "chunk weights");
   std::vector<ThreadAccumulators> acc(P::kThreads);
 
   const long long blocks = tile_block_count<P>(pass);
@@ -208,8 +145,8 @@ Texel model_fetch(const std::vector<Texel>& image, int width, int height, int x,
 }
 
 // The block's copy of the padded weights (load_block_weights), ready for reads.
-ModelShared<float> model_block_weights(const std::vector<float>& weights) {
-  ModelShared<float> shared(static_cast<int>(weights.size()), "block weights");
+CheckedShared<float> model_block_weights(const std::vector<float>& weights) {
+  CheckedShared<float> shared(static_cast<int>(weights.size()), "block weights");
   shared.begin_fill();
   for (std::size_t t = 0; t < weights.size(); ++t) shared.access().store(static_cast<int>(t), weights[t]);
   shared.begin_read();
@@ -223,7 +160,7 @@ std::vector<Out> model_texture_pass(const LinePass& pass, int width, int height,
   using Accum = AccumOf<Texel>;
   std::vector<Out> output(static_cast<std::size_t>(width) * height);
   std::vector<int> writes(output.size(), 0);
-  ModelShared<float> block_weights = model_block_weights(weights);
+  CheckedShared<float> block_weights = model_block_weights(weights);
   const auto fetch = [&](int x, int y) { return to_accum(model_fetch(image, width, height, x, y, pass.border)); };
   const auto store = [&](int x, int y, Accum value) {
     if (x < 0 || x >= width || y < 0 || y >= height)
@@ -245,48 +182,14 @@ std::vector<Out> model_texture_pass(const LinePass& pass, int width, int height,
   return output;
 }
 
-// ---- images as the kernels see them --------------------------------------------------------------
-
-template <class Pixel>
-struct StorageOf;
-template <>
-struct StorageOf<Rgba8> {
-  using type = uchar4;
-  static constexpr PixelFormat format = PixelFormat::Rgba8;
-  static uchar4 from(const Rgba8& p) { return make_uchar4(p.r, p.g, p.b, p.a); }
-  static Rgba8 to(uchar4 p) { return Rgba8{p.x, p.y, p.z, p.w}; }
-};
-template <>
-struct StorageOf<float> {
-  using type = float;
-  static constexpr PixelFormat format = PixelFormat::F32;
-  static float from(float p) { return p; }
-  static float to(float p) { return p; }
-};
-
-template <class Pixel>
-std::vector<typename StorageOf<Pixel>::type> to_storage(const Image<Pixel>& image) {
-  std::vector<typename StorageOf<Pixel>::type> out;
-  out.reserve(image.pixel_count());
-  for (const Pixel& p : image.pixels()) out.push_back(StorageOf<Pixel>::from(p));
-  return out;
-}
-
-template <class Pixel, class Storage>
-Image<Pixel> from_storage(const std::vector<Storage>& values, int width, int height) {
-  Image<Pixel> image(width, height);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      image.at(x, y) = StorageOf<Pixel>::to(values[static_cast<std::size_t>(y) * width + x]);
-  return image;
-}
+// ---- the methods on the CPU ----------------------------------------------------------------------
 
 // separable_shared on the CPU: rows (transposed intermediate), then columns (upright).
 template <class Pixel>
 Image<Pixel> model_separable_shared(const Image<Pixel>& src, const FilterParams& params) {
   using Storage = typename StorageOf<Pixel>::type;
   using Accum = AccumOf<Storage>;
-  using P = typename SharedPolicyFor<StorageOf<Pixel>::format>::type;
+  using P = typename SharedPolicyFor<Image<Pixel>::format()>::type;
   const int radius = params.radius();
   const std::vector<float> weights = padded_weights(params.sigma, radius, P::kOutputs);
   const int taps = static_cast<int>(weights.size());
@@ -302,7 +205,7 @@ template <class Pixel>
 Image<Pixel> model_separable_texture(const Image<Pixel>& src, const FilterParams& params) {
   using Storage = typename StorageOf<Pixel>::type;
   using Accum = AccumOf<Storage>;
-  using P = typename TexturePolicyFor<StorageOf<Pixel>::format>::type;
+  using P = typename TexturePolicyFor<Image<Pixel>::format()>::type;
   const int radius = params.radius();
   const std::vector<float> weights = padded_weights(params.sigma, radius, P::kOutputs);
   const int taps = static_cast<int>(weights.size());
@@ -315,113 +218,12 @@ Image<Pixel> model_separable_texture(const Image<Pixel>& src, const FilterParams
                              width, height);
 }
 
-// ---- the plain loop the models must reproduce -------------------------------------------------------
-
-// The formula of separable_common.cuh written directly: per output and channel, fmaf over the
-// 2r + 1 taps in ascending order, border_index for every sample; rows first, float intermediate.
-template <class Pixel>
-Image<Pixel> plain_separable(const Image<Pixel>& src, const FilterParams& params) {
-  const int width = src.width(), height = src.height();
-  const int channels = channel_count(Image<Pixel>::format());
-  const int radius = params.radius();
-  const std::vector<float> w = gaussian_weights_f32(params.sigma, radius);
-  const ConstImageView view = src.view();
-  std::vector<float> rows(static_cast<std::size_t>(width) * height * channels);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < channels; ++c) {
-        float acc = 0.0f;
-        for (int t = 0; t <= 2 * radius; ++t) {
-          const int s = border_index(x + t - radius, width, params.border);
-          const float v = s < 0 ? 0.0f : static_cast<float>(channel_value(view, s, y, c));
-          acc = std::fmaf(w[static_cast<std::size_t>(t)], v, acc);
-        }
-        rows[(static_cast<std::size_t>(y) * width + x) * channels + c] = acc;
-      }
-  Image<Pixel> out(width, height);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      float result[4] = {0, 0, 0, 0};
-      for (int c = 0; c < channels; ++c) {
-        float acc = 0.0f;
-        for (int t = 0; t <= 2 * radius; ++t) {
-          const int s = border_index(y + t - radius, height, params.border);
-          const float v = s < 0 ? 0.0f : rows[(static_cast<std::size_t>(s) * width + x) * channels + c];
-          acc = std::fmaf(w[static_cast<std::size_t>(t)], v, acc);
-        }
-        result[c] = acc;
-      }
-      if constexpr (std::is_same_v<Pixel, Rgba8>)
-        out.at(x, y) = Rgba8{to_unorm8(result[0]), to_unorm8(result[1]), to_unorm8(result[2]), to_unorm8(result[3])};
-      else
-        out.at(x, y) = result[0];
-    }
-  return out;
-}
-
-// "" when identical, else the first differing pixel.
-template <class Pixel>
-std::string first_difference(const Image<Pixel>& a, const Image<Pixel>& b) {
-  for (int y = 0; y < a.height(); ++y)
-    for (int x = 0; x < a.width(); ++x)
-      if (!(a.at(x, y) == b.at(x, y))) {
-        const int channels = channel_count(Image<Pixel>::format());
-        std::string text = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "):";
-        for (int c = 0; c < channels; ++c)
-          text += " " + std::to_string(channel_value(a.view(), x, y, c)) + " vs " +
-                  std::to_string(channel_value(b.view(), x, y, c));
-        return text;
-      }
-  return "";
-}
-
-FilterParams radius_params(int radius, BorderMode border) {
-  FilterParams params;
-  params.sigma = std::clamp(radius / 4.0, kMinSigma, kMaxSigma);
-  params.fixed_radius = radius;
-  params.border = border;
-  return params;
-}
-
-std::string where(int width, int height, const FilterParams& params, const char* format) {
-  return std::to_string(width) + "×" + std::to_string(height) + " " + format + ", " + describe(params);
-}
-
-template <class Pixel>
-Image<Pixel> random_image(int width, int height, std::uint32_t seed);
-template <>
-ImageRgba8 random_image<Rgba8>(int width, int height, std::uint32_t seed) {
-  return make_random_rgba8(width, height, seed);
-}
-template <>
-ImageF32 random_image<float>(int width, int height, std::uint32_t seed) {
-  return make_random_f32(width, height, seed);
-}
-
 // Both models against the plain loop, bit for bit; returns the number of cases run.
 template <class Pixel>
-int check_models_match_plain_loop(int width, int height, const std::vector<int>& radii, const char* format) {
-  int cases = 0;
-  const Image<Pixel> src = random_image<Pixel>(width, height, static_cast<std::uint32_t>(width * 131 + height));
-  for (const int radius : radii)
-    for (const BorderMode border : kAllBorderModes) {
-      const FilterParams params = radius_params(radius, border);
-      const Image<Pixel> expected = plain_separable(src, params);
-      try {
-        EXPECT_EQ(first_difference(model_separable_shared(src, params), expected), "")
-            << "separable_shared model, " << where(width, height, params, format);
-      } catch (const ModelError& e) {
-        ADD_FAILURE() << "separable_shared model, " << where(width, height, params, format) << ": " << e.what();
-      }
-      try {
-        EXPECT_EQ(first_difference(model_separable_texture(src, params), expected), "")
-            << "separable_texture model, " << where(width, height, params, format);
-      } catch (const ModelError& e) {
-        ADD_FAILURE() << "separable_texture model, " << where(width, height, params, format) << ": " << e.what();
-      }
-      ++cases;
-    }
-  return cases;
+int check_models_match_plain_loop(int width, int height, const std::vector<int>& radii) {
+  return expect_models_match_plain_loop<Pixel>(
+      width, height, radii,
+      {{"separable_shared", model_separable_shared<Pixel>}, {"separable_texture", model_separable_texture<Pixel>}});
 }
 
 // ---- tests: the pieces ----------------------------------------------------------------------------
@@ -561,18 +363,8 @@ TEST(SeparableSharedPolicy, LargestImagesFitTheGrid) {
   }
 }
 
-TEST(SeparableModel, CheckedMemoryCatchesWhatItShould) {
-  // The checks themselves: a model that cannot fail proves nothing.
-  ModelShared<float> shared(4, "test");
-  shared.begin_fill();
-  shared.access().store(1, 2.0f);
-  EXPECT_THROW(shared.access().store(1, 3.0f), ModelError);   // race
-  EXPECT_THROW(shared.access().store(4, 3.0f), ModelError);   // outside
-  EXPECT_THROW(static_cast<void>(shared.access()[1]), ModelError);  // read while filling
-  shared.begin_read();
-  EXPECT_EQ(shared.access()[1], 2.0f);
-  EXPECT_THROW(static_cast<void>(shared.access()[0]), ModelError);  // never filled
-  EXPECT_THROW(shared.access().store(0, 1.0f), ModelError);         // write while reading
+TEST(SeparableModel, TextureFetchesOutsideTheImageOnlyWhereTheHardwareDoesTheBorder) {
+  // The model's texture unit itself (the shared arrays' checks are tested with the kit).
   const std::vector<float> image(6, 1.0f);
   EXPECT_THROW(model_fetch(image, 3, 2, -1, 0, BorderMode::Reflect), ModelError);
   EXPECT_EQ(model_fetch(image, 3, 2, -1, 5, BorderMode::Nearest), 1.0f);
@@ -586,126 +378,46 @@ TEST(SeparableModel, SmallImagesEveryBorderAndRadiusAcrossTheChunkSizes) {
   const std::vector<int> radii = {0, 1, 3, 8, 31, 32, 33, 65};
   int cases = 0;
   for (const auto& [w, h] : {std::pair{1, 1}, {1, 9}, {9, 1}, {2, 3}, {5, 7}, {13, 17}, {70, 3}, {3, 70}}) {
-    cases += check_models_match_plain_loop<Rgba8>(w, h, radii, "rgba8");
-    cases += check_models_match_plain_loop<float>(w, h, radii, "f32");
+    cases += check_models_match_plain_loop<Rgba8>(w, h, radii);
+    cases += check_models_match_plain_loop<float>(w, h, radii);
   }
   EXPECT_EQ(cases, 8 * 2 * 8 * 5);
 }
 
 TEST(SeparableModel, ImagesLargerThanATileInBothDirections) {
-  check_models_match_plain_loop<Rgba8>(97, 67, {2, 40}, "rgba8");
-  check_models_match_plain_loop<float>(97, 67, {2, 40}, "f32");
-  check_models_match_plain_loop<Rgba8>(130, 33, {17}, "rgba8");
-  check_models_match_plain_loop<float>(33, 130, {17}, "f32");
+  check_models_match_plain_loop<Rgba8>(97, 67, {2, 40});
+  check_models_match_plain_loop<float>(97, 67, {2, 40});
+  check_models_match_plain_loop<Rgba8>(130, 33, {17});
+  check_models_match_plain_loop<float>(33, 130, {17});
 }
 
 TEST(SeparableModel, WideShortImageFromTheBrief) {
-  check_models_match_plain_loop<Rgba8>(4099, 17, {8}, "rgba8");
-  check_models_match_plain_loop<float>(17, 4099, {8}, "f32");
+  check_models_match_plain_loop<Rgba8>(4099, 17, {8});
+  check_models_match_plain_loop<float>(17, 4099, {8});
 }
 
 TEST(SeparableModel, RadiusFarBeyondTheImage) {
   // The largest radius on images it exceeds many times: border_index folds it back every time.
-  check_models_match_plain_loop<Rgba8>(1, 1, {kMaxRadius}, "rgba8");
-  check_models_match_plain_loop<float>(3, 2, {kMaxRadius}, "f32");
-  check_models_match_plain_loop<float>(1, 5, {700}, "f32");
-  check_models_match_plain_loop<Rgba8>(6, 1, {333}, "rgba8");
+  check_models_match_plain_loop<Rgba8>(1, 1, {kMaxRadius});
+  check_models_match_plain_loop<float>(3, 2, {kMaxRadius});
+  check_models_match_plain_loop<float>(1, 5, {700});
+  check_models_match_plain_loop<Rgba8>(6, 1, {333});
 }
 
 // ---- tests: accuracy against the float64 reference ----------------------------------------------------
 
-template <class Pixel>
-Image<Pixel> crop(const Image<Pixel>& image, const Rect& r) {
-  Image<Pixel> out(r.width, r.height);
-  for (int y = 0; y < r.height; ++y)
-    for (int x = 0; x < r.width; ++x) out.at(x, y) = image.at(r.x + x, r.y + y);
-  return out;
-}
-
-const ImageRgba8& astronaut() {
-  static const ImageRgba8 image = load_image(test::test_data_path("astronaut.png")).image;
-  return image;
-}
-
-// The measured error of a result against the unrounded float64 reference, in the units the bound
-// uses: relative to max |reference| for F32, 8-bit levels for RGBA8.
-template <class Pixel>
-double error_against_reference(const Image<Pixel>& src, const Image<Pixel>& result, const FilterParams& params) {
-  const AccuracyStats stats =
-      compare_with_reference(result.view(), reference_gaussian(src.view(), params), default_peak(Image<Pixel>::format()));
-  EXPECT_EQ(stats.nonfinite, 0u);
-  return std::is_same_v<Pixel, Rgba8> ? stats.max_abs_error : stats.max_relative_error;
-}
-
-FilterParams sigma_params(double sigma, BorderMode border) {
-  FilterParams params;
-  params.sigma = sigma;
-  params.border = border;
-  return params;
-}
+// The shared-memory model (the texture model is bit-identical, see above): sigmas from below 1 to a
+// radius larger than the image.
+const auto model_shared = [](const auto& image, const FilterParams& params) { return model_separable_shared(image, params); };
 
 TEST(SeparableAccuracy, ModelMeetsTheBoundOnPhotosAndNoise) {
-  // The shared-memory model (the texture model is bit-identical, see above) on a photo crop in both
-  // formats and on noise, every border, sigmas from below 1 to a radius larger than the image.
-  const ImageRgba8 photo = crop(astronaut(), Rect{150, 40, 72, 56});
-  const ImageF32 photo_grey = to_grey_f32(photo);
-  const ImageF32 noise = make_random_f32(41, 29, 7);
-  for (const double sigma : {0.3, 1.0, 2.5, 9.0, 20.0})
-    for (const BorderMode border : kAllBorderModes) {
-      const FilterParams params = sigma_params(sigma, border);
-      EXPECT_LE(error_against_reference(photo, model_separable_shared(photo, params), params), 0.51)
-          << "photo rgba8, " << describe(params);
-      EXPECT_LE(error_against_reference(photo_grey, model_separable_shared(photo_grey, params), params), 1e-5)
-          << "photo f32, " << describe(params);
-      EXPECT_LE(error_against_reference(noise, model_separable_shared(noise, params), params), 1e-5)
-          << "noise f32, " << describe(params);
-    }
+  expect_model_meets_its_bound("separable_shared", {0.3, 1.0, 2.5, 9.0, 20.0}, model_shared);
 }
 
-TEST(SeparableAccuracy, FlatImagesStayFlat) {
-  // Weights summing to 1 within float rounding: a flat field moves by a few float ulps at most, and
-  // an RGBA8 flat field comes back exactly (every border but 'constant', which darkens the edges).
-  const ImageF32 flat(37, 23, 0.7f);
-  const ImageRgba8 flat_rgba(37, 23, Rgba8{200, 13, 255, 0});
-  for (const double sigma : {0.5, 3.0, 40.0})
-    for (const BorderMode border : {BorderMode::Reflect, BorderMode::Mirror, BorderMode::Nearest, BorderMode::Wrap}) {
-      const FilterParams params = sigma_params(sigma, border);
-      const ImageF32 out = model_separable_shared(flat, params);
-      for (const float v : out.pixels()) ASSERT_NEAR(v, 0.7f, 1e-6f) << describe(params);
-      const ImageRgba8 out_rgba = model_separable_shared(flat_rgba, params);
-      EXPECT_EQ(first_difference(out_rgba, flat_rgba), "") << describe(params);
-    }
-}
+TEST(SeparableAccuracy, FlatImagesStayFlat) { expect_flat_images_stay_flat({0.5, 3.0, 40.0}, model_shared); }
 
-// Prints the table in separable_shared.cu's header (slow: sigma up to 200 on 160×128 crops).
-TEST(SeparableAccuracy, DISABLED_Table) {
-  const ImageRgba8 photo = crop(astronaut(), Rect{150, 30, 160, 128});
-  const ImageF32 photo_grey = to_grey_f32(photo);
-  const ImageF32 stars = crop(to_grey_f32(load_image(test::test_data_path("hubble_deep_field.jpg")).image),
-                              Rect{400, 300, 160, 128});
-  const ImageRgba8 noise_rgba = make_random_rgba8(61, 47, 3);
-  const ImageF32 noise = make_random_f32(61, 47, 3);
-  std::printf("sigma  | F32 max rel. error: reflect mirror nearest constant wrap | RGBA8 max levels: r m n c w\n");
-  for (const double sigma : {0.3, 1.0, 2.0, 5.0, 20.0, 60.0, 200.0}) {
-    std::printf("%6.1f |", sigma);
-    double levels[5] = {};
-    int i = 0;
-    for (const BorderMode border : kAllBorderModes) {
-      const FilterParams params = sigma_params(sigma, border);
-      double relative = 0;
-      for (const ImageF32* image : {&photo_grey, &stars, &noise})
-        relative = std::max(relative, error_against_reference(*image, model_separable_shared(*image, params), params));
-      for (const ImageRgba8* image : {&photo, &noise_rgba})
-        levels[i] = std::max(levels[i], error_against_reference(*image, model_separable_shared(*image, params), params));
-      std::printf(" %.1e", relative);
-      std::fflush(stdout);
-      ++i;
-    }
-    std::printf(" |");
-    for (const double l : levels) std::printf(" %.4f", l);
-    std::printf("\n");
-  }
-}
+// Prints the table in docs/methods/separable_shared.md (slow: sigma up to 200 on 160×128 crops).
+TEST(SeparableAccuracy, DISABLED_Table) { print_accuracy_table({0.3, 1.0, 2.0, 5.0, 20.0, 60.0, 200.0}, model_shared); }
 
 }  // namespace
 }  // namespace gausslab

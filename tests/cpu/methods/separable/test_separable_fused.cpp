@@ -2,10 +2,8 @@
 // model here runs it block by block and thread by thread, phase by phase between the kernel's
 // __syncthreads(), through the same kernel choice (dispatch_fused_kernel) and shared-memory layout
 // (fused_layout) as the launch, with checked memory:
-//   - each shared array (h, raw, weights) is sized from the layout's byte offsets, and remembers which
-//     slots were filled in its fill phase: a slot filled twice (a race between threads), read before
-//     it was filled (a missing fill or __syncthreads), read while being filled, written while being
-//     read, or outside the array, throws;
+//   - each shared array (h, raw, weights) is the kit's CheckedShared (kit/checked_shared.hpp: races,
+//     missing fills and out-of-range slots throw), sized from the layout's byte offsets;
 //   - global reads outside the source image throw; every destination pixel must be written exactly
 //     once.
 // The results must equal, bit for bit, a plain per-pixel loop of the same formula (fmaf over the
@@ -14,7 +12,7 @@
 // to radii larger than the image, and sizes from 1×1 past several tiles. The model also meets the
 // method's accuracy bound against the float64 reference, and the method refuses what it cannot run.
 //
-// SeparableFusedAccuracy.DISABLED_Table prints the accuracy table quoted in separable_fused.cu:
+// SeparableFusedAccuracy.DISABLED_Table prints the accuracy table in docs/methods/separable_fused.md:
 //   gausslab_cpu_method_tests --gtest_also_run_disabled_tests --gtest_filter='SeparableFusedAccuracy.DISABLED_Table'
 #include <gtest/gtest.h>
 
@@ -22,7 +20,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <set>
@@ -31,24 +28,26 @@
 #include <type_traits>
 #include <vector>
 
-#include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/image.hpp"
-#include "gausslab/core/image_io.hpp"
-#include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
-#include "separable_fused_common.cuh"
-#include "support/test_support.hpp"
+#include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
+#include "kit/model_accuracy.hpp"
+#include "kit/model_images.hpp"
+#include "kit/plain_separable.hpp"
+#include "separable_fused_common.cuh"
 
 namespace gausslab {
 namespace {
 
 GAUSSLAB_METHOD_TESTS("separable_fused", SeparableFusedModel);
+GAUSSLAB_METHOD_TESTS("separable_fused", SeparableFusedAccuracy);
 
 using namespace fused;
+using namespace test;
 
 using F32Small = FusedPolicyFor<PixelFormat::F32, false>::type;
 using F32Large = FusedPolicyFor<PixelFormat::F32, true>::type;
@@ -58,62 +57,7 @@ using RgbaLarge = FusedPolicyFor<PixelFormat::Rgba8, true>::type;
 constexpr unsigned kH100SharedPerBlock = 227 * 1024;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
 constexpr unsigned kTuringSharedPerBlock = 64 * 1024;   // the same on sm_75, the oldest we build for
 
-// ---- checked memory ---------------------------------------------------------------------------
-
-class ModelError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// One block's shared array (see the header of this file).
-template <class T>
-class ModelShared {
- public:
-  ModelShared(std::size_t size, std::string name) : values_(size), filled_(size), name_(std::move(name)) {}
-
-  // The phase in which the array is written: nothing filled yet, writes allowed, reads not.
-  void begin_fill() {
-    std::fill(filled_.begin(), filled_.end(), false);
-    reading_ = false;
-  }
-  // After the __syncthreads that ends the fill: reads allowed, writes not.
-  void begin_read() { reading_ = true; }
-  std::size_t size() const { return values_.size(); }
-
-  struct Access {
-    ModelShared* shared;
-    T operator[](int i) const { return shared->read(i); }
-    void store(int i, T value) const { shared->write(i, value); }
-  };
-  Access access() { return {this}; }
-
- private:
-  void check_index(int i, const char* what) const {
-    if (i < 0 || static_cast<std::size_t>(i) >= values_.size())
-      throw ModelError(name_ + ": " + what + " of slot " + std::to_string(i) + " outside [0, " +
-                       std::to_string(values_.size()) + ")");
-  }
-  T read(int i) const {
-    check_index(i, "read");
-    if (!reading_) throw ModelError(name_ + ": slot " + std::to_string(i) + " read while it is being filled");
-    if (!filled_[static_cast<std::size_t>(i)])
-      throw ModelError(name_ + ": slot " + std::to_string(i) + " read but never filled");
-    return values_[static_cast<std::size_t>(i)];
-  }
-  void write(int i, T value) {
-    check_index(i, "write");
-    if (reading_) throw ModelError(name_ + ": slot " + std::to_string(i) + " written while others read");
-    if (filled_[static_cast<std::size_t>(i)])
-      throw ModelError(name_ + ": slot " + std::to_string(i) + " filled twice in one phase (a race on the GPU)");
-    filled_[static_cast<std::size_t>(i)] = true;
-    values_[static_cast<std::size_t>(i)] = value;
-  }
-
-  std::vector<T> values_;
-  std::vector<bool> filled_;
-  std::string name_;
-  bool reading_ = false;
-};
+// ---- checked memory: the kit's shared arrays, and global memory here --------------------------------
 
 // The fill phase's memory, as DeviceFill in separable_fused.cu: checked source reads.
 template <class In>
@@ -122,8 +66,8 @@ struct ModelFill {
   int width;
   int height;
   const std::vector<float>* weights;
-  typename ModelShared<In>::Access raw;
-  typename ModelShared<float>::Access shared_weights;
+  typename CheckedShared<In>::Access raw;
+  typename CheckedShared<float>::Access shared_weights;
 
   void copy(int slot, int source_row, int source_col) const {
     if (source_row < 0 || source_col < 0) {
@@ -168,9 +112,9 @@ std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vecto
   using Accum = AccumOf<In>;
   const FusedLayout layout = fused_layout<P, In, Accum>(problem.radius);
   // The arrays exactly as large as the layout's byte ranges make them.
-  ModelShared<float> shared_weights(layout.h_offset_bytes / sizeof(float), "weights");
-  ModelShared<Accum> h((layout.raw_offset_bytes - layout.h_offset_bytes) / sizeof(Accum), "h");
-  ModelShared<In> raw((layout.total_bytes - layout.raw_offset_bytes) / sizeof(In), "raw");
+  CheckedShared<float> shared_weights(layout.h_offset_bytes / sizeof(float), "weights");
+  CheckedShared<Accum> h((layout.raw_offset_bytes - layout.h_offset_bytes) / sizeof(Accum), "h");
+  CheckedShared<In> raw((layout.total_bytes - layout.raw_offset_bytes) / sizeof(In), "raw");
   if (layout.h_offset_bytes % 16 != 0 || layout.raw_offset_bytes % 4 != 0)
     throw ModelError("misaligned shared-memory layout");
 
@@ -208,32 +152,9 @@ std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vecto
       }
     }
   }
-  for (std::size_t k = 0; k < writes.size(); ++k)
-    if (writes[k] != 1)
-      throw ModelError("output (" + std::to_string(k % static_cast<std::size_t>(problem.width)) + ", " +
-                       std::to_string(k / static_cast<std::size_t>(problem.width)) + ") written " +
-                       std::to_string(writes[k]) + " times");
+  check_written_once(writes, problem.width, "fused kernel");
   return dst;
 }
-
-// ---- images as the kernel sees them --------------------------------------------------------------
-
-template <class Pixel>
-struct StorageOf;
-template <>
-struct StorageOf<Rgba8> {
-  using type = uchar4;
-  static constexpr PixelFormat format = PixelFormat::Rgba8;
-  static uchar4 from(const Rgba8& p) { return make_uchar4(p.r, p.g, p.b, p.a); }
-  static Rgba8 to(uchar4 p) { return Rgba8{p.x, p.y, p.z, p.w}; }
-};
-template <>
-struct StorageOf<float> {
-  using type = float;
-  static constexpr PixelFormat format = PixelFormat::F32;
-  static float from(float p) { return p; }
-  static float to(float p) { return p; }
-};
 
 // Which kernel ran: the model records it so that tests can check they cover both kinds.
 struct ModelRun {
@@ -245,14 +166,12 @@ struct ModelRun {
 template <class Pixel>
 Image<Pixel> model_separable_fused(const Image<Pixel>& src, const FilterParams& params, ModelRun* run = nullptr) {
   using Storage = typename StorageOf<Pixel>::type;
-  constexpr PixelFormat F = StorageOf<Pixel>::format;
+  constexpr PixelFormat F = Image<Pixel>::format();
   const int radius = params.radius();
   if (radius > kMaxFusedRadius) throw std::invalid_argument("radius beyond separable_fused's limit");
   const FusedProblem problem{src.width(), src.height(), radius, params.border};
   const std::vector<float> weights = gaussian_weights_f32(params.sigma, radius);
-  std::vector<Storage> in;
-  in.reserve(src.pixel_count());
-  for (const Pixel& p : src.pixels()) in.push_back(StorageOf<Pixel>::from(p));
+  const std::vector<Storage> in = to_storage(src);
   std::vector<Storage> out;
   dispatch_fused_kernel<F>(radius, [&](auto policy, auto taps) {
     using P = typename decltype(policy)::type;
@@ -260,126 +179,17 @@ Image<Pixel> model_separable_fused(const Image<Pixel>& src, const FilterParams& 
     if (run) *run = {P::kMaxRadius, kTaps};
     out = model_fused_kernel<P, Storage, kTaps>(problem, in, weights);
   });
-  Image<Pixel> image(src.width(), src.height());
-  for (int y = 0; y < src.height(); ++y)
-    for (int x = 0; x < src.width(); ++x)
-      image.at(x, y) = StorageOf<Pixel>::to(out[static_cast<std::size_t>(y) * src.width() + x]);
-  return image;
-}
-
-// ---- the plain loop the model must reproduce ----------------------------------------------------------
-
-// Per output and channel, fmaf over the 2r + 1 taps in ascending order, border_index for every
-// sample; rows first into a float intermediate, then columns.
-template <class Pixel>
-Image<Pixel> plain_separable(const Image<Pixel>& src, const FilterParams& params) {
-  const int width = src.width(), height = src.height();
-  const int channels = channel_count(Image<Pixel>::format());
-  const int radius = params.radius();
-  const std::vector<float> w = gaussian_weights_f32(params.sigma, radius);
-  const ConstImageView view = src.view();
-  std::vector<float> rows(static_cast<std::size_t>(width) * height * channels);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < channels; ++c) {
-        float acc = 0.0f;
-        for (int t = 0; t <= 2 * radius; ++t) {
-          const int s = border_index(x + t - radius, width, params.border);
-          const float v = s < 0 ? 0.0f : static_cast<float>(channel_value(view, s, y, c));
-          acc = std::fmaf(w[static_cast<std::size_t>(t)], v, acc);
-        }
-        rows[(static_cast<std::size_t>(y) * width + x) * channels + c] = acc;
-      }
-  Image<Pixel> out(width, height);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      float result[4] = {0, 0, 0, 0};
-      for (int c = 0; c < channels; ++c) {
-        float acc = 0.0f;
-        for (int t = 0; t <= 2 * radius; ++t) {
-          const int s = border_index(y + t - radius, height, params.border);
-          const float v = s < 0 ? 0.0f : rows[(static_cast<std::size_t>(s) * width + x) * channels + c];
-          acc = std::fmaf(w[static_cast<std::size_t>(t)], v, acc);
-        }
-        result[c] = acc;
-      }
-      if constexpr (std::is_same_v<Pixel, Rgba8>)
-        out.at(x, y) = Rgba8{to_unorm8(result[0]), to_unorm8(result[1]), to_unorm8(result[2]), to_unorm8(result[3])};
-      else
-        out.at(x, y) = result[0];
-    }
-  return out;
-}
-
-// "" when identical (bit for bit for F32, so a -0 against a +0 counts too), else the first difference.
-template <class Pixel>
-std::string first_difference(const Image<Pixel>& a, const Image<Pixel>& b) {
-  for (int y = 0; y < a.height(); ++y)
-    for (int x = 0; x < a.width(); ++x) {
-      bool same;
-      if constexpr (std::is_same_v<Pixel, float>)
-        same = std::memcmp(&a.at(x, y), &b.at(x, y), sizeof(float)) == 0;
-      else
-        same = a.at(x, y) == b.at(x, y);
-      if (!same) {
-        const int channels = channel_count(Image<Pixel>::format());
-        std::string text = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + "):";
-        for (int c = 0; c < channels; ++c)
-          text += " " + std::to_string(channel_value(a.view(), x, y, c)) + " vs " +
-                  std::to_string(channel_value(b.view(), x, y, c));
-        return text;
-      }
-    }
-  return "";
-}
-
-FilterParams radius_params(int radius, BorderMode border) {
-  FilterParams params;
-  params.sigma = std::clamp(radius / 4.0, kMinSigma, kMaxSigma);
-  params.fixed_radius = radius;
-  params.border = border;
-  return params;
-}
-
-FilterParams sigma_params(double sigma, BorderMode border) {
-  FilterParams params;
-  params.sigma = sigma;
-  params.border = border;
-  return params;
-}
-
-std::string where(int width, int height, const FilterParams& params, const char* format) {
-  return std::to_string(width) + "×" + std::to_string(height) + " " + format + ", " + describe(params);
-}
-
-template <class Pixel>
-Image<Pixel> random_image(int width, int height, std::uint32_t seed);
-template <>
-ImageRgba8 random_image<Rgba8>(int width, int height, std::uint32_t seed) {
-  return make_random_rgba8(width, height, seed);
-}
-template <>
-ImageF32 random_image<float>(int width, int height, std::uint32_t seed) {
-  return make_random_f32(width, height, seed);
+  return from_storage<Pixel>(out, src.width(), src.height());
 }
 
 // The model against the plain loop, bit for bit, every border; returns the number of cases run.
 template <class Pixel>
-int check_model_matches_plain_loop(int width, int height, const std::vector<int>& radii, const char* format) {
-  int cases = 0;
-  const Image<Pixel> src = random_image<Pixel>(width, height, static_cast<std::uint32_t>(width * 131 + height));
-  for (const int radius : radii)
-    for (const BorderMode border : kAllBorderModes) {
-      const FilterParams params = radius_params(radius, border);
-      try {
-        EXPECT_EQ(first_difference(model_separable_fused(src, params), plain_separable(src, params)), "")
-            << where(width, height, params, format);
-      } catch (const ModelError& e) {
-        ADD_FAILURE() << where(width, height, params, format) << ": " << e.what();
-      }
-      ++cases;
-    }
-  return cases;
+int check_model_matches_plain_loop(int width, int height, const std::vector<int>& radii) {
+  return expect_models_match_plain_loop<Pixel>(
+      width, height, radii,
+      {{"separable_fused", [](const Image<Pixel>& src, const FilterParams& params) {
+          return model_separable_fused(src, params);
+        }}});
 }
 
 // ---- tests: the pieces ----------------------------------------------------------------------------
@@ -560,20 +370,10 @@ TEST(SeparableFusedPolicy, TilesCoverEveryPixelOnceAndTheLargestImagesFitTheGrid
   }
 }
 
-TEST(SeparableFusedModel, CheckedMemoryCatchesWhatItShould) {
-  // The checks themselves: a model that cannot fail proves nothing.
-  ModelShared<float> shared(4, "test");
-  shared.begin_fill();
-  shared.access().store(1, 2.0f);
-  EXPECT_THROW(shared.access().store(1, 3.0f), ModelError);         // race
-  EXPECT_THROW(shared.access().store(4, 3.0f), ModelError);         // outside
-  EXPECT_THROW(static_cast<void>(shared.access()[1]), ModelError);  // read while filling
-  shared.begin_read();
-  EXPECT_EQ(shared.access()[1], 2.0f);
-  EXPECT_THROW(static_cast<void>(shared.access()[0]), ModelError);  // never filled
-  EXPECT_THROW(shared.access().store(0, 1.0f), ModelError);         // write while reading
+TEST(SeparableFusedModel, CheckedGlobalReadsCatchWhatTheyShould) {
+  // The model's fill memory itself (the shared arrays' checks are tested with the kit).
   const std::vector<float> image(6, 1.0f), weights(3, 0.5f);
-  ModelShared<float> raw(8, "raw"), w(3, "w");
+  CheckedShared<float> raw(8, "raw"), w(3, "w");
   raw.begin_fill();
   w.begin_fill();
   const ModelFill<float> fill{&image, 3, 2, &weights, raw.access(), w.access()};
@@ -591,8 +391,8 @@ TEST(SeparableFusedModel, ARaceOrAMissingFillIsCaught) {
   using P = F32Small;
   const FusedProblem problem{5, 3, 2, BorderMode::Reflect};
   const FusedLayout layout = fused_layout<P, float, float>(problem.radius);
-  ModelShared<float> raw(layout.rows * static_cast<std::size_t>(layout.raw_pitch), "raw");
-  ModelShared<float> h(layout.rows * static_cast<std::size_t>(P::kHPitch), "h");
+  CheckedShared<float> raw(layout.rows * static_cast<std::size_t>(layout.raw_pitch), "raw");
+  CheckedShared<float> h(layout.rows * static_cast<std::size_t>(P::kHPitch), "h");
   const std::vector<float> w = gaussian_weights_f32(1.0, problem.radius);
   const FusedTile tile{0, 0};
   const FusedExtent e = fused_extent<P>(problem, tile);
@@ -602,9 +402,9 @@ TEST(SeparableFusedModel, ARaceOrAMissingFillIsCaught) {
   raw.begin_read();
   h.begin_fill();
   EXPECT_THROW((row_pass<P, 5>(problem, layout, tile, 0, raw.access(), w.data(), h.access())), ModelError);
-  ModelShared<float> h2(layout.rows * static_cast<std::size_t>(P::kHPitch), "h");
+  CheckedShared<float> h2(layout.rows * static_cast<std::size_t>(P::kHPitch), "h");
   h2.begin_fill();
-  ModelShared<float> full(layout.rows * static_cast<std::size_t>(layout.raw_pitch), "raw");
+  CheckedShared<float> full(layout.rows * static_cast<std::size_t>(layout.raw_pitch), "raw");
   full.begin_fill();
   for (int row = 0; row < e.rows; ++row)
     for (int col = 0; col < e.cols; ++col) full.access().store(row * layout.raw_pitch + col, 1.0f);
@@ -621,25 +421,25 @@ TEST(SeparableFusedModel, OddSizesEveryBorderEveryKindOfKernel) {
   const std::vector<int> radii = {0, 1, 3, 4, 8, 9, 10, 17, 64};
   int cases = 0;
   for (const auto& [w, h] : {std::pair{1, 1}, {1, 13}, {13, 1}, {7, 5}, {2, 3}, {17, 11}}) {
-    cases += check_model_matches_plain_loop<Rgba8>(w, h, radii, "rgba8");
-    cases += check_model_matches_plain_loop<float>(w, h, radii, "f32");
+    cases += check_model_matches_plain_loop<Rgba8>(w, h, radii);
+    cases += check_model_matches_plain_loop<float>(w, h, radii);
   }
   EXPECT_EQ(cases, 6 * 2 * 9 * 5);
 }
 
 TEST(SeparableFusedModel, PrimeSizesLargerThanATile) {
   // Several tiles in both directions, partial tiles at the right and bottom edges.
-  check_model_matches_plain_loop<Rgba8>(67, 131, {1, 4, 5, 8, 12, 31}, "rgba8");
-  check_model_matches_plain_loop<float>(131, 67, {2, 3, 7, 8, 13, 29}, "f32");
-  check_model_matches_plain_loop<float>(37, 139, {6, 20}, "f32");
-  check_model_matches_plain_loop<Rgba8>(139, 37, {6, 20}, "rgba8");
+  check_model_matches_plain_loop<Rgba8>(67, 131, {1, 4, 5, 8, 12, 31});
+  check_model_matches_plain_loop<float>(131, 67, {2, 3, 7, 8, 13, 29});
+  check_model_matches_plain_loop<float>(37, 139, {6, 20});
+  check_model_matches_plain_loop<Rgba8>(139, 37, {6, 20});
 }
 
 TEST(SeparableFusedModel, LargestRadiusOnLinesAndTilesItExceedsManyTimes) {
-  check_model_matches_plain_loop<Rgba8>(1, 97, {kMaxFusedRadius}, "rgba8");
-  check_model_matches_plain_loop<float>(97, 1, {kMaxFusedRadius}, "f32");
-  check_model_matches_plain_loop<float>(41, 29, {kMaxFusedRadius, 63}, "f32");
-  check_model_matches_plain_loop<Rgba8>(29, 41, {kMaxFusedRadius}, "rgba8");
+  check_model_matches_plain_loop<Rgba8>(1, 97, {kMaxFusedRadius});
+  check_model_matches_plain_loop<float>(97, 1, {kMaxFusedRadius});
+  check_model_matches_plain_loop<float>(41, 29, {kMaxFusedRadius, 63});
+  check_model_matches_plain_loop<Rgba8>(29, 41, {kMaxFusedRadius});
 }
 
 TEST(SeparableFusedModel, ChoosesTheCompiledKernelUpToRadiusEight) {
@@ -669,88 +469,17 @@ TEST(SeparableFusedModel, NonFiniteSourceValuesStayWithinTheRadius) {
 
 // ---- tests: accuracy against the float64 reference ----------------------------------------------------
 
-template <class Pixel>
-Image<Pixel> crop(const Image<Pixel>& image, const Rect& r) {
-  Image<Pixel> out(r.width, r.height);
-  for (int y = 0; y < r.height; ++y)
-    for (int x = 0; x < r.width; ++x) out.at(x, y) = image.at(r.x + x, r.y + y);
-  return out;
-}
-
-const ImageRgba8& astronaut() {
-  static const ImageRgba8 image = load_image(test::test_data_path("astronaut.png")).image;
-  return image;
-}
-
-template <class Pixel>
-double error_against_reference(const Image<Pixel>& src, const Image<Pixel>& result, const FilterParams& params) {
-  const AccuracyStats stats =
-      compare_with_reference(result.view(), reference_gaussian(src.view(), params), default_peak(Image<Pixel>::format()));
-  EXPECT_EQ(stats.nonfinite, 0u);
-  return std::is_same_v<Pixel, Rgba8> ? stats.max_abs_error : stats.max_relative_error;
-}
+const auto model_fused = [](const auto& image, const FilterParams& params) { return model_separable_fused(image, params); };
 
 TEST(SeparableFusedAccuracy, ModelMeetsTheBoundOnPhotosAndNoise) {
   // Sigma 16 at truncate 4 is radius 64, the largest.
-  const ImageRgba8 photo = crop(astronaut(), Rect{150, 40, 72, 56});
-  const ImageF32 photo_grey = to_grey_f32(photo);
-  const ImageF32 noise = make_random_f32(41, 29, 7);
-  const std::unique_ptr<Method> method = find_method("separable_fused")->create();
-  for (const double sigma : {0.3, 1.0, 2.0, 2.5, 9.0, 16.0})
-    for (const BorderMode border : kAllBorderModes) {
-      const FilterParams params = sigma_params(sigma, border);
-      const AccuracyBound bound = method->accuracy_bound({photo.width(), photo.height(), PixelFormat::Rgba8, params});
-      EXPECT_LE(error_against_reference(photo, model_separable_fused(photo, params), params), bound.max_error_8bit)
-          << "photo rgba8, " << describe(params);
-      EXPECT_LE(error_against_reference(photo_grey, model_separable_fused(photo_grey, params), params),
-                bound.max_relative_error)
-          << "photo f32, " << describe(params);
-      EXPECT_LE(error_against_reference(noise, model_separable_fused(noise, params), params), bound.max_relative_error)
-          << "noise f32, " << describe(params);
-    }
+  expect_model_meets_its_bound("separable_fused", {0.3, 1.0, 2.0, 2.5, 9.0, 16.0}, model_fused);
 }
 
-TEST(SeparableFusedAccuracy, FlatImagesStayFlat) {
-  const ImageF32 flat(37, 23, 0.7f);
-  const ImageRgba8 flat_rgba(37, 23, Rgba8{200, 13, 255, 0});
-  for (const double sigma : {0.5, 1.0, 3.0, 16.0})
-    for (const BorderMode border : {BorderMode::Reflect, BorderMode::Mirror, BorderMode::Nearest, BorderMode::Wrap}) {
-      const FilterParams params = sigma_params(sigma, border);
-      const ImageF32 out = model_separable_fused(flat, params);
-      for (const float v : out.pixels()) ASSERT_NEAR(v, 0.7f, 1e-6f) << describe(params);
-      EXPECT_EQ(first_difference(model_separable_fused(flat_rgba, params), flat_rgba), "") << describe(params);
-    }
-}
+TEST(SeparableFusedAccuracy, FlatImagesStayFlat) { expect_flat_images_stay_flat({0.5, 1.0, 3.0, 16.0}, model_fused); }
 
-// Prints the table in separable_fused.cu's header.
-TEST(SeparableFusedAccuracy, DISABLED_Table) {
-  const ImageRgba8 photo = crop(astronaut(), Rect{150, 30, 160, 128});
-  const ImageF32 photo_grey = to_grey_f32(photo);
-  const ImageF32 stars = crop(to_grey_f32(load_image(test::test_data_path("hubble_deep_field.jpg")).image),
-                              Rect{400, 300, 160, 128});
-  const ImageRgba8 noise_rgba = make_random_rgba8(61, 47, 3);
-  const ImageF32 noise = make_random_f32(61, 47, 3);
-  std::printf("sigma  | F32 max rel. error: reflect mirror nearest constant wrap | RGBA8 max levels: r m n c w\n");
-  for (const double sigma : {0.3, 1.0, 2.0, 5.0, 10.0, 16.0}) {
-    std::printf("%6.1f |", sigma);
-    double levels[5] = {};
-    int i = 0;
-    for (const BorderMode border : kAllBorderModes) {
-      const FilterParams params = sigma_params(sigma, border);
-      double relative = 0;
-      for (const ImageF32* image : {&photo_grey, &stars, &noise})
-        relative = std::max(relative, error_against_reference(*image, model_separable_fused(*image, params), params));
-      for (const ImageRgba8* image : {&photo, &noise_rgba})
-        levels[i] = std::max(levels[i], error_against_reference(*image, model_separable_fused(*image, params), params));
-      std::printf(" %.1e", relative);
-      std::fflush(stdout);
-      ++i;
-    }
-    std::printf(" |");
-    for (const double l : levels) std::printf(" %.4f", l);
-    std::printf("\n");
-  }
-}
+// Prints the table in docs/methods/separable_fused.md.
+TEST(SeparableFusedAccuracy, DISABLED_Table) { print_accuracy_table({0.3, 1.0, 2.0, 5.0, 10.0, 16.0}, model_fused); }
 
 // ---- tests: what the method refuses ----------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 // The two 2D methods (naive_2d, shared_2d) without a GPU: the CPU runs the very functions their
 // kernels run (cuda/methods/conv2d_common.cuh) — naive_2d thread by thread, shared_2d block by
 // block with the kernel's two barrier phases per chunk — and the results are compared with the
-// float64 reference. The shared-memory window here checks every access: inside the window, staged
-// in the current chunk, written once per chunk. Output buffers carry poisoned guard bands, so a
+// float64 reference. The shared-memory window is the kit's CheckedShared (every access inside the
+// window, staged in the current chunk, written once per chunk). Output buffers carry poisoned guard bands, so a
 // write outside the image or a pixel never written shows. Also: the chunk plan, the cost refusals
 // (through the registry: they need no device) and the accuracy bounds.
 #include <gtest/gtest.h>
@@ -23,6 +23,8 @@
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "kit/checked_shared.hpp"
+#include "kit/model_accuracy.hpp"
 #include "kit/method_tests.hpp"
 
 namespace gausslab::conv2d {
@@ -112,6 +114,7 @@ GuardedImage<F> random_image(int width, int height, std::uint32_t seed) {
 
 struct Check {
   double error = 0;       // F32: max |result - reference| / max |reference|; RGBA8: max levels
+  AccuracyStats stats;
   int unwritten = 0;      // poison left inside the image
   int guard_writes = 0;   // written outside the image
   std::string worst;
@@ -119,52 +122,25 @@ struct Check {
 
 template <PixelFormat F>
 Check check_against_reference(const GuardedImage<F>& src, const GuardedImage<F>& result, const FilterParams& params) {
-  const std::vector<double> reference = reference_gaussian(src.view(), params);
-  const int channels = channel_count(F);
-  double peak = 0;
-  for (double r : reference) peak = std::max(peak, std::abs(r));
+  const test::ReferenceCheck reference = test::check_against_reference(src.view(), result.view(), params);
   Check check;
+  check.stats = reference.stats;
+  check.error = bounded_error(reference.stats, F);
+  check.worst = reference.worst;
   check.guard_writes = result.guard_writes();
   for (int y = 0; y < src.height(); ++y)
-    for (int x = 0; x < src.width(); ++x) {
-      const PixelStorage<F> p = result.at(x, y);
-      if (GuardedImage<F>::is_poison(p)) ++check.unwritten;
-      for (int c = 0; c < channels; ++c) {
-        double value = 0;
-        if constexpr (F == PixelFormat::Rgba8)
-          value = (c == 0 ? p.x : c == 1 ? p.y : c == 2 ? p.z : p.w);
-        else
-          value = p;
-        const double ref = reference[(static_cast<std::size_t>(y) * src.width() + x) * channels + c];
-        double error = std::abs(value - ref);
-        if (F == PixelFormat::F32) error = peak > 0 ? error / peak : error;
-        if (!(error <= check.error)) {  // also takes NaN
-          check.error = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
-          check.worst = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(c) +
-                        ": " + std::to_string(value) + " vs " + std::to_string(ref);
-        }
-      }
-    }
+    for (int x = 0; x < src.width(); ++x) check.unwritten += GuardedImage<F>::is_poison(result.at(x, y));
   return check;
 }
 
 FilterParams params_of(double sigma, BorderMode border, int fixed_radius = -1) {
-  FilterParams params;
-  params.sigma = sigma;
-  params.border = border;
+  FilterParams params = test::sigma_params(sigma, border);
   params.fixed_radius = fixed_radius;
   return params;
 }
 
-std::string describe_case(PixelFormat format, int width, int height, const FilterParams& params) {
-  return std::string(to_string(format)) + " " + std::to_string(width) + "x" + std::to_string(height) + ", " +
-         describe(params);
-}
-
 AccuracyBound bound_of(const char* method_id, int width, int height, PixelFormat format, const FilterParams& params) {
-  const MethodEntry* entry = find_method(method_id);
-  if (!entry) throw std::runtime_error(std::string("no ") + method_id + " in the registry");
-  return entry->create()->accuracy_bound(FilterProblem{width, height, format, params});
+  return test::registered_bound(method_id, FilterProblem{width, height, format, params});
 }
 
 // ---- the CPU models ---------------------------------------------------------------------------
@@ -182,46 +158,11 @@ void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const Fil
       for (int tx = 0; tx < NaivePolicy::kThreadsX; ++tx) {
         const int x = tile.x0 + tx, y = tile.y0 + ty;
         if (x >= args.dst.width || y >= args.dst.height) continue;
-        args.dst.template row<PixelStorage<F>>(y)[x] = FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights.data(), x, y));
+        args.dst.template row<PixelStorage<F>>(y)[x] =
+            FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights.data(), x, y));
       }
   }
 }
-
-// The shared-memory window of one block, checked: every load must hit an element staged in the
-// current chunk (which also proves it lies inside the rows × columns staged, not only inside the
-// allocation), every store must be inside the allocation and the only one to its element in the
-// chunk (two threads writing one element would be a race).
-template <class T>
-class CheckedWindow {
- public:
-  explicit CheckedWindow(std::size_t elements) : values_(elements), staged_in_(elements, -1) {}
-  void begin_chunk(long long id) { chunk_ = id; }
-  T load(int index) const {
-    if (index < 0 || static_cast<std::size_t>(index) >= values_.size())
-      throw std::out_of_range("window load at " + std::to_string(index) + " outside the " +
-                              std::to_string(values_.size()) + " elements allocated");
-    if (staged_in_[index] != chunk_)
-      throw std::logic_error("window load at " + std::to_string(index) + " reads an element not staged in this chunk");
-    return values_[index];
-  }
-  void store(int index, T value) {
-    if (index < 0 || static_cast<std::size_t>(index) >= values_.size())
-      throw std::out_of_range("window store at " + std::to_string(index) + " outside the " +
-                              std::to_string(values_.size()) + " elements allocated");
-    if (staged_in_[index] == chunk_)
-      throw std::logic_error("window element " + std::to_string(index) + " staged twice in one chunk");
-    staged_in_[index] = chunk_;
-    values_[index] = value;
-  }
-  std::size_t staged_in_current_chunk() const {
-    return static_cast<std::size_t>(std::count(staged_in_.begin(), staged_in_.end(), chunk_));
-  }
-
- private:
-  std::vector<T> values_;
-  std::vector<long long> staged_in_;
-  long long chunk_ = -1;
-};
 
 // shared_2d: every block; per chunk all threads stage, (barrier), all threads accumulate — the
 // order of shared2dKernel. `max_chunk` stands for the device's shared-memory limit.
@@ -232,26 +173,26 @@ void run_shared_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const Fi
   const ChunkPlan plan = make_chunk_plan(taps, max_chunk);
   const Shared2dArgs<F, Capacity> args = make_shared_2d_args<F, Capacity>(
       src.view(), dst.view(), params, plan, gaussian_weights_f32(params.sigma, params.radius()));
-  // Exactly what the launch allocates: window_bytes of the plan's chunk.
-  CheckedWindow<PixelAccum<F>> window(window_bytes<F>(plan.chunk) / sizeof(PixelAccum<F>));
+  // Exactly what the launch allocates: window_bytes of the plan's chunk, checked (kit/checked_shared.hpp).
+  test::CheckedShared<PixelAccum<F>> shared(window_bytes<F>(plan.chunk) / sizeof(PixelAccum<F>), "window");
+  auto window = shared.access();
   std::vector<ThreadSums<F>> sums(P::kThreads);
   const long long blocks = tile_count(src.width(), src.height(), P::kTileWidth, P::kTileHeight);
-  long long chunk_id = 0;
   for (long long block = 0; block < blocks; ++block) {
     const Tile tile = shared_2d_tile<F>(block, args.tiles_x);
     for (ThreadSums<F>& s : sums) clear(s);
     for (int index = 0; index < args.chunks.count(); ++index) {
       const Chunk chunk = chunk_at(args.chunks, index);
-      window.begin_chunk(chunk_id++);
+      shared.begin_fill();  // after the barrier that ends the previous chunk's reads
       for (int ty = 0; ty < P::kThreadsY; ++ty)
         for (int tx = 0; tx < P::kThreadsX; ++tx) stage_chunk(args, tile, chunk, tx, ty, window);
+      shared.begin_read();  // the barrier after staging
       // The staging must cover exactly the (tile + chunk - 1) window of this chunk.
       const std::size_t expected = static_cast<std::size_t>(P::kTileHeight + chunk.rows - 1) *
                                    (P::kTileWidth + chunk.columns - 1);
-      if (window.staged_in_current_chunk() != expected)
-        throw std::logic_error("chunk " + std::to_string(index) + " staged " +
-                               std::to_string(window.staged_in_current_chunk()) + " elements, expected " +
-                               std::to_string(expected));
+      if (shared.filled() != expected)
+        throw test::ModelError("chunk " + std::to_string(index) + " staged " + std::to_string(shared.filled()) +
+                               " elements, expected " + std::to_string(expected));
       for (int ty = 0; ty < P::kThreadsY; ++ty)
         for (int tx = 0; tx < P::kThreadsX; ++tx)
           if (thread_row_in_image(args, tile, ty)) accumulate_chunk(args, chunk, tx, ty, window, sums[ty * P::kThreadsX + tx]);
@@ -371,8 +312,9 @@ void sweep(Model model, const char* method_id, const std::vector<SizeCase>& size
       for (const BorderMode border : kAllBorderModes)
         for (const int max_chunk : max_chunks) {
           const FilterParams params = params_of(sigma, border);
-          const std::string at = std::string(method_id) + ", " + describe_case(F, size.width, size.height, params) +
-                                 ", max chunk " + std::to_string(max_chunk);
+          const std::string at = std::string(method_id) + ", " +
+                                 test::describe_case(F, size.width, size.height, params) + ", max chunk " +
+                                 std::to_string(max_chunk);
           Check check;
           try {
             check = run_case<F>(model, size.width, size.height, params, max_chunk);
@@ -381,8 +323,9 @@ void sweep(Model model, const char* method_id, const std::vector<SizeCase>& size
             continue;
           }
           const AccuracyBound bound = bound_of(method_id, size.width, size.height, F, params);
-          const double limit = F == PixelFormat::F32 ? bound.max_relative_error : bound.max_error_8bit;
-          EXPECT_LE(check.error, limit) << at << ": worst at " << check.worst;
+          EXPECT_TRUE(meets(check.stats, bound, F))
+              << at << ": error " << check.error << " against the bound " << bound_for(bound, F) << ", worst at "
+              << check.worst;
           EXPECT_EQ(check.unwritten, 0) << at << ": pixels never written";
           EXPECT_EQ(check.guard_writes, 0) << at << ": pixels written outside the image";
           if (worst_error) *worst_error = std::max(*worst_error, check.error);
@@ -551,7 +494,8 @@ TEST(Conv2dCost, SharedAcceptsEveryProblemNaiveAccepts) {
         if (!naive->unsupported_reason(problem).empty()) continue;
         ++naive_accepted;
         EXPECT_EQ(shared->unsupported_reason(problem), "")
-            << "shared_2d refuses what naive_2d accepts: " << describe_case(format, width, height, problem.params);
+            << "shared_2d refuses what naive_2d accepts: "
+            << test::describe_case(format, width, height, problem.params);
       }
   EXPECT_GT(naive_accepted, 100);
 }

@@ -16,12 +16,12 @@
 
 #include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/gaussian_weights.hpp"
-#include "gausslab/core/image_io.hpp"
 #include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "recursive_coefficients.hpp"
+#include "kit/model_accuracy.hpp"
+#include "kit/model_images.hpp"
 #include "recursive_host_model.hpp"
-#include "support/test_support.hpp"
 #include "kit/method_tests.hpp"
 
 namespace gausslab {
@@ -34,11 +34,7 @@ using namespace recursive;
 // ---- helpers ----------------------------------------------------------------------------------
 
 FilterParams params_for(double sigma, BorderMode border, double truncate = kDefaultTruncate) {
-  FilterParams params;
-  params.sigma = sigma;
-  params.border = border;
-  params.truncate = truncate;
-  return params;
+  return test::sigma_params(sigma, border, truncate);
 }
 
 std::unique_ptr<Method> recursive_method_instance() {
@@ -82,25 +78,6 @@ Image<Pixel> model_filter(const Image<Pixel>& src, const FilterParams& params, i
   Image<Pixel> dst(src.width(), src.height());
   filter_on_host<double>(src, dst, params, segment_length);
   return dst;
-}
-
-template <class Pixel>
-Image<Pixel> crop(const Image<Pixel>& image, const Rect& r) {
-  Image<Pixel> out(r.width, r.height);
-  for (int y = 0; y < r.height; ++y)
-    for (int x = 0; x < r.width; ++x) out.at(x, y) = image.at(r.x + x, r.y + y);
-  return out;
-}
-
-const ImageRgba8& astronaut() {
-  static const ImageRgba8 image = load_image(test::test_data_path("astronaut.png")).image;
-  return image;
-}
-
-// Point sources on a dark sky: the shape of the blur itself, and the GPU sweep's F32 photo.
-const ImageF32& hubble_grey() {
-  static const ImageF32 image = to_grey_f32(load_image(test::test_data_path("hubble_deep_field.jpg")).image);
-  return image;
 }
 
 // The error of the model on `src` against the float64 reference: relative (F32) or 8-bit levels.
@@ -374,11 +351,11 @@ TEST(RecursiveModel, LongThinImagesCutIntoManySegmentsMeetTheBound) {
 
 TEST(RecursiveModel, RandomImagesAndAPhotoMeetTheBound) {
   const std::unique_ptr<Method> method = recursive_method_instance();
-  const ImageRgba8 photo = crop(astronaut(), Rect{150, 40, 96, 80});
+  const ImageRgba8 photo = test::crop(test::astronaut(), Rect{150, 40, 96, 80});
   const ImageF32 photo_grey = to_grey_f32(photo);
   const ImageRgba8 random_rgba8 = make_random_rgba8(37, 29, 21);
   const ImageF32 random_f32 = make_random_f32(37, 29, 22);
-  const ImageF32 stars = crop(hubble_grey(), Rect{400, 300, 90, 70});
+  const ImageF32 stars = test::crop(test::hubble_grey(), Rect{400, 300, 90, 70});
   for (double sigma : {0.1, 0.25, 0.5, 0.8, 1.0, 1.6, 2.5, 5.0, 8.0, 20.0, 33.0, 120.0})
     for (BorderMode border : kAllBorderModes) {
       const FilterParams params = params_for(sigma, border);
@@ -394,7 +371,7 @@ TEST(RecursiveModel, RandomImagesAndAPhotoMeetTheBound) {
 
 TEST(RecursiveModel, ShorterTruncationIsCoveredByTheWiderBound) {
   const std::unique_ptr<Method> method = recursive_method_instance();
-  const ImageF32 photo_grey = to_grey_f32(crop(astronaut(), Rect{200, 100, 64, 48}));
+  const ImageF32 photo_grey = to_grey_f32(test::crop(test::astronaut(), Rect{200, 100, 64, 48}));
   ImageF32 step(64, 48, 0.0f);
   for (int y = 0; y < 48; ++y)
     for (int x = 32; x < 64; ++x) step.at(x, y) = 1.0f;
@@ -460,9 +437,9 @@ TEST(RecursiveAccuracy, DISABLED_Table) {
       {"[32, 200]", {32.0, 50.0, 100.0, 200.0}}};
   const ImageF32 random_f32 = make_random_f32(61, 47, 7);
   const ImageRgba8 random_rgba8 = make_random_rgba8(61, 47, 8);
-  const ImageRgba8 photo = crop(astronaut(), Rect{150, 30, 160, 128});
+  const ImageRgba8 photo = test::crop(test::astronaut(), Rect{150, 30, 160, 128});
   const ImageF32 photo_grey = to_grey_f32(photo);
-  const ImageF32 stars = crop(hubble_grey(), Rect{400, 300, 160, 128});
+  const ImageF32 stars = test::crop(test::hubble_grey(), Rect{400, 300, 160, 128});
   ImageF32 impulses(45, 37, 0.0f);  // point sources, one on the border
   impulses.at(0, 5) = impulses.at(22, 18) = impulses.at(30, 36) = 1.0f;
   ImageRgba8 checker(40, 30);
