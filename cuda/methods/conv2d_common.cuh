@@ -3,7 +3,7 @@
 // one thread written once as __host__ __device__ code, and the host-side rules (weights, chunk
 // size, cost estimate and refusal, accuracy bound).
 //
-// The kernels are thin loops around these functions. tests/cpu/test_conv2d_indexing.cpp runs the
+// The kernels are thin loops around these functions. tests/cpu/methods/conv2d/test_conv2d.cpp runs the
 // very same functions on the CPU, pixel by pixel (naive) and block by block with the barrier
 // phases in the kernel's order (shared): its shared-memory window checks every access (in bounds,
 // staged in this chunk, written once), so indexing, borders, chunking and the float32 arithmetic
@@ -382,7 +382,8 @@ struct ThreadSums {
 template <PixelFormat F>
 GAUSSLAB_HD void clear(ThreadSums<F>& sums) {
   GAUSSLAB_UNROLL
-  for (int k = 0; k < Shared2dPolicy<F>::kOutputsPerThread; ++k) sums.total[k] = sums.band[k] = zero_value<PixelAccum<F>>();
+  for (int k = 0; k < Shared2dPolicy<F>::kOutputsPerThread; ++k)
+    sums.total[k] = sums.band[k] = zero_value<PixelAccum<F>>();
 }
 
 // Phase 2 of a chunk (after the barrier that completes the window): the thread's R outputs take

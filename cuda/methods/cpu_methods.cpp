@@ -1,5 +1,16 @@
-// The CPU baselines from core/ behind the method interface, so the viewer works without a CUDA
-// device and the CPU-versus-GPU comparison is one click (and one row of the benchmark).
+// cpu_separable and cpu_openmp — the CPU baselines of core/ behind the method interface, so that the
+// viewer works without a CUDA device and the CPU-versus-GPU comparison is one click (and one row of
+// the benchmark).
+//
+// Algorithm: core/cpu_filter.cpp: the row pass into a float intermediate, then the column pass,
+// 2r + 1 taps per output accumulated in float32; one thread, or the rows spread over every core
+// with OpenMP. The CPU model test is the method itself (tests/cpu/methods/cpu/test_cpu_methods.cpp).
+// Cost: 2(2r+1) multiply-adds per pixel and channel; refused above 2e11 (minutes on a desktop CPU).
+// Limits: any size, radius, border and format; they run synchronously on host images and also
+// filter 1D signals (along x only).
+// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8).
+// Measured (the host CPU of the H100 machine, gausslab-bench): 4096² F32 7×7 353 ms on one thread,
+// 70 ms with OpenMP (run-to-run noise about ±20 %, docs/results/README.md).
 #include <chrono>
 #include <cstdio>
 

@@ -1,49 +1,19 @@
 // fft — Gaussian blur as a product in the frequency domain, with cuFFT.
 //
-// Algorithm: the convolution theorem on a padded image (the textbook FFT convolution, as in the
-// CUDA sample convolutionFFT2D, but padded with the border extension instead of zeros so that
-// every border mode is exact, and with the spectrum of the sampled kernel rather than the
-// analytic Gaussian's: see notes/gaussian-methods-reference.md §4). Per run, on one stream:
-//   pad       each channel becomes a float plane of Pw × Ph >= (W + 2r) × (H + 2r), 7-smooth sizes,
-//             the image at offset (r, r) and the border extension everywhere else
-//             (fft_sizes.hpp explains why no output we keep then sees a wrapped sample);
-//   forward   one batched R2C plan over all channel planes (RGBA8: 4, F32: 1);
-//   multiply  by K(u, v) = Kx(u) Ky(v): the 2D sampled kernel is the outer product of two 1D
-//             kernels, so is its DFT; both factors are real (the kernel is even), computed on the
-//             host in float64 from gaussian_weights, 1/(Pw Ph) folded into Kx, and cached on the
-//             device per (padded size, sigma, radius);
-//   inverse   one batched C2R plan (out of place: it overwrites the spectra it reads, which are
-//             scratch; the cached kernel factors never go near it);
-//   crop      the W × H window at (r, r), stored through the pixel format (to_unorm8 for RGBA8).
-// Plans are made once per padded size and channel count (a few kept: a sigma slider moving back
-// and forth reuses them); the stream is set on them at every run.
-//
-// Cost: about 5 N log2 N flops (R2C and C2R) and roughly ten passes over the N = Pw · Ph · channels
-// floats (pad, the transforms' passes, multiply, crop) —
-// independent of sigma except that the padding grows by 2r per axis (sigma 200, r 800 turns
-// 1920×1080 into 3528×2688). Beats the FIR methods at large sigma, loses at small sigma.
-//
-// Limits: any size from 1×1 (padded to at least 8 and 1 + 2r per side), any radius that the
-// validation allows, all five border modes, RGBA8 and F32. Refuses, without a device, problems
-// whose memory estimate (real planes + spectra + a cuFFT work area of one spectra copy + the
-// kernel factors) exceeds 8 GiB: 4096×4096 RGBA8 at sigma 200 needs about 1.5 GiB. prepare()
-// reports a device that has too little free memory. Every output depends on every input, so a
-// NaN or infinity anywhere in an F32 image spreads over the whole result (the FIR methods keep it
-// local). Runs of one instance on several streams are kept in order (GpuMethod's run fence).
-//
-// Accuracy: float32 FFT round-off only (the factors match the reference kernel to float64).
-// A float32 emulation of this exact pipeline with scipy.fft on every size of the GPU accuracy
-// sweep up to 1920×1080, sigma 0.1 … 200, all modes, gave max |err| / max |ref| <= 6.5e-7; the
-// promise is 1e-4 (cuFFT's single-precision error may differ from pocketfft's; 150× margin), and
-// for RGBA8 0.5 + 255 · 1e-4 < 0.53 levels. On this machine the padding and index maths are
-// checked exactly (tests/cpu/test_fft_sizes.cpp: pad → DFT → multiply → inverse DFT → crop in
-// float64 equals reference_gaussian to 1e-12 for every mode, also for radius > image side).
-//
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
-// sweep F32 max 7.2e-7 of the peak (bound 1e-4), RGBA8 max 0.50 levels, 765 of 765 cases. Kernel time
-// (gausslab-bench, plans and spectrum cached): 4096² F32 7×7 0.741 ms, 41×41 0.858 ms; 4096² RGBA8
-// 2.48 ms (σ ≤ 2) to 2.97 ms (σ 64): flat in sigma but for the padded size. Slower than recursive at
-// every size measured.
+// Algorithm: the convolution theorem on a padded image (the FFT convolution of NVIDIA's
+// convolutionFFT2D sample), padded with the border extension rather than zeros, so that every
+// border mode is exact, and multiplied by the spectrum of the sampled, truncated kernel rather than
+// the analytic Gaussian's (they differ at small sigma). Per run: pad to a 7-smooth size of at least
+// (W + 2r) × (H + 2r), one batched R2C over the channel planes, multiply by Kx(u)·Ky(v), C2R, crop.
+// Plans are cached per padded size, spectra per (size, sigma); the padding and index maths are
+// checked on the CPU (tests/cpu/methods/fft/test_fft.cpp).
+// Cost: O(N log N) for N padded samples per channel, independent of sigma but for the padding.
+// Limits: any size, radius and border, RGBA8 and F32; refused up front above an 8 GiB memory
+// estimate; too little free device memory is a CudaOutOfMemory naming the sizes. A NaN or infinity
+// anywhere in an F32 image spreads over the whole result.
+// Accuracy: float32 FFT round-off; bound 1e-4 relative (F32), 0.53 levels (RGBA8).
+// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.741 ms, 41×41 0.858 ms.
+// The pipeline in detail, the error emulation and the measurements: docs/methods/fft.md.
 #include <cufft.h>
 
 #include <algorithm>
@@ -222,7 +192,8 @@ __global__ void cropKernel(const float* d_planes, FftLayout layout, ImageView ds
   for (int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y); y < layout.height;
        y += static_cast<int>(gridDim.y * blockDim.y)) {
     const int py = fft::padded_output_index(y, layout.radius);
-    dst.row<Storage>(y)[x] = FromAccum<Storage>::convert(load_from_planes<Accum>(d_planes, plane, layout.real_index(0, px, py)));
+    dst.row<Storage>(y)[x] =
+        FromAccum<Storage>::convert(load_from_planes<Accum>(d_planes, plane, layout.real_index(0, px, py)));
   }
 }
 

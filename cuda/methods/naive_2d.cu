@@ -1,62 +1,19 @@
-// naive_2d — direct 2D convolution: one thread per output pixel sums the whole (2r+1)² kernel,
-// whose weights it reads from __constant__ memory (from global memory above radius 63).
+// naive_2d — direct 2D convolution: one thread per output pixel sums the whole (2r+1)² kernel.
 //
-// Algorithm and source: the textbook starting point of the GPU convolution comparisons — the
-// direct 2D convolution with the mask in constant memory, as in the convolution chapter of Kirk &
-// Hwu, "Programming Massively Parallel Processors", and the baseline that V. Podlozhnyuk, "Image
-// Convolution with CUDA" (NVIDIA, 2007) improves on. Our own code; the per-thread work is
-// conv2d::naive_output (conv2d_common.cuh), which the CPU model in
-// tests/cpu/test_conv2d_indexing.cpp runs too.
-//
-// Cost as a function of sigma: (2r+1)² multiply-adds per pixel and channel, r = floor(4σ + 0.5)
-// at the default truncate: 81 at σ = 1, 289 at σ = 2, 4225 at σ = 8, 70 225 at σ = 33,
-// 2.56 million at σ = 200. Every tap also reads one source pixel (through L1: a warp reads 32
-// neighbouring pixels, and neighbouring warps the same ones) and one weight (the same address for
-// every thread of the block: the constant cache broadcasts it).
-//
-// Where the weights live — the switch: radius <= 63 (kMaxConstantRadius): the (2r+1)² floats in
-// __constant__ memory (64 KB = 16384 floats; 127² = 16129 fit). Radius >= 64 (129² = 16641 do not
-// fit): the same layout in a global-memory buffer of this instance, read with the same uniform
-// address per warp (an L1 broadcast instead of the constant cache's).
-// The __constant__ array is one per device and shared by every naive_2d instance, and two
-// instances with different sigmas may run on one stream (the viewer's A/B compare). So run()
-// uploads its weights there with cudaMemcpyToSymbolAsync on its stream (skipped when this
-// instance's weights are still the ones there), and every run first makes its stream wait for the
-// previous run's kernel (an event, waited for on the device), so a run on another stream cannot
-// overwrite weights that a kernel still reads. The weights are staged in pinned host memory, so
-// the copy is truly asynchronous; prepare() rewrites them only after the previous copy has been
-// executed.
-//
-// Launch policy (conv2d::NaivePolicy): blocks of 32 × 8 threads, one per 32 × 8 pixels, numbered
-// in a 1D grid (no 65535 limit on rows of blocks). 32 in x: a warp covers 32 neighbouring pixels
-// of one row, so each tap is one coalesced read and the warp's weight address is uniform. 8 rows:
-// 256 threads per block, enough warps to hide the reads' latency. No shared memory, no barrier.
-//
-// Limits: any size from 1×1, RGBA8 and F32, all five border modes (border_index on every tap's
-// row and column, exact also when the radius exceeds the image side), every radius up to the
-// project's 2000. Refused up front: runs estimated above 2 s at an assumed 1e12 multiply-adds per
-// second (2 TFLOP/s; an H100 peaks at 33.5e12 fused multiply-adds per second, but this kernel is
-// bound by its reads, the RGBA8→float conversions and the border rule, not by arithmetic). The
-// estimate counts every launched thread (whole 32 × 8 blocks). Examples (RGBA8 / F32): 1920×1080
-// up to radius 245 / 490 (σ 61 / 122); 4096×4096 up to radius 85 / 172 (σ 21 / 43); σ 200
-// (radius 800) above about 195 000 / 780 000 pixels. Images: every row must start on a 4-byte
-// boundary.
-//
-// Expected accuracy: float32 rounding. The sums form a four-level tree (taps of a kernel row in
-// chunks of c = ceil(sqrt(2r+1)), the chunks of the row, the rows in chunks of c, the chunks of
-// rows), so the first-order worst case is (1 + 2c + 2 ceil((2r+1)/c)) · 2^-24 of sum |w x|: 2.8e-6
-// at radius 63, 9.7e-6 at radius 800 (conv2d::naive_error_units). Promised: 1e-5 relative (F32)
-// and 0.51 levels (RGBA8, 0.5 of which is to_unorm8's rounding), widened by that formula from
-// radius 861. Measured with the CPU model against the float64 reference (the kernel's own
-// per-thread code, test_conv2d_indexing.cpp, Conv2dModels.AccuracyTable), random images, every
-// border, σ 0.5–12: F32 max 2.1e-7 of the peak, RGBA8 max 0.49999 levels (rounding included);
-// radius 800 on a 2×2 F32 image: 1.9e-7.
-//
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
-// sweep (tests/gpu, 1×1 to 4096² and photos, σ 0.1–200, five borders) F32 max 5.4e-7 of the peak,
-// RGBA8 max 0.50 levels, 735 cases passed, 30 refused (σ 200 on large images). Kernel time, 4096² F32
-// (gausslab-bench): 7×7 0.972 ms (5 % of the 2973 GB/s copy bandwidth), 41×41 20.19 ms; 4096² RGBA8
-// 7×7 1.481 ms. Compute-bound beyond a few taps: 7.8× separable_shared's time at 7×7, 114× at 41×41.
+// Algorithm: the textbook baseline of the GPU convolution comparisons (the convolution chapter of
+// Kirk & Hwu, "Programming Massively Parallel Processors"; the starting point of V. Podlozhnyuk,
+// "Image Convolution with CUDA", 2007): the (2r+1)² weights in __constant__ memory up to radius 63,
+// in a global buffer beyond, summed in a four-level tree that bounds the float rounding. The
+// per-thread code is conv2d::naive_output (conv2d_common.cuh); the CPU model runs it
+// (tests/cpu/methods/conv2d/test_conv2d.cpp). The constant bank is one per device: instances take
+// turns (an event) and upload their weights again when another's are there.
+// Cost: (2r+1)² multiply-adds per pixel and channel: 81 at σ 1, 289 at σ 2, 4225 at σ 8.
+// Limits: any size, radius up to 2000, all five borders, RGBA8 and F32; runs estimated above 2 s
+// (at 1e12 multiply-adds per second) are refused up front; rows on 4-byte boundaries.
+// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8), widened from radius
+// 861 by the summation tree's worst case (accuracy_bound).
+// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.972 ms, 41×41 20.2 ms.
+// The cost estimate, launch policy and accuracy measurements: docs/methods/naive_2d.md.
 #include <algorithm>
 #include <atomic>
 #include <climits>

@@ -1,8 +1,9 @@
 #pragma once
 // The recursive (IIR) Gaussian exactly as the GPU runs it: the per-thread work of every kernel in
 // recursive.cu, written once as __host__ __device__ code. The kernels are thin wrappers around these
-// functions; recursive_host_model.hpp runs the very same functions on the CPU, thread by thread
-// and block by block, so the unit tests check the GPU's arithmetic and indexing without a GPU.
+// functions; tests/cpu/methods/recursive/recursive_host_model.hpp runs the very same functions on
+// the CPU, thread by thread and block by block, so the unit tests check the GPU's arithmetic and
+// indexing without a GPU.
 //
 // The maths (derivation in recursive_coefficients.hpp): Deriche's 4th-order Gaussian written in
 // partial fractions, h[m] = Re sum_j weight_j p_j^|m| over two complex poles p_j (one of each

@@ -2,9 +2,9 @@
 // The separable Gaussian exactly as the two separable GPU methods run it: the per-thread work of
 // every kernel in separable_shared.cu and separable_texture.cu, written once as __host__ __device__
 // code. The kernels are thin wrappers that call these functions between their __syncthreads();
-// tests/cpu/test_separable_indexing.cpp runs the very same functions on the CPU, thread by thread and
-// block by block, with bounds-checked memory, so the tile geometry, the apron chunks, the border
-// mapping and the arithmetic are checked without a GPU.
+// tests/cpu/methods/separable/test_separable_shared_texture.cpp runs the very same functions on the
+// CPU, thread by thread and block by block, with bounds-checked memory, so the tile geometry, the
+// apron chunks, the border mapping and the arithmetic are checked without a GPU.
 //
 // The maths: one 1D pass computes, for every output position p of a line of n samples,
 //   out[p] = sum_{t = 0}^{2r} w[t] * in[border(p + t - r)]

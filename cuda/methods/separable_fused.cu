@@ -1,103 +1,20 @@
-// separable_fused — row pass and column pass in one kernel, the row-filtered tile kept in shared memory.
+// separable_fused — row pass and column pass in one kernel, the row-filtered tile in shared memory.
 //
-// Algorithm: one block per output tile of kTileW × kTileH pixels. It copies the tile plus an apron of
-// r on every side from the source into shared memory once (cp.async, 4-byte words, every warp
-// instruction 32 consecutive pixels of a row), runs the row pass over all kTileH + 2r rows of that
-// copy into a shared float tile (kTileH + 2r rows × kTileW, float4 for RGBA8), runs the column pass
-// from that tile and writes each output pixel once. The per-thread code (tile geometry, border
-// mapping, register windows, the three phases) is in separable_fused_common.cuh, which the CPU model
-// in tests/cpu/test_separable_fused.cpp runs unchanged. It is the fusion of separable_shared's two
-// passes that NVIDIA's convolutionSeparable sample leaves for later; no published code is copied.
-//
-// Why it is fast: global traffic per pixel is the source read once (plus the apron, which neighbouring
-// tiles also read and L2 mostly serves) and the destination written once: 8 B per pixel for F32 and
-// for RGBA8, where separable_shared moves 16 B (F32) and 40 B (RGBA8: 4 + 16 + 16 + 4) through its
-// float intermediate in global memory. For small radii that makes F32 memory-bound at about three
-// quarters of the copy bandwidth. RGBA8 is not memory-bound: 4 channels × 2(2r + 1) multiply-adds per
-// pixel, the byte-to-float conversion of every sample a row-pass window loads and a float-to-int
-// conversion per output channel keep it at 30–40 % of copy bandwidth even at r = 2; its gain over
-// separable_shared (2.7× at r = 3) is the global traffic. Nsight Compute on the H100 (docs/results/
-// ncu.md, 4096²): RGBA8 σ 2 at 81 % of SM peak and 14 % of DRAM peak (compute-bound); F32 7×7 at
-// 77 % SM and 53 % DRAM, so the shared-memory row pass, not DRAM, limits it there too. No tile shape
-// tried (below) changed either by more than 10 %.
-//
-// Kernels (FusedPolicyFor in separable_fused_common.cuh), 256 threads each, tile kTileW × kTileH,
-// kRowOutputs / kColumnOutputs consecutive outputs per thread in the row / column pass:
-//   radius 0–8, one kernel per radius (tap count a template argument: loops fully unrolled, the
-//   weights in registers):  F32 64 × 64, 8 / 8;   RGBA8 32 × 64, 8 / 4.
-//   radius 9–64, one kernel, run-time tap count (weights read from shared memory as broadcasts):
-//                            F32 64 × 64, 8 / 8;   RGBA8 32 × 64, 8 / 4.
-// Chosen with a throwaway harness on an H100 (these kernels with other policies, 4096², each variant
-// first checked bit for bit against the plain loop on small images, all borders): RGBA8 tiles of
-// 64 × 32, 64 × 64 (512 threads), 32 × 128, 128-thread blocks and 4 / 4, 4 / 8, 8 / 8 windows were
-// 0–14 % slower than the above (8 / 4 beat 4 / 4 by 4–7 % at r = 2–8 and by 7–18 % at r = 20–64, lost
-// 5 % at r = 12); F32 tiles of 128 × 32, 32 × 128, 64 × 128 and 128-thread blocks were up to 3 %
-// faster at r = 3 and up to 18 % slower elsewhere; for the run-time F32 kernel 64 × 64 beat 32 × 128
-// by 4–7 % at r = 12–20 (3 % slower at r = 32), 16 / 16 windows were 8 % slower at r = 12 and up to
-// 8 % faster at r = 64, and reading the weights four at a time (float4 broadcasts) changed nothing
-// (±0.5 %), so the weights are read one at a time.
-// Row-pass lanes take consecutive tile rows and the raw and h pitches are odd, so shared-memory reads
-// and writes are conflict-free (checked by the CPU test); column-pass lanes take consecutive columns.
-//
-// Radius limit: 64 (kMaxFusedRadius), set by shared memory: the RGBA8 tile with its apron needs
-// 220.3 KiB at radius 64 (h 192 × 33 float4 + raw 192 × 161 uchar4), and an H100 block may have 227 KiB;
-// F32 needs 194.0 KiB. Larger radii are refused up front ("radius 70 exceeds separable_fused's 64
-// (...): use separable_shared"). A GPU with less shared memory per block (Ampere/Ada consumer 99 KiB,
-// Turing 64 KiB) refuses the radii whose tile does not fit, naming both sizes; radii 0–8 need at most
-// 45.7 KiB (F32) and 56.6 KiB (RGBA8) and run everywhere.
-// Switch point: the row pass also filters the 2r apron rows, so the multiply-adds per pixel grow as
-// 2(2r + 1)(1 + r / kTileH) while separable_shared's stay 2(2r + 1). Measured on an H100, 4096²,
-// reflect: separable_fused is faster up to about radius 15 for F32 (2× at radius 3; 5 % slower at
-// radius 20: 0.185 vs 0.177 ms) and up to about radius 24 for RGBA8 (0.605 vs 0.691 ms at radius 20,
-// 1.08 vs 0.94 ms at radius 32). Beyond those radii use separable_shared; radii up to 64 still run
-// here, for the comparison (the crossover plot of gausslab-bench --sigma-sweep).
-//
-// Cost as a function of sigma (r = floor(truncate × sigma + 0.5), T = 2r + 1 taps, no zero padding):
-// per pixel and channel T (1 + 2r / kTileH) + T multiply-adds; shared-memory loads per output
-// (T + N - 1) / N per pass; global loads (kTileW + 2r)(kTileH + 2r) / (kTileW × kTileH) per pixel
-// (1.2 at r = 3 for F32). Memory floor for 4096²: 134 MB / ~2.97 TB/s = 0.045 ms, both formats.
-//
-// Limits: any size from 1×1 to kMaxPixels (one block per tile, a one-dimensional grid: at most
-// 2^30 / 2048 + a row and a column of tiles), all five borders (border_index for every apron sample,
-// exact also when the radius exceeds the image side), RGBA8 and F32, radius 0–64 (above). No scratch
-// in global memory; the weights (at most 129 floats) live in a small per-instance device buffer,
-// uploaded on the run's stream when they changed, as in separable_shared. Source and destination rows
-// must start on 4-byte boundaries (refused with a message otherwise). A NaN or infinity in an F32
-// source reaches exactly the pixels within r of it (no zero-weight padding taps).
-//
-// Accuracy: float32 rounding only, and the same taps, weights and order of additions as
-// separable_shared and separable_texture: the three methods agree bit for bit (the CPU model of this
-// kernel equals the plain per-pixel loop bit for bit). Measured with the model against the unrounded
-// float64 reference (SeparableFusedAccuracy.DISABLED_Table; F32 = max over a 160×128 astronaut crop,
-// a 160×128 Hubble crop and 61×47 noise, relative to max |reference|; RGBA8 = max over the astronaut
-// crop and RGBA noise, in 8-bit levels including the final rounding):
-//   sigma | F32 max rel. error: reflect mirror nearest constant wrap | RGBA8 max levels (all modes)
-//     0.3 | 1.6e-7 1.6e-7 1.6e-7 1.6e-7 1.6e-7                      | 0.4999
-//     1   | 2.0e-7 2.0e-7 2.0e-7 2.0e-7 2.0e-7                      | 0.5000
-//     2   | 2.5e-7 2.5e-7 2.2e-7 2.5e-7 2.5e-7                      | 0.5000
-//     5   | 4.5e-7 4.4e-7 3.8e-7 4.1e-7 4.1e-7                      | 0.5000
-//    10   | 6.3e-7 6.3e-7 5.2e-7 5.1e-7 6.8e-7                      | 0.5000
-//    16   | 8.7e-7 8.8e-7 6.7e-7 6.1e-7 7.9e-7                      | 0.5000   (radius 64, the largest)
-//   Bound (accuracy_bound): max relative error 1e-5 (F32), 0.51 levels (RGBA8), as separable_shared.
-//   On the H100 the GPU accuracy sweep's worst case was 0.98 of the RGBA8 bound (0.5 levels: the
-//   final rounding), every size, sigma and border within it.
-//
-// Resources (ptxas, sm_90, no spills; sm_75/86/89 no spills either): F32 radius 0–8 43–58 registers,
-// F32 radius 9–64 56; RGBA8 radius 0–8 44–56, RGBA8 radius 9–64 100. Dynamic shared memory (weights +
-// h + raw): F32 32.5 KiB (r = 0), 37.2 (r = 3), 45.7 (r = 8), 69.2 (r = 20), 194.0 (r = 64); RGBA8
-// 41.3 (r = 0), 46.8 (r = 3), 56.6 (r = 8), 83.5 (r = 20), 220.3 (r = 64). On an H100 that is 5 F32
-// blocks (1280 threads) per SM at r = 3, 3–4 RGBA8 blocks at r ≤ 8, 3 F32 / 2 RGBA8 blocks at r = 20.
-//
-// Measured time (NVIDIA H100 80GB HBM3, 4096², reflect, kernel time, % of the 2973 GB/s copy bandwidth;
-// gausslab-bench unless marked *; * = the harness above with these tile shapes, where the run-time
-// kernels read the weights four at a time, measured the same as one at a time; separable_shared from
-// gausslab-bench in the same session):
-//   F32 7×7 (r 3):      0.0614 ms, 74 % of copy   (separable_shared 0.124 ms, 36 %)
-//   F32 41×41 (r 20):   0.185 ms*, 24 %           (separable_shared 0.177 ms, 26 %)
-//   RGBA8 7×7 (r 3):    0.132 ms*, 34 %           (separable_shared 0.369 ms, 12 %)
-//   RGBA8 σ 1 (r 4):    0.145 ms*, 31 %           (separable_shared 0.395 ms, 11 %)
-//   RGBA8 σ 2 (r 8):    0.215 ms*, 21 %           (separable_shared 0.449 ms, 10 %)
-//   RGBA8 41×41 (r 20): 0.605 ms*,  7 %           (separable_shared 0.691 ms,  7 %)
+// Algorithm: a block copies its output tile plus an apron of r on every side into shared memory once
+// (cp.async), filters its rows into a shared float tile and that tile's columns into the output,
+// which it writes once: 8 B of global traffic per pixel, against separable_shared's 16 (F32) or 40
+// (RGBA8). The fusion NVIDIA's convolutionSeparable sample leaves for later; our own code. Radii
+// 0–8 run kernels compiled for their tap count, 9–64 a run-time one. The per-thread code is
+// separable_fused_common.cuh; the CPU model runs it (tests/cpu/methods/separable/).
+// Cost: 2(2r+1)(1 + r/64) multiply-adds per pixel and channel (the row pass also filters the apron
+// rows): faster than separable_shared up to radius ~15 (F32) and ~24 (RGBA8).
+// Limits: radius ≤ 64 (kMaxFusedRadius: the RGBA8 tile and apron need 220 KiB of shared memory, an
+// H100 block may have 227 KiB; a GPU with less refuses the radii that do not fit), any size, all
+// five borders, RGBA8 and F32; rows on 4-byte boundaries.
+// Accuracy: float32 rounding, bit for bit the plain loop's (and separable_shared's); bound 1e-5
+// relative (F32), 0.51 levels (RGBA8).
+// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0611 ms, 74 % of copy bandwidth.
+// Tile shapes tried, shared memory, resources and the accuracy table: docs/methods/separable_fused.md.
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>

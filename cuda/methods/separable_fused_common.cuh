@@ -2,8 +2,8 @@
 // separable_fused's per-thread code: the tile geometry, the shared-memory layout, the fill, the row
 // pass and the column pass of SeparableFusedKernel (separable_fused.cu), written once as
 // __host__ __device__ code. The kernel calls these functions between its __syncthreads();
-// tests/cpu/test_separable_fused.cpp runs the very same functions on the CPU, block by block and
-// thread by thread, phase by phase, with checked shared and global memory.
+// tests/cpu/methods/separable/test_separable_fused.cpp runs the very same functions on the CPU,
+// block by block and thread by thread, phase by phase, with checked shared and global memory.
 //
 // The maths is separable_common.cuh's, without the zero-weight padding: for every output position p
 // of a line of n samples, out[p] = sum_{t = 0}^{2r} w[t] * in[border(p + t - r)], one fmaf per tap in
@@ -65,7 +65,7 @@ struct FusedPolicy {
 };
 
 // Launch shapes: tile kTileW × kTileH, 8 warps, kRowOutputs / kColumnOutputs per thread (the
-// reasons and the measurements behind them are in separable_fused.cu's header).
+// reasons and the measurements behind them are in docs/methods/separable_fused.md).
 template <PixelFormat F, bool Large>
 struct FusedPolicyFor;
 template <>

@@ -1,81 +1,20 @@
 // separable_texture — row pass then column pass, each reading through a texture object.
 //
-// Algorithm and source: the separable convolution of NVIDIA's convolutionTexture sample (V.
-// Podlozhnyuk, "Image Convolution with CUDA", 2007): every tap is a texture fetch and the texture
-// cache, not shared memory, serves the reuse between neighbouring outputs. Unlike the sample, the
-// textures are texture objects over pitched linear memory (no copy into a CUDA array between the
-// passes), the radius is a run-time value up to kMaxRadius, and all five border modes are exact.
-// Each thread computes N consecutive outputs with the register window of separable_common.cuh
-// (2r + N fetches for N outputs instead of N (2r + 1)); the per-thread code is there too, and the CPU
-// model in tests/cpu/test_separable_indexing.cpp runs it with an emulated texture unit.
-// Stages: "copy" (only when the source view cannot be bound to a texture, see below), "rows" (texture
-// over the source → float intermediate, upright), "columns" (texture over the intermediate →
-// destination, to_unorm8 for RGBA8).
-//
-// Borders — what the texture hardware can and cannot do with point sampling on pitched linear memory:
-//   - Unnormalised coordinates (what this file uses: texel x is fetched at x + 0.5) allow only two
-//     address modes: cudaAddressModeClamp, which is 'nearest' exactly for any overshoot, and
-//     cudaAddressModeBorder, which returns the border colour, zero, which is 'constant'. These two
-//     modes are left to the hardware: the kernels fetch the raw, possibly outside, coordinate.
-//   - cudaAddressModeWrap and cudaAddressModeMirror exist only with normalised coordinates. Wrap is
-//     'wrap', and Mirror, by the programming guide's formula (frac(u) on even periods, 1 - frac(u) on
-//     odd ones), lands on the half-sample 'reflect' at texel centres. Using them would mean fetching
-//     at u = (x + 0.5) / n and trusting the texture unit's fixed-point conversion of u × n to pick the
-//     right texel next to every edge, for n up to 65000 and overshoots of up to 2000 texels; a single
-//     wrong texel is an error the size of a weight. Whole-sample 'mirror' (OpenCV's REFLECT_101) has
-//     no address mode at all.
-//   - So reflect, mirror and wrap are mapped exactly by index before the fetch (border_index, the
-//     same rule as every method), and only where a thread's window touches the border; their
-//     textures use Clamp, which then never triggers.
-// The address mode is a property of the texture object, so the textures depend on the border mode;
-// they are created in on_prepare (the intermediate) or on the first run with a new source buffer
-// (the source; cached by address, pitch, size, format and address mode), never per frame.
-//
-// Source alignment: a pitched texture needs its base aligned to cudaDevAttrTextureAlignment and its
-// pitch to cudaDevAttrTexturePitchAlignment (both asked from the device; typically 512 B and 32 B).
-// Buffers from cudaMallocPitch (DeviceImage) normally qualify; a tightly packed or offset view often
-// does not (a 61-pixel RGBA8 row is 244 B). Such a source is first copied into this method's own
-// aligned buffer ("copy" stage, one read and one write of the source) and the texture is bound to that.
-//
-// Launch policy (TexturePolicyFor in separable_common.cuh): blocks of 32 × 8 threads; N = 4
-// consecutive outputs per thread for RGBA8 (window 7 float4 + 4 float4 accumulators), N = 8 for F32.
-// The padded weights (at most 4008 floats, 15.7 KiB) are copied into shared memory per block and
-// read as broadcasts.
-//
-// Cost as a function of sigma (r = floor(truncate × sigma + 0.5), T = 2r + 1 rounded up to N): per
-// pixel and pass, T multiply-adds per channel and (T + N - 1) / N texture fetches; memory traffic as
-// separable_shared (40 B per RGBA8 pixel, 16 B per F32 pixel; + 2 × 4 B per pixel with the copy).
-// Expect it slower than separable_shared (texture fetch throughput instead of shared-memory
-// bandwidth); how much slower is the measurement this method exists for.
-//
-// Limits: images within the pitched-2D-texture limits, 131072 × 65000 texels and rows of 2097120
-// bytes (so RGBA8 images, whose float4 intermediate has 16-byte texels, at most 131064 wide); these
-// are the values CUDA reports on the GPUs we know, and on_prepare checks the device's own and refuses
-// with its numbers. All radii 0–2000, all five borders, RGBA8 and F32. Larger images:
-// separable_shared. Scratch: the float intermediate (16 B per RGBA8 pixel, 4 B per F32 pixel), plus
-// the aligned source copy when one is needed. The destination must start on 4-byte boundaries
-// (written as 4-byte words).
-//
-// Accuracy: float32 rounding only; the same taps, weights and order of additions as separable_shared,
-// so the two methods agree bit for bit (the CPU models of both give identical images) and the
-// accuracy table in separable_shared.cu holds for this method too: at most 3.2e-6 relative (F32,
-// sigma 200), 0.5002 levels (RGBA8). Bound: max relative error 1e-5 (F32), 0.51 levels (RGBA8).
-//
-// Resources (ptxas, sm_90): RGBA8 rows 59 registers, columns 61; F32 46; no spills; shared memory:
-// the weights only, 4 B per padded tap.
-//
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
-// sweep F32 max 4.0e-6 of the peak (σ 200), RGBA8 max 0.50 levels, 765 of 765 cases. Kernel time
-// (gausslab-bench): 4096² F32 7×7 0.206 ms (22 % of the 2973 GB/s copy bandwidth; 1.7×
-// separable_shared's), 41×41 0.612 ms (7 %; 3.5×); 4096² RGBA8 7×7 0.337 ms (a little faster than
-// separable_shared's 0.367), σ 16 2.51 ms. Nsight Compute (docs/results/ncu.md, F32 7×7): the row pass
-// takes 158 µs at 22 % of DRAM and 19 % of SM peak, the column pass 63 µs (as separable_shared's): in
-// the row pass a warp's 32 threads start 8 outputs apart (texture_rows_thread), so one fetch
-// instruction spans 8 cache lines. Fewer outputs per row-pass thread (a throwaway build, same H100,
-// F32 4096²) moved 7×7 from 0.203 ms to 0.196 / 0.178 / 0.235 (N = 4 / 2 / 1) and 41×41 from 0.609 to
-// 0.681 / 0.573 / 0.947; RGBA8 N = 2 and 1 were slower than 4: fewer lines per fetch costs more
-// fetches per output, so the texture request rate limits the row pass either way. Kept N = 8 (F32 N =
-// 2 would gain 6–12 %, with its own padding of the taps).
+// Algorithm: the separable convolution of NVIDIA's convolutionTexture sample (V. Podlozhnyuk,
+// "Image Convolution with CUDA", 2007): every tap is a texture fetch and the texture cache serves
+// the reuse between outputs. Texture objects over pitched linear memory (no copy into arrays), N
+// outputs per thread from separable_common.cuh's register window, any radius. 'nearest' and
+// 'constant' are the textures' address modes; reflect, mirror and wrap are mapped by index before
+// the fetch. A source that cannot be bound is copied into an aligned buffer first ("copy" stage).
+// Cost: 2(2r+1) multiply-adds and about 2(2r+1)/N fetches per pixel and channel; global traffic as
+// separable_shared's (+8 B per pixel with the copy).
+// Limits: images within the device's pitched-2D-texture limits (131072 × 65000 texels and rows of
+// 2097120 bytes on the GPUs we know, refused up front), radius 0–2000, all five borders, RGBA8 and
+// F32; destination rows on 4-byte boundaries.
+// Accuracy: float32 rounding; the same taps in the same order as separable_shared, bit for bit;
+// bound 1e-5 relative (F32), 0.51 levels (RGBA8).
+// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.206 ms, 1.7× separable_shared's.
+// Borders, source alignment, the experiments on its row pass, resources: docs/methods/separable_texture.md.
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>

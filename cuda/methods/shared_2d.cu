@@ -1,62 +1,19 @@
 // shared_2d — 2D convolution from a shared-memory tile with its apron, several outputs per thread.
 //
-// Algorithm and source: the tiled 2D convolution of the GPU comparisons — a block stages its
-// output tile plus the apron of r pixels on every side in shared memory, then every thread
-// convolves from there (Kirk & Hwu, "Programming Massively Parallel Processors", the tiled
-// convolution with halo cells; V. Podlozhnyuk, "Image Convolution with CUDA", NVIDIA 2007, the
-// apron). Our own code; the per-thread work is in conv2d_common.cuh, which the CPU model in
-// tests/cpu/test_conv2d_indexing.cpp runs block by block with the same barrier phases.
-// Register blocking: each thread computes R horizontally neighbouring outputs of one row, and
-// every window value it loads from shared memory serves up to R of them.
-// Weights: the separable product w[i]·w[j] of the normalised 1D weights, computed as
-// sum_i w[i] · (sum_j w[j] · x) per output. This is still the full 2D convolution — every output
-// takes (2r+1)² multiply-adds (plus 2r+1 for the row weights); no partial sum is shared between
-// outputs, which is what the separable methods do instead.
-// Radii larger than the tile: the (2r+1)² taps are cut into chunks of at most 32 × 32
-// (ChunkPlan); for each chunk the block stages the (tile + chunk − 1) window of the input that
-// those taps read, waits, convolves, and moves on. So every radius works, with the same shared
-// memory; a small radius is a single chunk (the whole apron at once).
-//
-// Cost as a function of sigma: (2r+1)² + (2r+1) multiply-adds per pixel and channel, r =
-// floor(4σ + 0.5): 306 at σ = 2, 4290 at σ = 8, 2.56 million at σ = 200. Shared-memory reads per
-// output and tap: (kUnroll + R − 1) / (kUnroll · R), 0.42 (RGBA8) and 0.30 (F32); global reads:
-// each chunk's window once per block, (8 + c − 1)(32R + c − 1) pixels for 8 · 32R outputs and
-// c² taps (c = chunk side), i.e. about 0.02 reads per output and tap at c = 32.
-//
-// Launch policy (conv2d::Shared2dPolicy, reasons there): blocks of 32 × 8 threads, each thread R
-// = 3 (RGBA8) or 5 (F32) outputs of one row → tiles of 96 × 8 or 160 × 8 outputs, numbered in a
-// 1D grid; 8 taps per unrolled step. Dynamic shared memory sized at run time for the chunk:
-// (8 + c − 1) × (32R + c − 1) float4 or float values — at c = 32, 79 KB (RGBA8) or 30 KB (F32).
-// Above 48 KB the kernel is opted in with cudaFuncSetAttribute; a device with less opt-in shared
-// memory per block (Turing: 64 KB) gets a smaller chunk (RGBA8: c = 26, 63.9 KB).
-// Weights: passed by value as a kernel parameter (conv2d::RowWeights), so every launch carries
-// its own and two instances with different sigmas on one stream cannot disturb each other; up to
-// radius 127 a 1 KB copy, above that 16 KB (kernel parameters above 4 KB need CUDA 12.1 and a
-// driver >= 530).
-//
-// Limits: any size from 1×1, RGBA8 and F32, all five border modes (border_index on every staged
-// element, exact also when the radius exceeds the image side), every radius up to the project's
-// 2000. Refused up front: runs estimated above 2 s at an assumed 3e12 multiply-adds per second
-// (6 TFLOP/s, a fifth of an H100's FP32 peak; bound by shared-memory reads), counting whole tiles;
-// but never a problem that naive_2d accepts (its estimate is the smaller of its own and
-// naive_2d's). Examples (RGBA8 / F32): 1920×1080 up to radius 424 / 849 (σ 106 / 212);
-// 4096×4096 up to radius 148 / 295 (σ 37 / 73). Images: every row must start on a 4-byte
-// boundary.
-//
-// Expected accuracy: float32 rounding. The sums form a tree (the taps of a row within a chunk,
-// the rows of a chunk, the chunks of a band of chunk rows, the bands), so the first-order worst
-// case is (2 + 2c + 2 ceil((2r+1)/c)) · 2^-24 of sum |w x| (conv2d::shared_error_units): 4.4e-6
-// at radius 63, 1.001e-5 at radius 800 (c = 32). Promised: 1e-5 relative (F32) and 0.51 levels
-// (RGBA8, 0.5 of which is to_unorm8's rounding), widened by that formula from radius 800.
-// Measured with the CPU model against the float64 reference (the kernel's own per-thread code,
-// run block by block: test_conv2d_indexing.cpp, Conv2dModels.AccuracyTable), random images,
-// every border, σ 0.5–12: F32 max 2.6e-7 of the peak, RGBA8 max 0.50003 levels (rounding
-// included).
-//
-// Measured on the GPU (NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0; docs/results): accuracy
-// sweep F32 max 6.2e-7 of the peak, RGBA8 max 0.50 levels, 750 cases passed, 15 refused (σ 200 on
-// large images). Kernel time, 4096² F32 (gausslab-bench): 7×7 0.207 ms (22 % of the 2973 GB/s copy
-// bandwidth), 41×41 2.845 ms (16× separable_shared's); 4096² RGBA8 7×7 0.455 ms, σ 8 18.3 ms.
+// Algorithm: the tiled convolution with halo cells (Kirk & Hwu, "Programming Massively Parallel
+// Processors"; the apron of V. Podlozhnyuk, "Image Convolution with CUDA", 2007): a block stages its
+// output tile plus the apron in shared memory and each thread convolves R neighbouring outputs from
+// there; taps beyond the tile come in chunks of at most 32 × 32, each staged in turn. Still the full
+// 2D sum with weights w[i]·w[j]: no partial sum is shared between outputs. The per-thread code is
+// conv2d_common.cuh; the CPU model runs it block by block (tests/cpu/methods/conv2d/test_conv2d.cpp).
+// Cost: (2r+1)² + (2r+1) multiply-adds per pixel and channel: 306 at σ 2, 4290 at σ 8.
+// Limits: any size, radius up to 2000, all five borders, RGBA8 and F32; runs estimated above 2 s (at
+// 3e12 multiply-adds per second) are refused, never one that naive_2d accepts; rows on 4-byte
+// boundaries.
+// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8), widened from radius
+// 800 by the summation tree's worst case (accuracy_bound).
+// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.207 ms, 41×41 2.85 ms.
+// Chunks, launch policy, shared memory and accuracy measurements: docs/methods/shared_2d.md.
 #include <algorithm>
 #include <climits>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 // The CPU model of the recursive method: runs the per-thread functions of recursive_model.hpp in
 // the order the GPU launches them — every thread of a kernel, every block of a transpose with its
 // barrier between the load and the store phase — on host buffers laid out as the device's.
-// Unit tests compare it with the float64 reference; recursive.cu launches the same functions.
+// test_recursive.cpp compares it with the float64 reference; recursive.cu launches the same functions.
 #include <stdexcept>
 #include <vector>
 

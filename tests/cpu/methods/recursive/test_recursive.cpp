@@ -3,8 +3,8 @@
 // infinite extension, and the CPU model — which runs the GPU kernels' own per-thread code — against
 // the float64 reference and the method's accuracy bound. No device is needed.
 //
-// RecursiveAccuracy.DISABLED_Table prints the accuracy table quoted in cuda/methods/recursive.cu:
-//   gausslab_recursive_tests --gtest_also_run_disabled_tests --gtest_filter='*DISABLED_Table*'
+// RecursiveAccuracy.DISABLED_Table prints the accuracy table in docs/methods/recursive.md:
+//   gausslab_cpu_method_tests --gtest_also_run_disabled_tests --gtest_filter='RecursiveAccuracy.DISABLED_Table'
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -95,7 +95,7 @@ AccuracyStats model_error(const Image<Pixel>& src, const FilterParams& params, b
 // ---- coefficients -------------------------------------------------------------------------------
 
 TEST(RecursiveCoefficients, DirectFormMatchesThePublishedNumbersAtSigma5) {
-  // notes/gaussian-methods-reference.md §1f (computed from Getreuer's code, before renormalising).
+  // docs/methods/recursive.md, "Background" (computed from Getreuer's code, before renormalising).
   const DirectForm form = deriche_direct_form(5.0, false);
   const double b_causal[4] = {0.079764520, -0.136679752, 0.086611581, -0.018966585};
   const double a[5] = {1, -2.694423249, 2.805288665, -1.336999322, 0.246005841};
@@ -151,7 +151,7 @@ TEST(RecursiveCoefficients, PartialFractionsAreTheSameFilterAsTheDirectForm) {
 }
 
 TEST(RecursiveCoefficients, EffectiveSigmaIsWithinAFewTenthsOfAPercent) {
-  // notes §1f: sigma_eff = 4.989 at sigma 5 (-0.2 %).
+  // docs/methods/recursive.md, "Background": sigma_eff = 4.989 at sigma 5 (-0.2 %).
   for (double sigma : {1.0, 2.0, 5.0, 20.0, 100.0}) {
     const DericheGaussian g = deriche_gaussian(sigma);
     double variance = 0;
@@ -285,7 +285,7 @@ TEST(RecursiveModel, FlatImagesStayFlatForEveryMassPreservingBorder) {
 }
 
 TEST(RecursiveModel, FloatStateDriftsByAFewMillionthsAtLargeSigma) {
-  // The measurement behind the choice of a double state (recursive.cu header).
+  // The measurement behind the choice of a double state (docs/methods/recursive.md).
   const ImageF32 flat(48, 40, 0.7f);
   ImageF32 out(48, 40);
   filter_on_host<float>(flat, out, params_for(200.0, BorderMode::Reflect));
