@@ -264,7 +264,7 @@ void BatchEngine::Impl::read_and_decode(Item& item) {
 void BatchEngine::Impl::filter_on_cpu(Item& item) {
   const double t0 = clock_.now_s();
   if (item.fault == "device-oom" || item.fault == "device-oom-once")
-    throw CudaError(cudaErrorMemoryAllocation, "cudaMalloc failed: out of memory (injected by GAUSSLAB_BATCH_FAULT)");
+    throw CudaOutOfMemory("cudaMalloc failed: out of memory (injected by GAUSSLAB_BATCH_FAULT)", 0);
   if (item.fault == "launch")
     throw CudaError(cudaErrorLaunchFailure, "kernel launch failed (injected by GAUSSLAB_BATCH_FAULT)");
   const ImageRgba8& source = item.decoded.image;

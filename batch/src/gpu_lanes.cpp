@@ -59,8 +59,8 @@ void upload_rows(const void* host, std::size_t host_pitch, const void* device_ba
 void throw_if_injected(GpuFault fault, GpuFault here) {
   if (fault != here) return;
   if (here == GpuFault::DeviceOutOfMemory)
-    throw CudaError(cudaErrorMemoryAllocation,
-                    "cudaMalloc failed: cudaErrorMemoryAllocation (out of memory; injected by GAUSSLAB_BATCH_FAULT)");
+    throw CudaOutOfMemory("cudaMalloc failed: cudaErrorMemoryAllocation (out of memory; injected by GAUSSLAB_BATCH_FAULT)",
+                          0);
   throw CudaError(cudaErrorLaunchFailure,
                   "kernel launch failed: cudaErrorLaunchFailure (injected by GAUSSLAB_BATCH_FAULT)");
 }
@@ -241,12 +241,7 @@ void GpuLanes::release_buffers() {
   }
 }
 
-bool GpuLanes::device_usable() {
-  (void)cudaGetLastError();
-  const cudaError_t status = cudaDeviceSynchronize();
-  (void)cudaGetLastError();
-  return status == cudaSuccess;
-}
+bool GpuLanes::device_usable() { return broken_context_reason().empty(); }
 
 void GpuLanes::filter_bands(const ExtendedRows& source, const BandPlan& plan, const ImageView& dst, int dst_first_row,
                             const FilterParams& params, StageRecorder& recorder, GpuFault fault) {

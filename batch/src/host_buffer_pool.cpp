@@ -1,11 +1,8 @@
 #include "gausslab/batch/host_buffer_pool.hpp"
 
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdlib>
 #include <new>
 #include <stdexcept>
 
@@ -21,9 +18,7 @@ std::string mib(std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 
 
 HostBufferPool::HostBufferPool(Kind kind, std::size_t budget_bytes) : kind_(kind), budget_(budget_bytes) {}
 
-HostBufferPool::~HostBufferPool() {
-  for (const std::unique_ptr<Buffer>& buffer : buffers_) free_buffer(buffer.get());
-}
+HostBufferPool::~HostBufferPool() = default;
 
 bool HostBufferPool::pinned() const {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -45,35 +40,24 @@ int HostBufferPool::allocations() const {
   return allocations_;
 }
 
-void HostBufferPool::free_buffer(Buffer* buffer) {
-  if (!buffer->data) return;
-  if (buffer->pinned)
-    GAUSSLAB_CUDA_LOG(cudaFreeHost(buffer->data));
-  else
-    std::free(buffer->data);
-  buffer->data = nullptr;
-}
-
 HostBufferPool::Buffer* HostBufferPool::allocate_locked(std::size_t bytes) {
   const auto start = std::chrono::steady_clock::now();
   auto buffer = std::make_unique<Buffer>();
   buffer->capacity = bytes;
   if (kind_ == Kind::Pinned && !pinning_failed_) {
-    const cudaError_t status = cudaHostAlloc(&buffer->data, bytes, cudaHostAllocPortable);
-    if (status == cudaSuccess) {
+    try {
+      buffer->page_locked.resize(bytes);
+      buffer->data = buffer->page_locked.data();
       buffer->pinned = true;
-    } else {
-      (void)cudaGetLastError();
-      buffer->data = nullptr;
-      // No CUDA device: ordinary memory serves the CPU path. Out of lockable memory: say so.
-      if (!is_no_device_error(status) && status != cudaErrorMemoryAllocation)
-        throw CudaError(status, std::string("cudaHostAlloc of ") + mib(bytes) + " failed: " + cudaGetErrorString(status));
-      if (is_no_device_error(status)) pinning_failed_ = true;
+    } catch (const CudaUnavailable&) {
+      pinning_failed_ = true;  // no CUDA device: ordinary memory serves the CPU path
+    } catch (const CudaOutOfMemory&) {
+      // The system would not lock this much: ordinary memory, slower copies, but the image goes on.
     }
   }
   if (!buffer->data) {
-    buffer->data = std::malloc(bytes);
-    if (!buffer->data) throw std::bad_alloc();
+    buffer->ordinary.reset(new unsigned char[bytes]);  // std::bad_alloc when the host is out of memory
+    buffer->data = buffer->ordinary.get();
   }
   allocation_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ++allocations_;
@@ -102,7 +86,6 @@ HostBufferPool::Buffer* HostBufferPool::take_locked(std::size_t bytes) {
     Buffer* victim = idle_.front();
     idle_.erase(idle_.begin());
     allocated_bytes_ -= victim->capacity;
-    free_buffer(victim);
     buffers_.erase(std::find_if(buffers_.begin(), buffers_.end(),
                                 [victim](const std::unique_ptr<Buffer>& b) { return b.get() == victim; }));
   }

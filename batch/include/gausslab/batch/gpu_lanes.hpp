@@ -75,7 +75,7 @@ class GpuLanes {
   // Frees the lanes' device buffers and the methods' scratch (drains first).
   void release_buffers();
   // After a CUDA error: whether the device still works (false after a sticky error such as an
-  // illegal address, which ends every later call on this context too).
+  // illegal address, which ends every later call on this context too: broken_context_reason()).
   bool device_usable();
 
   // Filters `plan`'s bands of `source` through the lanes, synchronously: each band with its halo

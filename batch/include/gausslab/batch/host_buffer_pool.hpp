@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "gausslab/cuda/pinned_buffer.hpp"
+
 namespace gausslab {
 
 class HostBufferPool {
@@ -22,6 +24,8 @@ class HostBufferPool {
     void* data = nullptr;
     std::size_t capacity = 0;
     bool pinned = false;
+    PinnedBuffer page_locked;                  // when pinned
+    std::unique_ptr<unsigned char[]> ordinary; // otherwise
   };
   // A buffer on loan; it returns to the pool when the last copy goes.
   using Lease = std::shared_ptr<Buffer>;
@@ -62,7 +66,6 @@ class HostBufferPool {
   // (freeing idle buffers to make room); nullptr when the request must wait. Throws on failure.
   Buffer* take_locked(std::size_t bytes);
   Buffer* allocate_locked(std::size_t bytes);
-  void free_buffer(Buffer* buffer);
 
   const Kind kind_;
   const std::size_t budget_;
