@@ -508,7 +508,9 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
       md << "\nChecks: the pipelined GPU run is " << fmt("%.2f", speedup) << "× the one-image-at-a-time pageable run "
          << (speedup >= 3 ? "(≥ 3: yes)" : "(≥ 3: NO)") << "; its time per image is " << fmt("%.2f", check.ratio)
          << "× its slowest stage, " << check.bound.name << " " << (check.ratio <= 1.3 ? "(≤ 1.3: yes)" : "(≤ 1.3: NO)")
-         << ".\n";
+         << "; once the first image was done, one finished every " << fmt("%.2f ms", check.steady_ms) << " ("
+         << fmt("%.2f", check.bound.per_image_ms > 0 ? check.steady_ms / check.bound.per_image_ms : 0)
+         << "× the bound: the first image's latency and the last ones' tail are the rest).\n";
     }
     for (const Row& row : rows)
       if (!row.ranks_text.empty()) md << "\n" << row.name << ":\n" << row.ranks_text;

@@ -151,6 +151,7 @@ class BatchEngine::Impl {
   std::vector<ItemPtr> lane_items_;
   std::string gpu_broken_;  // why the device can no longer be used
   EngineReport report_;
+  double run_start_s_ = 0;
   std::mutex report_mutex_;
 
   std::mutex cpu_methods_mutex_, openmp_mutex_;
@@ -367,9 +368,13 @@ void BatchEngine::Impl::fail(const ItemPtr& item, const std::string& message) {
 
 void BatchEngine::Impl::finish(const ItemPtr& item) {
   item->outcome.banded = item->banded;
-  item->outcome.ms = (clock_.now_s() - item->start_s) * 1000.0;
+  const double now = clock_.now_s();
+  item->outcome.ms = (now - item->start_s) * 1000.0;
   {
     std::lock_guard<std::mutex> lock(report_mutex_);
+    const double since_start = now - run_start_s_;
+    if (report_.done + report_.failed == 0) report_.first_finished_s = since_start;
+    report_.last_finished_s = since_start;
     if (item->outcome.ok) {
       ++report_.done;
       report_.input_bytes += item->job->size_bytes;
@@ -639,6 +644,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
   inputs_done_ = false;
   gpu_queue_.clear();
   const double start_s = clock_.now_s();
+  run_start_s_ = start_s;
   const StageTotals before = clock_.totals();
 
   if (!options_.pipelined) {

@@ -38,7 +38,8 @@ std::string bound_line(const EngineReport& report) {
   if (check.bound.name.empty() || check.bound.per_image_ms <= 0) return "no bound measured";
   return "bound: " + check.bound.name + ", " + format("%.2f ms", check.bound.per_image_ms) +
          " per image; the run took " + format("%.2f ms", check.per_image_ms) + " per image (" +
-         format("%.2f", check.ratio) + "× its bound)";
+         format("%.2f", check.ratio) + "× its bound; " + format("%.2f ms", check.steady_ms) +
+         " between one file done and the next, once the first was)";
 }
 
 }  // namespace
@@ -79,6 +80,7 @@ BoundCheck check_bound(const EngineReport& report) {
   check.bound = find_bound(report.stages, report.cpu_stages, report.threads, images);
   check.per_image_ms = report.wall_s * 1000.0 / images;
   check.ratio = check.bound.per_image_ms > 0 ? check.per_image_ms / check.bound.per_image_ms : 0;
+  if (images > 1) check.steady_ms = (report.last_finished_s - report.first_finished_s) * 1000.0 / (images - 1);
   return check;
 }
 

@@ -81,7 +81,7 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-void put_report(Writer& w, const RankSummary& s) {
+void put_summary(Writer& w, const RankSummary& s) {
   const EngineReport& r = s.report;
   w.put(s.rank);
   w.put(s.host);
@@ -90,7 +90,7 @@ void put_report(Writer& w, const RankSummary& s) {
   w.put(s.gather_ms);
   w.put(s.failure);
   w.put(r.files), w.put(r.done), w.put(r.failed), w.put(r.banded), w.put(r.refused);
-  w.put(r.input_bytes), w.put(r.megapixels), w.put(r.wall_s);
+  w.put(r.input_bytes), w.put(r.megapixels), w.put(r.wall_s), w.put(r.first_finished_s), w.put(r.last_finished_s);
   w.put(r.stages.sum_ms), w.put(r.stages.busy_ms), w.put(r.stages.count);
   w.put(static_cast<std::uint64_t>(r.cpu_stages.size()));
   for (Stage stage : r.cpu_stages) w.put(stage);
@@ -101,7 +101,7 @@ void put_report(Writer& w, const RankSummary& s) {
   w.put(r.failures), w.put(r.notes);
 }
 
-RankSummary get_report(const std::string& bytes) {
+RankSummary get_summary(const std::string& bytes) {
   Reader in(bytes);
   RankSummary s;
   EngineReport& r = s.report;
@@ -112,7 +112,7 @@ RankSummary get_report(const std::string& bytes) {
   in.get(s.gather_ms);
   in.get(s.failure);
   in.get(r.files), in.get(r.done), in.get(r.failed), in.get(r.banded), in.get(r.refused);
-  in.get(r.input_bytes), in.get(r.megapixels), in.get(r.wall_s);
+  in.get(r.input_bytes), in.get(r.megapixels), in.get(r.wall_s), in.get(r.first_finished_s), in.get(r.last_finished_s);
   in.get(r.stages.sum_ms), in.get(r.stages.busy_ms), in.get(r.stages.count);
   std::uint64_t stages = 0;
   in.get(stages);
@@ -320,6 +320,14 @@ std::vector<std::vector<std::size_t>> deal_files(const std::vector<BatchJob>& jo
   return dealt;
 }
 
+std::string serialize_summary(const RankSummary& summary) {
+  Writer w;
+  put_summary(w, summary);
+  return w.take();
+}
+
+RankSummary deserialize_summary(const std::string& bytes) { return get_summary(bytes); }
+
 std::string serialize_jobs(const std::vector<BatchJob>& jobs) {
   Writer w;
   w.put(static_cast<std::uint64_t>(jobs.size()));
@@ -489,11 +497,9 @@ BatchResult run_batch(MpiSession& mpi, const std::vector<BatchJob>& jobs, const 
     if (mpi.root()) progress.finish();
   }
 
-  Writer w;
-  put_report(w, summary);
-  const std::vector<std::string> parts = mpi.gather(w.take());
+  const std::vector<std::string> parts = mpi.gather(serialize_summary(summary));
   if (mpi.root())
-    for (const std::string& part : parts) result.per_rank.push_back(get_report(part));
+    for (const std::string& part : parts) result.per_rank.push_back(deserialize_summary(part));
   else
     result.per_rank.push_back(summary);
   int status = 0;

@@ -153,6 +153,29 @@ TEST(Distributed, TheJobListCrossesRanksIntact) {
   EXPECT_THROW(deserialize_jobs(serialize_jobs(jobs).substr(0, 20)), std::runtime_error);
 }
 
+TEST(Distributed, ARanksSummaryCrossesRanksIntact) {
+  RankSummary in;
+  in.rank = 3, in.host = "node7", in.device = 1, in.scatter_ms = 1.5, in.gather_ms = 2.5, in.failure = "no GPU";
+  EngineReport& r = in.report;
+  r.files = 9, r.done = 7, r.failed = 2, r.banded = 1, r.refused = 1, r.input_bytes = 1ull << 35, r.megapixels = 12.5;
+  r.wall_s = 3.25, r.first_finished_s = 0.5, r.last_finished_s = 3.0;
+  for (int s = 0; s < kStageCount; ++s) r.stages.sum_ms[s] = s + 0.5, r.stages.busy_ms[s] = s + 0.25, r.stages.count[s] = s;
+  r.cpu_stages = {Stage::Read, Stage::Write};
+  r.threads = 16, r.lanes = 3, r.pipelined = false, r.pinned = true, r.method_id = "fft", r.device_name = "H100";
+  r.peak_pinned_bytes = 1, r.peak_device_bytes = 2, r.peak_device_in_use = 3, r.peak_host_bytes = 4;
+  r.device_budget_bytes = 5, r.host_budget_bytes = 6, r.pinned_allocation_ms = 7.5;
+  r.failures = {"a", "b"}, r.notes = {"n"};
+  const RankSummary out = deserialize_summary(serialize_summary(in));
+  EXPECT_EQ(serialize_summary(out), serialize_summary(in));  // every field, written again the same
+  EXPECT_EQ(out.host, "node7");
+  EXPECT_EQ(out.report.input_bytes, 1ull << 35);
+  EXPECT_EQ(out.report.cpu_stages, r.cpu_stages);
+  EXPECT_EQ(out.report.failures, r.failures);
+  EXPECT_DOUBLE_EQ(out.report.last_finished_s, 3.0);
+  EXPECT_DOUBLE_EQ(out.report.stages.busy_ms[6], 6.25);
+  EXPECT_THROW(deserialize_summary(serialize_summary(in).substr(0, 40)), std::runtime_error);
+}
+
 TEST(Distributed, AloneTheWorldIsOneRankAndRowsMoveLocally) {
   MpiSession alone(nullptr, nullptr);
   EXPECT_EQ(alone.size(), 1);

@@ -70,6 +70,9 @@ struct EngineReport {
   std::uint64_t input_bytes = 0;   // of the files done
   double megapixels = 0;           // of the files done
   double wall_s = 0;
+  // When the first and the last file were finished, seconds from the start: (last - first) /
+  // (files - 1) is the pipeline's steady interval, without the first image's latency.
+  double first_finished_s = 0, last_finished_s = 0;
   StageTotals stages;
   std::vector<Stage> cpu_stages;   // the stages the CPU pool ran (for find_bound)
   int threads = 1;

@@ -15,6 +15,7 @@ struct BoundCheck {
   BoundReport bound;
   double per_image_ms = 0;  // wall time / images
   double ratio = 0;         // per_image_ms / bound.per_image_ms
+  double steady_ms = 0;     // between the first and the last file finished, per image (0 for one file)
 };
 // The bound of one rank's run (the pool's share of the CPU stages, or a GPU stage's busy time).
 BoundCheck check_bound(const EngineReport& report);

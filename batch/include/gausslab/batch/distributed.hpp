@@ -60,6 +60,11 @@ std::vector<std::vector<std::size_t>> deal_files(const std::vector<BatchJob>& jo
 BatchResult run_batch(MpiSession& mpi, const std::vector<BatchJob>& jobs, const BatchRunOptions& options,
                       std::ostream& log);
 
+// A rank's summary as bytes and back (every rank's goes to rank 0 at the end); a field added to
+// RankSummary or EngineReport must be added to both (the test sets every field).
+std::string serialize_summary(const RankSummary& summary);
+RankSummary deserialize_summary(const std::string& bytes);
+
 // The job list as bytes and back: rank 0 plans the jobs and sends them to the others.
 std::string serialize_jobs(const std::vector<BatchJob>& jobs);
 std::vector<BatchJob> deserialize_jobs(const std::string& bytes);
