@@ -1,9 +1,8 @@
 #include "comparison_mode.hpp"
 
 #include <imgui.h>
-#define GLFW_INCLUDE_NONE  // key codes only; all GL goes through render/
-#include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "gausslab/core/image_io.hpp"
@@ -14,8 +13,7 @@
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "image_resample.hpp"
-#include "keyboard.hpp"
-#include "result_saving.hpp"
+#include "save_folder.hpp"
 
 namespace gausslab {
 
@@ -28,6 +26,10 @@ double sum_of_method_stages(const std::vector<StageTiming>& stages) {
   return total;
 }
 
+bool is_gpu_choice(int choice) {
+  return choice >= 0 && method_registry().at(static_cast<std::size_t>(choice)).info.backend == Backend::Cuda;
+}
+
 }  // namespace
 
 ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, GlSurface& surface)
@@ -36,18 +38,22 @@ ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, G
       pipeline_(std::make_unique<ResultPipeline>(options.best_path)),
       renderer_(std::make_unique<ImageRenderer>()),
       slot_a_(history_frames(options)),
-      slot_b_(history_frames(options)) {
-  const bool automated = options.frames > 0;
+      slot_b_(history_frames(options)),
+      history_(300) {
+  const bool automated = options.frames > 0 || !options.script.empty();
+  numbers_ = std::make_unique<NumbersWorker>(pipeline_->runs_gpu_methods());
+  compare_all_ = std::make_unique<CompareAll>(pipeline_->runs_gpu_methods(), exact_);
   filter_.method_a = plan.method_a;
   filter_.method_b = plan.method_b;
   filter_.params = options.params;
   filter_.original_size = !options.resize;
   filter_.width = options.resize ? options.size_width : plan.original.width();
   filter_.height = options.resize ? options.size_height : plan.original.height();
-  filter_.continuous = automated;  // timed runs process every frame
+  filter_.continuous = automated;  // timed and scripted runs process every frame
   view_.mode = options.display;
   original_ = std::move(plan.original);
   image_name_ = plan.image_name;
+  image_path_ = options.image_path;
   if (!rebuild_picture()) throw std::runtime_error(load_error_);
   applied_ = filter_;
   want_slots();
@@ -55,6 +61,8 @@ ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, G
   update_method_choices();
   path_seen_ = pipeline_->path();
   cuda_description_ = describe(cuda_device_status());
+  save_folder_ = automated ? std::string() : remembered_save_folder();
+  exact_wanted_now_ = automated;
 }
 
 ComparisonMode::~ComparisonMode() {
@@ -63,6 +71,8 @@ ComparisonMode::~ComparisonMode() {
   } catch (const std::exception& error) {
     std::fprintf(stderr, "gausslab: %s\n", error.what());
   }
+  compare_all_.reset();
+  numbers_.reset();
   slot_a_.release_instances();
   slot_b_.release_instances();
 }
@@ -72,10 +82,36 @@ void ComparisonMode::shut_down() {
   if (pipeline_) pipeline_->synchronize();
 }
 
-std::string ComparisonMode::window_title() const { return "gausslab - " + image_name_; }
+std::string ComparisonMode::slot_id(int choice) const {
+  if (choice == kOriginalPicture) return "original";
+  if (choice == kExactGaussian) return "exact";
+  return choice >= 0 && choice < static_cast<int>(choices_.size()) ? choices_[static_cast<std::size_t>(choice)].id : "?";
+}
+
+std::string ComparisonMode::slot_label(int choice) const {
+  if (choice == kOriginalPicture) return "original picture";
+  if (choice == kExactGaussian) return "exact Gaussian";
+  return choice >= 0 && choice < static_cast<int>(choices_.size()) ? choices_[static_cast<std::size_t>(choice)].label : "?";
+}
+
+std::string ComparisonMode::window_title() const {
+  char sigma[32];
+  std::snprintf(sigma, sizeof sigma, "%.4g", applied_.params.sigma);
+  return "gausslab \u2013 " + image_name_ + " \u2013 A: " + slot_id(applied_.method_a) + " vs B: " +
+         slot_id(applied_.method_b) + " \u2013 \u03c3 " + sigma;
+}
 
 FilterProblem ComparisonMode::problem() const {
   return FilterProblem{pipeline_->width(), pipeline_->height(), PixelFormat::Rgba8, applied_.params};
+}
+
+void ComparisonMode::say(const std::string& text, bool error, double seconds) {
+  if (options_.events) {
+    std::printf("gausslab-event: %s %s\n", error ? "error" : "message", text.c_str());
+    std::fflush(stdout);
+  }
+  status_ = TimedMessage{text, error,
+                         std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<long long>(seconds * 1000))};
 }
 
 void ComparisonMode::want_slots() {
@@ -83,15 +119,22 @@ void ComparisonMode::want_slots() {
   slot_b_.want(SlotSetting{picture_number_, applied_.method_b, applied_.params});
 }
 
-bool ComparisonMode::b_shown() const { return view_.mode != CompareMode::A && slot_b_.shows_method(); }
+bool ComparisonMode::slot_shown(int index) const {
+  const bool swapped = view_.blink_swapped;
+  switch (view_.mode) {
+    case CompareMode::A: return index == (swapped ? 1 : 0);
+    case CompareMode::B: return index == (swapped ? 0 : 1);
+    default: return true;
+  }
+}
 
 void ComparisonMode::update_method_choices() {
   choices_.clear();
   const auto& registry = method_registry();
   for (std::size_t i = 0; i < registry.size(); ++i) {
     const MethodInfo& info = registry[i].info;
-    MethodChoice choice{info.id, info.label, info.summary, info.accuracy, {}};
-    if (info.backend == Backend::Cuda && !pipeline_->runs_gpu_methods())
+    MethodChoice choice{info.id, info.label, info.summary, info.accuracy, info.backend == Backend::Cuda, {}};
+    if (choice.gpu && !pipeline_->runs_gpu_methods())
       choice.blocked = pipeline_->path_reason();
     else
       choice.blocked = slot_a_.instance(static_cast<int>(i))->unsupported_reason(problem());
@@ -109,7 +152,7 @@ bool ComparisonMode::rebuild_picture() {
   }
   try {
     ImageRgba8 picture = resample(original_, width, height);
-    auto shared = std::make_shared<const ImageRgba8>(picture);  // the accuracy worker's copy
+    auto shared = std::make_shared<const ImageRgba8>(picture);  // the workers' copy
     pipeline_->set_source(std::move(picture));
     picture_ = std::move(shared);
   } catch (const std::exception& error) {
@@ -124,7 +167,6 @@ bool ComparisonMode::rebuild_picture() {
     return false;
   }
   ++picture_number_;
-  accuracy_.forget_crop();
   return true;
 }
 
@@ -135,27 +177,19 @@ void ComparisonMode::open_file(const std::string& path) {
     const std::string previous_name = image_name_;
     original_ = std::move(loaded.image);
     image_name_ = path;
-    if (!rebuild_picture()) {  // e.g. too large for the GPU: the old picture stays
+    if (!rebuild_picture()) {  // e.g. too large: the old picture stays
       original_ = std::move(previous);
       image_name_ = previous_name;
       return;
     }
+    image_path_ = path;
     load_error_.clear();
-    status_ = "opened " + path;
+    say("opened " + path);
     view_.fit = true;  // the slots follow the new picture in apply_changes
   } catch (const ImageLoadError& error) {
     load_error_ = std::string("could not open: ") + error.what() + " (the current picture stays)";
+    say(load_error_, true, 10.0);
   }
-}
-
-void ComparisonMode::apply_requests(const PanelRequests& requests) {
-  if (requests.open_path) open_file(*requests.open_path);
-  if (requests.fit) view_.fit = true;
-  if (requests.one_to_one) {
-    view_.fit = false;
-    view_.transform = one_to_one_view(pipeline_->width(), pipeline_->height(), surface_.width(), surface_.height());
-  }
-  if (requests.save_result) save_requested_ = true;
 }
 
 void ComparisonMode::apply_changes(FrameContext& frame) {
@@ -168,94 +202,86 @@ void ComparisonMode::apply_changes(FrameContext& frame) {
       filter_.width = applied_.width;
       filter_.height = applied_.height;
     }
+    // A new processing mode: the readouts describe one mode, so they start again.
+    if (filter_.continuous != applied_.continuous || filter_.repeat != applied_.repeat) {
+      slot_a_.timer().reset_history();
+      slot_b_.timer().reset_history();
+      frame.gl_timer.reset_history();
+      frame.frame_ms.clear();
+      history_.clear();
+    }
     applied_ = filter_;
   }
-  // The readouts describe one setting: a slot's stage history goes when its setting changes (so A's
-  // stay when only B changes), the frame times when either does.
+  // A slot's stage history goes when its own setting changes (A's stay when only B changes), the
+  // frame times when either does.
   const SlotSetting a_before = slot_a_.wanted(), b_before = slot_b_.wanted();
   want_slots();
   const bool a_changed = slot_a_.wanted() != a_before, b_changed = slot_b_.wanted() != b_before;
-  if (a_changed) slot_a_.timer().reset_history();
-  if (b_changed) slot_b_.timer().reset_history();
+  if (a_changed) {
+    slot_a_.timer().reset_history();
+    history_.clear_prefix("A ");
+  }
+  if (b_changed) {
+    slot_b_.timer().reset_history();
+    history_.clear_prefix("B ");
+  }
   if (a_changed || b_changed) {
     frame.gl_timer.reset_history();
     frame.frame_ms.clear();
+    history_.clear_prefix("GL ");
+    history_.clear_prefix("frame");
+    setting_changed_at_ = std::chrono::steady_clock::now();
   }
   if (a_changed) {
     slot_a_.prepare(problem(), *pipeline_);
     update_method_choices();
   }
-  // B is prepared only when a view shows it (its buffers, plans or spectra may be large).
-  if (b_shown()) slot_b_.prepare(problem(), *pipeline_);
-}
-
-void ComparisonMode::handle_keys(int view_width, int view_height) {
-  ImGuiIO& io = ImGui::GetIO();
-  if (io.WantCaptureKeyboard) return;
-  for (int i = 0; i < io.InputQueueCharacters.Size; ++i) {
-    const std::optional<KeyCommand> command = command_for_character(io.InputQueueCharacters[i]);
-    if (!command) continue;
-    switch (command->action) {
-      case KeyAction::SigmaUpSmall: filter_.params.sigma = step_sigma(filter_.params.sigma, 0.1); break;
-      case KeyAction::SigmaDownSmall: filter_.params.sigma = step_sigma(filter_.params.sigma, -0.1); break;
-      case KeyAction::SigmaUpLarge: filter_.params.sigma = step_sigma(filter_.params.sigma, 1.0); break;
-      case KeyAction::SigmaDownLarge: filter_.params.sigma = step_sigma(filter_.params.sigma, -1.0); break;
-      case KeyAction::ToggleContinuous: filter_.continuous = !filter_.continuous; break;
-      case KeyAction::NextDisplay: view_.mode = next_display(view_.mode); break;
-      case KeyAction::ToggleSampling:
-        view_.sampling = view_.sampling == Sampling::Linear ? Sampling::Nearest : Sampling::Linear;
-        break;
-      case KeyAction::Fit: view_.fit = true; break;
-      case KeyAction::OneToOne:
-        view_.fit = false;
-        view_.transform = one_to_one_view(pipeline_->width(), pipeline_->height(), view_width, view_height);
-        break;
-      case KeyAction::SelectMethod: {
-        const int index = command->method_index;
-        if (index >= static_cast<int>(choices_.size())) break;
-        const MethodChoice& choice = choices_[static_cast<std::size_t>(index)];
-        if (choice.blocked.empty())
-          filter_.method_a = index;
-        else
-          status_ = choice.id + " cannot run: " + choice.blocked;
-        break;
-      }
-    }
-  }
-  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_S, false)) save_requested_ = true;
+  // B's method is prepared when a view shows it (its buffers, plans or spectra may be large).
+  if (slot_shown(1)) slot_b_.prepare(problem(), *pipeline_);
 }
 
 void ComparisonMode::process(FrameContext& frame) {
-  const bool run_a = slot_a_.needs_run(applied_.continuous) ||
-                     (slot_a_.shows_method() && slot_a_.prepared() && slot_a_.problem().empty() &&
-                      accuracy_.wants_crop(slot_a_.wanted()));
-  const bool run_b = b_shown() && slot_b_.needs_run(applied_.continuous);
-  if (!run_a && !run_b) {
-    slot_a_.timer().poll();
-    slot_b_.timer().poll();
-    return;
+  // GPU methods run in the frame, through the pipeline; CPU methods on the worker.
+  std::array<ResultPipeline::Job, ResultPipeline::kSlots> jobs{};
+  bool any_gpu = false;
+  for (int i = 0; i < 2; ++i) {
+    Slot& s = slot(i);
+    if (!slot_shown(i) || !s.needs_run(applied_.continuous && !settling_)) continue;
+    if (is_gpu_choice(s.wanted().method)) {
+      jobs[static_cast<std::size_t>(i)] = ResultPipeline::Job{s.instance(s.wanted().method), &s.timer()};
+      any_gpu = true;
+    } else if (!cpu_runner_.busy(i) || !s.submitted_current()) {
+      cpu_runner_.submit(i, s.wanted(), picture_, applied_.repeat);
+      s.mark_submitted();
+    }
   }
-  if (run_a) slot_a_.timer().begin_frame();
-  if (run_b) slot_b_.timer().begin_frame();
-  ResultPipeline::Job a{run_a ? slot_a_.instance(slot_a_.wanted().method) : nullptr, &slot_a_.timer(), {}};
-  const ResultPipeline::Job b{run_b ? slot_b_.instance(slot_b_.wanted().method) : nullptr, &slot_b_.timer(), {}};
-  if (run_a && accuracy_.wants_crop(slot_a_.wanted()))
-    a.on_result = accuracy_.crop_hook(slot_a_.wanted(), pipeline_->width(), pipeline_->height());
-  try {
-    pipeline_->process({a, b}, &frame.gl_timer);
-    if (run_a) slot_a_.mark_computed();
-    if (run_b) slot_b_.mark_computed();
-  } catch (const std::exception& error) {
-    // Blocked until the next change (which prepares the methods again).
-    const std::string message = std::string("failed: ") + error.what();
-    if (run_a) slot_a_.mark_failed(message);
-    if (run_b) slot_b_.mark_failed(message);
-    run_failed_ = true;
-    run_failure_ = message;
-    std::fprintf(stderr, "gausslab: %s\n", message.c_str());
+  if (any_gpu) {
+    try {
+      // Repeat × N: the whole pass N times (each a sample of the stage medians).
+      for (int r = 0; r < applied_.repeat; ++r) {
+        for (int i = 0; i < 2; ++i)
+          if (jobs[static_cast<std::size_t>(i)].method) slot(i).timer().begin_frame();
+        pipeline_->process(jobs, &frame.gl_timer);
+        for (int i = 0; i < 2; ++i)
+          if (jobs[static_cast<std::size_t>(i)].method) slot(i).timer().end_frame();
+      }
+      for (int i = 0; i < 2; ++i)
+        if (jobs[static_cast<std::size_t>(i)].method) slot(i).mark_computed();
+    } catch (const std::exception& error) {
+      // Blocked until the next change (which prepares the methods again).
+      const std::string message = std::string("failed: ") + error.what();
+      for (int i = 0; i < 2; ++i)
+        if (jobs[static_cast<std::size_t>(i)].method) {
+          slot(i).timer().end_frame();
+          slot(i).mark_failed(message);
+        }
+      run_failed_ = true;
+      run_failure_ = message;
+      std::fprintf(stderr, "gausslab: %s\n", message.c_str());
+    }
   }
-  if (run_a) slot_a_.timer().end_frame();
-  if (run_b) slot_b_.timer().end_frame();
+  slot_a_.timer().poll();
+  slot_b_.timer().poll();
   // A failed registration or map falls back to staging: the reasons shown must follow.
   if (pipeline_->path() != path_seen_) {
     path_seen_ = pipeline_->path();
@@ -263,109 +289,174 @@ void ComparisonMode::process(FrameContext& frame) {
   }
 }
 
-void ComparisonMode::collect_accuracy(bool wait) {
-  try {
-    accuracy_.collect(slot_a_.wanted(), picture_, slot_a_.bound(), wait);
-  } catch (const std::exception& error) {
-    slot_a_.mark_failed(std::string("failed: ") + error.what());
-  }
-}
-
-std::string ComparisonMode::accuracy_text(bool& ok) const {
-  ok = true;
-  char text[256];
-  if (const std::optional<AccuracyResult> latest = accuracy_.result_for(slot_a_.wanted())) {
-    if (!latest->error.empty()) {
-      ok = false;
-      return "error measurement failed: " + latest->error;
+void ComparisonMode::take_cpu_results(FrameContext& frame) {
+  for (CpuRunResult& result : cpu_runner_.take_results()) {
+    Slot& s = slot(result.slot);
+    if (result.setting != s.wanted()) continue;  // an older setting: of no use
+    if (!result.error.empty()) {
+      s.mark_failed("failed: " + result.error);
+      run_failed_ = true;
+      run_failure_ = result.error;
+      continue;
     }
-    ok = latest->within_bound();
-    std::snprintf(text, sizeof text,
-                  "A vs exact Gaussian (%dx%d crop at 0,0):\nmax error %.3g levels (bound %.2g), PSNR %.1f dB",
-                  latest->region.width, latest->region.height, latest->stats.max_abs_error,
-                  latest->bound.max_error_8bit, latest->stats.psnr_db);
-    return text;
+    for (double ms : result.run_ms) {
+      s.timer().begin_frame();
+      s.timer().record_host("filter (cpu)", ms);
+      s.timer().end_frame();
+    }
+    pipeline_->show_host_result(result.slot, result.image, &frame.gl_timer);
+    s.mark_computed();
   }
-  if (!slot_a_.problem().empty()) return "A vs exact Gaussian: no result to measure";
-  return "A vs exact Gaussian: measuring...";
 }
 
-PanelInfo ComparisonMode::panel_info() const {
-  PanelInfo info;
-  info.methods = &choices_;
-  info.image_name = image_name_;
-  info.original_width = original_.width();
-  info.original_height = original_.height();
-  info.width = pipeline_->width();
-  info.height = pipeline_->height();
-  info.path = pipeline_->path();
-  info.path_reason = pipeline_->path_reason();
-  info.gl = &surface_.info();
-  info.cuda_device = cuda_description_;
-  info.load_error = load_error_;
-  info.status = status_;
-  info.method_a_problem = slot_a_.problem();
-  info.method_b_problem = slot_b_.problem();
-  info.accuracy_text = accuracy_text(info.accuracy_ok);
-  info.automated = options_.frames > 0;
-  return info;
-}
-
-void ComparisonMode::refresh_overlay_timings(const FrameContext& frame) {
-  overlay_timings_.a = slot_a_.timer().stages();
-  overlay_timings_.b = b_shown() ? slot_b_.timer().stages() : std::vector<StageTiming>();
-  overlay_timings_.gl = frame.gl_timer.stages();
-  overlay_timings_.frame_ms = frame.frame_ms.median();
-  overlay_timings_.method_ms = sum_of_method_stages(overlay_timings_.a);
-  last_overlay_refresh_ = std::chrono::steady_clock::now();
-}
-
-void ComparisonMode::save_result_interactive() {
-  save_requested_ = false;
-  if (!pipeline_->has_result(0)) {
-    status_ = "nothing to save yet: method A has no result for this picture";
-    return;
+void ComparisonMode::show_exact_results(FrameContext& frame) {
+  for (int i = 0; i < 2; ++i) {
+    Slot& s = slot(i);
+    if (s.wanted().method != kExactGaussian || s.up_to_date()) continue;
+    if (std::shared_ptr<const ExactResult> exact = exact_.find(exact_key())) {
+      pipeline_->show_host_result(i, exact->rounded, &frame.gl_timer);
+      s.mark_computed();
+    }
   }
-  const ImageRgba8 result = pipeline_->read_result(0);
-  status_ = save_under_free_name(result, result_file_name(choices_.at(static_cast<std::size_t>(applied_.method_a)).id,
-                                                          applied_.params, result.width(), result.height()));
 }
+
+void ComparisonMode::request_background_work() {
+  const bool exact_in_slot = applied_.method_a == kExactGaussian || applied_.method_b == kExactGaussian;
+  const bool stood = std::chrono::steady_clock::now() - setting_changed_at_ > std::chrono::milliseconds(400);
+  if (exact_in_slot || exact_wanted_now_ || stood) exact_.request(exact_key(), picture_);
+  std::shared_ptr<const ExactResult> exact = exact_.find(exact_key());
+  const NumbersKey key{slot_a_.wanted(), slot_b_.wanted(), exact != nullptr};
+  if (numbers_requested_ != key) {
+    numbers_->submit(key, picture_, exact);
+    numbers_requested_ = key;
+  }
+}
+
+std::optional<ComparisonNumbers> ComparisonMode::current_numbers() const {
+  std::optional<ComparisonNumbers> numbers = numbers_->latest();
+  if (!numbers || numbers->key.a != slot_a_.wanted() || numbers->key.b != slot_b_.wanted()) return std::nullopt;
+  return numbers;
+}
+
+void ComparisonMode::record_timing_history(FrameContext& frame) {
+  const auto add = [&](int index, const char* prefix, int completed, const std::vector<StageTiming>& stages) {
+    if (completed == seen_completed_[index]) return;
+    seen_completed_[index] = completed;
+    for (const StageTiming& stage : stages) history_.add(prefix + stage.name, stage.last_ms);
+  };
+  add(0, "A ", slot_a_.timer().completed_frames(), slot_a_.timer().stages());
+  add(1, "B ", slot_b_.timer().completed_frames(), slot_b_.timer().stages());
+  add(2, "GL ", frame.gl_timer.completed_frames(), frame.gl_timer.stages());
+}
+
+bool ComparisonMode::busy() const {
+  for (int i = 0; i < 2; ++i) {
+    const Slot& s = slot(i);
+    if (!slot_shown(i) || !s.problem().empty()) continue;
+    if (s.shows_method() && !s.up_to_date()) return true;
+    if (s.wanted().method == kExactGaussian && !s.up_to_date() && exact_.error().empty()) return true;
+  }
+  if (cpu_runner_.busy(0) || cpu_runner_.busy(1)) return true;
+  if (exact_.busy() || numbers_->busy()) return true;
+  // The exact Gaussian wanted but not there yet, or there but not yet in the numbers.
+  const bool has_exact = exact_.find(exact_key()) != nullptr;
+  const bool exact_wanted = exact_wanted_now_ || applied_.method_a == kExactGaussian || applied_.method_b == kExactGaussian;
+  if (exact_wanted && !has_exact && exact_.error().empty()) return true;
+  if (!numbers_requested_ || numbers_requested_->with_exact != has_exact) return true;
+  std::optional<ComparisonNumbers> numbers = numbers_->latest();
+  return !numbers || numbers_requested_ != numbers->key;
+}
+
+std::string ComparisonMode::progress() const {
+  std::string text;
+  for (int i = 0; i < 2; ++i)
+    if (cpu_runner_.busy(i))
+      text += std::string(text.empty() ? "" : "; ") + slot_id(slot(i).wanted().method) + " running (" +
+              std::to_string(static_cast<int>(cpu_runner_.running_seconds(i))) + " s)";
+  if (std::optional<double> p = exact_.progress(exact_key()))
+    text += std::string(text.empty() ? "" : "; ") + "exact Gaussian " + std::to_string(static_cast<int>(*p * 100)) + " %";
+  if (const std::string activity = numbers_->activity(); !activity.empty())
+    text += std::string(text.empty() ? "" : "; ") + "numbers: " + activity;
+  return text;
+}
+
+void ComparisonMode::settle() { settling_ = true; }
 
 void ComparisonMode::update(FrameContext& frame) {
+  cpu_runner_.frame_drawn();
+  layout(frame);
   if (frame.live) {
-    handle_keys(surface_.width(), surface_.height());
-    handle_view_mouse(view_, drag_, surface_.width(), surface_.height());
+    collect_actions(frame);
+    handle_view_mouse(view_, drag_, area_, view_.panels_hidden ? -1.0f : ImGui::GetIO().DisplaySize.x - view_.panel_width);
   }
-  const PanelRequests requests = control_panel(filter_, view_, scratch_, panel_info());
+  if (!view_.panels_hidden) {
+    menu_bar(frame);
+    side_panel(frame);
+  }
   if (frame.live) {
-    apply_requests(requests);
     apply_changes(frame);
     process(frame);
-    if (save_requested_) save_result_interactive();
-    collect_accuracy(false);
-    if (std::chrono::steady_clock::now() - last_overlay_refresh_ > std::chrono::milliseconds(250))
-      refresh_overlay_timings(frame);
+    take_cpu_results(frame);
+    show_exact_results(frame);
+    for (int i = 0; i < 2; ++i)
+      if (pending_save_[i] && (slot(i).up_to_date() || !slot(i).problem().empty())) save_slot_result(i);
+    request_background_work();
+    record_timing_history(frame);
+    if (frame.frame_ms.size() > 0) history_.add("frame", frame.frame_ms.latest());
   }
-  timing_overlay(panel_info(), filter_, view_, overlay_timings_);
+  {
+    if (std::chrono::steady_clock::now() - last_overlay_refresh_ > std::chrono::milliseconds(250)) {
+      overlay_timings_.a = slot_a_.timer().stages();
+      overlay_timings_.b = slot_shown(1) ? slot_b_.timer().stages() : std::vector<StageTiming>();
+      overlay_timings_.gl = frame.gl_timer.stages();
+      overlay_timings_.frame_ms = frame.frame_ms.median();
+      overlay_timings_.method_ms = sum_of_method_stages(overlay_timings_.a);
+      last_overlay_refresh_ = std::chrono::steady_clock::now();
+    }
+  }
+  if (!view_.panels_hidden && !view_.overlay_hidden) overlay(frame);
+  picture_labels();
+  difference_legend();
+  inspector();
+  help_window();
+  compare_all_window(frame);
+  folder_window();
+  if (pending_save_view_) {
+    frame.capture_requested = true;
+    pending_save_view_ = false;
+  }
 }
 
-void ComparisonMode::draw(FrameContext& frame) {
-  const int view_width = frame.surface.width(), view_height = frame.surface.height();
-  if (view_.fit) view_.transform = fit_view(pipeline_->width(), pipeline_->height(), view_width, view_height);
+ImageDrawParams ComparisonMode::draw_params() const {
   ImageDrawParams params;
-  params.texture_a = pipeline_->has_result(0) ? pipeline_->result_texture(0) : pipeline_->source_texture();
-  params.texture_b = slot_b_.shows_method() && pipeline_->has_result(1) ? pipeline_->result_texture(1)
-                                                                        : pipeline_->source_texture();
+  const auto texture_of = [&](int index) {
+    const int choice = slot(index).wanted().method;
+    if (choice == kOriginalPicture || !pipeline_->has_result(index)) return pipeline_->source_texture();
+    return pipeline_->result_texture(index);
+  };
+  const int first = view_.blink_swapped ? 1 : 0;
+  params.texture_a = texture_of(first);
+  params.texture_b = texture_of(1 - first);
   params.image_width = pipeline_->width();
   params.image_height = pipeline_->height();
   params.view = view_.transform;
   params.mode = view_.mode;
-  params.split_x = view_.split_fraction * view_width;
+  params.split_x = view_.split_fraction * area_.width;
   params.gain = view_.gain;
+  params.signed_difference = view_.signed_difference;
+  params.false_colour = view_.false_colour;
   params.sampling = view_.sampling;
-  params.viewport_width = view_width;
-  params.viewport_height = view_height;
-  renderer_->draw(params);
+  params.viewport_x = area_.x;
+  params.viewport_y = surface_.height() - (area_.y + area_.height);
+  params.viewport_width = area_.width;
+  params.viewport_height = area_.height;
+  return params;
+}
+
+void ComparisonMode::draw(FrameContext& /*frame*/) {
+  if (area_.width <= 0 || area_.height <= 0) return;
+  if (view_.fit) view_.transform = fit_view(pipeline_->width(), pipeline_->height(), area_.width, area_.height);
+  renderer_->draw(draw_params());
 }
 
 }  // namespace gausslab

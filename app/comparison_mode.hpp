@@ -1,17 +1,28 @@
 #pragma once
-// The comparison mode: one picture, two slots A and B (methods or the original picture), the
-// comparison views, the live timings and the error of A against the exact Gaussian.
-//   update: keys and mouse → panels → apply what changed → run the slots that need it
-//           [ResultPipeline] → collect the accuracy crop → refresh the overlay
-//   draw:   the picture through ImageRenderer (A, B, split, difference)
+// The comparison mode: one picture, two slots A and B (each a method, the original picture or the
+// exact Gaussian), the comparison views, the numbers of A against B over the whole image, the
+// inspector, live timings, compare-all, saving. Every command comes from the action table.
+//   update: actions (keys, menu, script) → panels → apply what changed → run what needs running
+//           (GPU methods through the ResultPipeline in the frame; CPU methods, the exact Gaussian,
+//           the numbers and compare-all on worker threads) → collect finished work
+//   draw:   the picture (ImageRenderer) in the area beside the side panel
+// Files: comparison_mode.cpp (settings and processing), comparison_actions.cpp (what each action
+// does), comparison_ui.cpp (menu, panels, overlay, help, inspector, legend), comparison_report.cpp
+// (saving with sidecars, the automated run's summary).
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "accuracy_monitor.hpp"
-#include "panels.hpp"
+#include "actions.hpp"
+#include "compare_all.hpp"
+#include "comparison_numbers.hpp"
+#include "cpu_slot_runner.hpp"
+#include "exact_reference.hpp"
+#include "path_badge.hpp"
 #include "slots.hpp"
+#include "timing_history.hpp"
 #include "view_input.hpp"
 #include "viewer_mode.hpp"
 #include "viewer_state.hpp"
@@ -20,6 +31,28 @@ namespace gausslab {
 
 class ImageRenderer;
 class ResultPipeline;
+struct ImageDrawParams;
+
+// A method in the lists: what it is and whether it can run the current picture and parameters.
+struct MethodChoice {
+  std::string id, label, summary, accuracy;
+  bool gpu = false;
+  std::string blocked;  // empty: can run; else why not (greyed, shown as tooltip)
+};
+
+// The timing overlay's readouts, refreshed a few times a second.
+struct OverlayTimings {
+  std::vector<StageTiming> a, b, gl;  // medians per stage (CUDA events, host clock, GL queries)
+  double frame_ms = 0;                // median wall-clock frame time
+  double method_ms = 0;               // median of method A's own stages
+};
+
+// A message tied to its cause: it goes when the cause is gone, or after `until`.
+struct TimedMessage {
+  std::string text;
+  bool error = false;
+  std::chrono::steady_clock::time_point until;
+};
 
 class ComparisonMode final : public ViewerMode {
  public:
@@ -31,28 +64,68 @@ class ComparisonMode final : public ViewerMode {
   void open_file(const std::string& path) override;
   std::string window_title() const override;
   bool failed() const override { return run_failed_; }
+  bool busy() const override;
+  std::string progress() const override;
+  void settle() override;
+  std::string run_command(const std::string& command, const std::string& argument) override;
   int finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) override;
+  void view_captured(ImageRgba8 view) override;
   void shut_down() override;
 
  private:
-  // Input and the panels' requests.
-  void handle_keys(int view_width, int view_height);
-  void apply_requests(const PanelRequests& requests);
-  // Settings: what each slot should show after the panels and keys changed the filter state.
+  // --- comparison_actions.cpp: commands ---
+  void collect_actions(FrameContext& frame);
+  void perform(const Action& action, FrameContext& frame);
+  void select_slot(int slot, int choice);
+  std::string set_slot_by_name(int slot, const std::string& name);
+
+  // --- comparison_mode.cpp: settings, processing, results ---
   void apply_changes(FrameContext& frame);
   void want_slots();
-  bool b_shown() const;
   bool rebuild_picture();
   void update_method_choices();
-  // Processing.
-  void process(FrameContext& frame);
-  void collect_accuracy(bool wait);
-  void save_result_interactive();
-  // What the panels show.
-  PanelInfo panel_info() const;
-  std::string accuracy_text(bool& ok) const;
-  void refresh_overlay_timings(const FrameContext& frame);
   FilterProblem problem() const;
+  Slot& slot(int index) { return index == 0 ? slot_a_ : slot_b_; }
+  const Slot& slot(int index) const { return index == 0 ? slot_a_ : slot_b_; }
+  bool slot_shown(int index) const;
+  void process(FrameContext& frame);
+  void take_cpu_results(FrameContext& frame);
+  void show_exact_results(FrameContext& frame);
+  void request_background_work();
+  void record_timing_history(FrameContext& frame);
+  ExactKey exact_key() const { return ExactKey{picture_number_, applied_.params}; }
+  std::optional<ComparisonNumbers> current_numbers() const;
+  void say(const std::string& text, bool error = false, double seconds = 8.0);
+  ImageDrawParams draw_params() const;
+  std::string slot_label(int choice) const;
+  std::string slot_id(int choice) const;
+
+  // --- comparison_ui.cpp: what is drawn with ImGui ---
+  void layout(FrameContext& frame);
+  void menu_bar(FrameContext& frame);
+  void side_panel(FrameContext& frame);
+  void picture_section();
+  void slots_section();
+  void filter_section();
+  void view_section();
+  void numbers_section();
+  void timing_section(FrameContext& frame);
+  void machine_section();
+  void overlay(FrameContext& frame);
+  void help_window();
+  void compare_all_window(FrameContext& frame);
+  void folder_window();
+  void inspector();
+  void picture_labels();
+  void difference_legend();
+  bool slot_combo(const char* label, int& choice, bool allow_exact);
+
+  // --- comparison_report.cpp: saving and the automated run's report ---
+  void save_slot_result(int slot);
+  void save_difference();
+  std::string save_with_sidecar(const ImageRgba8& image, const std::string& what, const std::string& name);
+  std::string sidecar_json(const std::string& what, int width, int height) const;
+  std::string export_compare_all();
   RunSummary automated_summary(const FrameContext& frame);
 
   ViewerOptions options_;
@@ -60,30 +133,58 @@ class ComparisonMode final : public ViewerMode {
   std::unique_ptr<ResultPipeline> pipeline_;
   std::unique_ptr<ImageRenderer> renderer_;
   Slot slot_a_, slot_b_;
-  AccuracyMonitor accuracy_;
+  ExactReference exact_;
+  CpuSlotRunner cpu_runner_;
+  std::unique_ptr<NumbersWorker> numbers_;
+  std::unique_ptr<CompareAll> compare_all_;
 
-  // State the panels edit, and what was last applied.
+  // State the panels and actions edit, and what was last applied.
   FilterState filter_, applied_;
   ViewState view_;
-  PanelScratch scratch_;
   std::vector<MethodChoice> choices_;
   MouseDrag drag_ = MouseDrag::None;
+  PictureArea area_;
+  float menu_height_ = 0;
 
-  // The picture: as loaded, and as processed (resampled), shared with the accuracy worker. Every
-  // picture processed gets a new number (SlotSetting::picture).
+  // The picture: as loaded, and as processed (resampled), shared with the workers. Every picture
+  // processed gets a new number (SlotSetting::picture).
   ImageRgba8 original_;
-  std::string image_name_;
+  std::string image_name_, image_path_;
   std::shared_ptr<const ImageRgba8> picture_;
   std::uint64_t picture_number_ = 0;
 
-  // Messages.
-  std::string load_error_, status_;
+  // Background work requested, and when the setting last changed (the exact Gaussian starts once
+  // a setting has stood for a moment, so a slider drag does not start it at every step).
+  std::optional<NumbersKey> numbers_requested_;
+  std::chrono::steady_clock::time_point setting_changed_at_{};
+  bool exact_wanted_now_ = false;
+
+  // Messages and panels.
+  std::string load_error_;
+  TimedMessage status_;
   std::string cuda_description_;
   OutputPath path_seen_ = OutputPath::Cpu;
+  std::string open_path_;
+  bool focus_open_field_ = false;
+  bool help_open_ = false;
+  bool compare_all_open_ = false;
+  bool folder_open_ = false;
+  std::string save_folder_, folder_browse_;
+  int custom_width_ = 1920, custom_height_ = 1080;
 
+  // Input.
+  int blink_key_down_ = -1;  // the key that pressed blink, while held
+  double blink_pressed_at_ = 0;
+  bool pending_save_view_ = false;
+  bool pending_save_[2] = {false, false};  // a save asked for while the slot's result was on its way
+  std::vector<const Action*> pending_actions_;  // from --script, performed in the next frame
+
+  // Timing.
   OverlayTimings overlay_timings_;
+  TimingHistory history_;
+  int seen_completed_[3] = {0, 0, 0};  // A, B, GL timers' completed frames already in the history
   std::chrono::steady_clock::time_point last_overlay_refresh_{};
-  bool save_requested_ = false;
+  bool settling_ = false;
   bool run_failed_ = false;
   std::string run_failure_;
 };

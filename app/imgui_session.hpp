@@ -1,8 +1,10 @@
 #pragma once
 // Dear ImGui's context and backends, shut down in reverse order before the GL context goes.
-namespace gausslab {
+#include <vector>
 
-class GlfwWindow;
+#include "gausslab/render/glfw_window.hpp"
+
+namespace gausslab {
 
 struct ImGuiSession {
   // window: the GLFW platform backend's window, or null offscreen (the loop then sets the display
@@ -12,13 +14,17 @@ struct ImGuiSession {
   ImGuiSession(const ImGuiSession&) = delete;
   ImGuiSession& operator=(const ImGuiSession&) = delete;
 
-  // Starts an ImGui frame; offscreen, with the surface's size and the frame interval.
-  void new_frame(int surface_width, int surface_height, double delta_seconds);
+  // Starts an ImGui frame; offscreen, with the surface's size and the frame interval. `keys`: the
+  // window's key events since the last frame. Dear ImGui 1.86 reads held state, so a key pressed
+  // and released between two frames would be lost to its widgets (Enter in a text field): such a
+  // key is held down for this frame and released at the start of the next.
+  void new_frame(int surface_width, int surface_height, double delta_seconds, const std::vector<KeyEvent>& keys);
   // Draws ImGui's draw data into the bound framebuffer.
   void render_draw_data();
 
  private:
   void shutdown();
+  std::vector<int> release_next_frame_;
   bool platform_backend_ = false;
   bool renderer_backend_ = false;
 };

@@ -69,13 +69,24 @@ std::string summary_line(const RunSummary& s) {
   for (const auto& stage : s.stages) total += stage.second;
   line += " stages_ms=" + number(total, "%.3f");
   for (const auto& [name, ms] : s.stages) line += " " + stage_key(name) + "=" + number(ms, "%.3f");
+  const auto db = [](double value) { return std::isinf(value) ? std::string("inf") : number(value, "%.2f"); };
   if (s.accuracy) {
-    line += " max_error=" + number(s.accuracy->max_abs_error, "%.3g");
-    line += " psnr=" + (std::isinf(s.accuracy->psnr_db) ? std::string("inf") : number(s.accuracy->psnr_db, "%.1f"));
+    line += " max_error=" + number(s.accuracy->unrounded.max_abs, "%.6g");
+    line += " max_error_8bit=" + number(s.accuracy->rounded.max_abs, "%.6g");
+    line += " psnr=" + db(s.accuracy->unrounded.psnr_db);
   } else {
     line += " max_error=n/a";
     if (!s.accuracy_note.empty()) line += " accuracy_note=" + quoted(s.accuracy_note);
   }
+  if (s.a_vs_b) {
+    const DifferenceFigures& f = s.a_vs_b->unrounded;
+    line += " ab_max_abs=" + number(f.max_abs, "%.9g") + " ab_mean_abs=" + number(f.mean_abs, "%.9g") +
+            " ab_rms=" + number(f.rms, "%.9g") + " ab_psnr=" + db(f.psnr_db);
+    if (f.max_x >= 0)
+      line += " ab_max_at=" + std::to_string(f.max_x) + "," + std::to_string(f.max_y) + "," + std::to_string(f.max_channel);
+    line += " ab_max_abs_8bit=" + number(s.a_vs_b->rounded.max_abs, "%.9g");
+  }
+  if (s.frames_drawn > 0) line += " frames_drawn=" + std::to_string(s.frames_drawn);
   return line;
 }
 

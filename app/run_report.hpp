@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "gausslab/core/accuracy.hpp"
+#include "gausslab/core/difference_stats.hpp"
 #include "gausslab/core/filter_params.hpp"
 
 namespace gausslab {
@@ -24,6 +24,7 @@ class RollingMedian {
   explicit RollingMedian(std::size_t capacity = 120) : capacity_(capacity) {}
   void add(double value);
   double median() const;  // 0 when empty
+  double latest() const { return values_.empty() ? 0.0 : values_.back(); }
   std::size_t size() const { return values_.size(); }
   void clear() { values_.clear(); }
 
@@ -45,13 +46,18 @@ struct RunSummary {
   int frames = 0;
   double frame_ms = 0;  // median wall-clock time per frame
   std::vector<std::pair<std::string, double>> stages;  // median ms per stage, in frame order
-  std::optional<AccuracyStats> accuracy;  // of method A on the measured crop
-  std::string accuracy_note;              // when there is no measurement: why
+  std::optional<DifferenceStats> accuracy;  // A against the exact Gaussian, whole image
+  std::string accuracy_note;                // when there is no measurement: why
+  std::optional<DifferenceStats> a_vs_b;    // when B is set
+  long long frames_drawn = 0;               // every frame, the timed ones and those waiting for results
 };
 
 // The single line an automated run prints, e.g.
 // gausslab: method=separable_shared path=interop renderer="NVIDIA H100 80GB HBM3/PCIe/SSE2"
-//   size=3840x2160 sigma=2 ... frame_ms=1.62 stages_ms=1.58 map=0.02 rows=0.21 ... max_error=0.5 psnr=58.1
+//   size=3840x2160 sigma=2 ... frame_ms=1.62 stages_ms=1.58 map=0.02 rows=0.21 ... max_error=3.1e-05
+//   max_error_8bit=0.5 psnr=128.4 ab_max_abs=1.2e-05 ab_mean_abs=3e-07 ab_psnr=150.2 ...
+// Errors are unrounded (before the final rounding to 8 bits) over the whole image, in 8-bit levels;
+// max_error_8bit is the 8-bit result's.
 std::string summary_line(const RunSummary& summary);
 
 }  // namespace gausslab

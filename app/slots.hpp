@@ -43,7 +43,7 @@ class Slot {
   // Sets what the slot should show. Cheap; the work happens in prepare() and the pipeline.
   void want(const SlotSetting& setting) { wanted_ = setting; }
   const SlotSetting& wanted() const { return wanted_; }
-  bool shows_method() const { return wanted_.method != kOriginalPicture; }
+  bool shows_method() const { return wanted_.method >= 0; }
 
   // Prepares the wanted method for `problem` unless that setting was prepared already (allocations,
   // plans and weights stay out of the timed frames). GPU methods need a pipeline that runs them.
@@ -60,17 +60,21 @@ class Slot {
     return shows_method() && prepared() && problem_.empty() && (continuous || !up_to_date());
   }
   bool up_to_date() const { return computed_ && *computed_ == wanted_; }
+  // Work handed to a worker for the wanted setting (CPU methods).
+  void mark_submitted() { submitted_ = wanted_; }
+  bool submitted_current() const { return submitted_ && *submitted_ == wanted_; }
   void mark_computed() { computed_ = wanted_; }
   // A run failed: the slot stays blocked with the reason until its setting changes.
   void mark_failed(const std::string& why) { problem_ = why; }
 
   StageTimer& timer() { return timer_; }
+  const StageTimer& timer() const { return timer_; }
   // Frees every method instance (queued work must have finished).
   void release_instances() { instances_.clear(); }
 
  private:
   SlotSetting wanted_;
-  std::optional<SlotSetting> prepared_, computed_;
+  std::optional<SlotSetting> prepared_, computed_, submitted_;
   std::string problem_;
   AccuracyBound bound_;
   std::vector<std::unique_ptr<Method>> instances_;  // per registry index

@@ -29,7 +29,9 @@ std::string cannot_run_reason(int index, const FilterProblem& problem, OutputPat
 
 int resolve_method(const std::string& flag, const std::string& id, const FilterProblem& problem, OutputPath best_path) {
   const int index = registry_index(id);
-  if (index < 0) throw StartupError(flag + ": unknown method '" + id + "'; use one of " + method_id_list());
+  if (index < 0)
+    throw StartupError(flag + ": unknown method '" + id + "'; use one of " + method_id_list() +
+                       (flag == "--compare" ? ", original or exact" : ""));
   if (std::string reason = cannot_run_reason(index, problem, best_path); !reason.empty())
     throw StartupError(flag + ": " + id + " cannot run here: " + reason);
   return index;
@@ -106,8 +108,18 @@ StartupPlan plan_startup(const ViewerOptions& options) {
                   "; methods tried first could not run:" + refusals;
   }
   plan.method_b = kOriginalPicture;
-  if (!options.compare_id.empty() && options.compare_id != "original")
+  if (options.compare_id == "exact")
+    plan.method_b = kExactGaussian;
+  else if (!options.compare_id.empty() && options.compare_id != "original")
     plan.method_b = resolve_method("--compare", options.compare_id, problem, options.best_path);
+  // 4. The script, so that a typo is a message now rather than a step skipped later.
+  if (!options.script.empty()) {
+    try {
+      plan.script = load_script(options.script);
+    } catch (const std::exception& error) {
+      throw StartupError(error.what());
+    }
+  }
   return plan;
 }
 

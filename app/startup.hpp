@@ -7,6 +7,7 @@
 
 #include "gausslab/core/image.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "script.hpp"
 #include "viewer_options.hpp"
 
 namespace gausslab {
@@ -28,7 +29,8 @@ struct StartupPlan {
   ImageRgba8 original;     // the picture as loaded
   std::string image_name;  // its path, or kDefaultPictureName
   int method_a = 0;        // registry index
-  int method_b = -1;       // registry index, or kOriginalPicture
+  int method_b = -1;       // registry index, kOriginalPicture or kExactGaussian
+  std::vector<ScriptStep> script;  // --script, read and checked
   std::string note;        // a remark for stderr (e.g. the default method could not run)
 };
 

@@ -2,8 +2,8 @@
 
 #include <imgui.h>
 
-#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/render/egl_offscreen.hpp"
@@ -14,9 +14,16 @@
 
 namespace gausslab {
 
+namespace {
+
+constexpr double kProgressEverySeconds = 3.0;
+constexpr double kSettleLimitSeconds = 900.0;  // an automated run gives up waiting for results after this
+
+}  // namespace
+
 Viewer::Viewer(const ViewerOptions& options, StartupPlan plan)
-    : options_(options), frame_ms_(static_cast<std::size_t>(history_frames(options))) {
-  const bool automated = options.frames > 0;
+    : options_(options), script_(std::move(plan.script)), frame_ms_(static_cast<std::size_t>(history_frames(options))) {
+  const bool automated = options.frames > 0 || !script_.empty();
   if (options.offscreen) {
     const CudaDeviceStatus& device = cuda_device_status();
     surface_ = std::make_unique<EglOffscreen>(options.window_width, options.window_height,
@@ -29,7 +36,9 @@ Viewer::Viewer(const ViewerOptions& options, StartupPlan plan)
   }
   imgui_ = std::make_unique<ImGuiSession>(window_);
   pacer_ = std::make_unique<FramePacer>(2);
-  gl_timer_ = std::make_unique<GlTimer>(4, history_frames(options));
+  // Automated runs keep every frame's GL stages, also those of the frames that wait for results
+  // (an upload runs only in the frame its result arrives in).
+  gl_timer_ = std::make_unique<GlTimer>(4, automated ? 8192 : history_frames(options));
   mode_ = make_viewer_mode(options, std::move(plan), *surface_);
   pending_keys_ = options.keys;
 }
@@ -46,18 +55,17 @@ Viewer::~Viewer() {
   mode_.reset();
 }
 
-FrameContext Viewer::context(bool live) {
-  return FrameContext{*surface_, window_, *gl_timer_, frame_ms_, live, options_.frames > 0};
-}
-
 void Viewer::run_frame(double interval_ms, bool live, bool capture) {
-  imgui_->new_frame(surface_->width(), surface_->height(), interval_ms / 1000.0);
-  if (live && !pending_keys_.empty()) {  // --keys: as if typed, in order
-    for (unsigned char c : pending_keys_) ImGui::GetIO().InputQueueCharacters.push_back(static_cast<ImWchar>(c));
-    pending_keys_.clear();
+  std::vector<KeyEvent> keys;
+  if (window_) keys = window_->take_key_events();
+  imgui_->new_frame(surface_->width(), surface_->height(), interval_ms / 1000.0, keys);
+  FrameContext frame{*surface_, window_, *gl_timer_, frame_ms_, live, options_.frames > 0 || !script_.empty(),
+                     frames_drawn_, {}, {}};
+  frame.key_events = std::move(keys);
+  if (live) {
+    frame.typed_keys.swap(pending_keys_);  // --keys: as if typed, in order, in the first frame
+    gl_timer_->begin_frame();
   }
-  FrameContext frame = context(live);
-  if (live) gl_timer_->begin_frame();
   mode_->update(frame);
   ImGui::Render();
   surface_->bind_framebuffer();
@@ -70,22 +78,77 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   }
   if (live) gl_timer_->end_frame();
   if (capture) view_capture_ = surface_->capture();
+  if (frame.capture_requested) mode_->view_captured(surface_->capture());
   surface_->present();
   pacer_->frame_submitted();
+  ++frames_drawn_;
+  if (options_.events) {
+    std::printf("gausslab-event: frame %lld\n", frames_drawn_);
+    std::fflush(stdout);
+  }
   if (window_) {
     const std::string title = mode_->window_title();
     if (title != title_) window_->set_title(title_ = title);
   }
 }
 
+void Viewer::print_progress(const std::string& what) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_progress_ < std::chrono::duration<double>(kProgressEverySeconds)) return;
+  last_progress_ = now;
+  const std::string busy = mode_->progress();
+  std::fprintf(stderr, "gausslab: %s%s%s\n", what.c_str(), busy.empty() ? "" : "; ", busy.c_str());
+}
+
+bool Viewer::run_script_steps(double elapsed_s) {
+  if (waiting_in_script_) {
+    if (mode_->busy()) return true;
+    waiting_in_script_ = false;
+  }
+  while (next_step_ < script_.size() && script_[next_step_].at_s <= elapsed_s) {
+    const ScriptStep& step = script_[next_step_++];
+    script_step_frames_.emplace_back(script_frame_ms_.size(), step.text());
+    if (step.command == "end") return false;
+    if (step.command == "wait") {
+      waiting_in_script_ = true;
+      return true;
+    }
+    if (const std::string problem = mode_->run_command(step.command, step.argument); !problem.empty())
+      std::fprintf(stderr, "gausslab: script line %d ('%s'): %s\n", step.line, step.text().c_str(), problem.c_str());
+  }
+  return next_step_ < script_.size() || waiting_in_script_;
+}
+
+bool Viewer::settle() {
+  using Clock = std::chrono::steady_clock;
+  mode_->settle();
+  const Clock::time_point start = Clock::now();
+  Clock::time_point previous = start;
+  while (mode_->busy()) {
+    if (window_) window_->poll_events(0.0);
+    pacer_->wait_for_slot();
+    const Clock::time_point now = Clock::now();
+    run_frame(std::chrono::duration<double, std::milli>(now - previous).count(), true, false);
+    previous = now;
+    print_progress("waiting for the results");
+    if (now - start > std::chrono::duration<double>(kSettleLimitSeconds)) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(8));  // leave the cores to the workers
+  }
+  return true;
+}
+
 int Viewer::run() {
   using Clock = std::chrono::steady_clock;
-  const bool automated = options_.frames > 0;
-  Clock::time_point previous_start = Clock::now();
-  for (int frame = 0; !automated || frame < options_.frames; ++frame) {
+  const bool scripted = !script_.empty();
+  const bool automated = options_.frames > 0 || scripted;
+  const Clock::time_point first = Clock::now();
+  Clock::time_point previous_start = first;
+  last_progress_ = first;
+  for (int frame = 0;; ++frame) {
+    if (!scripted && automated && frame >= options_.frames) break;
     if (window_) {
       if (window_->should_close()) break;
-      window_->poll_events(window_->iconified() ? 0.1 : 0.0);
+      window_->poll_events(window_->iconified() && !automated ? 0.1 : 0.0);
       if (window_->iconified() && !automated) continue;
       const std::vector<std::string> dropped = window_->take_dropped_paths();
       if (!dropped.empty()) mode_->open_file(dropped.back());  // several files: the last one wins
@@ -93,22 +156,39 @@ int Viewer::run() {
     pacer_->wait_for_slot();  // at most two frames queued on the GPU
     const Clock::time_point start = Clock::now();
     const double interval_ms = std::chrono::duration<double, std::milli>(start - previous_start).count();
-    if (frame > 0) frame_ms_.add(interval_ms);
+    if (frame > 0) {
+      frame_ms_.add(interval_ms);
+      if (scripted) script_frame_ms_.push_back(interval_ms);
+    }
     previous_start = start;
+    if (scripted && !run_script_steps(std::chrono::duration<double>(start - first).count())) break;
     run_frame(frame > 0 ? interval_ms : 1000.0 / 60.0, true, false);
     if (automated && mode_->failed()) break;
+    if (automated)
+      print_progress(scripted ? "script step " + std::to_string(next_step_) + " of " + std::to_string(script_.size())
+                              : "frame " + std::to_string(frame + 1) + " of " + std::to_string(options_.frames));
   }
   if (!automated) return 0;
+  if (!mode_->failed() && !settle()) {
+    std::fprintf(stderr, "gausslab: error: the results were not in after %.0f s: %s\n", kSettleLimitSeconds,
+                 mode_->progress().c_str());
+    return 1;
+  }
   pacer_->drain();
   gl_timer_->flush();
-  FrameContext frame = context(false);
-  return mode_->finish_automated(frame, [this] {
-    // Two untimed frames without processing let ImGui's auto-sized windows settle to their
-    // content; the second one is captured.
+  FrameContext frame{*surface_, window_, *gl_timer_, frame_ms_, false, true, frames_drawn_, {}, {}};
+  const int status = mode_->finish_automated(frame, [this] {
+    // Two untimed frames let ImGui's auto-sized windows settle to their content; the second one
+    // is captured.
     run_frame(1000.0 / 60.0, false, false);
     run_frame(1000.0 / 60.0, false, true);
     return std::move(view_capture_);
   });
+  if (scripted) {
+    std::printf("%s\n", describe(frame_time_report(script_frame_ms_, script_step_frames_)).c_str());
+    std::fflush(stdout);
+  }
+  return status;
 }
 
 }  // namespace gausslab

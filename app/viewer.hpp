@@ -2,11 +2,17 @@
 // The viewer's frame loop (DESIGN.md "One frame", after Dear ImGui's GLFW + OpenGL3 example):
 //   poll events → pace → ImGui frame → mode.update (input, panels, processing) → ImGui::Render
 //   → mode.draw (the picture) → ImGui's draw data → present.
-// Interactive in a window; automated with --frames N (window or --offscreen). What a frame shows
-// and does belongs to the mode (viewer_mode.hpp).
+// Interactive in a window; automated with --frames N or --script FILE (window or --offscreen):
+// the timed frames (or the script), then frames until the mode's work is all in (with a progress
+// line every few seconds), then the mode's report. What a frame shows and does belongs to the
+// mode (viewer_mode.hpp).
+#include <chrono>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "run_report.hpp"
+#include "script.hpp"
 #include "startup.hpp"
 #include "viewer_mode.hpp"
 #include "viewer_options.hpp"
@@ -28,17 +34,23 @@ class Viewer {
   Viewer(const Viewer&) = delete;
   Viewer& operator=(const Viewer&) = delete;
 
-  // Runs until the window closes (interactive) or N frames are done; returns the exit status.
+  // Runs until the window closes (interactive) or the automated run is done; returns the exit status.
   int run();
 
  private:
-  void begin_ui_frame(double delta_seconds);
   // One pass of the loop; `live`: input, processing and timing; `capture`: read the view back
   // before presenting it.
   void run_frame(double interval_ms, bool live, bool capture);
-  FrameContext context(bool live);
+  // Runs the script's steps that are due; false once the script has ended.
+  bool run_script_steps(double elapsed_s);
+  // Draws frames until the mode's work is in; false when it took longer than the limit.
+  bool settle();
+  void print_progress(const std::string& what);
 
   ViewerOptions options_;
+  std::vector<ScriptStep> script_;
+  std::size_t next_step_ = 0;
+  bool waiting_in_script_ = false;
   // Declaration order is destruction order reversed: the GL context (surface_) outlives everything
   // that owns GL objects.
   std::unique_ptr<GlSurface> surface_;
@@ -48,9 +60,13 @@ class Viewer {
   std::unique_ptr<GlTimer> gl_timer_;
   std::unique_ptr<ViewerMode> mode_;
   RollingMedian frame_ms_;
+  std::vector<double> script_frame_ms_;
+  std::vector<std::pair<std::size_t, std::string>> script_step_frames_;
+  long long frames_drawn_ = 0;
   std::string pending_keys_;  // --keys, typed into the first frame
   std::string title_;
   ImageRgba8 view_capture_;
+  std::chrono::steady_clock::time_point last_progress_{};
 };
 
 }  // namespace gausslab

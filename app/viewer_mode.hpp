@@ -7,8 +7,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gausslab/core/image.hpp"
+#include "gausslab/render/glfw_window.hpp"
 #include "run_report.hpp"
 #include "startup.hpp"
 #include "viewer_options.hpp"
@@ -26,7 +28,11 @@ struct FrameContext {
   GlTimer& gl_timer;
   RollingMedian& frame_ms;  // wall-clock frame times; a mode clears it when its setting changes
   bool live;       // input, processing and timing; false for the untimed frames before a view capture
-  bool automated;  // --frames N
+  bool automated;  // --frames N or --script
+  long long frame_number;       // frames drawn so far
+  std::string typed_keys;       // --keys, in the first live frame
+  std::vector<KeyEvent> key_events;  // the window's key events since the last frame, in order
+  bool capture_requested = false;  // set by the mode: read this frame back (view_captured gets it)
 };
 
 class ViewerMode {
@@ -43,6 +49,15 @@ class ViewerMode {
   virtual std::string window_title() const = 0;
   // True when an automated run should stop early (a method failed).
   virtual bool failed() const = 0;
+  // Work still on its way (results, numbers, the exact Gaussian), and what it is, for progress
+  // lines; an automated run draws frames until nothing is (after settle(): no new work started).
+  virtual bool busy() const { return false; }
+  virtual std::string progress() const { return {}; }
+  virtual void settle() {}
+  // A --script step: runs the named command; returns "" or why it could not.
+  virtual std::string run_command(const std::string& command, const std::string& argument) = 0;
+  // The frame read back after a frame that set capture_requested (e.g. to save the view).
+  virtual void view_captured(ImageRgba8 /*view*/) {}
   // The end of an automated run: waits for queued work, writes the screenshots and prints the
   // summary line. `capture_view` draws untimed frames and returns the last one's pixels.
   virtual int finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) = 0;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gausslab/core/cli_args.hpp"
+#include "actions.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
@@ -63,6 +64,10 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.screenshot_view = reader.value(arg);
     } else if (arg == "--overwrite") {
       options.overwrite = true;
+    } else if (arg == "--events") {
+      options.events = true;
+    } else if (arg == "--script") {
+      options.script = reader.value(arg);
     } else if (arg == "--keys") {
       options.keys = reader.value(arg);
     } else if (arg == "--path") {
@@ -83,10 +88,13 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
     const char* flag = truncate_given && validate(sigma_alone).empty() ? "--truncate" : "--sigma";
     throw UsageError(std::string(flag) + ": " + invalid);
   }
-  if (options.offscreen && options.frames == 0)
-    throw UsageError("--offscreen needs --frames N: an offscreen view cannot be used interactively");
-  if (options.frames == 0 && (!options.screenshot.empty() || !options.screenshot_view.empty()))
-    throw UsageError("--screenshot and --screenshot-view need --frames N (in the window, save with Ctrl+S)");
+  if (options.frames > 0 && !options.script.empty())
+    throw UsageError("--frames and --script both set the length of the run: give one of them");
+  const bool automated = options.frames > 0 || !options.script.empty();
+  if (options.offscreen && !automated)
+    throw UsageError("--offscreen needs --frames N or --script FILE: an offscreen view cannot be used interactively");
+  if (!automated && (!options.screenshot.empty() || !options.screenshot_view.empty()))
+    throw UsageError("--screenshot and --screenshot-view need --frames N or --script FILE (in the window, save with Ctrl+S)");
   if (!options.screenshot.empty() && options.screenshot == options.screenshot_view)
     throw UsageError("--screenshot and --screenshot-view name the same file '" + options.screenshot + "'");
   if (options.display_given && options.display != CompareMode::A && options.compare_id.empty())
@@ -98,21 +106,6 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
 
 int history_frames(const ViewerOptions& options) { return std::clamp(options.frames, 60, 5000); }
 
-const std::vector<std::pair<const char*, const char*>>& key_help() {
-  static const std::vector<std::pair<const char*, const char*>> keys = {
-      {"1-9", "pick method A in registry order"},
-      {"= / -", "sigma +0.1 / -0.1"},
-      {"+ / _", "sigma +1 / -1"},
-      {"Space", "continuous processing on/off (off: process on change)"},
-      {"m", "next display: A, B, split A|B, |A-B| x gain"},
-      {"n", "nearest / linear sampling"},
-      {"f / 0", "fit / 1:1"},
-      {"wheel, drag", "zoom around the cursor, pan (drag the divider in split view)"},
-      {"Ctrl+S", "save the full-resolution result A as PNG"},
-  };
-  return keys;
-}
-
 std::string viewer_usage() {
   std::string text =
       "usage: gausslab [IMAGE] [options]\n"
@@ -120,7 +113,8 @@ std::string viewer_usage() {
       "built-in astronaut picture). Drop a file on the window to open it.\n"
       "\n"
       "  --method ID            method A (default: separable_shared with a CUDA device, else cpu_openmp)\n"
-      "  --compare ID           method B for the comparison views, or 'original' (the unblurred picture)\n"
+      "  --compare ID           slot B: a method, 'original' (the unblurred picture) or 'exact' (the float64\n"
+      "                         Gaussian); the summary line then has ab_max_abs, ab_mean_abs, ab_psnr\n"
       "  --display MODE         a, b, split or diff (default a; split when --compare is given)\n"
       "  --sigma S              Gaussian sigma in pixels, 0.1 to 200 (default 2)\n"
       "  --truncate T           radius = floor(T * sigma + 0.5), T from 0.5 to 10 (default 4, as SciPy)\n"
@@ -129,20 +123,21 @@ std::string viewer_usage() {
       "  --window WxH           window size, or the offscreen view's size (default 1280x800)\n"
       "  --path P               best output path to try: interop (default), staging or cpu\n"
       "  --offscreen            no window: OpenGL through EGL, drawing into a framebuffer (needs --frames)\n"
-      "  --frames N             run N frames processing every frame, print one line of timings, exit\n"
+      "  --frames N             run N frames processing every frame, print one line of timings and the\n"
+      "                         whole-image errors (unrounded, 8-bit levels), exit\n"
+      "  --script FILE          replay timed actions (see docs/viewer.md), print frame-time percentiles\n"
       "  --screenshot PATH      after the run, save the full-resolution result A (.png or .bmp)\n"
       "  --screenshot-view PATH after the run, save the rendered view with its overlay\n"
       "  --overwrite            let the screenshots replace existing files\n"
-      "  --keys TEXT            type these keys in the first frame (see keys below), e.g. \"++m\"\n"
+      "  --keys TEXT            type these keys in the first frame (a letter or digit stands for its key,\n"
+      "                         an upper-case letter for Shift+key), e.g. \"++m\"\n"
+      "  --events               print a line per frame ('gausslab-event: frame N'), per action and per\n"
+      "                         message on stdout, for programs that drive the window and wait on it\n"
       "  --help                 this text\n"
       "\n"
       "methods: " + method_id_list() + "\n"
-      "\nkeys:\n";
-  for (const auto& [key, what] : key_help()) {
-    std::string line = "  " + std::string(key);
-    line.resize(16, ' ');
-    text += line + what + "\n";
-  }
+      "\nactions and keys (the same list as the menu and the help overlay, ? or F1):\n";
+  text += help_text();
   text += "\nexit status: 0 done, 1 a failure while running, 2 bad arguments or input\n";
   return text;
 }

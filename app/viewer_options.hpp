@@ -13,7 +13,7 @@ namespace gausslab {
 struct ViewerOptions {
   std::string image_path;    // empty: the built-in default picture
   std::string method_id;     // empty: separable_shared with a CUDA device, cpu_openmp without
-  std::string compare_id;    // method B of the comparison views, "original", or empty (none)
+  std::string compare_id;    // method B of the comparison views, "original", "exact", or empty (none)
   bool display_given = false;
   CompareMode display = CompareMode::A;
   FilterParams params;
@@ -27,6 +27,8 @@ struct ViewerOptions {
   bool overwrite = false;
   OutputPath best_path = OutputPath::Interop;
   std::string keys;          // typed into the first frame (scripted runs and tests)
+  std::string script;        // --script FILE: timed actions, then frame-time percentiles
+  bool events = false;       // --events: a stdout line per frame, action and message (tests wait on them)
   bool help = false;
 };
 
@@ -39,7 +41,5 @@ int history_frames(const ViewerOptions& options);
 // The --help text.
 std::string viewer_usage();
 
-// The keyboard help, shared by --help and the panel.
-const std::vector<std::pair<const char*, const char*>>& key_help();
 
 }  // namespace gausslab

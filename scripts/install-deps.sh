@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config git
   libimgui-dev libglfw3-dev libstb-dev python3-glad   # viewer: Dear ImGui 1.86, GLFW, stb, glad
+  fonts-dejavu-core                                   # viewer: DejaVu Sans, loaded at start (σ ≤ ≥ – ×)
+  libxtst6                                            # the window tests' synthetic X input (XTest)
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL/EGL (Mesa on machines without NVIDIA GL)
   libgtest-dev googletest                             # tests
   xvfb xauth                                          # the viewer's window tests on headless machines

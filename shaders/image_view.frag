@@ -1,11 +1,13 @@
 #version 330 core
 // Draws the result image(s) with zoom and pan, and the comparison views: A, B, a split A|B with a
-// divider, or |A - B| x gain. Coordinates follow render/view_transform.hpp exactly:
+// divider, or the difference A - B (absolute or signed, grey or through a colour map).
+// Coordinates follow render/view_transform.hpp exactly:
 //   screen: pixels from the top-left corner of the viewport, pixel i spans [i, i + 1);
 //   image:  pixels from the top-left corner of the image (row 0 is the first row uploaded);
 //   image = (screen - viewport_size / 2) / zoom + center.
-// The difference formula is written twice (here and difference_level() in view_transform.hpp);
-// tests/ui reads a rendered pixel back and checks that they agree.
+// The difference colours are written twice (here and difference_colour() in
+// render/difference_view.hpp, with the same colour-map points); tests/ui reads rendered pixels back
+// and checks that they agree.
 
 uniform sampler2D u_image_a;
 uniform sampler2D u_image_b;
@@ -14,13 +16,36 @@ uniform vec2 u_viewport_size;    // in framebuffer pixels
 uniform vec2 u_image_size;       // in image pixels
 uniform vec2 u_center;           // image point shown at the viewport centre
 uniform float u_zoom;            // framebuffer pixels per image pixel
-uniform int u_mode;              // 0 = A, 1 = B, 2 = split A|B, 3 = |A - B| x gain
+uniform int u_mode;              // 0 = A, 1 = B, 2 = split A|B, 3 = difference
 uniform float u_split_x;         // split: screen x of the divider
 uniform float u_gain;            // difference: amplification
+uniform int u_signed;            // difference: 1 = signed A - B, 0 = |A - B|
+uniform int u_false_colour;      // difference: 1 = through the colour map
+uniform vec3 u_sequential[5];    // the colour maps' points (difference_view.hpp)
+uniform vec3 u_diverging[5];
 uniform vec3 u_background;
 uniform vec3 u_divider_colour;
 
 out vec4 out_colour;
+
+vec3 colour_map(float t, bool diverging) {
+  float u = diverging ? (clamp(t, -1.0, 1.0) + 1.0) * 0.5 : clamp(t, 0.0, 1.0);
+  float position = u * 4.0;
+  int i = min(int(position), 3);
+  float f = position - float(i);
+  return diverging ? mix(u_diverging[i], u_diverging[i + 1], f) : mix(u_sequential[i], u_sequential[i + 1], f);
+}
+
+vec3 difference(vec3 a, vec3 b) {
+  // Textures hold level / 255: back to whole levels first, so that equal differences in two
+  // channels stay equal (the largest channel is chosen the same way as in the C++).
+  vec3 d = floor((a - b) * 255.0 + 0.5) / 255.0 * u_gain;
+  if (u_false_colour == 0) return u_signed == 1 ? 0.5 + 0.5 * clamp(d, -1.0, 1.0) : min(abs(d), vec3(1.0));
+  float largest = d.r;
+  if (abs(d.g) > abs(largest)) largest = d.g;
+  if (abs(d.b) > abs(largest)) largest = d.b;
+  return u_signed == 1 ? colour_map(largest, true) : colour_map(abs(largest), false);
+}
 
 void main() {
   vec2 window = gl_FragCoord.xy - u_viewport_origin;
@@ -44,7 +69,6 @@ void main() {
   } else if (u_mode == 2) {
     out_colour = vec4(screen.x < u_split_x ? a.rgb : texture(u_image_b, uv).rgb, 1.0);
   } else {
-    vec3 b = texture(u_image_b, uv).rgb;
-    out_colour = vec4(min(abs(a.rgb - b) * u_gain, vec3(1.0)), 1.0);
+    out_colour = vec4(difference(a.rgb, texture(u_image_b, uv).rgb), 1.0);
   }
 }

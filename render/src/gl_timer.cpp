@@ -93,14 +93,24 @@ void GlTimer::flush() {
 }
 
 std::vector<StageTiming> GlTimer::stages() const {
+  // Every stage of the kept frames (an upload happens only in frames with a new result), in frame
+  // order: a name missing so far goes after the stage it follows in the frame that has it.
+  std::vector<std::string> names;
+  for (const auto& sample : samples_) {
+    std::size_t after = 0;
+    for (const auto& stage : sample) {
+      auto it = std::find(names.begin(), names.end(), stage.first);
+      if (it == names.end()) it = names.insert(names.begin() + static_cast<std::ptrdiff_t>(after), stage.first);
+      after = static_cast<std::size_t>(it - names.begin()) + 1;
+    }
+  }
   std::vector<StageTiming> result;
-  if (samples_.empty()) return result;
-  for (const auto& [name, ms] : samples_.back()) {
+  for (const std::string& name : names) {
     std::vector<double> history;
     for (const auto& sample : samples_)
       for (const auto& stage : sample)
         if (stage.first == name) history.push_back(stage.second);
-    result.push_back({name, ms, median(history)});
+    result.push_back({name, history.back(), median(history)});
   }
   return result;
 }

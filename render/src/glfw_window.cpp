@@ -56,9 +56,10 @@ GlfwWindow::GlfwWindow(const std::string& title, int width, int height, bool vsy
     glfwTerminate();
     throw GlError("could not load the OpenGL functions for the window's context");
   }
-  glfwSwapInterval(vsync ? 1 : 0);
+  set_vsync(vsync);
   glfwSetWindowUserPointer(window_, this);
   glfwSetDropCallback(window_, on_drop);
+  glfwSetKeyCallback(window_, on_key);
   try {
     query_info(std::string("GLFW window (") + platform_name() + ")");
   } catch (...) {
@@ -109,6 +110,28 @@ std::vector<std::string> GlfwWindow::take_dropped_paths() {
   std::vector<std::string> paths;
   paths.swap(dropped_);
   return paths;
+}
+
+std::vector<KeyEvent> GlfwWindow::take_key_events() {
+  std::vector<KeyEvent> events;
+  events.swap(keys_);
+  return events;
+}
+
+void GlfwWindow::set_vsync(bool on) {
+  glfwSwapInterval(on ? 1 : 0);
+  vsync_ = on;
+}
+
+double GlfwWindow::now_s() { return glfwGetTime(); }
+
+void GlfwWindow::on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+  auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
+  if (!self || key == GLFW_KEY_UNKNOWN) return;
+  const KeyEvent::Kind kind = action == GLFW_PRESS    ? KeyEvent::Kind::Press
+                              : action == GLFW_REPEAT ? KeyEvent::Kind::Repeat
+                                                      : KeyEvent::Kind::Release;
+  self->keys_.push_back(KeyEvent{key, mods, kind, glfwGetTime()});
 }
 
 void GlfwWindow::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }

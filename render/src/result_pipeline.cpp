@@ -211,8 +211,6 @@ void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, cons
                                std::to_string(slots[i].ring->buffer_bytes()));
       const ImageView d_output{d_pixels, width(), height(), slots[i].ring->pitch_bytes(), PixelFormat::Rgba8};
       jobs[i].method->run(d_source.view(), d_output, jobs[i].timer, stream);
-      // The pixel buffer is only readable while mapped: the hook reads it before the unmap.
-      if (jobs[i].on_result) jobs[i].on_result(d_output, true, stream);
     }
   } catch (...) {
     // No result: the buffers go back to GL unwritten and are written again next frame.
@@ -274,7 +272,6 @@ void ResultPipeline::Impl::run_staging(const std::array<Job, kSlots>& jobs, cons
     Slot& slot = slots[i];
     slot.d_result.resize(width(), height(), PixelFormat::Rgba8);
     jobs[i].method->run(d_source.view(), slot.d_result.view(), jobs[i].timer, stream);
-    if (jobs[i].on_result) jobs[i].on_result(slot.d_result.view(), true, stream);
     slot.h_staging.resize(image_bytes());
     ScopedStage stage(jobs[i].timer, "download", stream);
     copy_image_async(slot.d_result.view(), pinned_view(slot.h_staging), cudaMemcpyDeviceToHost, stream);
@@ -333,6 +330,21 @@ unsigned ResultPipeline::result_texture(int slot) const { return impl_->slots.at
 bool ResultPipeline::has_result(int slot) const { return impl_->slots.at(slot).has_result; }
 ImageRgba8 ResultPipeline::read_result(int slot) const { return impl_->slots.at(slot).texture.read(); }
 
+void ResultPipeline::show_host_result(int slot_index, const ImageRgba8& image, GlTimer* gl_timer) {
+  Impl& p = *impl_;
+  if (image.width() != p.width() || image.height() != p.height())
+    throw std::invalid_argument("ResultPipeline::show_host_result: a " + std::to_string(image.width()) + "x" +
+                                std::to_string(image.height()) + " result for a " + std::to_string(p.width()) + "x" +
+                                std::to_string(p.height()) + " source");
+  Slot& slot = p.slots.at(slot_index);
+  if (gl_timer) gl_timer->begin(slot_index == 0 ? "upload" : "upload_b");
+  slot.texture.upload(image.view());
+  if (gl_timer) gl_timer->end();
+  slot.has_result = true;
+}
+
+void ResultPipeline::clear_result(int slot) { impl_->slots.at(slot).has_result = false; }
+
 void ResultPipeline::synchronize() {
   if (impl_->stream) GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
 }
@@ -381,7 +393,6 @@ void ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
     if (slot.host_result.width() != p.width() || slot.host_result.height() != p.height())
       slot.host_result = ImageRgba8(p.width(), p.height());
     jobs[i].method->run(p.source.view(), slot.host_result.view(), jobs[i].timer, nullptr);
-    if (jobs[i].on_result) jobs[i].on_result(slot.host_result.view(), false, nullptr);
   }
 
   // GPU methods: into the mapped pixel buffers, or into device images and through host memory.

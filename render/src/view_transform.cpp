@@ -59,9 +59,4 @@ ViewTransform pan_by(const ViewTransform& view, Vec2 delta) {
 
 double wheel_zoom_factor(double wheel_notches) { return std::pow(1.2, wheel_notches); }
 
-std::uint8_t difference_level(std::uint8_t a, std::uint8_t b, double gain) {
-  const double difference = std::abs(static_cast<double>(a) - static_cast<double>(b)) / 255.0 * gain;
-  return static_cast<std::uint8_t>(std::lround(std::min(difference, 1.0) * 255.0));
-}
-
 }  // namespace gausslab

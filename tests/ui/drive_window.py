@@ -1,26 +1,89 @@
 #!/usr/bin/env python3
-"""Drives the interactive viewer in a window with synthetic X input (XTest), as a user would:
-typed keys ('+' steps sigma), Ctrl+S (saves the full-resolution result, never overwriting), the
-Open field (typing a path there must not trigger the sigma keys), a broken file (the old picture
-stays), the mouse wheel and drags. Checks the files the viewer saves, whose names carry method,
-sigma, border and size. Run under Xvfb:
+"""Drives the interactive viewer in a window with synthetic X input (XTest), as a user would, and
+waits on what the viewer reports (--events: a line per frame, action and message) and on the files
+it saves: never on fixed sleeps, so a loaded machine only makes it slower.
+
+Checks: a key tap shorter than a frame (press and release sent together) is seen (Ctrl+S saves,
+twice: a new name, never an overwrite, each with its JSON sidecar); typed '+' steps sigma; the Open
+field (Ctrl+O) takes '_' and '-' as text, not as sigma keys; a broken file leaves the picture; the
+wheel, drags, the split divider, blink and help work; Ctrl+Q quits with status 0.
     xvfb-run -a -s "-screen 0 1280x1024x24" drive_window.py VIEWER DATA_DIR
 Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
 import ctypes
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 WIDTH, HEIGHT = 1000, 700
-OPEN_FIELD = (WIDTH - 300, 63)  # the panel's Open field: panel at the top right, 380 wide
-PICTURE = (300, 400)            # over the picture, away from the panel and the overlay
+PICTURE = (250, 400)  # over the picture: left of the side panel, below the menu bar
+TIMEOUT = 60.0        # per wait: generous for a loaded machine; a pass never waits this long
+
+
+class Viewer:
+    """The viewer process and the event lines it prints."""
+
+    def __init__(self, command, cwd, env):
+        self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True, bufsize=1)
+        self.lines = []
+        self.frame = 0
+        self.cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            with self.cond:
+                self.lines.append(line.rstrip("\n"))
+                m = re.match(r"gausslab-event: frame (\d+)", line)
+                if m:
+                    self.frame = int(m.group(1))
+                self.cond.notify_all()
+        with self.cond:
+            self.cond.notify_all()
+
+    def wait(self, predicate, what):
+        end = time.time() + TIMEOUT
+        with self.cond:
+            while not predicate():
+                if self.process.poll() is not None and not predicate():
+                    raise AssertionError(f"the viewer ended (status {self.process.returncode}) before {what}")
+                left = end - time.time()
+                if left <= 0:
+                    raise AssertionError(f"timed out waiting for {what}")
+                self.cond.wait(min(left, 0.5))
+
+    def mark(self):
+        with self.cond:
+            return len(self.lines)
+
+    def wait_line(self, pattern, since, what=None):
+        regex = re.compile(pattern)
+        found = []
+
+        def seen():
+            for line in self.lines[since:]:
+                if regex.search(line):
+                    found.append(line)
+                    return True
+            return False
+        self.wait(seen, what or f"a line matching /{pattern}/")
+        return found[0]
+
+    def frames(self, count):
+        """Waits until `count` more frames are drawn (so the viewer has seen what was sent)."""
+        with self.cond:
+            target = self.frame + count
+        self.wait(lambda: self.frame >= target, f"frame {target}")
 
 
 def main() -> int:
-    viewer, data = sys.argv[1], sys.argv[2]
+    viewer_path, data = sys.argv[1], sys.argv[2]
     try:
         x11 = ctypes.CDLL("libX11.so.6")
         xtest = ctypes.CDLL("libXtst.so.6")
@@ -35,117 +98,150 @@ def main() -> int:
         print("FAIL: no X display (run under xvfb-run)")
         return 1
 
-    def sync(pause=0.3):  # each event in its own viewer frame or two
-        x11.XFlush(display)
-        time.sleep(pause)
-
     def keycode(name):
         return x11.XKeysymToKeycode(display, x11.XStringToKeysym(name.encode()))
 
-    def key(name, *modifiers):
+    def tap(name, *modifiers):
+        """Press and release in one go: the whole tap reaches the viewer between two frames."""
         for m in modifiers:
             xtest.XTestFakeKeyEvent(display, keycode(m), True, 0)
         xtest.XTestFakeKeyEvent(display, keycode(name), True, 0)
-        sync()
         xtest.XTestFakeKeyEvent(display, keycode(name), False, 0)
-        for m in modifiers:
+        for m in reversed(modifiers):
             xtest.XTestFakeKeyEvent(display, keycode(m), False, 0)
-        sync()
+        x11.XFlush(display)
 
-    def type_text(text):  # characters queue up in ImGui, so they need no frame each
-        names = {"/": "slash", ".": "period", "_": "underscore", "-": "minus"}
+    def type_text(text):
+        names = {"/": "slash", ".": "period", "_": "underscore", "-": "minus", "+": "plus", "?": "question"}
+        shifted = set("_+?")
         for ch in text:
-            shift = keycode("Shift_L") if ch == "_" else None
-            if shift:
-                xtest.XTestFakeKeyEvent(display, shift, True, 0)
-            xtest.XTestFakeKeyEvent(display, keycode(names.get(ch, ch)), True, 0)
-            xtest.XTestFakeKeyEvent(display, keycode(names.get(ch, ch)), False, 0)
-            if shift:
-                xtest.XTestFakeKeyEvent(display, shift, False, 0)
-            sync(0.02)
-        sync()
+            tap(names.get(ch, ch), *(["Shift_L"] if ch in shifted else []))
 
     def move(x, y):
         xtest.XTestFakeMotionEvent(display, -1, x, y, 0)
-        sync()
+        x11.XFlush(display)
 
     def button(number, down):
         xtest.XTestFakeButtonEvent(display, number, down, 0)
-        sync()
-
-    def click(number=1):
-        button(number, True)
-        button(number, False)
+        x11.XFlush(display)
 
     with tempfile.TemporaryDirectory() as folder:
-        # Short names to type (with the '_' and '-' that are sigma keys outside a text field).
         shutil.copy(os.path.join(data, "palette_color.png"), os.path.join(folder, "p_c.png"))
         shutil.copy(os.path.join(data, "truncated.jpg"), os.path.join(folder, "t-j.jpg"))
-        process = subprocess.Popen([viewer, "--window", f"{WIDTH}x{HEIGHT}"], cwd=folder,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(folder, "config"))  # no remembered save folder
+        viewer = Viewer([viewer_path, "--window", f"{WIDTH}x{HEIGHT}", "--path", "cpu", "--events"], folder, env)
+        ok = True
 
-        def expect_file(name, timeout=20.0):
+        def expect_saved(name, since):
+            nonlocal ok
+            viewer.wait_line(r"gausslab-event: (message saved|error) ", since, f"the message after saving {name}")
             path = os.path.join(folder, name)
-            end = time.time() + timeout
-            while time.time() < end:
-                if os.path.exists(path):
-                    print(f"ok: saved {name}")
-                    return True
-                if process.poll() is not None:
-                    break
-                time.sleep(0.2)
-            print(f"FAIL: {name} was not saved; the folder holds {sorted(os.listdir(folder))}")
-            return False
+            if not os.path.exists(path):
+                print(f"FAIL: {name} was not saved; the folder holds {sorted(os.listdir(folder))}")
+                ok = False
+                return
+            sidecar = os.path.splitext(path)[0] + ".json"
+            with open(sidecar) as f:
+                meta = json.load(f)
+            print(f"ok: saved {name} with its sidecar (sigma {meta['sigma']}, method {meta['method_a']})")
 
         try:
-            time.sleep(3.0)  # the window opens and shows the default picture
+            viewer.frames(3)  # the window is up and drawing
             move(*PICTURE)
-            key("plus", "Shift_L")  # '+': sigma 2 -> 3
-            key("plus", "Shift_L")  # sigma 4
-            key("s", "Control_L")
-            ok = expect_file("gausslab-cpu_openmp-sigma4-reflect-512x512.png")
-            key("s", "Control_L")  # the same name again: a new file, never an overwrite
-            ok = expect_file("gausslab-cpu_openmp-sigma4-reflect-512x512-2.png") and ok
+            viewer.frames(2)
+            for _ in range(2):  # '+': sigma 2 -> 3 -> 4
+                since = viewer.mark()
+                type_text("+")
+                viewer.wait_line(r"action sigma_up_large", since)
 
-            # Typing into the Open field: the '_' and '-' in the path must not step sigma.
-            move(*OPEN_FIELD)
-            click()
+            # The tap test: Ctrl+S pressed and released between two frames must still save.
+            since = viewer.mark()
+            tap("s", "Control_L")
+            viewer.wait_line(r"action save_a", since, "the Ctrl+S tap to be seen")
+            expect_saved("gausslab-cpu_openmp-sigma4-reflect-512x512.png", since)
+            since = viewer.mark()
+            tap("s", "Control_L")  # the same name again: a new file, never an overwrite
+            expect_saved("gausslab-cpu_openmp-sigma4-reflect-512x512-2.png", since)
+
+            # The Open field: '_' and '-' in the path are text there, not sigma keys.
+            since = viewer.mark()
+            tap("o", "Control_L")
+            viewer.wait_line(r"action open", since)
+            viewer.frames(2)  # the field takes the focus
             type_text("p_c.png")
-            key("Return")
-            move(*PICTURE)
-            key("s", "Control_L")
-            ok = expect_file("gausslab-cpu_openmp-sigma4-reflect-10x10.png") and ok
+            viewer.frames(2)
+            tap("Return")
+            viewer.wait_line(r"message opened p_c.png", since)
+            viewer.frames(2)
+            since = viewer.mark()
+            tap("s", "Control_L")
+            expect_saved("gausslab-cpu_openmp-sigma4-reflect-10x10.png", since)
 
-            # A broken file: a message in the window, the 10x10 picture stays.
-            move(*OPEN_FIELD)
-            click()
-            key("a", "Control_L")  # select the old text to replace it
+            # A broken file: a message, and the 10x10 picture stays.
+            since = viewer.mark()
+            tap("o", "Control_L")
+            viewer.wait_line(r"action open", since)
+            viewer.frames(2)
+            tap("a", "Control_L")  # select the old text to replace it
+            viewer.frames(2)
             type_text("t-j.jpg")
-            key("Return")
-            move(*PICTURE)
-            click(4)  # wheel: zoom in, zoom in, zoom out around the cursor
-            click(4)
-            click(5)
-            button(1, True)  # drag: pan
-            move(PICTURE[0] + 40, PICTURE[1] + 25)
-            button(1, False)
-            key("m")  # display B, then split
-            key("m")
-            move(WIDTH // 2, 400)  # drag the split divider
-            button(1, True)
-            move(WIDTH // 2 + 100, 400)
-            button(1, False)
-            key("s", "Control_L")
-            ok = expect_file("gausslab-cpu_openmp-sigma4-reflect-10x10-2.png") and ok
+            viewer.frames(2)
+            tap("Return")
+            viewer.wait_line(r"gausslab-event: error could not open: .*t-j\.jpg", since)
+            tap("Escape")
+            viewer.frames(2)
 
-            if process.poll() is not None:
-                print(f"FAIL: the viewer ended early with status {process.returncode}")
+            # Wheel and drags over the picture; the split view and its divider; blink; help.
+            move(*PICTURE)
+            viewer.frames(1)
+            for b in (4, 4, 5):
+                button(b, True)
+                button(b, False)
+                viewer.frames(1)
+            button(1, True)
+            viewer.frames(1)
+            move(PICTURE[0] + 40, PICTURE[1] + 25)
+            viewer.frames(1)
+            button(1, False)
+            since = viewer.mark()
+            tap("s")  # split view
+            viewer.wait_line(r"action view_split", since)
+            divider_x = (WIDTH - 400) // 2
+            move(divider_x, 400)
+            viewer.frames(2)
+            button(1, True)
+            viewer.frames(1)
+            move(divider_x + 100, 400)
+            viewer.frames(1)
+            button(1, False)
+            since = viewer.mark()
+            tap("b")
+            viewer.wait_line(r"action blink", since)
+            since = viewer.mark()
+            type_text("?")
+            viewer.wait_line(r"action help", since)
+            since = viewer.mark()
+            tap("F1")
+            viewer.wait_line(r"action help", since)
+            since = viewer.mark()
+            tap("s", "Control_L")
+            expect_saved("gausslab-cpu_openmp-sigma4-reflect-10x10-2.png", since)
+
+            since = viewer.mark()
+            tap("q", "Control_L")
+            viewer.wait(lambda: viewer.process.poll() is not None, "the viewer to quit on Ctrl+Q")
+            if viewer.process.returncode != 0:
+                print(f"FAIL: the viewer quit with status {viewer.process.returncode}")
                 ok = False
+        except AssertionError as error:
+            print(f"FAIL: {error}")
+            ok = False
         finally:
-            if process.poll() is None:
-                process.terminate()
-            output = process.communicate(timeout=20)[0]
-            print(output, end="")
+            if viewer.process.poll() is None:
+                viewer.process.terminate()
+                viewer.process.wait(timeout=60)
+            problems = [line for line in viewer.lines if not line.startswith("gausslab-event: frame")]
+            print("\n".join(problems[-40:]))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -30,7 +30,7 @@ if [ $status -ne 0 ]; then echo "FAIL: the viewer exited with status $status"; e
 line=$(grep -c '^gausslab: method=' "$work/output.txt")
 if [ "$line" -ne 1 ]; then echo "FAIL: expected exactly one summary line, found $line"; exit 1; fi
 for field in "^gausslab: method=$method " " path=cpu " " renderer=\"[^\"]+\"" " size=[0-9]+x[0-9]+ " " frame_ms=[0-9.]+ " \
-             " filter_cpu=[0-9.]+ " " upload=[0-9.]+ " " draw=[0-9.]+ " " max_error=[0-9.]+ "; do
+             " filter_cpu=[0-9.]+ " " upload=[0-9.]+ " " draw=[0-9.]+ " " max_error=[0-9.e+-]+ " " max_error_8bit=[0-9.e+-]+ "; do
   if ! grep -Eq -- "$field" "$work/output.txt"; then echo "FAIL: the summary line lacks /$field/"; exit 1; fi
 done
 # Every stage time is a plausible number of milliseconds (a driver's garbage would be hours).

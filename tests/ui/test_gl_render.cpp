@@ -11,6 +11,7 @@
 #include "gausslab/core/cpu_filter.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "gausslab/render/difference_view.hpp"
 #include "gausslab/render/egl_offscreen.hpp"
 #include "gausslab/render/frame_pacer.hpp"
 #include "gausslab/render/gl_timer.hpp"
@@ -19,7 +20,6 @@
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/texture.hpp"
 #include "pixel_buffer_rows.hpp"
-#include "result_crop.hpp"
 
 namespace gausslab {
 namespace {
@@ -147,7 +147,10 @@ TEST_F(GlRender, ZoomedPixelsLandWhereTheViewMathsSays) {
   EXPECT_EQ(mismatches, 0);
 }
 
-TEST_F(GlRender, DifferenceViewAgreesWithDifferenceLevel) {
+TEST_F(GlRender, DifferenceViewAgreesWithDifferenceColour) {
+  // The shader's difference colours against difference_colour() (the C++ that the legend and the
+  // saved difference image use), read back pixel by pixel: absolute and signed, grey and false
+  // colour, at several gains.
   const ImageRgba8 a = make_random_rgba8(40, 30, 1);
   ImageRgba8 b = a;
   // Small differences (what a method's error looks like) and a few large ones (clamped by the gain).
@@ -158,30 +161,38 @@ TEST_F(GlRender, DifferenceViewAgreesWithDifferenceLevel) {
     if (i % 17 == 0) p.b = static_cast<std::uint8_t>(255 - p.b);
   }
   const Texture texture_a = texture_of(a), texture_b = texture_of(b);
-  for (double gain : {1.0, 8.0, 37.5}) {
-    ImageDrawParams params;
-    params.texture_a = texture_a.id();
-    params.texture_b = texture_b.id();
-    params.image_width = a.width();
-    params.image_height = a.height();
-    params.view = one_to_one_view(a.width(), a.height(), kViewWidth, kViewHeight);
-    params.mode = CompareMode::Difference;
-    params.gain = gain;
-    params.sampling = Sampling::Nearest;
-    const ImageRgba8 view = draw(params);
-    const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
-    int worst = 0;
-    for (int y = 0; y < a.height(); ++y)
-      for (int x = 0; x < a.width(); ++x) {
-        const Rgba8 shown = view.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
-        const Rgba8 pa = a.at(x, y), pb = b.at(x, y);
-        worst = std::max({worst, std::abs(shown.r - difference_level(pa.r, pb.r, gain)),
-                          std::abs(shown.g - difference_level(pa.g, pb.g, gain)),
-                          std::abs(shown.b - difference_level(pa.b, pb.b, gain))});
+  for (bool signed_values : {false, true})
+    for (bool false_colour : {false, true})
+      for (double gain : {1.0, 8.0, 37.5}) {
+        SCOPED_TRACE(std::string(signed_values ? "signed" : "absolute") + (false_colour ? ", false colour" : ", grey") +
+                     ", gain " + std::to_string(gain));
+        ImageDrawParams params;
+        params.texture_a = texture_a.id();
+        params.texture_b = texture_b.id();
+        params.image_width = a.width();
+        params.image_height = a.height();
+        params.view = one_to_one_view(a.width(), a.height(), kViewWidth, kViewHeight);
+        params.mode = CompareMode::Difference;
+        params.gain = gain;
+        params.signed_difference = signed_values;
+        params.false_colour = false_colour;
+        params.sampling = Sampling::Nearest;
+        const ImageRgba8 view = draw(params);
+        const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+        const DifferenceStyle style{gain, signed_values, false_colour};
+        int worst = 0, differing = 0;
+        for (int y = 0; y < a.height(); ++y)
+          for (int x = 0; x < a.width(); ++x) {
+            const Rgba8 shown = view.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
+            const Rgba8 expected = difference_colour(a.at(x, y), b.at(x, y), style);
+            worst = std::max({worst, std::abs(shown.r - expected.r), std::abs(shown.g - expected.g),
+                              std::abs(shown.b - expected.b)});
+            differing += !(a.at(x, y) == b.at(x, y));
+          }
+        // GL's float arithmetic and float-to-8-bit conversion may round the other way at halves.
+        EXPECT_LE(worst, 1);
+        EXPECT_GT(differing, 100);
       }
-    // GL's float-to-8-bit conversion may round the other way at exact halves.
-    EXPECT_LE(worst, 1) << "gain " << gain;
-  }
 }
 
 TEST_F(GlRender, SplitShowsALeftBRightAndTheDivider) {
@@ -303,9 +314,7 @@ TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {
   GlTimer gl_timer;
   timer.begin_frame();
   gl_timer.begin_frame();
-  const Rect crop{3, 4, 10, 7};
-  ResultCrop crop_reader;
-  pipeline.process({ResultPipeline::Job{method.get(), &timer, crop_reader.hook(crop)}, ResultPipeline::Job{}}, &gl_timer);
+  pipeline.process({ResultPipeline::Job{method.get(), &timer}, ResultPipeline::Job{}}, &gl_timer);
   gl_timer.end_frame();
   timer.end_frame();
   ASSERT_TRUE(pipeline.has_result(0));
@@ -315,12 +324,12 @@ TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {
   cpu_gaussian_filter(source.view(), expected.view(), params, CpuThreading::OpenMP);
   EXPECT_EQ(pipeline.read_result(0).pixels(), expected.pixels());
 
-  // The result hook read a crop of the host result (no copy in flight: it is ready at once).
-  std::optional<ImageRgba8> crop_pixels = crop_reader.take(false);
-  ASSERT_TRUE(crop_pixels.has_value());
-  for (int y = 0; y < crop.height; ++y)
-    for (int x = 0; x < crop.width; ++x) ASSERT_EQ(crop_pixels->at(x, y), expected.at(crop.x + x, crop.y + y));
-  EXPECT_FALSE(crop_reader.take(false).has_value());  // handed over once
+  // A result made elsewhere (a CPU method on a worker, the exact Gaussian) shows the same way,
+  // and one of another size is refused.
+  pipeline.show_host_result(1, expected, nullptr);
+  ASSERT_TRUE(pipeline.has_result(1));
+  EXPECT_EQ(pipeline.read_result(1).pixels(), expected.pixels());
+  EXPECT_THROW(pipeline.show_host_result(1, ImageRgba8(3, 3), nullptr), std::invalid_argument);
 
   // The stages: the method's on the host clock, the upload from a GL timer query.
   gl_timer.flush();
@@ -331,14 +340,6 @@ TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {
   EXPECT_GE(gl_stages[0].median_ms, 0.0);
   ASSERT_EQ(timer.stages().size(), 1u);
   EXPECT_EQ(timer.stages()[0].name, "filter (cpu)");
-
-  // A crop outside the image is refused, not read out of bounds.
-  const Rect outside{30, 0, 10, 5};
-  timer.begin_frame();
-  EXPECT_THROW(pipeline.process({ResultPipeline::Job{method.get(), &timer, crop_reader.hook(outside)}, ResultPipeline::Job{}},
-                                nullptr),
-               std::invalid_argument);
-  timer.end_frame();
 
 }
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "gausslab/render/difference_view.hpp"
 #include "gausslab/render/view_transform.hpp"
 #include "image_resample.hpp"
 #include "keyboard.hpp"
@@ -75,24 +76,28 @@ TEST(ViewTransform, OneToOnePutsPixelCentresOnPixelCentres) {
   }
 }
 
-TEST(ViewTransform, DifferenceLevel) {
-  EXPECT_EQ(difference_level(10, 10, 8), 0);
-  EXPECT_EQ(difference_level(10, 13, 1), 3);
-  EXPECT_EQ(difference_level(13, 10, 1), 3);  // absolute
-  EXPECT_EQ(difference_level(100, 103, 8), 24);
-  EXPECT_EQ(difference_level(0, 255, 2), 255);  // clamped
-}
-
-TEST(Keyboard, Conventions) {
-  EXPECT_EQ(command_for_character('=')->action, KeyAction::SigmaUpSmall);
-  EXPECT_EQ(command_for_character('-')->action, KeyAction::SigmaDownSmall);
-  EXPECT_EQ(command_for_character('+')->action, KeyAction::SigmaUpLarge);
-  EXPECT_EQ(command_for_character('_')->action, KeyAction::SigmaDownLarge);
-  EXPECT_EQ(command_for_character(' ')->action, KeyAction::ToggleContinuous);
-  EXPECT_EQ(command_for_character('1')->method_index, 0);
-  EXPECT_EQ(command_for_character('9')->method_index, 8);
-  EXPECT_EQ(command_for_character('0')->action, KeyAction::OneToOne);
-  EXPECT_FALSE(command_for_character('x').has_value());
+TEST(DifferenceView, ColoursOfTheFourStyles) {
+  const Rgba8 a{100, 50, 10, 255}, b{103, 50, 4, 255};
+  // Grey, absolute: per channel min(|a-b| / 255 * gain, 1).
+  EXPECT_EQ(difference_colour(a, a, {8, false, false}), (Rgba8{0, 0, 0, 255}));
+  EXPECT_EQ(difference_colour(a, b, {1, false, false}), (Rgba8{3, 0, 6, 255}));
+  EXPECT_EQ(difference_colour(a, b, {8, false, false}), (Rgba8{24, 0, 48, 255}));
+  EXPECT_EQ(difference_colour(Rgba8{0, 0, 0, 255}, Rgba8{255, 0, 0, 255}, {2, false, false}).r, 255);  // clamped
+  // Grey, signed: mid grey is equal.
+  EXPECT_EQ(difference_colour(a, a, {8, true, false}), (Rgba8{128, 128, 128, 255}));
+  EXPECT_LT(difference_colour(a, b, {8, true, false}).r, 128);  // a below b
+  EXPECT_GT(difference_colour(a, b, {8, true, false}).b, 128);  // a above b
+  // False colour: equal is black in both maps; the largest channel decides (here blue, +6).
+  EXPECT_EQ(difference_colour(a, a, {8, false, true}), (Rgba8{0, 0, 0, 255}));
+  EXPECT_EQ(difference_colour(a, a, {8, true, true}), (Rgba8{0, 0, 0, 255}));
+  const std::array<float, 3> hot = colour_map(6 * 8 / 255.0, false);
+  const Rgba8 shown = difference_colour(a, b, {8, false, true});
+  EXPECT_EQ(shown.r, static_cast<int>(std::lround(hot[0] * 255)));
+  EXPECT_EQ(shown.b, static_cast<int>(std::lround(hot[2] * 255)));
+  // The ends of the maps are their end points.
+  EXPECT_EQ(colour_map(1.0, false), kSequentialMap.back());
+  EXPECT_EQ(colour_map(-1.0, true), kDivergingMap.front());
+  EXPECT_EQ(colour_map(0.0, true), kDivergingMap[2]);
 }
 
 TEST(Keyboard, SigmaStepsStayInRangeWithoutNoise) {
@@ -147,16 +152,27 @@ TEST(RunReport, SummaryLineHasEveryField) {
   s.frames = 10;
   s.frame_ms = 1.625;
   s.stages = {{"map", 0.02}, {"rows", 0.21}, {"upload", 0.67}};
-  AccuracyStats stats;
-  stats.max_abs_error = 0.5;
-  stats.psnr_db = 58.14;
+  DifferenceStats stats;
+  stats.unrounded.max_abs = 3.1e-5;
+  stats.unrounded.psnr_db = 128.44;
+  stats.rounded.max_abs = 0.5;
   s.accuracy = stats;
+  DifferenceStats ab;
+  ab.unrounded.max_abs = 1.25e-5;
+  ab.unrounded.mean_abs = 2.5e-7;
+  ab.unrounded.psnr_db = 150.25;
+  ab.unrounded.max_x = 7;
+  ab.unrounded.max_y = 9;
+  ab.unrounded.max_channel = 2;
+  s.a_vs_b = ab;
   const std::string line = summary_line(s);
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_EQ(line.rfind("gausslab: method=cpu_openmp path=cpu ", 0), 0u) << line;
   for (const char* part : {"renderer=\"llvmpipe (LLVM 15.0.6, 256 bits)\"", "size=3840x2160", "sigma=2 ",
                            "frame_ms=1.625", "map=0.020", "rows=0.210", "upload=0.670", "stages_ms=0.900",
-                           "max_error=0.5", "psnr=58.1", "path_reason=\"no 'CUDA' device\""})
+                           "max_error=3.1e-05", "max_error_8bit=0.5", "psnr=128.44", "ab_max_abs=1.25e-05",
+                           "ab_mean_abs=2.5e-07", "ab_psnr=150.25", "ab_max_at=7,9,2",
+                           "path_reason=\"no 'CUDA' device\""})
     EXPECT_NE(line.find(part), std::string::npos) << part << " missing in " << line;
 }
 

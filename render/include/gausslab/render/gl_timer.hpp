@@ -31,7 +31,8 @@ class GlTimer {
   // Waits for all recorded frames (end of a timed run).
   void flush();
 
-  // Stages of the latest completed frame in recording order, with rolling medians.
+  // Every stage of the kept frames in frame order, each with its latest time and its median over
+  // the frames it ran in (an upload runs only in frames with a new result).
   std::vector<StageTiming> stages() const;
   int completed_frames() const { return completed_frames_; }
   void reset_history() { samples_.clear(); }

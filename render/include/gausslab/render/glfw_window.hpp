@@ -9,6 +9,15 @@ struct GLFWwindow;
 
 namespace gausslab {
 
+// A key pressed, repeated or released, as GLFW reported it (GLFW_KEY_* codes, GLFW_MOD_* bits).
+// Queued between frames, so a press and release inside one frame are both seen.
+struct KeyEvent {
+  int key = 0;
+  int mods = 0;
+  enum class Kind { Press, Repeat, Release } kind = Kind::Press;
+  double time_s = 0;  // glfwGetTime() when it arrived
+};
+
 class GlfwWindow final : public GlSurface {
  public:
   // Opens the window (width × height screen units) and loads OpenGL. vsync: swap at the display's
@@ -31,6 +40,14 @@ class GlfwWindow final : public GlSurface {
   void poll_events(double timeout_s = 0.0);
   // Files dropped onto the window since the last call.
   std::vector<std::string> take_dropped_paths();
+  // Key events since the last call, in order (Dear ImGui still sees every key too: its backend,
+  // installed after this window, passes them on here).
+  std::vector<KeyEvent> take_key_events();
+  // Swap at the display's rate (true) or as fast as possible.
+  void set_vsync(bool on);
+  bool vsync() const { return vsync_; }
+  // Seconds since GLFW started (the clock of KeyEvent::time_s).
+  static double now_s();
   void set_title(const std::string& title);
 
  protected:
@@ -38,9 +55,12 @@ class GlfwWindow final : public GlSurface {
 
  private:
   static void on_drop(GLFWwindow* window, int count, const char** paths);
+  static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
 
   GLFWwindow* window_ = nullptr;
   std::vector<std::string> dropped_;
+  std::vector<KeyEvent> keys_;
+  bool vsync_ = false;
 };
 
 }  // namespace gausslab

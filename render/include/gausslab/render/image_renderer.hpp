@@ -1,7 +1,9 @@
 #pragma once
 // Draws the result images with our own shader (shaders/image_view.*): zoom, pan, nearest or linear
-// sampling, and the comparison views A, B, split A|B and |A - B| × gain.
+// sampling, and the comparison views A, B, split A|B and the difference (difference_view.hpp).
 #include <memory>
+
+#include "gausslab/render/difference_view.hpp"
 
 #include "gausslab/render/view_transform.hpp"
 
@@ -20,7 +22,9 @@ struct ImageDrawParams {
   ViewTransform view;
   CompareMode mode = CompareMode::A;
   double split_x = 0;  // Split: screen x of the divider (pixels from the viewport's left edge)
-  double gain = 1;     // Difference: |A - B| is multiplied by this
+  double gain = 1;     // Difference: A - B is multiplied by this
+  bool signed_difference = false;  // Difference: signed A - B instead of |A - B|
+  bool false_colour = false;       // Difference: through the colour map
   Sampling sampling = Sampling::Linear;
   // The viewport in framebuffer pixels; y counts from the framebuffer's bottom edge as in glViewport.
   int viewport_x = 0, viewport_y = 0, viewport_width = 0, viewport_height = 0;

@@ -19,7 +19,6 @@
 #include <cuda_runtime.h>
 
 #include <array>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,19 +47,9 @@ class ResultPipeline {
  public:
   static constexpr int kSlots = 2;
 
-  // Called right after a job's method has written its result, with the result where it lies: a
-  // device view for GPU methods (readable only by work queued on `stream` inside the call: on the
-  // interop path the buffer is unmapped right after), a host view for CPU methods (stream null).
-  // The app reads what it needs from here (e.g. a crop for the accuracy probe) without waiting.
-  using ResultHook = std::function<void(const ConstImageView& result, bool on_device, cudaStream_t stream)>;
-
   struct Job {
-    Job() = default;
-    Job(Method* method_, StageTimer* timer_, ResultHook on_result_ = {})
-        : method(method_), timer(timer_), on_result(std::move(on_result_)) {}
     Method* method = nullptr;     // prepared for the source's size, RGBA8; null: leave the slot alone
     StageTimer* timer = nullptr;  // the method's stages (and the pipeline's for the first GPU job)
-    ResultHook on_result;         // optional
   };
 
   // best_allowed: Interop tries interop and falls back to staging; Staging skips interop; Cpu runs
@@ -89,9 +78,16 @@ class ResultPipeline {
   // Runs each job's method on the source into its slot and uploads the result to the slot's
   // texture (GL stages "upload" and "upload_b" in gl_timer if given: GL_TIME_ELAPSED around each
   // glTexSubImage2D, i.e. the copy plus whatever part of GL's wait for CUDA's unmap the driver
-  // places inside the query). Throws what the method (or a job's hook) throws
+  // places inside the query). Throws what the method throws
   // (std::invalid_argument, CudaError); a failure to map switches to the staging path instead.
   void process(const std::array<Job, kSlots>& jobs, GlTimer* gl_timer);
+
+  // Shows a result made elsewhere (a CPU method on a worker thread, the exact Gaussian) in a slot:
+  // uploads it into the slot's texture (GL stage "upload" or "upload_b" in gl_timer if given).
+  // The image must have the source's size; throws std::invalid_argument otherwise.
+  void show_host_result(int slot, const ImageRgba8& image, GlTimer* gl_timer);
+  // Forgets a slot's result (it shows nothing new until the next process or show_host_result).
+  void clear_result(int slot);
 
   unsigned source_texture() const;
   unsigned result_texture(int slot) const;

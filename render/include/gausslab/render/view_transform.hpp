@@ -1,7 +1,7 @@
 #pragma once
 // The maths of the image view, free of GL so that it is tested on the CPU: where an image pixel lands
-// on the screen for a zoom and pan, zooming around the cursor, fit and 1:1, and the difference view's
-// formula. shaders/image_view.frag uses exactly these conventions:
+// on the screen for a zoom and pan, zooming around the cursor, fit and 1:1 (the difference view's
+// colours are in difference_view.hpp). shaders/image_view.frag uses exactly these conventions:
 //   screen: framebuffer pixels from the top-left corner of the viewport; pixel i spans [i, i + 1);
 //   image:  pixels from the top-left corner of the image; pixel j spans [j, j + 1);
 //   image = (screen - viewport / 2) / zoom + center.
@@ -40,9 +40,5 @@ ViewTransform pan_by(const ViewTransform& view, Vec2 delta);
 
 // Zoom factor for one mouse-wheel notch (positive = towards the user = zoom in).
 double wheel_zoom_factor(double wheel_notches);
-
-// The difference view's 8-bit output for one channel: round(min(|a - b| / 255 * gain, 1) * 255),
-// the same formula as shaders/image_view.frag (tests read the shader's pixels back and compare).
-std::uint8_t difference_level(std::uint8_t a, std::uint8_t b, double gain);
 
 }  // namespace gausslab

@@ -1,0 +1,289 @@
+#include "comparison_numbers.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/image_difference.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace gausslab {
+
+namespace {
+
+bool is_gpu_method(int method) {
+  return method >= 0 && method_registry().at(static_cast<std::size_t>(method)).info.backend == Backend::Cuda;
+}
+
+std::string slot_name(int method) {
+  if (method == kOriginalPicture) return "the original picture";
+  if (method == kExactGaussian) return "the exact Gaussian";
+  return method_registry().at(static_cast<std::size_t>(method)).info.id;
+}
+
+// Four float planes stacked vertically (plane c = rows c*H .. c*H+H-1), on the host.
+struct HostPlanes {
+  int width = 0, height = 0;
+  std::vector<float> values;
+  ImageView plane(int c) {
+    return {values.data() + static_cast<std::size_t>(c) * width * height, width, height,
+            sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32};
+  }
+  DifferenceOperand operand() const {
+    return planes_operand(values.data(), sizeof(float) * static_cast<std::size_t>(width), height, SampleType::F32);
+  }
+};
+
+HostPlanes split_channels(const ImageRgba8& picture) {
+  HostPlanes planes{picture.width(), picture.height(), {}};
+  const std::size_t n = static_cast<std::size_t>(picture.width()) * picture.height();
+  planes.values.resize(n * 4);
+  const std::uint8_t* bytes = &picture.data()->r;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < 4; ++c) planes.values[c * n + i] = bytes[i * 4 + c];
+  return planes;
+}
+
+}  // namespace
+
+// Everything the worker thread keeps between jobs; touched by that thread only.
+struct NumbersWorker::State {
+  struct Values {
+    SlotSetting setting;
+    std::shared_ptr<HostPlanes> host;  // methods' planes on the host
+    DeviceImage d_planes;              // the same on the device (GPU methods, or uploaded for a GPU reduction)
+  };
+  std::uint64_t picture = 0;
+  std::shared_ptr<const HostPlanes> source_planes;
+  DeviceImage d_source_planes, d_picture;
+  ExactKey d_exact_key;
+  DeviceBuffer d_exact;
+  bool d_exact_valid = false;
+  std::vector<std::unique_ptr<Values>> cache;  // the slots' values of the latest job
+  std::vector<std::unique_ptr<Method>> instances;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  DifferencePartial* h_partial = nullptr;
+  DeviceBuffer scratch;
+
+  ~State() {
+    if (stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(stream));
+    if (h_partial) GAUSSLAB_CUDA_LOG(cudaFreeHost(h_partial));
+    if (done) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done));
+    if (stream) GAUSSLAB_CUDA_LOG(cudaStreamDestroy(stream));
+  }
+  void ensure_cuda() {
+    if (stream) return;
+    GAUSSLAB_CUDA_CHECK(cudaSetDevice(cuda_device_status().device));
+    // Non-blocking: the worker's work never orders itself after the frames' stream, nor the reverse.
+    GAUSSLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    GAUSSLAB_CUDA_CHECK(cudaMallocHost(&h_partial, sizeof(DifferencePartial)));
+  }
+  Method* instance(int method) {
+    if (instances.size() != method_registry().size()) instances.resize(method_registry().size());
+    auto& made = instances.at(static_cast<std::size_t>(method));
+    if (!made) made = method_registry()[static_cast<std::size_t>(method)].create();
+    return made.get();
+  }
+  Values* find(const SlotSetting& setting) {
+    for (auto& values : cache)
+      if (values->setting == setting) return values.get();
+    return nullptr;
+  }
+};
+
+NumbersWorker::NumbersWorker(bool gpu)
+    : gpu_(gpu),
+      state_(std::make_unique<State>()),
+      thread_([this](Job& job, const std::atomic<bool>& superseded) { compute(job, superseded); }) {}
+
+NumbersWorker::~NumbersWorker() = default;  // thread_ goes first (declared last), then the state
+
+void NumbersWorker::submit(const NumbersKey& key, std::shared_ptr<const ImageRgba8> picture,
+                           std::shared_ptr<const ExactResult> exact) {
+  thread_.submit(Job{key, std::move(picture), std::move(exact)});
+}
+
+std::optional<ComparisonNumbers> NumbersWorker::latest() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return latest_;
+}
+
+std::string NumbersWorker::activity() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return activity_;
+}
+
+void NumbersWorker::set_activity(std::string text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  activity_ = std::move(text);
+}
+
+void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
+  State& s = *state_;
+  const auto start = std::chrono::steady_clock::now();
+  const ImageRgba8& picture = *job.picture;
+  const int width = picture.width(), height = picture.height();
+  ComparisonNumbers numbers;
+  numbers.key = job.key;
+  const bool gpu_reduction = gpu_ && (is_gpu_method(job.key.a.method) || is_gpu_method(job.key.b.method));
+  numbers.on_gpu = gpu_reduction;
+  try {
+    if (s.picture != job.key.a.picture) {  // a new picture: nothing cached is of use
+      s.cache.clear();
+      s.source_planes.reset();
+      s.d_source_planes.release();
+      s.d_picture.release();
+      s.picture = job.key.a.picture;
+    }
+    if (!s.source_planes) s.source_planes = std::make_shared<HostPlanes>(split_channels(picture));
+    if (gpu_) s.ensure_cuda();
+
+    // 1. Each slot's values (a method's float planes are computed once per setting).
+    std::vector<std::unique_ptr<State::Values>> keep;
+    const auto values_of = [&](const SlotSetting& setting) -> State::Values* {
+      if (setting.method < 0) return nullptr;  // original, exact: used as they are
+      for (auto& kept : keep)
+        if (kept->setting == setting) return kept.get();
+      std::unique_ptr<State::Values> values;
+      for (auto& cached : s.cache)
+        if (cached && cached->setting == setting) values = std::move(cached);
+      if (!values) {
+        values = std::make_unique<State::Values>();
+        values->setting = setting;
+        Method* method = s.instance(setting.method);
+        const FilterProblem problem{width, height, PixelFormat::F32, setting.params};
+        method->prepare(problem);
+        auto host = std::make_shared<HostPlanes>();
+        host->width = width;
+        host->height = height;
+        host->values.resize(static_cast<std::size_t>(width) * height * 4);
+        set_activity("running " + slot_name(setting.method) + " on the float planes");
+        if (is_gpu_method(setting.method)) {
+          if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
+          if (s.d_source_planes.empty()) {
+            s.d_source_planes.resize(width, height * 4, PixelFormat::F32);
+            const ConstImageView all{s.source_planes->values.data(), width, height * 4,
+                                     sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32};
+            s.d_source_planes.upload(all, s.stream);
+          }
+          values->d_planes.resize(width, height * 4, PixelFormat::F32);
+          const std::size_t pitch = values->d_planes.view().pitch_bytes, src_pitch = s.d_source_planes.view().pitch_bytes;
+          for (int c = 0; c < 4; ++c) {
+            const ConstImageView src{static_cast<const char*>(s.d_source_planes.view().data) + src_pitch * height * c,
+                                     width, height, src_pitch, PixelFormat::F32};
+            const ImageView dst{static_cast<char*>(values->d_planes.view().data) + pitch * height * c, width, height,
+                                pitch, PixelFormat::F32};
+            method->run(src, dst, nullptr, s.stream);
+          }
+          const ImageView all_host{host->values.data(), width, height * 4, sizeof(float) * static_cast<std::size_t>(width),
+                                   PixelFormat::F32};
+          values->d_planes.download(all_host, s.stream);
+          GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        } else {
+          HostPlanes& source = const_cast<HostPlanes&>(*s.source_planes);
+          for (int c = 0; c < 4 && !superseded; ++c) method->run(source.plane(c), host->plane(c), nullptr, nullptr);
+        }
+        values->host = std::move(host);
+      }
+      keep.push_back(std::move(values));
+      return keep.back().get();
+    };
+    State::Values* a = values_of(job.key.a);
+    if (superseded) return;
+    State::Values* b = values_of(job.key.b);
+    if (superseded) return;
+    s.cache = std::move(keep);  // what this job did not use goes
+
+    // 2. Operands on the host (and the inspector's values).
+    const ExactResult* exact = job.exact.get();
+    const auto host_values = [&](int method, State::Values* values) -> std::shared_ptr<const SlotValues> {
+      auto out = std::make_shared<SlotValues>();
+      out->width = width;
+      out->height = height;
+      if (values) {
+        out->operand = values->host->operand();
+        out->owner = values->host;
+      } else if (method == kOriginalPicture) {
+        out->operand = rgba8_operand(picture.data(), picture.pitch_bytes());
+        out->owner = job.picture;
+      } else if (exact) {
+        out->operand = interleaved_f64_operand(exact->values.data(), width, 4);
+        out->owner = job.exact;
+      } else {
+        return nullptr;  // the exact Gaussian is not there yet
+      }
+      return out;
+    };
+    numbers.values_a = host_values(job.key.a.method, a);
+    numbers.values_b = host_values(job.key.b.method, b);
+
+    // 3. The reductions.
+    const auto device_operand = [&](int method, State::Values* values) -> DifferenceOperand {
+      if (values) {
+        if (values->d_planes.empty()) {  // a CPU method's planes: uploaded for the GPU reduction
+          values->d_planes.resize(width, height * 4, PixelFormat::F32);
+          values->d_planes.upload(ConstImageView{values->host->values.data(), width, height * 4,
+                                                 sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32},
+                                  s.stream);
+        }
+        return planes_operand(values->d_planes.view().data, values->d_planes.view().pitch_bytes, height, SampleType::F32);
+      }
+      if (method == kOriginalPicture) {
+        if (s.d_picture.empty()) {
+          s.d_picture.resize(width, height, PixelFormat::Rgba8);
+          s.d_picture.upload(picture.view(), s.stream);
+        }
+        return rgba8_operand(s.d_picture.view().data, s.d_picture.view().pitch_bytes);
+      }
+      if (!s.d_exact_valid || s.d_exact_key != exact->key) {
+        s.d_exact.resize(exact->values.size() * sizeof(double));
+        GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(s.d_exact.data(), exact->values.data(), exact->values.size() * sizeof(double),
+                                            cudaMemcpyHostToDevice, s.stream));
+        s.d_exact_key = exact->key;
+        s.d_exact_valid = true;
+      }
+      return interleaved_f64_operand(s.d_exact.as<double>(), width, 4);
+    };
+    // reference: y is the exact Gaussian as the reference (not a slot showing it), so the rounded
+    // figures compare x's 8-bit result with the exact values.
+    const auto reduce = [&](int method_x, State::Values* x, const SlotValues& host_x, int method_y, State::Values* y,
+                            const SlotValues& host_y, bool reference) -> DifferenceStats {
+      DifferenceOperand host_y_operand = host_y.operand;
+      host_y_operand.keep_unrounded = reference;
+      if (!gpu_reduction) return image_difference_host(DifferenceInput{host_x.operand, host_y_operand, width, height, 4});
+      DifferenceOperand d_y = device_operand(method_y, y);
+      d_y.keep_unrounded = reference;
+      const DifferenceInput d_input{device_operand(method_x, x), d_y, width, height, 4};
+      image_difference_async(d_input, s.h_partial, s.scratch, s.done, s.stream);
+      GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(s.done));  // this worker waits; no frame does
+      return finish_difference(*s.h_partial, d_input, 255.0);
+    };
+    set_activity("comparing");
+    if (numbers.values_a && numbers.values_b)
+      numbers.a_vs_b = reduce(job.key.a.method, a, *numbers.values_a, job.key.b.method, b, *numbers.values_b, false);
+    if (exact) {
+      const SlotValues exact_values{width, height, interleaved_f64_operand(exact->values.data(), width, 4), job.exact};
+      if (job.key.a.method != kExactGaussian && numbers.values_a && !superseded)
+        numbers.a_vs_exact = reduce(job.key.a.method, a, *numbers.values_a, kExactGaussian, nullptr, exact_values, true);
+      if (job.key.b.method != kExactGaussian && numbers.values_b && !superseded)
+        numbers.b_vs_exact = reduce(job.key.b.method, b, *numbers.values_b, kExactGaussian, nullptr, exact_values, true);
+    }
+    if (!numbers.values_a || !numbers.values_b) numbers.error = "waiting for the exact Gaussian";
+  } catch (const std::exception& error) {
+    numbers.error = std::string("the numbers could not be worked out: ") + error.what();
+    if (s.stream) cudaStreamSynchronize(s.stream);
+    s.cache.clear();
+  }
+  set_activity({});
+  if (superseded) return;
+  numbers.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::lock_guard<std::mutex> lock(mutex_);
+  latest_ = std::move(numbers);
+}
+
+}  // namespace gausslab

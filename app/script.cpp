@@ -1,0 +1,97 @@
+#include "script.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "gausslab/core/cli_args.hpp"
+
+namespace gausslab {
+
+std::vector<ScriptStep> parse_script(const std::string& text, const std::string& name) {
+  std::vector<ScriptStep> steps;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  double previous = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (const std::size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::istringstream words(line);
+    std::string time;
+    if (!(words >> time)) continue;
+    ScriptStep step;
+    step.line = number;
+    const std::string where = name + " line " + std::to_string(number) + ": ";
+    try {
+      std::size_t used = 0;
+      step.at_s = std::stod(time, &used);
+      if (used != time.size() || !std::isfinite(step.at_s) || step.at_s < 0) throw std::invalid_argument(time);
+    } catch (const std::exception&) {
+      throw UsageError(where + "'" + time + "' is not a time in seconds (a number >= 0)");
+    }
+    if (step.at_s < previous) throw UsageError(where + "the times must not go back (" + time + " after an earlier step)");
+    previous = step.at_s;
+    if (!(words >> step.command)) throw UsageError(where + "a command must follow the time");
+    std::string rest;
+    std::getline(words, rest);
+    const std::size_t first = rest.find_first_not_of(" \t"), last = rest.find_last_not_of(" \t\r");
+    if (first != std::string::npos) step.argument = rest.substr(first, last - first + 1);
+    steps.push_back(std::move(step));
+  }
+  if (steps.empty()) throw UsageError(name + ": the script has no steps");
+  return steps;
+}
+
+std::vector<ScriptStep> load_script(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--script: cannot read '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (text.str().size() > (1 << 20)) throw UsageError("--script: '" + path + "' is larger than 1 MiB");
+  return parse_script(text.str(), path);
+}
+
+FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
+                                  const std::vector<std::pair<std::size_t, std::string>>& step_frames,
+                                  std::size_t window) {
+  FrameTimeReport report;
+  report.frames = frame_ms.size();
+  if (frame_ms.empty()) return report;
+  std::vector<double> sorted = frame_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const auto percentile = [&](double p) {
+    const std::size_t index = static_cast<std::size_t>(std::ceil(p / 100.0 * sorted.size())) - 1;
+    return sorted[std::min(index, sorted.size() - 1)];
+  };
+  report.p50 = percentile(50);
+  report.p90 = percentile(90);
+  report.p99 = percentile(99);
+  report.max = sorted.back();
+  for (std::size_t i = 0; i < frame_ms.size(); ++i) {
+    if (frame_ms[i] <= 2 * report.p50) continue;
+    const std::string* after = nullptr;
+    for (const auto& [frame, text] : step_frames)
+      if (frame <= i && i < frame + window) after = &text;
+    if (after) report.slow_after_step.push_back({i, frame_ms[i], *after});
+  }
+  return report;
+}
+
+std::string describe(const FrameTimeReport& r) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "gausslab: script frames=%zu p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f slow_switch_frames=%zu",
+                r.frames, r.p50, r.p90, r.p99, r.max, r.slow_after_step.size());
+  std::string out = text;
+  for (const auto& slow : r.slow_after_step) {
+    std::snprintf(text, sizeof text, "\ngausslab: slow frame %zu: %.3f ms (%.1fx p50) after '%s'", slow.frame, slow.ms,
+                  r.p50 > 0 ? slow.ms / r.p50 : 0.0, slow.after.c_str());
+    out += text;
+  }
+  return out;
+}
+
+}  // namespace gausslab

@@ -1,0 +1,48 @@
+#pragma once
+// --script FILE: a list of timed actions replayed in the viewer, for scripted sessions and tests.
+// One line per step, `SECONDS COMMAND [ARGUMENT]`, seconds from the first frame, in order; '#'
+// starts a comment. COMMAND is an action's name from the action table (`gausslab --help`: e.g.
+// next_view, blink, save_a; method_a N / method_b N take the method's place 1..9) or one of
+//   a ID|original|exact     b ID|original|exact     sigma S     border NAME     view a|b|split|diff
+//   gain G                  size WxH|original       wait        (until every result and number is in)
+//   end                     (stop here; the run also ends after the last step once all is in)
+// At the end the viewer prints frame-time percentiles and every frame longer than twice the median
+// that came within a few frames of a step (a switch that cost a frame).
+#include <string>
+#include <vector>
+
+namespace gausslab {
+
+struct ScriptStep {
+  double at_s = 0;
+  std::string command;
+  std::string argument;
+  int line = 0;
+  std::string text() const { return argument.empty() ? command : command + " " + argument; }
+};
+
+// Throws UsageError naming the file, the line and the problem.
+std::vector<ScriptStep> parse_script(const std::string& text, const std::string& name);
+std::vector<ScriptStep> load_script(const std::string& path);
+
+struct FrameTimeReport {
+  std::size_t frames = 0;
+  double p50 = 0, p90 = 0, p99 = 0, max = 0;
+  struct Slow {
+    std::size_t frame;
+    double ms;
+    std::string after;  // the step that came just before it
+  };
+  std::vector<Slow> slow_after_step;  // frames > 2 × p50 within `window` frames after a step
+};
+
+// frame_ms[i]: the time of frame i; step_frames: the frame at which each step ran (with its text).
+FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
+                                  const std::vector<std::pair<std::size_t, std::string>>& step_frames,
+                                  std::size_t window = 4);
+
+// "gausslab: script frames=612 p50_ms=8.31 p90_ms=9.02 p99_ms=14.1 max_ms=19.5 slow_switch_frames=0"
+// plus one line per slow frame.
+std::string describe(const FrameTimeReport& report);
+
+}  // namespace gausslab
