@@ -4,7 +4,9 @@
 #define GLFW_INCLUDE_NONE  // key codes only; all GL goes through render/
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 #include "comparison_mode.hpp"
 #include "gausslab/core/border.hpp"
@@ -19,6 +21,15 @@ namespace gausslab {
 namespace {
 
 constexpr double kBlinkHoldSeconds = 0.3;  // longer than this: a hold (shows the other slot while held)
+
+// "X Y" or "X,Y" of a script step.
+std::vector<double> numbers_of(const std::string& command, std::string text) {
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::istringstream words(text);
+  std::vector<double> values;
+  for (std::string word; words >> word;) values.push_back(parse_double(command, word));
+  return values;
+}
 
 }  // namespace
 
@@ -229,6 +240,32 @@ std::string ComparisonMode::run_command(const std::string& command, const std::s
           return {};
         }
       return "unknown view '" + argument + "'; use a, b, split or diff";
+    }
+    if (command == "zoom") {  // screen pixels per picture pixel, around the view's centre
+      view_.fit = false;
+      view_.transform.zoom = std::clamp(parse_double(command, argument), kMinZoom, kMaxZoom);
+      return {};
+    }
+    if (command == "look") {  // centre the view on the picture point X Y
+      const std::vector<double> xy = numbers_of(command, argument);
+      if (xy.size() != 2) return "look needs X Y, e.g. 'look 100 200'";
+      view_.fit = false;
+      view_.transform.center = {xy[0], xy[1]};
+      return {};
+    }
+    if (command == "mouse") {  // where the mouse is, in window pixels (offscreen runs have none)
+      const std::vector<double> xy = numbers_of(command, argument);
+      if (xy.size() != 2) return "mouse needs X Y in window pixels";
+      mouse_override_ = Vec2{xy[0], xy[1]};
+      return {};
+    }
+    if (command == "expand" || command == "collapse") {  // a section of the side panel
+      section_requests_[argument] = command == "expand";
+      return {};
+    }
+    if (command == "compare_all_close") {
+      compare_all_open_ = false;
+      return {};
     }
     if (command == "size") {
       if (argument == "original") {

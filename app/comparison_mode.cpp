@@ -61,7 +61,8 @@ ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, G
   update_method_choices();
   path_seen_ = pipeline_->path();
   cuda_description_ = describe(cuda_device_status());
-  save_folder_ = automated ? std::string() : remembered_save_folder();
+  // Automated runs save where they are told (tests must not write into a user's chosen folder).
+  save_folder_ = !options.save_folder.empty() ? options.save_folder : automated ? std::string() : remembered_save_folder();
   exact_wanted_now_ = automated;
 }
 
@@ -384,6 +385,7 @@ void ComparisonMode::settle() { settling_ = true; }
 
 void ComparisonMode::update(FrameContext& frame) {
   cpu_runner_.frame_drawn();
+  if (mouse_override_) ImGui::GetIO().MousePos = ImVec2(static_cast<float>(mouse_override_->x), static_cast<float>(mouse_override_->y));
   layout(frame);
   if (frame.live) {
     collect_actions(frame);

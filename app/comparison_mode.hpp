@@ -10,6 +10,7 @@
 // does), comparison_ui.cpp (menu, panels, overlay, help, inspector, legend), comparison_report.cpp
 // (saving with sidecars, the automated run's summary).
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -102,6 +103,7 @@ class ComparisonMode final : public ViewerMode {
 
   // --- comparison_ui.cpp: what is drawn with ImGui ---
   void layout(FrameContext& frame);
+  bool section(const char* name, bool open_by_default);
   void menu_bar(FrameContext& frame);
   void side_panel(FrameContext& frame);
   void picture_section();
@@ -178,6 +180,8 @@ class ComparisonMode final : public ViewerMode {
   bool pending_save_view_ = false;
   bool pending_save_[2] = {false, false};  // a save asked for while the slot's result was on its way
   std::vector<const Action*> pending_actions_;  // from --script, performed in the next frame
+  std::optional<Vec2> mouse_override_;  // --script 'mouse X Y' (offscreen runs have no mouse)
+  std::map<std::string, bool> section_requests_;  // --script 'expand/collapse NAME': panel sections
 
   // Timing.
   OverlayTimings overlay_timings_;

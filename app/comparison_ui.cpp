@@ -6,6 +6,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -98,6 +99,14 @@ void difference_lines(const char* title, const std::optional<DifferenceStats>& s
 }
 
 }  // namespace
+
+bool ComparisonMode::section(const char* name, bool open_by_default) {
+  if (const auto it = section_requests_.find(name); it != section_requests_.end()) {
+    ImGui::SetNextItemOpen(it->second);
+    section_requests_.erase(it);
+  }
+  return ImGui::CollapsingHeader(name, open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+}
 
 void ComparisonMode::layout(FrameContext& frame) {
   const ImGuiIO& io = ImGui::GetIO();
@@ -193,7 +202,7 @@ void ComparisonMode::side_panel(FrameContext& frame) {
     numbers_section();
     timing_section(frame);
     machine_section();
-    if (ImGui::CollapsingHeader("keys")) {
+    if (section("keys", false)) {
       ImGui::TextWrapped("Every action is in the menu with its key; ? or F1 shows them all.");
       if (ImGui::Button("help (? or F1)")) help_open_ = true;
     }
@@ -202,7 +211,7 @@ void ComparisonMode::side_panel(FrameContext& frame) {
 }
 
 void ComparisonMode::picture_section() {
-  if (!ImGui::CollapsingHeader("picture", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!section("picture", true)) return;
   ImGui::TextWrapped("%s (%d x %d)", image_name_.c_str(), original_.width(), original_.height());
   ImGui::SetNextItemWidth(-70.0f);
   if (focus_open_field_) {
@@ -257,7 +266,7 @@ void ComparisonMode::picture_section() {
 }
 
 void ComparisonMode::slots_section() {
-  if (!ImGui::CollapsingHeader("slots", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!section("slots", true)) return;
   for (int i = 0; i < 2; ++i) {
     int& choice = i == 0 ? filter_.method_a : filter_.method_b;
     int picked = choice;
@@ -282,7 +291,7 @@ void ComparisonMode::slots_section() {
 }
 
 void ComparisonMode::filter_section() {
-  if (!ImGui::CollapsingHeader("filter", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!section("filter", true)) return;
   // Values outside the range (typed with Ctrl+click) are not clamped silently: the control says
   // why they are not applied.
   static std::string sigma_refusal, truncate_refusal;
@@ -332,7 +341,7 @@ void ComparisonMode::filter_section() {
 }
 
 void ComparisonMode::view_section() {
-  if (!ImGui::CollapsingHeader("view", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!section("view", true)) return;
   static const char* kModes[] = {"A", "B", "split", "difference"};
   static const ActionId kModeActions[] = {ActionId::ViewA, ActionId::ViewB, ActionId::ViewSplit, ActionId::ViewDifference};
   for (int i = 0; i < static_cast<int>(CompareMode::Count); ++i) {
@@ -370,7 +379,7 @@ void ComparisonMode::view_section() {
 }
 
 void ComparisonMode::numbers_section() {
-  if (!ImGui::CollapsingHeader("numbers (whole image)", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!section("numbers", true)) return;
   const std::optional<ComparisonNumbers> numbers = current_numbers();
   const std::string activity = numbers_->activity();
   const std::string a = "A (" + slot_id(applied_.method_a) + ")", b = "B (" + slot_id(applied_.method_b) + ")";
@@ -398,7 +407,7 @@ void ComparisonMode::numbers_section() {
 }
 
 void ComparisonMode::timing_section(FrameContext& frame) {
-  if (!ImGui::CollapsingHeader("timing")) return;
+  if (!section("timing", false)) return;
   if (frame.window) {
     bool vsync = frame.window->vsync();
     if (ImGui::Checkbox("vsync", &vsync)) pending_actions_.push_back(&first_action(ActionId::ToggleVsync));
@@ -412,12 +421,12 @@ void ComparisonMode::timing_section(FrameContext& frame) {
     char overlay_text[96];
     std::snprintf(overlay_text, sizeof overlay_text, "%s  %.3f (max %.3f)", name.c_str(), data.back(), top);
     ImGui::PlotLines(("##" + name).c_str(), data.data(), static_cast<int>(data.size()), 0, overlay_text, 0.0f,
-                     top * 1.1f + 1e-6f, ImVec2(-1, 36));
+                     top * 1.1f + 1e-6f, ImVec2(ImGui::GetContentRegionAvail().x, 36));
   }
 }
 
 void ComparisonMode::machine_section() {
-  if (!ImGui::CollapsingHeader("machine and save folder")) return;
+  if (!section("machine", false)) return;
   ImGui::Text("path: %s", to_string(pipeline_->path()));
   wrapped(kDimColour, pipeline_->path_reason());
   ImGui::TextWrapped("OpenGL: %s (%s)", surface_.info().renderer.c_str(), surface_.info().version.c_str());
@@ -548,6 +557,7 @@ void ComparisonMode::compare_all_window(FrameContext& /*frame*/) {
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(20.0f, menu_height_ + 40.0f), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(std::min(900.0f, io.DisplaySize.x - 40.0f), 320.0f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowBgAlpha(1.0f);
   if (!ImGui::Begin("compare all methods", &compare_all_open_, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
     return;
@@ -570,7 +580,7 @@ void ComparisonMode::compare_all_window(FrameContext& /*frame*/) {
                                 ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
   if (ImGui::BeginTable("compare", 7, flags)) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("method");
+    ImGui::TableSetupColumn("method", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("separable_texture__").x);
     ImGui::TableSetupColumn("total ms", ImGuiTableColumnFlags_DefaultSort);
     ImGui::TableSetupColumn("Mpixel/s");
     ImGui::TableSetupColumn("% copy");
@@ -714,24 +724,24 @@ void ComparisonMode::difference_legend() {
   const ImVec2 origin(16.0f, (area_.y + area_.height) / scale - 58.0f);
   draw->AddRectFilled(ImVec2(origin.x - 8, origin.y - 22), ImVec2(origin.x + bar_width + 8, origin.y + bar_height + 24),
                       IM_COL32(0, 0, 0, 180), 4.0f);
-  // The bar is drawn with difference_colour() itself: what it shows is what the shader shows.
-  DifferenceStyle style{view_.gain, view_.signed_difference, view_.false_colour};
-  const int steps = 64;
+  // The bar: the same mapping as difference_colour() (and the shader), from no difference at the
+  // left (or the middle, signed) to 255 / gain levels and beyond at the right.
+  const int steps = 96;
   const double full = 255.0 / view_.gain;  // the difference, in levels, that reaches the end of the map
   for (int i = 0; i < steps; ++i) {
     const double t = (i + 0.5) / steps;
-    const double levels = view_.signed_difference ? (2 * t - 1) * full : t * full;
-    // A pixel pair with that difference in every channel (b = 128 - levels / 2 rounding aside).
-    const int base = 128, d = static_cast<int>(std::lround(levels));
-    const Rgba8 a{static_cast<std::uint8_t>(std::clamp(base + d / 2 + d % 2, 0, 255)),
-                  static_cast<std::uint8_t>(std::clamp(base + d / 2 + d % 2, 0, 255)),
-                  static_cast<std::uint8_t>(std::clamp(base + d / 2 + d % 2, 0, 255)), 255};
-    const Rgba8 b{static_cast<std::uint8_t>(std::clamp(base - d / 2, 0, 255)),
-                  static_cast<std::uint8_t>(std::clamp(base - d / 2, 0, 255)),
-                  static_cast<std::uint8_t>(std::clamp(base - d / 2, 0, 255)), 255};
-    const Rgba8 c = difference_colour(a, b, style);
+    const double x = view_.signed_difference ? 2 * t - 1 : t;  // difference * gain / 255
+    std::array<float, 3> c{};
+    if (view_.false_colour) {
+      c = colour_map(x, view_.signed_difference);
+    } else {
+      const float grey = static_cast<float>(view_.signed_difference ? 0.5 + 0.5 * x : x);
+      c = {grey, grey, grey};
+    }
     const float x0 = origin.x + bar_width * i / steps, x1 = origin.x + bar_width * (i + 1) / steps;
-    draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x1 + 0.5f, origin.y + bar_height), IM_COL32(c.r, c.g, c.b, 255));
+    draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x1 + 0.5f, origin.y + bar_height),
+                        IM_COL32(static_cast<int>(c[0] * 255 + 0.5f), static_cast<int>(c[1] * 255 + 0.5f),
+                                 static_cast<int>(c[2] * 255 + 0.5f), 255));
   }
   const ImU32 text = IM_COL32(235, 235, 235, 255);
   draw->AddText(ImVec2(origin.x, origin.y - 19),
@@ -768,6 +778,7 @@ void ComparisonMode::inspector() {
     for (int y = y0; y <= y1 && (y1 - y0) < 200; ++y)
       for (int x = x0; x <= x1 && (x1 - x0) < 200; ++x) {
         const Vec2 centre = image_to_screen(view_.transform, {x + 0.5, y + 0.5}, area_.width, area_.height);
+        if (centre.x < 0 || centre.y < 0 || centre.x >= area_.width || centre.y >= area_.height) continue;
         int shown = view_.mode == CompareMode::B ? 1 : 0;
         if (view_.mode == CompareMode::Split && centre.x >= split_x) shown = 1;
         const SlotValues* va = values[shown == 0 ? first : 1 - first];

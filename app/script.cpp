@@ -60,22 +60,31 @@ FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
   FrameTimeReport report;
   report.frames = frame_ms.size();
   if (frame_ms.empty()) return report;
-  std::vector<double> sorted = frame_ms;
-  std::sort(sorted.begin(), sorted.end());
-  const auto percentile = [&](double p) {
-    const std::size_t index = static_cast<std::size_t>(std::ceil(p / 100.0 * sorted.size())) - 1;
-    return sorted[std::min(index, sorted.size() - 1)];
+  const auto percentile = [](std::vector<double> values, double p) {
+    std::sort(values.begin(), values.end());
+    const std::size_t index = static_cast<std::size_t>(std::ceil(p / 100.0 * values.size()));
+    return values[std::min(index > 0 ? index - 1 : 0, values.size() - 1)];
   };
-  report.p50 = percentile(50);
-  report.p90 = percentile(90);
-  report.p99 = percentile(99);
-  report.max = sorted.back();
-  for (std::size_t i = 0; i < frame_ms.size(); ++i) {
-    if (frame_ms[i] <= 2 * report.p50) continue;
-    const std::string* after = nullptr;
-    for (const auto& [frame, text] : step_frames)
-      if (frame <= i && i < frame + window) after = &text;
-    if (after) report.slow_after_step.push_back({i, frame_ms[i], *after});
+  report.p50 = percentile(frame_ms, 50);
+  report.p90 = percentile(frame_ms, 90);
+  report.p99 = percentile(frame_ms, 99);
+  report.max = *std::max_element(frame_ms.begin(), frame_ms.end());
+  // A frame right after a step is slow because of the switch only if it is slower than twice the
+  // run's median and twice the median of the frames that follow under the new setting (a method
+  // that is slow in every frame is not a switch's cost).
+  for (std::size_t s = 0; s < step_frames.size(); ++s) {
+    const std::size_t first = step_frames[s].first;
+    const std::size_t next = s + 1 < step_frames.size() ? step_frames[s + 1].first : frame_ms.size();
+    double steady = 0;
+    if (next > first + window + 4)
+      steady = percentile(std::vector<double>(frame_ms.begin() + static_cast<std::ptrdiff_t>(first + window),
+                                              frame_ms.begin() + static_cast<std::ptrdiff_t>(next)),
+                          50);
+    const double limit = 2 * std::max(report.p50, steady);
+    for (std::size_t i = first; i < std::min(first + window, frame_ms.size()); ++i) {
+      if (s + 1 < step_frames.size() && i >= step_frames[s + 1].first) break;  // the next step's frames
+      if (frame_ms[i] > limit) report.slow_after_step.push_back({i, frame_ms[i], step_frames[s].second});
+    }
   }
   return report;
 }

@@ -4,8 +4,11 @@
 // starts a comment. COMMAND is an action's name from the action table (`gausslab --help`: e.g.
 // next_view, blink, save_a; method_a N / method_b N take the method's place 1..9) or one of
 //   a ID|original|exact     b ID|original|exact     sigma S     border NAME     view a|b|split|diff
-//   gain G                  size WxH|original       wait        (until every result and number is in)
-//   end                     (stop here; the run also ends after the last step once all is in)
+//   gain G                  size WxH|original       zoom Z      look X Y (centre on a picture point)
+//   mouse X Y (window pixels; offscreen runs have no mouse)   expand NAME / collapse NAME (panel
+//   sections: picture, slots, filter, view, numbers, timing, machine, keys)   compare_all_close
+//   wait  (until every result and number is in)     end (stop here; the run also ends after the
+//   last step once all is in)
 // At the end the viewer prints frame-time percentiles and every frame longer than twice the median
 // that came within a few frames of a step (a switch that cost a frame).
 #include <string>
@@ -33,7 +36,9 @@ struct FrameTimeReport {
     double ms;
     std::string after;  // the step that came just before it
   };
-  std::vector<Slow> slow_after_step;  // frames > 2 × p50 within `window` frames after a step
+  // Frames within `window` frames after a step slower than twice the run's median and twice the
+  // median of the frames under the step's new setting.
+  std::vector<Slow> slow_after_step;
 };
 
 // frame_ms[i]: the time of frame i; step_frames: the frame at which each step ran (with its text).

@@ -1,5 +1,7 @@
 #include "startup.hpp"
 
+#include <filesystem>
+
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "viewer_state.hpp"
@@ -112,6 +114,11 @@ StartupPlan plan_startup(const ViewerOptions& options) {
     plan.method_b = kExactGaussian;
   else if (!options.compare_id.empty() && options.compare_id != "original")
     plan.method_b = resolve_method("--compare", options.compare_id, problem, options.best_path);
+  if (!options.save_folder.empty()) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(options.save_folder, error))
+      throw StartupError("--save-folder: '" + options.save_folder + "' is not a folder");
+  }
   // 4. The script, so that a typo is a message now rather than a step skipped later.
   if (!options.script.empty()) {
     try {

@@ -70,6 +70,7 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   ImGui::Render();
   surface_->bind_framebuffer();
   if (surface_->width() > 0 && surface_->height() > 0) {  // not minimised
+    surface_->clear();
     if (live) gl_timer_->begin("draw");
     mode_->draw(frame);
     if (live) gl_timer_->begin("ui");

@@ -64,6 +64,8 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.screenshot_view = reader.value(arg);
     } else if (arg == "--overwrite") {
       options.overwrite = true;
+    } else if (arg == "--save-folder") {
+      options.save_folder = reader.value(arg);
     } else if (arg == "--events") {
       options.events = true;
     } else if (arg == "--script") {
@@ -131,6 +133,8 @@ std::string viewer_usage() {
       "  --overwrite            let the screenshots replace existing files\n"
       "  --keys TEXT            type these keys in the first frame (a letter or digit stands for its key,\n"
       "                         an upper-case letter for Shift+key), e.g. \"++m\"\n"
+      "  --save-folder DIR      where Ctrl+S and the other saves go (default: the folder chosen in the\n"
+      "                         viewer, remembered between runs, else the working folder)\n"
       "  --events               print a line per frame ('gausslab-event: frame N'), per action and per\n"
       "                         message on stdout, for programs that drive the window and wait on it\n"
       "  --help                 this text\n"

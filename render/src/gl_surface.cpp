@@ -46,4 +46,10 @@ ImageRgba8 GlSurface::capture() {
   return image;
 }
 
+void GlSurface::clear() {
+  glDisable(GL_SCISSOR_TEST);
+  glClearColor(0.10f, 0.10f, 0.11f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+}
+
 }  // namespace gausslab

@@ -9,6 +9,8 @@
 #include "keyboard.hpp"
 #include "path_badge.hpp"
 #include "run_report.hpp"
+#include "script.hpp"
+#include "gausslab/core/cli_args.hpp"
 
 namespace gausslab {
 namespace {
@@ -212,6 +214,44 @@ TEST(PathBadge, ColoursDifferAndMatchTheUiTests) {
   // The colour tests/ui/CMakeLists.txt hands to the screenshot check.
   const Rgba8 expected{GAUSSLAB_CPU_BADGE_R, GAUSSLAB_CPU_BADGE_G, GAUSSLAB_CPU_BADGE_B, 255};
   EXPECT_EQ(cpu, expected);
+}
+
+}  // namespace
+}  // namespace gausslab
+
+namespace gausslab {
+namespace {
+
+TEST(Script, StepsParseWithTheirLinesAndBadOnesAreRefused) {
+  const std::vector<ScriptStep> steps = parse_script("# a session\n0 view split\n\n0.5 method_a 3  # A\n2 wait\n", "s");
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].command, "view");
+  EXPECT_EQ(steps[0].argument, "split");
+  EXPECT_EQ(steps[1].at_s, 0.5);
+  EXPECT_EQ(steps[1].text(), "method_a 3");
+  EXPECT_EQ(steps[1].line, 4);
+  EXPECT_THROW(parse_script("1 a\n0.5 b\n", "s"), UsageError);    // back in time
+  EXPECT_THROW(parse_script("x view a\n", "s"), UsageError);      // not a time
+  EXPECT_THROW(parse_script("nan view a\n", "s"), UsageError);
+  EXPECT_THROW(parse_script("1\n", "s"), UsageError);             // no command
+  EXPECT_THROW(parse_script("# nothing\n", "s"), UsageError);     // no steps
+}
+
+TEST(Script, FrameReportFlagsOnlyTheFramesASwitchMadeSlow) {
+  std::vector<double> frames(100, 10.0);
+  frames[20] = 50.0;  // the switch at frame 20 cost one frame
+  for (std::size_t i = 60; i < 100; ++i) frames[i] = 30.0;  // the setting from frame 60 is slow in every frame
+  const FrameTimeReport report = frame_time_report(frames, {{20, "a fft"}, {60, "a naive_2d"}});
+  EXPECT_EQ(report.frames, 100u);
+  EXPECT_EQ(report.p50, 10.0);
+  EXPECT_EQ(report.max, 50.0);
+  ASSERT_EQ(report.slow_after_step.size(), 1u);
+  EXPECT_EQ(report.slow_after_step[0].frame, 20u);
+  EXPECT_EQ(report.slow_after_step[0].after, "a fft");
+  const std::string text = describe(report);
+  EXPECT_NE(text.find("p50_ms=10.000 "), std::string::npos) << text;
+  EXPECT_NE(text.find("slow_switch_frames=1"), std::string::npos);
+  EXPECT_NE(text.find("slow frame 20: 50.000 ms (5.0x p50) after 'a fft'"), std::string::npos) << text;
 }
 
 }  // namespace

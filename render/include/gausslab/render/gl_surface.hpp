@@ -25,6 +25,9 @@ class GlSurface {
   virtual int height() const = 0;
   // Binds the framebuffer to draw into (the window's or the offscreen one) and sets the viewport.
   virtual void bind_framebuffer() = 0;
+  // Fills the bound framebuffer with the window's background colour (what no panel or picture
+  // covers; ImGui's translucent panels must not show the previous frame through them).
+  void clear();
   // Shows the frame (swaps a window's buffers; flushes an offscreen context).
   virtual void present() = 0;
   virtual bool offscreen() const = 0;
