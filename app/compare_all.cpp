@@ -16,13 +16,6 @@ namespace gausslab {
 
 namespace {
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-
 // The method's unrounded result: its float path on each channel plane (planes stacked vertically).
 std::vector<float> float_planes(Method& method, const ImageRgba8& picture, const FilterParams& params) {
   const int w = picture.width(), h = picture.height();

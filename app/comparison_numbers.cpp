@@ -8,6 +8,7 @@
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/image_difference.hpp"
+#include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
@@ -66,12 +67,11 @@ struct NumbersWorker::State {
   std::vector<std::unique_ptr<Method>> instances;
   cudaStream_t stream = nullptr;
   cudaEvent_t done = nullptr;
-  DifferencePartial* h_partial = nullptr;
+  PinnedBuffer h_partial;  // where the reduction's result lands
   DeviceBuffer scratch;
 
   ~State() {
     if (stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(stream));
-    if (h_partial) GAUSSLAB_CUDA_LOG(cudaFreeHost(h_partial));
     if (done) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done));
     if (stream) GAUSSLAB_CUDA_LOG(cudaStreamDestroy(stream));
   }
@@ -81,7 +81,7 @@ struct NumbersWorker::State {
     // Non-blocking: the worker's work never orders itself after the frames' stream, nor the reverse.
     GAUSSLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    GAUSSLAB_CUDA_CHECK(cudaMallocHost(&h_partial, sizeof(DifferencePartial)));
+    h_partial.resize(sizeof(DifferencePartial));
   }
   Method* instance(int method) {
     if (instances.size() != method_registry().size()) instances.resize(method_registry().size());
@@ -259,9 +259,9 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
       DifferenceOperand d_y = device_operand(method_y, y);
       d_y.keep_unrounded = reference;
       const DifferenceInput d_input{device_operand(method_x, x), d_y, width, height, 4};
-      image_difference_async(d_input, s.h_partial, s.scratch, s.done, s.stream);
+      image_difference_async(d_input, s.h_partial.as<DifferencePartial>(), s.scratch, s.done, s.stream);
       GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(s.done));  // this worker waits; no frame does
-      return finish_difference(*s.h_partial, d_input, 255.0);
+      return finish_difference(*s.h_partial.as<DifferencePartial>(), d_input, 255.0);
     };
     set_activity("comparing");
     if (numbers.values_a && numbers.values_b)

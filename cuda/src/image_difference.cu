@@ -53,9 +53,9 @@ void image_difference_async(const DifferenceInput& d_input, DifferencePartial* h
   scratch.resize(sizeof(DifferencePartial) * static_cast<std::size_t>(blocks + 1));
   DifferencePartial* d_parts = scratch.as<DifferencePartial>();
   DifferencePartialsKernel<<<blocks, DifferencePolicy::kThreads, 0, stream>>>(d_input, d_parts);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("DifferencePartialsKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("DifferencePartialsKernel", stream);
   DifferenceMergeKernel<<<1, DifferencePolicy::kThreads, 0, stream>>>(d_parts, blocks, d_parts + blocks);
-  GAUSSLAB_CUDA_CHECK_LAUNCH("DifferenceMergeKernel");
+  GAUSSLAB_CUDA_CHECK_LAUNCH("DifferenceMergeKernel", stream);
   GAUSSLAB_CUDA_CHECK(
       cudaMemcpyAsync(h_result, d_parts + blocks, sizeof(DifferencePartial), cudaMemcpyDeviceToHost, stream));
   GAUSSLAB_CUDA_CHECK(cudaEventRecord(done, stream));

@@ -11,6 +11,7 @@
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/image_difference.hpp"
+#include "gausslab/cuda/pinned_buffer.hpp"
 #include "gpu_test_support.hpp"
 
 namespace gausslab::gpu_test {
@@ -19,16 +20,14 @@ namespace {
 class ImageDifferenceGpu : public GpuTest {};
 
 DifferenceStats on_gpu(const DifferenceInput& d_input, cudaStream_t stream) {
-  DifferencePartial* h_result = nullptr;
-  GAUSSLAB_CUDA_CHECK(cudaMallocHost(&h_result, sizeof(DifferencePartial)));
+  PinnedBuffer h_result(sizeof(DifferencePartial));
   cudaEvent_t done = nullptr;
   GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
   DeviceBuffer scratch;
-  image_difference_async(d_input, h_result, scratch, done, stream);
+  image_difference_async(d_input, h_result.as<DifferencePartial>(), scratch, done, stream);
   GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(done));
-  const DifferenceStats stats = finish_difference(*h_result, d_input, 255.0);
+  const DifferenceStats stats = finish_difference(*h_result.as<DifferencePartial>(), d_input, 255.0);
   GAUSSLAB_CUDA_CHECK(cudaEventDestroy(done));
-  GAUSSLAB_CUDA_CHECK(cudaFreeHost(h_result));
   return stats;
 }
 
