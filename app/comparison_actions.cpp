@@ -284,4 +284,41 @@ std::string ComparisonMode::run_command(const std::string& command, const std::s
   return "unknown command '" + command + "'";
 }
 
+std::vector<std::pair<std::string, std::string>> ComparisonMode::soak_cycle() const {
+  // One step changes one thing; the cycle visits every runnable method in A and in B, B as the
+  // original and the exact Gaussian, four sigmas, every border and view, blink, the difference's
+  // styles, a resampled picture and back, a reload of the file, and two window sizes.
+  std::vector<std::pair<std::string, std::string>> steps;
+  std::vector<std::string> methods;
+  for (const MethodChoice& choice : choices_)
+    if (choice.blocked.empty()) methods.push_back(choice.id);
+  const char* sigmas[] = {"0.7", "3", "12", "40"};
+  const char* views[] = {"a", "b", "split", "diff"};
+  for (std::size_t i = 0; i < methods.size(); ++i) {
+    steps.emplace_back("a", methods[i]);
+    steps.emplace_back("b", methods[(i + 1) % methods.size()]);
+    steps.emplace_back("view", views[i % 4]);
+    steps.emplace_back("sigma", sigmas[i % 4]);
+    steps.emplace_back("border", to_string(kAllBorderModes[i % std::size(kAllBorderModes)]));
+  }
+  for (BorderMode border : kAllBorderModes) steps.emplace_back("border", to_string(border));
+  steps.emplace_back("b", "original");
+  steps.emplace_back("view", "split");
+  steps.emplace_back("b", "exact");
+  steps.emplace_back("view", "diff");
+  steps.emplace_back("signed", "");
+  steps.emplace_back("false_colour", "");
+  steps.emplace_back("blink", "");
+  steps.emplace_back("signed", "");
+  steps.emplace_back("false_colour", "");
+  steps.emplace_back("blink", "");
+  steps.emplace_back("resize", "800x600");
+  steps.emplace_back("size", "640x480");
+  steps.emplace_back("size", "original");
+  steps.emplace_back("reload", "");
+  steps.emplace_back("resize", "1280x800");
+  steps.emplace_back("sigma", "2");
+  return steps;
+}
+
 }  // namespace gausslab

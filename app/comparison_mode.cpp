@@ -6,12 +6,14 @@
 #include <cstdio>
 
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/gl_surface.hpp"
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
+#include "gausslab/render/texture.hpp"
 #include "image_resample.hpp"
 #include "save_folder.hpp"
 
@@ -54,7 +56,7 @@ ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, G
   original_ = std::move(plan.original);
   image_name_ = plan.image_name;
   image_path_ = options.image_path;
-  if (!rebuild_picture()) throw std::runtime_error(load_error_);
+  if (!rebuild_picture()) throw StartupError(load_error_);
   applied_ = filter_;
   want_slots();
   slot_a_.prepare(problem(), *pipeline_);
@@ -143,18 +145,39 @@ void ComparisonMode::update_method_choices() {
   }
 }
 
-bool ComparisonMode::rebuild_picture() {
-  const int width = filter_.original_size ? original_.width() : filter_.width;
-  const int height = filter_.original_size ? original_.height() : filter_.height;
+bool ComparisonMode::check_picture_size(int width, int height) {
+  // Before any allocation: a side beyond what OpenGL can show would fail only after the resampling
+  // and the uploads, minutes and gigabytes later.
+  const int limit = max_texture_size();
+  if (width > limit || height > limit) {
+    load_error_ = "a " + std::to_string(width) + " x " + std::to_string(height) + " picture cannot be shown: this " +
+                  "OpenGL (" + surface_.info().renderer + ") shows at most " + std::to_string(limit) + " pixels on a " +
+                  "side (GL_MAX_TEXTURE_SIZE); choose a smaller size (--size) or use gausslab-filter, which has no " +
+                  "such limit";
+    return false;
+  }
   if (static_cast<long long>(width) * height > kMaxPixels) {
     load_error_ = "a " + std::to_string(width) + " x " + std::to_string(height) + " picture is larger than the " +
                   std::to_string(kMaxPixels) + " pixels gausslab supports";
     return false;
   }
+  return true;
+}
+
+bool ComparisonMode::rebuild_picture() {
+  const int width = filter_.original_size ? original_.width() : filter_.width;
+  const int height = filter_.original_size ? original_.height() : filter_.height;
+  if (!check_picture_size(width, height)) return false;
   try {
     ImageRgba8 picture = resample(original_, width, height);
     auto shared = std::make_shared<const ImageRgba8>(picture);  // the workers' copy
-    pipeline_->set_source(std::move(picture));
+    try {
+      pipeline_->set_source(picture);
+    } catch (const CudaError& error) {
+      // The device cannot take the picture (out of memory, a lost context): the CPU path can.
+      leave_the_gpu(std::string("the GPU could not take the picture (") + error.what() + ")");
+      pipeline_->set_source(picture);
+    }
     picture_ = std::move(shared);
   } catch (const std::exception& error) {
     load_error_ = "could not use a " + std::to_string(width) + " x " + std::to_string(height) +
@@ -239,6 +262,44 @@ void ComparisonMode::apply_changes(FrameContext& frame) {
   }
   // B's method is prepared when a view shows it (its buffers, plans or spectra may be large).
   if (slot_shown(1)) slot_b_.prepare(problem(), *pipeline_);
+  for (int i = 0; i < 2; ++i)
+    if (slot(i).shows_method() && slot(i).prepared() && !slot(i).problem().empty()) recover(i, slot(i).problem());
+}
+
+void ComparisonMode::leave_the_gpu(const std::string& why) {
+  pipeline_->fall_back_to_cpu(why);
+  path_seen_ = pipeline_->path();
+  numbers_ = std::make_unique<NumbersWorker>(false);
+  numbers_requested_.reset();
+  compare_all_ = std::make_unique<CompareAll>(false, exact_);
+  slot_a_.release_instances();
+  slot_b_.release_instances();
+  update_method_choices();
+  fallback_note_ += (fallback_note_.empty() ? "" : "; ") + why;
+  say(why + ": the viewer goes on with the CPU methods", true, 20.0);
+  std::fprintf(stderr, "gausslab: %s; continuing on the cpu path\n", why.c_str());
+}
+
+void ComparisonMode::recover(int index, const std::string& why) {
+  int& choice = index == 0 ? filter_.method_a : filter_.method_b;
+  const std::string failed = slot_id(choice);
+  int replacement = kOriginalPicture;
+  if (index == 0) {
+    replacement = -100;
+    for (std::size_t i = 0; i < choices_.size() && replacement == -100; ++i)
+      if (choices_[i].id == "cpu_openmp" && choices_[i].blocked.empty()) replacement = static_cast<int>(i);
+    for (std::size_t i = 0; i < choices_.size() && replacement == -100; ++i)
+      if (!choices_[i].gpu && choices_[i].blocked.empty() && static_cast<int>(i) != choice) replacement = static_cast<int>(i);
+    if (replacement == -100) replacement = kOriginalPicture;
+  }
+  const std::string note = std::string(index == 0 ? "A" : "B") + ": " + failed + " failed (" + why + "); it shows " +
+                           slot_label(replacement) + " instead";
+  choice = replacement;
+  applied_.method_a = filter_.method_a;
+  applied_.method_b = filter_.method_b;
+  fallback_note_ += (fallback_note_.empty() ? "" : "; ") + note;
+  say(note, true, 20.0);
+  std::fprintf(stderr, "gausslab: %s\n", note.c_str());
 }
 
 void ComparisonMode::process(FrameContext& frame) {
@@ -269,16 +330,13 @@ void ComparisonMode::process(FrameContext& frame) {
       for (int i = 0; i < 2; ++i)
         if (jobs[static_cast<std::size_t>(i)].method) slot(i).mark_computed();
     } catch (const std::exception& error) {
-      // Blocked until the next change (which prepares the methods again).
-      const std::string message = std::string("failed: ") + error.what();
       for (int i = 0; i < 2; ++i)
-        if (jobs[static_cast<std::size_t>(i)].method) {
-          slot(i).timer().end_frame();
-          slot(i).mark_failed(message);
-        }
-      run_failed_ = true;
-      run_failure_ = message;
-      std::fprintf(stderr, "gausslab: %s\n", message.c_str());
+        if (jobs[static_cast<std::size_t>(i)].method) slot(i).timer().end_frame();
+      // A fault inside a kernel leaves the context broken for every later call: the GPU is left.
+      if (dynamic_cast<const CudaError*>(&error))
+        if (const std::string broken = broken_context_reason(); !broken.empty()) leave_the_gpu(broken);
+      for (int i = 0; i < 2; ++i)
+        if (jobs[static_cast<std::size_t>(i)].method) recover(i, error.what());
     }
   }
   slot_a_.timer().poll();
@@ -295,9 +353,7 @@ void ComparisonMode::take_cpu_results(FrameContext& frame) {
     Slot& s = slot(result.slot);
     if (result.setting != s.wanted()) continue;  // an older setting: of no use
     if (!result.error.empty()) {
-      s.mark_failed("failed: " + result.error);
-      run_failed_ = true;
-      run_failure_ = result.error;
+      recover(result.slot, result.error);
       continue;
     }
     for (double ms : result.run_ms) {
@@ -322,6 +378,7 @@ void ComparisonMode::show_exact_results(FrameContext& frame) {
 }
 
 void ComparisonMode::request_background_work() {
+  if (too_large_to_measure()) return;
   const bool exact_in_slot = applied_.method_a == kExactGaussian || applied_.method_b == kExactGaussian;
   const bool stood = std::chrono::steady_clock::now() - setting_changed_at_ > std::chrono::milliseconds(400);
   if (exact_in_slot || exact_wanted_now_ || stood) exact_.request(exact_key(), picture_);
@@ -331,6 +388,16 @@ void ComparisonMode::request_background_work() {
     numbers_->submit(key, picture_, exact);
     numbers_requested_ = key;
   }
+}
+
+bool ComparisonMode::too_large_to_measure() const {
+  return static_cast<long long>(pipeline_->width()) * pipeline_->height() > kMaxMeasuredPixels;
+}
+
+std::string ComparisonMode::too_large_note() const {
+  return "the numbers and the exact Gaussian are worked out for pictures up to 8192 x 8192 (64 Mpixel; they "
+         "need 48 bytes a pixel): this one is " + std::to_string(pipeline_->width()) + " x " +
+         std::to_string(pipeline_->height());
 }
 
 std::optional<ComparisonNumbers> ComparisonMode::current_numbers() const {
@@ -359,6 +426,7 @@ bool ComparisonMode::busy() const {
   }
   if (cpu_runner_.busy(0) || cpu_runner_.busy(1)) return true;
   if (exact_.busy() || numbers_->busy()) return true;
+  if (too_large_to_measure()) return false;
   // The exact Gaussian wanted but not there yet, or there but not yet in the numbers.
   const bool has_exact = exact_.find(exact_key()) != nullptr;
   const bool exact_wanted = exact_wanted_now_ || applied_.method_a == kExactGaussian || applied_.method_b == kExactGaussian;

@@ -71,6 +71,7 @@ class ComparisonMode final : public ViewerMode {
   std::string run_command(const std::string& command, const std::string& argument) override;
   int finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) override;
   void view_captured(ImageRgba8 view) override;
+  std::vector<std::pair<std::string, std::string>> soak_cycle() const override;
   void shut_down() override;
 
  private:
@@ -94,8 +95,16 @@ class ComparisonMode final : public ViewerMode {
   void show_exact_results(FrameContext& frame);
   void request_background_work();
   void record_timing_history(FrameContext& frame);
+  // A slot's method failed or could not be prepared (out of memory, a failed launch, a lost
+  // context): the slot goes on with one that can run (A: a CPU method, B: the original) and says so.
+  void recover(int index, const std::string& why);
+  // The device is unusable: everything continues on the cpu path.
+  void leave_the_gpu(const std::string& why);
+  bool check_picture_size(int width, int height);
   ExactKey exact_key() const { return ExactKey{picture_number_, applied_.params}; }
   std::optional<ComparisonNumbers> current_numbers() const;
+  bool too_large_to_measure() const;
+  std::string too_large_note() const;
   void say(const std::string& text, bool error = false, double seconds = 8.0);
   ImageDrawParams draw_params() const;
   std::string slot_label(int choice) const;
@@ -191,6 +200,7 @@ class ComparisonMode final : public ViewerMode {
   bool settling_ = false;
   bool run_failed_ = false;
   std::string run_failure_;
+  std::string fallback_note_;  // what failed and what the viewer did instead (automated: exit 3)
 };
 
 }  // namespace gausslab

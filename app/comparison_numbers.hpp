@@ -22,6 +22,11 @@
 
 namespace gausslab {
 
+// The largest picture the numbers and the exact Gaussian are worked out for: 8192 x 8192. They hold
+// each slot's float planes (16 bytes a pixel) and the float64 reference (32 bytes a pixel, 2 GiB
+// here) on the host and the device; beyond, the viewer says so instead of running out of memory.
+inline constexpr long long kMaxMeasuredPixels = 8192LL * 8192LL;
+
 struct NumbersKey {
   SlotSetting a, b;
   bool with_exact = false;  // the exact Gaussian was available for this request

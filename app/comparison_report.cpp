@@ -221,10 +221,12 @@ RunSummary ComparisonMode::automated_summary(const FrameContext& frame) {
   if (numbers && numbers->a_vs_exact)
     summary.accuracy = numbers->a_vs_exact;
   else
-    summary.accuracy_note = numbers && !numbers->error.empty() ? numbers->error
+    summary.accuracy_note = too_large_to_measure() ? too_large_note()
+                            : numbers && !numbers->error.empty() ? numbers->error
                             : applied_.method_a == kExactGaussian ? "A is the exact Gaussian"
                                                                    : "no measurement";
   if (!summary.compare.empty() && numbers) summary.a_vs_b = numbers->a_vs_b;
+  summary.fallback = fallback_note_;
   return summary;
 }
 
@@ -259,7 +261,7 @@ int ComparisonMode::finish_automated(FrameContext& frame, const std::function<Im
   }
   std::printf("%s\n", summary_line(summary).c_str());
   std::fflush(stdout);
-  return 0;
+  return fallback_note_.empty() ? 0 : 3;  // it went on, but not with what was asked for
 }
 
 }  // namespace gausslab

@@ -380,6 +380,10 @@ void ComparisonMode::view_section() {
 
 void ComparisonMode::numbers_section() {
   if (!section("numbers", true)) return;
+  if (too_large_to_measure()) {
+    wrapped(kDimColour, too_large_note());
+    return;
+  }
   const std::optional<ComparisonNumbers> numbers = current_numbers();
   const std::string activity = numbers_->activity();
   const std::string a = "A (" + slot_id(applied_.method_a) + ")", b = "B (" + slot_id(applied_.method_b) + ")";

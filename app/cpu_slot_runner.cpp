@@ -9,6 +9,7 @@ namespace gausslab {
 
 CpuSlotRunner::CpuSlotRunner() : thread_([this](Job&, const std::atomic<bool>& superseded) { run(superseded); }) {
   if (const char* hold = std::getenv("GAUSSLAB_TEST_HOLD_CPU_RESULT_FRAMES")) hold_frames_ = std::atoll(hold);
+  if (const char* fail = std::getenv("GAUSSLAB_TEST_FAIL_CPU_METHOD")) fail_method_ = fail;
 }
 
 CpuSlotRunner::~CpuSlotRunner() = default;
@@ -72,6 +73,8 @@ void CpuSlotRunner::run(const std::atomic<bool>& superseded) {
       if (instances_.size() != method_registry().size()) instances_.resize(method_registry().size());
       auto& method = instances_.at(static_cast<std::size_t>(job.setting.method));
       if (!method) method = method_registry()[static_cast<std::size_t>(job.setting.method)].create();
+      if (method->info().id == fail_method_)  // the test hook (see the header)
+        throw std::runtime_error("an injected failure of " + fail_method_ + " (GAUSSLAB_TEST_FAIL_CPU_METHOD)");
       const FilterProblem problem{job.picture->width(), job.picture->height(), PixelFormat::Rgba8, job.setting.params};
       method->prepare(problem);
       result.image = ImageRgba8(job.picture->width(), job.picture->height());

@@ -43,6 +43,9 @@ class CpuSlotRunner {
   // The UI drew a frame. (For the test hook GAUSSLAB_TEST_HOLD_CPU_RESULT_FRAMES=N: a finished
   // result is handed over only after the UI has drawn N frames since the job started, so a UI
   // that waited for the worker would never finish: the test proves it does not.)
+  // GAUSSLAB_TEST_FAIL_CPU_METHOD=ID makes that method's runs throw, as a method that runs out of
+  // memory would: the viewer's recovery (another method takes the slot, the user is told) is
+  // tested without a GPU; the GPU faults themselves come from GAUSSLAB_INJECT_FAULT (cuda/).
   void frame_drawn() { ++frames_drawn_; }
   void wait_idle();
 
@@ -65,6 +68,7 @@ class CpuSlotRunner {
   std::vector<std::unique_ptr<Method>> instances_;  // per registry index, used on the worker only
   std::atomic<long long> frames_drawn_{0};
   long long hold_frames_ = 0;
+  std::string fail_method_;
   JobThread<Job> thread_;  // last
 };
 

@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
   try {
     Viewer viewer(options, std::move(plan));
     return viewer.run();
+  } catch (const StartupError& error) {  // found once the OpenGL context told its limits
+    std::fprintf(stderr, "gausslab: %s\n", error.what());
+    return 2;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "gausslab: error: %s\n", error.what());
     return 1;

@@ -87,6 +87,7 @@ std::string summary_line(const RunSummary& s) {
     line += " ab_max_abs_8bit=" + number(s.a_vs_b->rounded.max_abs, "%.9g");
   }
   if (s.frames_drawn > 0) line += " frames_drawn=" + std::to_string(s.frames_drawn);
+  if (!s.fallback.empty()) line += " fallback=" + quoted(s.fallback);
   return line;
 }
 

@@ -11,12 +11,14 @@
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/glfw_window.hpp"
 #include "imgui_session.hpp"
+#include "memory_report.hpp"
 
 namespace gausslab {
 
 namespace {
 
 constexpr double kProgressEverySeconds = 3.0;
+constexpr int kSoakStepFrames = 15;  // frames between two soak steps
 constexpr double kSettleLimitSeconds = 900.0;  // an automated run gives up waiting for results after this
 
 }  // namespace
@@ -120,6 +122,47 @@ bool Viewer::run_script_steps(double elapsed_s) {
   return next_step_ < script_.size() || waiting_in_script_;
 }
 
+void Viewer::soak_step(int frame) {
+  if (soak_cycle_.empty()) {
+    soak_cycle_ = mode_->soak_cycle();
+    if (soak_cycle_.empty()) return;
+  }
+  if (frame % kSoakStepFrames != 0) return;
+  const std::size_t step = static_cast<std::size_t>(frame / kSoakStepFrames);
+  if (step == soak_cycle_.size() + 1 && !soak_warm_) {  // one whole cycle done: every buffer made once
+    soak_warm_ = MemoryInUse{frame, device_used_bytes(), host_rss_bytes()};
+  }
+  const auto& [command, argument] = soak_cycle_[step % soak_cycle_.size()];
+  std::string problem;
+  if (command == "resize") {
+    const std::size_t x = argument.find('x');
+    surface_->resize(std::stoi(argument.substr(0, x)), std::stoi(argument.substr(x + 1)));
+  } else {
+    problem = mode_->run_command(command, argument);
+  }
+  if (!problem.empty() && problem.find("cannot be reloaded") == std::string::npos)
+    std::fprintf(stderr, "gausslab: soak step '%s %s': %s\n", command.c_str(), argument.c_str(), problem.c_str());
+}
+
+void Viewer::print_soak_report() {
+  const MemoryInUse end{frames_drawn_, device_used_bytes(), host_rss_bytes()};
+  const auto mib = [](long long bytes) { return std::to_string(bytes / (1024 * 1024)); };
+  std::string line = "gausslab: soak frames=" + std::to_string(options_.soak) +
+                     " steps=" + std::to_string(options_.soak / kSoakStepFrames) +
+                     " cycle=" + std::to_string(soak_cycle_.size());
+  if (soak_warm_) {
+    line += " warm_frame=" + std::to_string(soak_warm_->frame);
+    if (soak_warm_->device) line += " device_used_mib_warm=" + mib(*soak_warm_->device);
+    line += " rss_mib_warm=" + mib(soak_warm_->rss);
+  } else {
+    line += " warm_frame=none (fewer frames than one cycle)";
+  }
+  if (end.device) line += " device_used_mib_end=" + mib(*end.device);
+  line += " rss_mib_end=" + mib(end.rss);
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
 bool Viewer::settle() {
   using Clock = std::chrono::steady_clock;
   mode_->settle();
@@ -163,6 +206,7 @@ int Viewer::run() {
     }
     previous_start = start;
     if (scripted && !run_script_steps(std::chrono::duration<double>(start - first).count())) break;
+    if (options_.soak > 0) soak_step(frame);
     run_frame(frame > 0 ? interval_ms : 1000.0 / 60.0, true, false);
     if (automated && mode_->failed()) break;
     if (automated)
@@ -189,6 +233,7 @@ int Viewer::run() {
     std::printf("%s\n", describe(frame_time_report(script_frame_ms_, script_step_frames_)).c_str());
     std::fflush(stdout);
   }
+  if (options_.soak > 0) print_soak_report();
   return status;
 }
 

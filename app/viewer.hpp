@@ -8,6 +8,8 @@
 // mode (viewer_mode.hpp).
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -46,6 +48,9 @@ class Viewer {
   // Draws frames until the mode's work is in; false when it took longer than the limit.
   bool settle();
   void print_progress(const std::string& what);
+  // --soak: the next step of the mode's cycle every few frames; the memory report at the end.
+  void soak_step(int frame);
+  void print_soak_report();
 
   ViewerOptions options_;
   std::vector<ScriptStep> script_;
@@ -67,6 +72,13 @@ class Viewer {
   std::string title_;
   ImageRgba8 view_capture_;
   std::chrono::steady_clock::time_point last_progress_{};
+  struct MemoryInUse {
+    long long frame = 0;
+    std::optional<long long> device;
+    long long rss = 0;
+  };
+  std::vector<std::pair<std::string, std::string>> soak_cycle_;
+  std::optional<MemoryInUse> soak_warm_;
 };
 
 }  // namespace gausslab

@@ -56,6 +56,8 @@ class ViewerMode {
   virtual void settle() {}
   // A --script step: runs the named command; returns "" or why it could not.
   virtual std::string run_command(const std::string& command, const std::string& argument) = 0;
+  // One cycle of steps (run_command's commands) that visits every setting, for --soak.
+  virtual std::vector<std::pair<std::string, std::string>> soak_cycle() const { return {}; }
   // The frame read back after a frame that set capture_requested (e.g. to save the view).
   virtual void view_captured(ImageRgba8 /*view*/) {}
   // The end of an automated run: waits for queued work, writes the screenshots and prints the

@@ -66,6 +66,8 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.overwrite = true;
     } else if (arg == "--save-folder") {
       options.save_folder = reader.value(arg);
+    } else if (arg == "--soak") {
+      options.soak = parse_int(arg, reader.value(arg), 1, 100000000);
     } else if (arg == "--events") {
       options.events = true;
     } else if (arg == "--script") {
@@ -90,8 +92,9 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
     const char* flag = truncate_given && validate(sigma_alone).empty() ? "--truncate" : "--sigma";
     throw UsageError(std::string(flag) + ": " + invalid);
   }
-  if (options.frames > 0 && !options.script.empty())
-    throw UsageError("--frames and --script both set the length of the run: give one of them");
+  if ((options.frames > 0) + !options.script.empty() + (options.soak > 0) > 1)
+    throw UsageError("--frames, --script and --soak each set the length of the run: give one of them");
+  if (options.soak > 0) options.frames = options.soak;  // a soak is a run of N frames
   const bool automated = options.frames > 0 || !options.script.empty();
   if (options.offscreen && !automated)
     throw UsageError("--offscreen needs --frames N or --script FILE: an offscreen view cannot be used interactively");
@@ -133,6 +136,9 @@ std::string viewer_usage() {
       "  --overwrite            let the screenshots replace existing files\n"
       "  --keys TEXT            type these keys in the first frame (a letter or digit stands for its key,\n"
       "                         an upper-case letter for Shift+key), e.g. \"++m\"\n"
+      "  --soak N               N frames cycling through every method (A and B), sigma, border, view,\n"
+      "                         slot, image reload and window size; prints the device memory in use\n"
+      "                         (cudaMemGetInfo) and the host RSS after one cycle and at the end\n"
       "  --save-folder DIR      where Ctrl+S and the other saves go (default: the folder chosen in the\n"
       "                         viewer, remembered between runs, else the working folder)\n"
       "  --events               print a line per frame ('gausslab-event: frame N'), per action and per\n"
@@ -142,7 +148,8 @@ std::string viewer_usage() {
       "methods: " + method_id_list() + "\n"
       "\nactions and keys (the same list as the menu and the help overlay, ? or F1):\n";
   text += help_text();
-  text += "\nexit status: 0 done, 1 a failure while running, 2 bad arguments or input\n";
+  text += "\nexit status: 0 done, 1 a failure while running, 2 bad arguments or input, 3 an automated run that\n"
+      "finished after a method failed and another took its place (the summary's fallback= says which)\n";
   return text;
 }
 

@@ -29,6 +29,7 @@ struct ViewerOptions {
   std::string keys;          // typed into the first frame (scripted runs and tests)
   std::string script;        // --script FILE: timed actions, then frame-time percentiles
   std::string save_folder;   // --save-folder DIR: where saves go (else the remembered folder, or the working one)
+  int soak = 0;              // --soak N: N frames cycling every setting; memory in use reported
   bool events = false;       // --events: a stdout line per frame, action and message (tests wait on them)
   bool help = false;
 };

@@ -288,4 +288,15 @@ void EglOffscreen::bind_framebuffer() {
 
 void EglOffscreen::present() { glFlush(); }
 
+void EglOffscreen::resize(int width, int height) {
+  if (width < 1 || height < 1) throw GlError("an offscreen view of " + std::to_string(width) + "x" + std::to_string(height));
+  if (width == width_ && height == height_) return;
+  glDeleteFramebuffers(1, &framebuffer_);
+  glDeleteTextures(1, &colour_texture_);
+  framebuffer_ = colour_texture_ = 0;
+  width_ = width;
+  height_ = height;
+  create_framebuffer();
+}
+
 }  // namespace gausslab

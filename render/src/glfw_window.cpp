@@ -93,6 +93,8 @@ void GlfwWindow::bind_framebuffer() {
 
 void GlfwWindow::present() { glfwSwapBuffers(window_); }
 
+void GlfwWindow::resize(int width, int height) { glfwSetWindowSize(window_, width, height); }
+
 bool GlfwWindow::should_close() const { return glfwWindowShouldClose(window_); }
 
 void GlfwWindow::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }

@@ -330,6 +330,30 @@ unsigned ResultPipeline::result_texture(int slot) const { return impl_->slots.at
 bool ResultPipeline::has_result(int slot) const { return impl_->slots.at(slot).has_result; }
 ImageRgba8 ResultPipeline::read_result(int slot) const { return impl_->slots.at(slot).texture.read(); }
 
+void ResultPipeline::fall_back_to_cpu(const std::string& why) {
+  Impl& p = *impl_;
+  if (p.path == OutputPath::Cpu) return;
+  if (p.stream) cudaStreamSynchronize(p.stream);  // errors expected: the device is gone
+  cudaGetLastError();
+  for (Slot& slot : p.slots) {
+    for (cudaGraphicsResource_t resource : slot.resources)
+      if (resource) cudaGraphicsUnregisterResource(resource);
+    slot.resources.clear();
+    slot.ring->release();
+    slot.d_result.release();
+    slot.h_staging.release();
+    slot.has_result = false;
+  }
+  p.d_source.release();
+  if (p.staging_done) cudaEventDestroy(p.staging_done);
+  if (p.stream) cudaStreamDestroy(p.stream);
+  cudaGetLastError();
+  p.staging_done = nullptr;
+  p.stream = nullptr;
+  p.path = OutputPath::Cpu;
+  p.reason = why + "; only the CPU methods run now (cpu path)";
+}
+
 void ResultPipeline::show_host_result(int slot_index, const ImageRgba8& image, GlTimer* gl_timer) {
   Impl& p = *impl_;
   if (image.width() != p.width() || image.height() != p.height())

@@ -7,6 +7,12 @@
 
 namespace gausslab {
 
+int max_texture_size() {
+  GLint size = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &size);
+  return size > 0 ? size : 4096;  // 4096: what every OpenGL 3.3 implementation must offer at least
+}
+
 Texture::~Texture() { release(); }
 
 Texture::Texture(Texture&& other) noexcept

@@ -23,6 +23,7 @@ class EglOffscreen final : public GlSurface {
   int height() const override { return height_; }
   void bind_framebuffer() override;
   void present() override;
+  void resize(int width, int height) override;
   bool offscreen() const override { return true; }
 
  protected:

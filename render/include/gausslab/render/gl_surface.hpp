@@ -25,6 +25,9 @@ class GlSurface {
   virtual int height() const = 0;
   // Binds the framebuffer to draw into (the window's or the offscreen one) and sets the viewport.
   virtual void bind_framebuffer() = 0;
+  // Changes the size: a window asks the window system (the framebuffer follows a frame or two
+  // later), an offscreen surface makes its framebuffer anew. Throws GlError when that fails.
+  virtual void resize(int width, int height) = 0;
   // Fills the bound framebuffer with the window's background colour (what no panel or picture
   // covers; ImGui's translucent panels must not show the previous frame through them).
   void clear();

@@ -30,6 +30,7 @@ class GlfwWindow final : public GlSurface {
   int height() const override;
   void bind_framebuffer() override;
   void present() override;
+  void resize(int width, int height) override;
   bool offscreen() const override { return false; }
 
   GLFWwindow* handle() const { return window_; }

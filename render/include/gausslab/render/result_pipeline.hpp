@@ -66,6 +66,9 @@ class ResultPipeline {
   // Why this path: "CUDA and OpenGL share ...", "cudaGraphicsGLRegisterBuffer failed: ...", ...
   const std::string& path_reason() const;
   bool runs_gpu_methods() const { return path() != OutputPath::Cpu; }
+  // After a CUDA failure that leaves the device unusable (a lost context, a sticky launch error):
+  // drops every CUDA resource it can, and goes on as the cpu path with `why` as the reason.
+  void fall_back_to_cpu(const std::string& why);
 
   // Takes a new source picture: kept on the host (CPU methods, the reference), uploaded once to the
   // device (GPU paths) and to the source texture. Output buffers follow its size; the pixel

@@ -4,6 +4,10 @@
 
 namespace gausslab {
 
+// GL_MAX_TEXTURE_SIZE of the current context: the largest side a picture may have to be shown
+// (needs a current context).
+int max_texture_size();
+
 class Texture {
  public:
   Texture() = default;
