@@ -82,36 +82,71 @@ struct NaiveArgs {
 // Taps summed into one partial sum before it joins the next level: about sqrt(taps), so that each
 // of the four levels (taps of a kernel row, partials of a row, rows, partials of rows) adds at
 // most ~sqrt(taps) float roundings instead of taps.
-inline int summation_chunk(int taps) {
-  int chunk = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(taps))));
-  while (chunk > 1 && (chunk - 1) * (chunk - 1) >= taps) --chunk;  // guards sqrt's rounding
+// The smallest chunk with chunk² >= taps (a constant expression, for the compile-time kernels).
+constexpr int summation_chunk_of(int taps) {
+  int chunk = 1;
   while (chunk * chunk < taps) ++chunk;
-  return std::max(chunk, 1);
+  return chunk;
+}
+inline int summation_chunk(int taps) { return summation_chunk_of(taps); }
+
+// ---- the compile-time small kernels ------------------------------------------------------------
+// Radius 1 to 3 (3×3, 5×5 and 7×7, the small kernels the original systems unrolled by hand) get
+// kernels of their own in which the radius is a template argument (CompileTimeRadius<r>): every
+// loop bound, the summation chunk, each weight's offset (in the constant bank: naive_2d's
+// __constant__ array, shared_2d's kernel parameters) and every register index are then known to
+// the compiler, so the loops unroll completely and each weight is read at a fixed address as an
+// operand of its FFMA. The weight values stay run-time values (they depend on sigma, which is
+// continuous), and so does the border mode. The sums are formed in the run-time loop's order, so
+// the two give the same bits (tests: Conv2dModels, GpuUnrolled). kRunTimeRadius: the loop.
+inline constexpr int kRunTimeRadius = -1;
+inline constexpr int kMaxUnrolledRadius = 3;
+template <int kRadius>
+struct CompileTimeRadius {
+  static constexpr int value = kRadius;
+};
+
+// Calls fn(CompileTimeRadius<r>{}) for radius 1..kMaxUnrolledRadius when `unrolled`, else
+// fn(CompileTimeRadius<kRunTimeRadius>{}).
+template <class Fn>
+void dispatch_radius(int radius, bool unrolled, Fn&& fn) {
+  if (unrolled && radius == 1) return fn(CompileTimeRadius<1>{});
+  if (unrolled && radius == 2) return fn(CompileTimeRadius<2>{});
+  if (unrolled && radius == 3) return fn(CompileTimeRadius<3>{});
+  fn(CompileTimeRadius<kRunTimeRadius>{});
 }
 
 // Output pixel (x, y) of naive_2d: the weights are the (2r+1)² row-major 2D kernel (weights[i *
 // taps + j] multiplies the input at (x + j - r, y + i - r)). Every tap's source goes through the
 // border rule; 'constant' skips the taps that fall outside (they are zero).
-template <PixelFormat F>
-GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* weights, int x, int y) {
+// kRadius >= 0: the compile-time kernel of that radius (args.radius must equal it).
+template <PixelFormat F, int kRadius = kRunTimeRadius>
+GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* weights, int x, int y,
+                                       CompileTimeRadius<kRadius> = {}) {
   using Accum = PixelAccum<F>;
-  const int taps = 2 * args.radius + 1;
-  const int chunk = args.summation_chunk;
+  constexpr bool kFixed = kRadius >= 0;
+  const int radius = kFixed ? kRadius : args.radius;
+  const int taps = 2 * radius + 1;
+  const int chunk = kFixed ? summation_chunk_of(2 * kRadius + 1) : args.summation_chunk;
   Accum total = zero_value<Accum>();
+  GAUSSLAB_UNROLL
   for (int i0 = 0; i0 < taps; i0 += chunk) {
     const int i_end = min_int(i0 + chunk, taps);
     Accum band = zero_value<Accum>();  // the rows i0 .. i_end - 1
+    GAUSSLAB_UNROLL
     for (int i = i0; i < i_end; ++i) {
-      const int sy = border_index(y + i - args.radius, args.src.height, args.border);
+      const int sy = border_index(y + i - radius, args.src.height, args.border);
       if (sy < 0) continue;  // a whole kernel row of zeros ('constant')
       const PixelStorage<F>* row = args.src.template row<PixelStorage<F>>(sy);
       const float* row_weights = weights + static_cast<long long>(i) * taps;
       Accum row_sum = zero_value<Accum>();
+      GAUSSLAB_UNROLL
       for (int j0 = 0; j0 < taps; j0 += chunk) {
         const int j_end = min_int(j0 + chunk, taps);
         Accum part = zero_value<Accum>();  // the taps j0 .. j_end - 1 of kernel row i
+        GAUSSLAB_UNROLL
         for (int j = j0; j < j_end; ++j) {
-          const int sx = border_index(x + j - args.radius, args.src.width, args.border);
+          const int sx = border_index(x + j - radius, args.src.width, args.border);
           if (sx < 0) continue;
           part = fma4(row_weights[j], to_accum(row[sx]), part);
         }
@@ -364,6 +399,7 @@ GAUSSLAB_HD void row_partial(const Window& window, int start, const RowWeights<C
       for (int k = 0; k < R; ++k) partial[k] = fma4(w, values[u + k], partial[k]);
     }
   }
+  GAUSSLAB_UNROLL
   for (; jj < columns; ++jj) {
     const float w = weights.w[j0 + jj];
     GAUSSLAB_UNROLL
@@ -388,12 +424,16 @@ GAUSSLAB_HD void clear(ThreadSums<F>& sums) {
 
 // Phase 2 of a chunk (after the barrier that completes the window): the thread's R outputs take
 // the chunk's rows × columns taps, as sum over rows ii of w[i0 + ii] · (row partial).
-template <PixelFormat F, int Capacity, class Window>
-GAUSSLAB_HD void accumulate_chunk(const Shared2dArgs<F, Capacity>& args, const Chunk& chunk, int tx, int ty,
-                                  const Window& window, ThreadSums<F>& sums) {
+// kRadius >= 0: the compile-time kernel of that radius, whose taps form one chunk of taps × taps.
+template <PixelFormat F, int Capacity, class Window, int kRadius = kRunTimeRadius>
+GAUSSLAB_HD void accumulate_chunk(const Shared2dArgs<F, Capacity>& args, const Chunk& run_time_chunk, int tx, int ty,
+                                  const Window& window, ThreadSums<F>& sums, CompileTimeRadius<kRadius> = {}) {
   using P = Shared2dPolicy<F>;
   constexpr int R = P::kOutputsPerThread;
-  const int pitch = window_pitch<P>(args.chunks.chunk);
+  constexpr bool kFixed = kRadius >= 0;
+  Chunk chunk = run_time_chunk;
+  if (kFixed) chunk = Chunk{0, 2 * kRadius + 1, 0, 2 * kRadius + 1, true, true};
+  const int pitch = window_pitch<P>(kFixed ? 2 * kRadius + 1 : args.chunks.chunk);
   if (chunk.starts_band) {
     GAUSSLAB_UNROLL
     for (int k = 0; k < R; ++k) sums.band[k] = zero_value<PixelAccum<F>>();
@@ -401,6 +441,7 @@ GAUSSLAB_HD void accumulate_chunk(const Shared2dArgs<F, Capacity>& args, const C
   PixelAccum<F> chunk_sum[R];
   GAUSSLAB_UNROLL
   for (int k = 0; k < R; ++k) chunk_sum[k] = zero_value<PixelAccum<F>>();
+  GAUSSLAB_UNROLL
   for (int ii = 0; ii < chunk.rows; ++ii) {
     PixelAccum<F> partial[R];
     row_partial<F>(window, (ty + ii) * pitch + tx * R, args.weights, chunk.j0, chunk.columns, partial);

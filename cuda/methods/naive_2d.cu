@@ -14,6 +14,8 @@
 // 861 by the summation tree's worst case (accuracy_bound).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.972 ms, 41×41 20.2 ms.
 // The cost estimate, launch policy and accuracy measurements: docs/methods/naive_2d.md.
+// Radius 1–3: compile-time kernels (the radius a template argument: loops unrolled, each weight at a
+// fixed constant-bank offset), chosen automatically, bit for bit the loop (create_looped forces it).
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -41,7 +43,8 @@ __constant__ float c_naive_weights[kConstantWeightCapacity];
 
 // ---- kernel ------------------------------------------------------------------------------------
 
-template <PixelFormat F, bool kConstantWeights>
+// kRadius >= 0: the compile-time kernel of radius 1..3 (conv2d_common.cuh), constant weights only.
+template <PixelFormat F, bool kConstantWeights, int kRadius = kRunTimeRadius>
 __global__ void __launch_bounds__(NaivePolicy::kThreads)
     naive2dKernel(const NaiveArgs<F> args, const float* __restrict__ d_weights, int tiles_x) {
   const Tile tile = tile_at(blockIdx.x, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
@@ -54,7 +57,7 @@ __global__ void __launch_bounds__(NaivePolicy::kThreads)
   else
     weights = d_weights;
   args.dst.template row<PixelStorage<F>>(y)[x] =
-      FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights, x, y));
+      FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights, x, y, CompileTimeRadius<kRadius>{}));
 }
 
 // ---- the shared __constant__ weights ----------------------------------------------------------
@@ -82,7 +85,8 @@ std::uint64_t next_weights_number() {
 
 class Naive2d final : public GpuMethod {
  public:
-  using GpuMethod::GpuMethod;
+  // unrolled: radius 1..3 through the compile-time kernels (false: the run-time loop for every radius).
+  Naive2d(MethodInfo info, bool unrolled) : GpuMethod(std::move(info)), unrolled_(unrolled) {}
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     const double relative = error_bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
@@ -152,12 +156,16 @@ class Naive2d final : public GpuMethod {
     }
     {
       ScopedStage stage(timer, "convolve", stream);
-      naive2dKernel<F, true><<<grid, block, 0, stream>>>(args, nullptr, tiles_x);
+      dispatch_radius(args.radius, unrolled_, [&](auto radius) {
+        constexpr int kRadius = decltype(radius)::value;
+        naive2dKernel<F, true, kRadius><<<grid, block, 0, stream>>>(args, nullptr, tiles_x);
+      });
       GAUSSLAB_CUDA_CHECK_LAUNCH("naive2dKernel (constant weights)", stream);
     }
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(turn.last_kernel_done, stream));
   }
 
+  bool unrolled_ = true;
   int weights_radius_ = -1;
   double weights_sigma_ = 0;
   std::uint64_t weights_number_ = 0;  // names these weights in the constant bank's turn
@@ -173,7 +181,9 @@ MethodEntry naive_2d_method() {
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
                   "reference, a little wider from radius 861 (the rounding of its summation tree)",
                   Backend::Cuda};
-  return {info, [info] { return std::make_unique<Naive2d>(info); }};
+  MethodEntry entry{info, [info] { return std::make_unique<Naive2d>(info, true); }};
+  entry.create_looped = [info] { return std::make_unique<Naive2d>(info, false); };
+  return entry;
 }
 
 }  // namespace gausslab

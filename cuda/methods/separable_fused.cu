@@ -15,6 +15,8 @@
 // relative (F32), 0.51 levels (RGBA8).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0611 ms, 74 % of copy bandwidth.
 // Tile shapes tried, shared memory, resources and the accuracy table: docs/methods/separable_fused.md.
+// Fused 2×2 pooling (FusedPooling): the column pass stages its rounded outputs in the raw tile,
+// a pool pass writes the pooled tile; bit for bit the separate pooling kernel.
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -24,6 +26,7 @@
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
+#include "gausslab/cuda/pooling.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "gausslab/cuda/registry.hpp"
 #include "separable_fused_common.cuh"
@@ -85,12 +88,24 @@ struct DeviceStore {
   }
 };
 
+// The pooled image's memory (pool_pass): whole pixels, already in the image's format.
+template <class Out>
+struct DevicePooledStore {
+  char* dst;
+  std::size_t dst_pitch_bytes;
+  __device__ void store(int x, int y, Out value) const {
+    reinterpret_cast<Out*>(dst + static_cast<std::size_t>(y) * dst_pitch_bytes)[x] = value;
+  }
+};
+
 // One block, one output tile: fill, rows, columns (separable_fused_common.cuh). kTaps > 0: the
 // kernel of radius (kTaps - 1) / 2, weights in registers; kTaps = 0: any radius of the policy.
-template <class P, class In, int kTaps>
+// kPooled: the column pass stages its outputs in the raw tile's memory and the pool pass writes the
+// 2×2-pooled tile into dst (the pooled image) instead.
+template <class P, class In, int kTaps, bool kPooled>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
     SeparableFusedKernel(FusedProblem problem, const char* src, std::size_t src_pitch_bytes, char* dst,
-                         std::size_t dst_pitch_bytes, const float* weights) {
+                         std::size_t dst_pitch_bytes, const float* weights, PoolMode pool) {
   using Accum = AccumOf<In>;
   extern __shared__ float4 fused_shared[];  // 16-byte aligned, for h's float4 (layout in fused_layout)
   const FusedLayout layout = fused_layout<P, In, Accum>(problem.radius);
@@ -104,27 +119,37 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
   fill_tile<P>(problem, layout, tile, thread, DeviceFill<In>{src, src_pitch_bytes, weights, raw, shared_weights});
   wait_async_copies();
   __syncthreads();  // the raw tile and the weights are complete
-  const DeviceStore<In> out{dst, dst_pitch_bytes};
+  auto columns = [&](const auto& w) {
+    if constexpr (kPooled) {
+      // The row pass, the last reader of raw, finished before the barrier that completed h.
+      column_pass<P, kTaps>(problem, tile, thread, h, w, StagedOutputs<P, In, SharedSpan<In>>{SharedSpan<In>{raw}, tile});
+      __syncthreads();  // the tile's outputs are staged
+      pool_pass<P>(problem, tile, thread, SharedSpan<In>{raw}, pool, DevicePooledStore<In>{dst, dst_pitch_bytes});
+    } else {
+      column_pass<P, kTaps>(problem, tile, thread, h, w, DeviceStore<In>{dst, dst_pitch_bytes});
+    }
+  };
   if constexpr (kTaps > 0) {
     float w[kTaps];
     load_register_weights(SharedSpan<float>{shared_weights}, w);
     row_pass<P, kTaps>(problem, layout, tile, thread, SharedSpan<In>{raw}, w, h);
     __syncthreads();  // h is complete
-    column_pass<P, kTaps>(problem, tile, thread, h, w, out);
+    columns(w);
   } else {
     const SharedSpan<float> w{shared_weights};
     row_pass<P, 0>(problem, layout, tile, thread, SharedSpan<In>{raw}, w, h);
     __syncthreads();  // h is complete
-    column_pass<P, 0>(problem, tile, thread, h, w, out);
+    columns(w);
   }
 }
 
 // ---- launch configuration -------------------------------------------------------------------------
 
-using FusedKernel = void (*)(FusedProblem, const char*, std::size_t, char*, std::size_t, const float*);
+using FusedKernel = void (*)(FusedProblem, const char*, std::size_t, char*, std::size_t, const float*, PoolMode);
 
 struct FusedLaunch {
   FusedKernel kernel = nullptr;
+  FusedKernel pooled_kernel = nullptr;  // the same with the pool pass (run_pooled)
   int threads = 0;
   long long blocks = 0;
   unsigned shared_bytes = 0;             // dynamic shared memory of this launch
@@ -139,7 +164,8 @@ FusedLaunch fused_launch_for(int width, int height, int radius) {
   dispatch_fused_kernel<F>(radius, [&](auto policy, auto taps) {
     using P = typename decltype(policy)::type;
     constexpr int kTaps = decltype(taps)::value;
-    launch.kernel = &SeparableFusedKernel<P, In, kTaps>;
+    launch.kernel = &SeparableFusedKernel<P, In, kTaps, false>;
+    launch.pooled_kernel = &SeparableFusedKernel<P, In, kTaps, true>;
     launch.threads = P::kThreads;
     launch.blocks = fused_tile_count<P>(width, height);
     launch.shared_bytes = fused_layout<P, In, Accum>(radius).total_bytes;
@@ -163,11 +189,29 @@ std::string kib(std::size_t bytes) {
 
 // ---- method ---------------------------------------------------------------------------------------
 
-class SeparableFused final : public GpuMethod {
+class SeparableFused final : public GpuMethod, public FusedPooling {
  public:
   using GpuMethod::GpuMethod;
 
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+
+  void run_pooled(const ConstImageView& src, const ImageView& pooled, PoolMode mode, StageTimer* timer,
+                  cudaStream_t stream) override {
+    const FilterProblem& problem = prepared_problem();
+    if (problem.width == 0 || src.width != problem.width || src.height != problem.height ||
+        src.format != problem.format || pooled.format != problem.format)
+      throw std::invalid_argument("separable_fused: run_pooled on views that do not match the prepared problem");
+    if (mode != PoolMode::Max2x2 && mode != PoolMode::Avg2x2)
+      throw std::invalid_argument("separable_fused: run_pooled needs max2x2 or avg2x2");
+    if (std::string reason = pool_problem(src.width, src.height); !reason.empty())
+      throw std::invalid_argument("separable_fused: " + reason);
+    if (pooled.width != pooled_side(src.width) || pooled.height != pooled_side(src.height))
+      throw std::invalid_argument("separable_fused: the pooled image must be " + std::to_string(pooled_side(src.width)) +
+                                  "×" + std::to_string(pooled_side(src.height)));
+    if (std::string problem_text = row_alignment_problem(info().id, src, pooled); !problem_text.empty())
+      throw std::invalid_argument(problem_text);
+    run_fenced(stream, [&] { launch(launch_.pooled_kernel, src, pooled, mode, timer, stream); });
+  }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
@@ -198,22 +242,29 @@ class SeparableFused final : public GpuMethod {
     // device allows; method_limits has refused radii beyond that.
     const std::size_t optin = cuda_device_status().shared_memory_per_block_optin;
     const int ceiling = static_cast<int>(std::min<std::size_t>(launch_.kernel_max_shared_bytes, optin));
-    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(launch_.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
-    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(launch_.kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                             cudaSharedmemCarveoutMaxShared));
+    for (FusedKernel kernel : {launch_.kernel, launch_.pooled_kernel}) {
+      GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
+      GAUSSLAB_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+    }
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
-    const FusedProblem fused{problem.width, problem.height, problem.params.radius(), problem.params.border};
-    ScopedStage stage(timer, "fused", stream);
-    launch_.kernel<<<static_cast<unsigned>(launch_.blocks), launch_.threads, launch_.shared_bytes, stream>>>(
-        fused, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
-        weights().device());
-    GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableFusedKernel", stream);
+    launch(launch_.kernel, src, dst, PoolMode::None, timer, stream);
   }
 
  private:
+  void launch(FusedKernel kernel, const ConstImageView& src, const ImageView& dst, PoolMode pool, StageTimer* timer,
+              cudaStream_t stream) {
+    const FilterProblem& problem = prepared_problem();
+    const FusedProblem fused{problem.width, problem.height, problem.params.radius(), problem.params.border};
+    ScopedStage stage(timer, pool == PoolMode::None ? "fused" : "fused + pool 2x2", stream);
+    kernel<<<static_cast<unsigned>(launch_.blocks), launch_.threads, launch_.shared_bytes, stream>>>(
+        fused, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
+        weights().device(), pool);
+    GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableFusedKernel", stream);
+  }
+
   FusedLaunch launch_{};
 };
 
@@ -226,7 +277,9 @@ MethodEntry separable_fused_method() {
                   "at small σ for F32, radius ≤ 64 (separable_shared is faster beyond r ≈ 15 F32, 24 RGBA8)",
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
                   Backend::Cuda};
-  return {info, [info] { return std::make_unique<SeparableFused>(info); }};
+  MethodEntry entry{info, [info] { return std::make_unique<SeparableFused>(info); }};
+  entry.fuses_pooling = true;
+  return entry;
 }
 
 }  // namespace gausslab

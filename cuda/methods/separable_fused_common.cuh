@@ -34,6 +34,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "pool_common.cuh"
 #include "separable_common.cuh"
 
 namespace gausslab::fused {
@@ -312,6 +313,41 @@ GAUSSLAB_HD void column_pass(const FusedProblem& problem, FusedTile tile, int th
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j)
       if (first_y + j < e.outputs_h) out.store(tile.x0 + x, tile.y0 + first_y + j, acc[j]);
+  }
+}
+
+// ---- 2×2 pooling fused into the column pass (run_pooled) --------------------------------------------
+// The column pass stores each output, converted to the image's format as if written, into `staged`
+// (the raw tile's memory, which the row pass no longer needs), at (y - y0) · kTileW + (x - x0); after
+// a barrier the pool pass pools the tile's 2×2 blocks from there (pool_common.cuh, the rule of the
+// separate kernel) and writes the pooled pixels. Tiles start at even x and y, so a tile's blocks are
+// the image's; the last row or column of an odd image side is staged but pooled into nothing.
+
+template <class P, class In, class Staged>
+struct StagedOutputs {
+  Staged staged;
+  FusedTile tile;
+  template <class Accum>
+  GAUSSLAB_HD void store(int x, int y, Accum value) const {
+    staged.store((y - tile.y0) * P::kTileW + (x - tile.x0), FromAccum<In>::convert(value));
+  }
+};
+
+// The raw tile holds the staged outputs: kTileH + 2r rows of at least kTileW.
+template <class P>
+GAUSSLAB_HD int staged_slots() { return P::kTileW * P::kTileH; }
+
+// Phase 4: pooled.store(px, py, value) writes pooled pixel (px, py) of the pooled image.
+template <class P, class Staged, class Pooled>
+GAUSSLAB_HD void pool_pass(const FusedProblem& problem, FusedTile tile, int thread, const Staged& staged, PoolMode mode,
+                           const Pooled& pooled) {
+  const FusedExtent e = fused_extent<P>(problem, tile);
+  const int pooled_w = e.outputs_w / 2, pooled_h = e.outputs_h / 2;
+  for (int item = thread; item < pooled_w * pooled_h; item += P::kThreads) {
+    const int px = item % pooled_w, py = item / pooled_w;
+    const int i = 2 * py * P::kTileW + 2 * px;
+    pooled.store(tile.x0 / 2 + px, tile.y0 / 2 + py,
+                 pool_stored(staged[i], staged[i + 1], staged[i + P::kTileW], staged[i + P::kTileW + 1], mode));
   }
 }
 

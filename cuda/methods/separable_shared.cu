@@ -15,6 +15,7 @@
 // relative (F32), 0.51 levels (RGBA8).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.124 ms, 36 % of copy bandwidth.
 // Launch policy, resources and the accuracy table: docs/methods/separable_shared.md.
+// 1D signals (FilterAxes::RowsOnly, one 1×N F32 row): the row pass alone, into the destination.
 #include <stdexcept>
 #include <string>
 
@@ -96,12 +97,19 @@ class SeparableShared final : public GpuMethod {
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
 
  protected:
-  std::string method_limits(const FilterProblem&) const override { return {}; }
+  std::string method_limits(const FilterProblem& problem) const override {
+    if (problem.params.axes == FilterAxes::RowsOnly && (problem.height != 1 || problem.format != PixelFormat::F32))
+      return "separable_shared filters along x only for one float32 signal (a 1×N image: its row pass alone); "
+             "this is a " + std::to_string(problem.width) + "×" + std::to_string(problem.height) + " " +
+             to_string(problem.format) + " image";
+    return {};
+  }
 
   void on_prepare(const FilterProblem& problem) override {
     const FilterParams& params = problem.params;
     weights().reserve(static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)));  // the longest kernel, once
     weights().set(padded_weights(params.sigma, params.radius(), window_outputs(problem.format)));
+    if (params.axes == FilterAxes::RowsOnly) return;  // a signal: the row pass writes the output itself
     // The transposed intermediate: `width` rows of `height` samples.
     intermediate_pitch_bytes_ = round_up(static_cast<std::size_t>(problem.height) * accum_bytes(problem.format),
                                          kRowAlignmentBytes);
@@ -125,6 +133,18 @@ class SeparableShared final : public GpuMethod {
     const BorderMode border = problem.params.border;
     const float* d_weights = weights().device();
     char* d_intermediate = intermediate_.as<char>();
+
+    if (problem.params.axes == FilterAxes::RowsOnly) {
+      // A 1×N float32 signal: the row pass alone. It writes its output transposed, N rows of one
+      // sample; at a pitch of one float those rows are the signal itself.
+      using P = SharedPolicyFor<PixelFormat::F32>::type;
+      ScopedStage stage(timer, "rows", stream);
+      const LinePass rows{1, problem.width, radius, taps, border};
+      const PitchedLines<float, float> lines{static_cast<const char*>(src.data), src.pitch_bytes,
+                                             static_cast<char*>(dst.data), sizeof(float), d_weights};
+      launch_tile_pass<P>(rows, lines, stream);
+      return;
+    }
 
     dispatch_format(problem.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
@@ -161,7 +181,7 @@ MethodEntry separable_shared_method() {
                   "Row pass then column pass through 32-line shared-memory tiles, 4–8 outputs per thread; "
                   "2(2r+1) multiply-adds per pixel and channel, r = 4σ: memory-bound at small σ, linear in σ beyond",
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
-                  Backend::Cuda};
+                  Backend::Cuda, /*filters_along_x_only=*/true};
   return {info, [info] { return std::make_unique<SeparableShared>(info); }};
 }
 

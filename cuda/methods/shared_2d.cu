@@ -14,6 +14,8 @@
 // 800 by the summation tree's worst case (accuracy_bound).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.207 ms, 41×41 2.85 ms.
 // Chunks, launch policy, shared memory and accuracy measurements: docs/methods/shared_2d.md.
+// Radius 1–3: compile-time kernels (the radius a template argument: loops unrolled, each weight at a
+// fixed constant-bank offset), chosen automatically, bit for bit the loop (create_looped forces it).
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
@@ -55,7 +57,8 @@ struct SharedWindow {
 // One block per tile. Every thread runs every chunk's two barriers (the loop count is the same for
 // the whole block, and no thread returns early); threads whose row is below the image stage but
 // skip the arithmetic.
-template <PixelFormat F, int Capacity>
+// kRadius >= 0: the compile-time kernel of radius 1..3 (conv2d_common.cuh): one chunk of taps × taps.
+template <PixelFormat F, int Capacity, int kRadius = kRunTimeRadius>
 __global__ void __launch_bounds__(Shared2dPolicy<F>::kThreads) shared2dKernel(const Shared2dArgs<F, Capacity> args) {
   extern __shared__ __align__(16) unsigned char s_window_bytes[];
   const SharedWindow<PixelAccum<F>> window{reinterpret_cast<PixelAccum<F>*>(s_window_bytes)};
@@ -71,7 +74,7 @@ __global__ void __launch_bounds__(Shared2dPolicy<F>::kThreads) shared2dKernel(co
     __syncthreads();  // everyone has finished reading the previous chunk's window
     stage_chunk(args, tile, chunk, tx, ty, window);
     __syncthreads();  // the whole window is staged
-    if (has_outputs) accumulate_chunk(args, chunk, tx, ty, window, sums);
+    if (has_outputs) accumulate_chunk(args, chunk, tx, ty, window, sums, CompileTimeRadius<kRadius>{});
   }
   if (has_outputs) store_outputs(args, tile, tx, ty, sums);
 }
@@ -91,7 +94,8 @@ CostEstimate shared_2d_cost(const FilterProblem& problem, int radius) {
 
 class Shared2d final : public GpuMethod {
  public:
-  using GpuMethod::GpuMethod;
+  // unrolled: radius 1..3 through the compile-time kernels (false: the run-time loop for every radius).
+  Shared2d(MethodInfo info, bool unrolled) : GpuMethod(std::move(info)), unrolled_(unrolled) {}
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     // The chunk depends on the device; before prepare(), assume the policy's (the bound barely moves).
@@ -158,11 +162,18 @@ class Shared2d final : public GpuMethod {
     if (blocks > INT_MAX) throw std::invalid_argument("shared_2d: the image needs more thread blocks than a grid holds");
 
     ScopedStage stage(timer, "convolve", stream);
-    shared2dKernel<F, Capacity><<<static_cast<unsigned int>(blocks), dim3(P::kThreadsX, P::kThreadsY), window_bytes_,
-                                  stream>>>(args);
+    // The compile-time kernels need the whole kernel in one chunk (every device's chunk is >= 26).
+    const bool one_chunk = plan_.chunks_per_side == 1;
+    dispatch_radius(args.radius, unrolled_ && one_chunk && Capacity == kSmallWeightCapacity, [&](auto radius) {
+      constexpr int kRadius = decltype(radius)::value;
+      if constexpr (kRadius == kRunTimeRadius || Capacity == kSmallWeightCapacity)  // no large-capacity copies
+        shared2dKernel<F, Capacity, kRadius><<<static_cast<unsigned int>(blocks), dim3(P::kThreadsX, P::kThreadsY),
+                                               window_bytes_, stream>>>(args);
+    });
     GAUSSLAB_CUDA_CHECK_LAUNCH("shared2dKernel", stream);
   }
 
+  bool unrolled_ = true;
   ChunkPlan plan_;
   std::size_t window_bytes_ = 0;
   std::vector<float> row_weights_;  // 2r + 1 normalised weights, passed by value in every launch
@@ -178,7 +189,9 @@ MethodEntry shared_2d_method() {
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
                   "reference, a little wider from radius 800 (the rounding of its summation tree)",
                   Backend::Cuda};
-  return {info, [info] { return std::make_unique<Shared2d>(info); }};
+  MethodEntry entry{info, [info] { return std::make_unique<Shared2d>(info, true); }};
+  entry.create_looped = [info] { return std::make_unique<Shared2d>(info, false); };
+  return entry;
 }
 
 }  // namespace gausslab

@@ -49,10 +49,14 @@ void GpuMethod::run(const ConstImageView& src, const ImageView& dst, StageTimer*
   check_views(src, dst);
   if (std::string problem = row_alignment_problem(info_.id, src, dst, reads_source_as_words()); !problem.empty())
     throw std::invalid_argument(problem);
+  run_fenced(stream, [&] { run_kernels(src, dst, timer, stream); });
+}
+
+void GpuMethod::run_fenced(cudaStream_t stream, const std::function<void()>& kernels) {
   fence_.begin_run(stream);
   try {
     weights_.upload_if_changed(stream);
-    run_kernels(src, dst, timer, stream);
+    kernels();
   } catch (...) {
     try {
       fence_.end_run(stream);  // what did launch is waited for before anything it reads changes

@@ -9,20 +9,13 @@
 
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "../methods/pool_common.cuh"
 
 namespace gausslab {
 
 namespace {
 
 constexpr int kPoolThreads = 256;
-
-__device__ __forceinline__ uchar4 pool_storage(uchar4 a, uchar4 b, uchar4 c, uchar4 d, PoolMode mode) {
-  return make_uchar4(pool_channel(a.x, b.x, c.x, d.x, mode), pool_channel(a.y, b.y, c.y, d.y, mode),
-                     pool_channel(a.z, b.z, c.z, d.z, mode), pool_channel(a.w, b.w, c.w, d.w, mode));
-}
-__device__ __forceinline__ float pool_storage(float a, float b, float c, float d, PoolMode mode) {
-  return pool_channel(a, b, c, d, mode);
-}
 
 template <class Storage>
 __global__ void __launch_bounds__(kPoolThreads) pool2x2Kernel(ConstImageView src, ImageView dst, PoolMode mode) {
@@ -33,7 +26,7 @@ __global__ void __launch_bounds__(kPoolThreads) pool2x2Kernel(ConstImageView src
   const int x = static_cast<int>(i - static_cast<long long>(y) * dst.width);
   const Storage* top = src.row<Storage>(2 * y);
   const Storage* bottom = src.row<Storage>(2 * y + 1);
-  dst.row<Storage>(y)[x] = pool_storage(top[2 * x], top[2 * x + 1], bottom[2 * x], bottom[2 * x + 1], mode);
+  dst.row<Storage>(y)[x] = pool_stored(top[2 * x], top[2 * x + 1], bottom[2 * x], bottom[2 * x + 1], mode);
 }
 
 bool four_byte_rows(const void* data, std::size_t pitch_bytes) {

@@ -14,9 +14,11 @@ MethodEntry separable_texture_method(); // separable_texture.cu
 MethodEntry separable_fused_method();   // separable_fused.cu
 MethodEntry fft_method();               // fft.cu
 MethodEntry recursive_method();         // recursive.cu
+MethodEntry tiled_1d_method();          // tiled_1d.cu
+MethodEntry lut_2d_method();            // lut_2d.cu
 
 const std::vector<MethodEntry>& method_registry() {
-  // The order is the GUI's order and its number keys (1–9).
+  // The order is the GUI's order and its number keys (1–9 for the first nine).
   static const std::vector<MethodEntry> registry = {
       cpu_separable_method(),
       cpu_openmp_method(),
@@ -27,6 +29,8 @@ const std::vector<MethodEntry>& method_registry() {
       separable_fused_method(),
       fft_method(),
       recursive_method(),
+      tiled_1d_method(),
+      lut_2d_method(),
   };
   return registry;
 }

@@ -249,8 +249,8 @@ const std::vector<std::vector<double>>& cached_reference(const std::string& imag
     cached_image = image_key;
   }
   char key[256];
-  std::snprintf(key, sizeof key, "%.17g/%.17g/%d/%d/%zu", params.sigma, params.truncate, params.fixed_radius,
-                static_cast<int>(params.border), regions.size());
+  std::snprintf(key, sizeof key, "%.17g/%.17g/%d/%d/%d/%zu", params.sigma, params.truncate, params.fixed_radius,
+                static_cast<int>(params.border), static_cast<int>(params.axes), regions.size());
   auto found = entries.find(key);
   if (found != entries.end()) return found->second;
   std::vector<std::vector<double>> references;

@@ -51,9 +51,12 @@ std::string image_key(const char* test, const FilterProblem& problem, std::uint3
 // ---- determinism ------------------------------------------------------------------------------
 
 TEST_P(GpuMethodBehaviour, RepeatedRunsAndFreshInstancesGiveIdenticalResults) {
+  FilterProblem signal = problem_of(4099, 1, PixelFormat::F32, 3.0, BorderMode::Mirror);
+  signal.params.axes = FilterAxes::RowsOnly;  // a 1D signal: the methods that filter along x only
   const std::vector<FilterProblem> candidates = {problem_of(127, 61, PixelFormat::Rgba8, 2.5, BorderMode::Reflect),
                                                  problem_of(127, 61, PixelFormat::F32, 8.0, BorderMode::Wrap),
-                                                 problem_of(61, 127, PixelFormat::Rgba8, 1.0, BorderMode::Nearest)};
+                                                 problem_of(61, 127, PixelFormat::Rgba8, 1.0, BorderMode::Nearest),
+                                                 signal};
   const std::unique_ptr<Method> method = create_method(id());
   int tested = 0;
   std::string refusals;

@@ -9,6 +9,7 @@
 //              and the fence's completion event, also when a kernel fails to launch.
 // A method keeps its device memory in ScratchBuffers made from fence() (they wait for the last run
 // before they reallocate or free) and its weights in weights() (copied on the run's stream).
+#include <functional>
 #include <string>
 
 #include "gausslab/cuda/device_weights.hpp"
@@ -44,6 +45,10 @@ class GpuMethod : public Method {
                            cudaStream_t stream) = 0;
   // False for a method that reads the source in a way that needs no 4-byte alignment.
   virtual bool reads_source_as_words() const { return true; }
+
+  // A method's other entry points (FusedPooling::run_pooled) run their kernels through this, as
+  // run() runs run_kernels: inside the run fence, after the weights' upload.
+  void run_fenced(cudaStream_t stream, const std::function<void()>& kernels);
 
   const RunFence& fence() const { return fence_; }
   DeviceWeights& weights() { return weights_; }

@@ -14,6 +14,12 @@ namespace gausslab {
 struct MethodEntry {
   MethodInfo info;
   std::function<std::unique_ptr<Method>()> create;
+  // The same method with its compile-time small-radius kernels switched off, the run-time loop for
+  // every radius: the benchmark's --unrolled comparison and the tests that the two agree bit for
+  // bit. Empty for a method without such kernels.
+  std::function<std::unique_ptr<Method>()> create_looped = {};
+  // Its instances implement FusedPooling (cuda/pooling.hpp): 2×2 pooling fused into the last pass.
+  bool fuses_pooling = false;
 };
 
 const std::vector<MethodEntry>& method_registry();

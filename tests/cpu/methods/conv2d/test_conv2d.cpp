@@ -146,8 +146,10 @@ AccuracyBound bound_of(const char* method_id, int width, int height, PixelFormat
 // ---- the CPU models ---------------------------------------------------------------------------
 
 // naive_2d: every thread of every 32 × 8 block, as naive2dKernel runs them.
+// `unrolled`: radius 1..3 through the compile-time code, as the method's default instance runs it.
 template <PixelFormat F>
-void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const FilterParams& params) {
+void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const FilterParams& params,
+                     bool unrolled = true) {
   const NaiveArgs<F> args = make_naive_args<F>(src.view(), dst.view(), params);
   const std::vector<float> weights = naive_weights_2d(params.sigma, params.radius());
   const int tiles_x = div_up(src.width(), NaivePolicy::kThreadsX);
@@ -158,8 +160,10 @@ void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const Fil
       for (int tx = 0; tx < NaivePolicy::kThreadsX; ++tx) {
         const int x = tile.x0 + tx, y = tile.y0 + ty;
         if (x >= args.dst.width || y >= args.dst.height) continue;
-        args.dst.template row<PixelStorage<F>>(y)[x] =
-            FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights.data(), x, y));
+        dispatch_radius(args.radius, unrolled, [&](auto radius) {
+          args.dst.template row<PixelStorage<F>>(y)[x] =
+              FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights.data(), x, y, radius));
+        });
       }
   }
 }
@@ -167,7 +171,8 @@ void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const Fil
 // shared_2d: every block; per chunk all threads stage, (barrier), all threads accumulate — the
 // order of shared2dKernel. `max_chunk` stands for the device's shared-memory limit.
 template <PixelFormat F, int Capacity = kLargeWeightCapacity>
-void run_shared_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const FilterParams& params, int max_chunk) {
+void run_shared_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const FilterParams& params, int max_chunk,
+                      bool unrolled = true) {
   using P = Shared2dPolicy<F>;
   const int taps = 2 * params.radius() + 1;
   const ChunkPlan plan = make_chunk_plan(taps, max_chunk);
@@ -195,7 +200,10 @@ void run_shared_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const Fi
                                " elements, expected " + std::to_string(expected));
       for (int ty = 0; ty < P::kThreadsY; ++ty)
         for (int tx = 0; tx < P::kThreadsX; ++tx)
-          if (thread_row_in_image(args, tile, ty)) accumulate_chunk(args, chunk, tx, ty, window, sums[ty * P::kThreadsX + tx]);
+          if (thread_row_in_image(args, tile, ty))
+            dispatch_radius(args.radius, unrolled && plan.chunks_per_side == 1, [&](auto radius) {
+              accumulate_chunk(args, chunk, tx, ty, window, sums[ty * P::kThreadsX + tx], radius);
+            });
     }
     for (int ty = 0; ty < P::kThreadsY; ++ty)
       for (int tx = 0; tx < P::kThreadsX; ++tx)
@@ -270,6 +278,43 @@ TEST(Conv2dChunkPlan, WindowFitsTheSharedMemoryOfEachTarget) {
   std::cout << "[ CONV2D   ] window at chunk 32: rgba8 " << window_bytes<PixelFormat::Rgba8>(32) << " B, f32 "
             << window_bytes<PixelFormat::F32>(32) << " B; rgba8 chunk on a 64 KB device: " << turing_rgba8 << " ("
             << window_bytes<PixelFormat::Rgba8>(turing_rgba8) << " B)\n";
+}
+
+// Both models with the compile-time code and with the run-time loop: the same bytes.
+template <PixelFormat F>
+void expect_unrolled_equals_looped(Model model, int width, int height, const FilterParams& params) {
+  const GuardedImage<F> src = random_image<F>(width, height, 11u);
+  GuardedImage<F> unrolled(width, height), looped(width, height);
+  if (model == Model::Naive) {
+    run_naive_model(src, unrolled, params, true);
+    run_naive_model(src, looped, params, false);
+  } else {
+    run_shared_model(src, unrolled, params, 32, true);
+    run_shared_model(src, looped, params, 32, false);
+  }
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      ASSERT_EQ(std::memcmp(&unrolled.at(x, y), &looped.at(x, y), sizeof(PixelStorage<F>)), 0)
+          << (model == Model::Naive ? "naive " : "shared ") << width << "x" << height << ", " << describe(params)
+          << " at " << x << "," << y;
+}
+
+TEST(Conv2dModels, CompileTimeSmallKernelsEqualTheRunTimeLoopBitForBit) {
+  for (const int radius : {1, 2, 3})
+    for (const BorderMode border : kAllBorderModes)
+      for (const auto& [w, h] : {std::pair{1, 1}, {2, 5}, {37, 11}, {161, 17}}) {
+        FilterParams params;
+        params.sigma = radius / 3.0 + 0.2;
+        params.fixed_radius = radius;
+        params.border = border;
+        for (const Model model : {Model::Naive, Model::Shared}) {
+          expect_unrolled_equals_looped<PixelFormat::Rgba8>(model, w, h, params);
+          expect_unrolled_equals_looped<PixelFormat::F32>(model, w, h, params);
+        }
+      }
+  // The compile-time chunk is the run-time one.
+  for (int taps = 1; taps <= 2 * kMaxRadius + 1; ++taps) ASSERT_EQ(summation_chunk_of(taps), summation_chunk(taps));
+  static_assert(summation_chunk_of(7) == 3 && summation_chunk_of(5) == 3 && summation_chunk_of(3) == 2);
 }
 
 TEST(Conv2dSummation, ChunkIsTheCeilingOfTheSquareRoot) {

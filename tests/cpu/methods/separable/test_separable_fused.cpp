@@ -34,6 +34,7 @@
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "kit/checked_shared.hpp"
+#include "gausslab/core/pooling.hpp"
 #include "kit/method_tests.hpp"
 #include "kit/model_accuracy.hpp"
 #include "kit/model_images.hpp"
@@ -105,10 +106,28 @@ struct ModelStore {
 
 // ---- the model ---------------------------------------------------------------------------------
 
-// SeparableFusedKernel<P, In, kTaps> over a width × height image (row-major, no padding).
+// The pooled image of a pooled run: whole pixels, each written once.
+template <class Out>
+struct ModelPooledStore {
+  std::vector<Out>* dst;
+  std::vector<int>* writes;
+  int width;
+  int height;
+  void store(int x, int y, Out value) const {
+    if (x < 0 || x >= width || y < 0 || y >= height)
+      throw ModelError("pooled write of (" + std::to_string(x) + ", " + std::to_string(y) + ") outside the " +
+                       std::to_string(width) + "×" + std::to_string(height) + " pooled image");
+    const std::size_t k = static_cast<std::size_t>(y) * width + x;
+    (*dst)[k] = value;
+    ++(*writes)[k];
+  }
+};
+
+// SeparableFusedKernel<P, In, kTaps, pool != None> over a width × height image (row-major, no
+// padding); with a pool mode, the pooled image of pooled_side(width) × pooled_side(height).
 template <class P, class In, int kTaps>
 std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vector<In>& src,
-                                   const std::vector<float>& weights) {
+                                   const std::vector<float>& weights, PoolMode pool = PoolMode::None) {
   using Accum = AccumOf<In>;
   const FusedLayout layout = fused_layout<P, In, Accum>(problem.radius);
   // The arrays exactly as large as the layout's byte ranges make them.
@@ -122,6 +141,11 @@ std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vecto
   std::vector<int> writes(dst.size(), 0);
   const ModelFill<In> fill{&src, problem.width, problem.height, &weights, raw.access(), shared_weights.access()};
   const ModelStore<In> out{&dst, &writes, problem.width, problem.height};
+  const bool pooled = pool != PoolMode::None;
+  const int pooled_w = pooled_side(problem.width), pooled_h = pooled_side(problem.height);
+  std::vector<In> pooled_dst(static_cast<std::size_t>(pooled_w) * pooled_h);
+  std::vector<int> pooled_writes(pooled_dst.size(), 0);
+  const ModelPooledStore<In> pooled_out{&pooled_dst, &pooled_writes, pooled_w, pooled_h};
 
   const long long blocks = fused_tile_count<P>(problem.width, problem.height);
   for (long long b = 0; b < blocks; ++b) {
@@ -142,15 +166,33 @@ std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vecto
       }
     }
     h.begin_read();  // __syncthreads()
+    if (pooled) raw.begin_fill();  // the row pass, raw's last reader, is done: the outputs are staged there
     for (int t = 0; t < P::kThreads; ++t) {
+      auto columns = [&](const auto& w) {
+        if (pooled)
+          column_pass<P, kTaps>(problem, tile, t, h.access(),
+                                w, StagedOutputs<P, In, typename CheckedShared<In>::Access>{raw.access(), tile});
+        else
+          column_pass<P, kTaps>(problem, tile, t, h.access(), w, out);
+      };
       if constexpr (kTaps > 0) {
         float w[kTaps];
         load_register_weights(shared_weights.access(), w);
-        column_pass<P, kTaps>(problem, tile, t, h.access(), w, out);
+        columns(w);
       } else {
-        column_pass<P, 0>(problem, tile, t, h.access(), shared_weights.access(), out);
+        columns(shared_weights.access());
       }
     }
+    if (pooled) {
+      raw.begin_read();  // __syncthreads()
+      for (int t = 0; t < P::kThreads; ++t) pool_pass<P>(problem, tile, t, raw.access(), pool, pooled_out);
+    }
+  }
+  if (pooled) {
+    for (std::size_t k = 0; k < pooled_writes.size(); ++k)
+      if (pooled_writes[k] != 1) throw ModelError("pooled pixel " + std::to_string(k) + " written " +
+                                                  std::to_string(pooled_writes[k]) + " times");
+    return pooled_dst;
   }
   check_written_once(writes, problem.width, "fused kernel");
   return dst;
@@ -164,7 +206,8 @@ struct ModelRun {
 
 // separable_fused on the CPU, choosing the kernel as the launch does.
 template <class Pixel>
-Image<Pixel> model_separable_fused(const Image<Pixel>& src, const FilterParams& params, ModelRun* run = nullptr) {
+Image<Pixel> model_separable_fused(const Image<Pixel>& src, const FilterParams& params, ModelRun* run = nullptr,
+                                   PoolMode pool = PoolMode::None) {
   using Storage = typename StorageOf<Pixel>::type;
   constexpr PixelFormat F = Image<Pixel>::format();
   const int radius = params.radius();
@@ -177,9 +220,11 @@ Image<Pixel> model_separable_fused(const Image<Pixel>& src, const FilterParams& 
     using P = typename decltype(policy)::type;
     constexpr int kTaps = decltype(taps)::value;
     if (run) *run = {P::kMaxRadius, kTaps};
-    out = model_fused_kernel<P, Storage, kTaps>(problem, in, weights);
+    out = model_fused_kernel<P, Storage, kTaps>(problem, in, weights, pool);
   });
-  return from_storage<Pixel>(out, src.width(), src.height());
+  const int width = pool == PoolMode::None ? src.width() : pooled_side(src.width());
+  const int height = pool == PoolMode::None ? src.height() : pooled_side(src.height());
+  return from_storage<Pixel>(out, width, height);
 }
 
 // The model against the plain loop, bit for bit, every border; returns the number of cases run.
@@ -425,6 +470,46 @@ TEST(SeparableFusedModel, OddSizesEveryBorderEveryKindOfKernel) {
     cases += check_model_matches_plain_loop<float>(w, h, radii);
   }
   EXPECT_EQ(cases, 6 * 2 * 9 * 5);
+}
+
+TEST(SeparableFusedModel, FusedPoolingEqualsPoolingTheResultOnTheCpu) {
+  // Odd and even sides, one tile and several (partial tiles at the edges), both kinds of kernel.
+  int cases = 0;
+  for (const auto& [w, h] : {std::pair{2, 2}, {3, 5}, {67, 131}, {131, 66}})
+    for (const int radius : {1, 3, 9})
+      for (const BorderMode border : {BorderMode::Reflect, BorderMode::Constant, BorderMode::Wrap})
+        for (const PoolMode mode : {PoolMode::Max2x2, PoolMode::Avg2x2}) {
+          FilterParams params;
+          params.sigma = radius / 3.0;
+          params.fixed_radius = radius;
+          params.border = border;
+          const std::string where = std::to_string(w) + "x" + std::to_string(h) + ", " + describe(params) + ", " +
+                                    to_string(mode);
+          const ImageRgba8 rgba = make_random_rgba8(w, h, 17u);
+          EXPECT_EQ(model_separable_fused(rgba, params, nullptr, mode).pixels(),
+                    pool_2x2(model_separable_fused(rgba, params), mode).pixels())
+              << where << " rgba8";
+          const ImageF32 grey = make_random_f32(w, h, 17u);
+          EXPECT_EQ(model_separable_fused(grey, params, nullptr, mode).pixels(),
+                    pool_2x2(model_separable_fused(grey, params), mode).pixels())
+              << where << " f32";
+          ++cases;
+        }
+  EXPECT_EQ(cases, 4 * 3 * 3 * 2);
+}
+
+TEST(SeparableFusedPolicy, StagedOutputsFitTheRawTile) {
+  // The pool pass stages kTileW × kTileH outputs where the raw tile (kTileH + 2r rows) lives.
+  dispatch_fused_kernel<PixelFormat::Rgba8>(0, [&](auto policy, auto) {
+    using P = typename decltype(policy)::type;
+    const FusedLayout layout = fused_layout<P, uchar4, float4>(0);
+    EXPECT_GE((layout.total_bytes - layout.raw_offset_bytes) / sizeof(uchar4), static_cast<unsigned>(staged_slots<P>()));
+  });
+  dispatch_fused_kernel<PixelFormat::F32>(0, [&](auto policy, auto) {
+    using P = typename decltype(policy)::type;
+    const FusedLayout layout = fused_layout<P, float, float>(0);
+    EXPECT_GE((layout.total_bytes - layout.raw_offset_bytes) / sizeof(float), static_cast<unsigned>(staged_slots<P>()));
+  });
 }
 
 TEST(SeparableFusedModel, PrimeSizesLargerThanATile) {
