@@ -31,6 +31,11 @@ PixelFormat parse_format_item(std::string_view flag, std::string_view text) { re
 
 std::string parse_method_item(std::string_view, std::string_view text) { return std::string(text); }
 
+// 2^E samples: 2^10 to 2^29 (the longest line gausslab filters).
+int parse_log2_length_item(std::string_view flag, std::string_view text) { return parse_int(flag, text, 10, 29); }
+
+int parse_radius_item(std::string_view flag, std::string_view text) { return parse_int(flag, text, 0, kMaxRadius); }
+
 double parse_positive(std::string_view flag, std::string_view text) {
   const double value = parse_double(flag, text);
   if (value <= 0) throw UsageError(std::string(flag) + ": " + std::string(text) + " must be greater than 0");
@@ -66,6 +71,22 @@ std::string bench_usage(const std::string& method_ids) {
          "                         crossover plot)\n"
          "  --sweep-size N         the sweep's image side (default 4096)\n"
          "  --sweep-sigmas S,...   default 0.5,1,2,3,4,6,8,12,16,24,32,48,64\n"
+         "\n"
+         "Sections of the techniques beyond the published comparison (each its own table):\n"
+         "  --signals              1D signals: every GPU method that filters along x only (tiled_1d,\n"
+         "                         separable_shared's row pass) on float32 signals of 2^E samples\n"
+         "  --signal-lengths E,... the exponents E (default 16,18,20,22,24,26,28)\n"
+         "  --signal-radii R,...   default 3,20,64 (sigma = radius / 3)\n"
+         "  --lut                  lut_2d against the multiply kernels naive_2d and shared_2d, RGBA8\n"
+         "  --lut-radii R,...      default 1,2,3,4,6,8\n"
+         "  --unrolled             naive_2d and shared_2d: the compile-time kernels of radius 1 to 3\n"
+         "                         against the run-time loop forced for every radius\n"
+         "  --unrolled-kernels K,... default 3,5,7\n"
+         "  --pooling              blur then 2×2 pooling (max and avg): fused into the method's last\n"
+         "                         pass against a separate pooling kernel, 7×7 kernels\n"
+         "  --technique-size N     the image side of --lut, --unrolled and --pooling (default 4096)\n"
+         "  --no-main              only the sections asked for, not the published comparison\n"
+         "\n"
          "  --out DIR              results.csv, results.json, results.md and charts (default\n"
          "                         gausslab-bench-results); created if missing\n"
          "  --overwrite            replace results already in DIR (never done otherwise)\n"
@@ -142,6 +163,26 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       options.sweep_size = parse_size_item(arg, reader.value(arg));
     } else if (arg == "--sweep-sigmas") {
       options.sweep_sigmas = parse_list<double>(arg, reader.value(arg), parse_sigma_item);
+    } else if (arg == "--signals") {
+      options.signals = true;
+    } else if (arg == "--signal-lengths") {
+      options.signal_log2_lengths = parse_list<int>(arg, reader.value(arg), parse_log2_length_item);
+    } else if (arg == "--signal-radii") {
+      options.signal_radii = parse_list<int>(arg, reader.value(arg), parse_radius_item);
+    } else if (arg == "--lut") {
+      options.lut = true;
+    } else if (arg == "--lut-radii") {
+      options.lut_radii = parse_list<int>(arg, reader.value(arg), parse_radius_item);
+    } else if (arg == "--unrolled") {
+      options.unrolled = true;
+    } else if (arg == "--unrolled-kernels") {
+      options.unrolled_kernels = parse_list<int>(arg, reader.value(arg), parse_kernel_item);
+    } else if (arg == "--pooling") {
+      options.pooling = true;
+    } else if (arg == "--technique-size") {
+      options.technique_size = parse_size_item(arg, reader.value(arg));
+    } else if (arg == "--no-main") {
+      options.main_section = false;
     } else if (arg == "--out") {
       options.out_dir = reader.value(arg);
       if (options.out_dir.empty()) throw UsageError("--out: the folder name is empty");
@@ -210,6 +251,9 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
   }
   if (sigmas_given && !kernels_given) options.kernels.clear();
   if (border_given) options.batch.border = options.border;
+  if (!options.main_section && !options.signals && !options.lut && !options.unrolled && !options.pooling &&
+      !options.sigma_sweep && !options.sequence && !options.batch.enabled)
+    throw UsageError("--no-main leaves nothing to measure; add --signals, --lut, --unrolled, --pooling or --sigma-sweep");
   if (options.quick) {
     TimingPolicy& t = options.timing;
     t.warmup_runs = 1;

@@ -57,6 +57,18 @@ struct BenchOptions {
   int sequence_history = 20;
   std::vector<std::string> sequence_backends = {"gpu", "cpu"};
 
+  // Sections beyond the published comparison (issue 13's techniques), each its own table.
+  bool main_section = true;  // false (--no-main): only the sections asked for
+  bool signals = false;      // --signals: 1D signals, every GPU method that filters along x only
+  std::vector<int> signal_log2_lengths = {16, 18, 20, 22, 24, 26, 28};
+  std::vector<int> signal_radii = {3, 20, 64};
+  bool lut = false;          // --lut: lut_2d against naive_2d and shared_2d, RGBA8
+  std::vector<int> lut_radii = {1, 2, 3, 4, 6, 8};
+  bool unrolled = false;     // --unrolled: the compile-time small-radius kernels against the run-time loop
+  std::vector<int> unrolled_kernels = {3, 5, 7};
+  bool pooling = false;      // --pooling: 2×2 pooling fused into the last pass against a separate kernel
+  int technique_size = 4096; // the image side of --lut, --unrolled and --pooling
+
   std::string out_dir = "gausslab-bench-results";
   bool overwrite = false;
   bool quick = false;

@@ -17,6 +17,13 @@ std::string BenchCase::kernel_label() const {
   return text;
 }
 
+std::string BenchCase::variant() const {
+  if (pool != PoolMode::None) return std::string(to_string(pool)) + (fused_pool ? " fused" : " separate");
+  if (looped) return "looped";
+  if (method->create_looped) return "unrolled";  // this method's compile-time kernels where they apply
+  return "";
+}
+
 std::vector<const MethodEntry*> select_methods(const std::vector<std::string>& ids) {
   std::vector<const MethodEntry*> methods;
   if (ids.empty()) {
@@ -39,23 +46,86 @@ std::vector<BenchCase> plan_cases(const BenchOptions& options, const std::vector
       cases.push_back({section, method, FilterProblem{side, side, format, params}, kernel_size});
   };
 
-  for (PixelFormat format : options.formats)
-    for (int side : options.sizes) {
-      for (int k : options.kernels) {
-        FilterParams params;
-        params.border = options.border;
-        params.fixed_radius = kernel_radius(k);
-        params.sigma = kernel_sigma(k);
-        add_for_all_methods(kMainSection, format, side, params, k);
+  if (options.main_section) {
+    for (PixelFormat format : options.formats)
+      for (int side : options.sizes) {
+        for (int k : options.kernels) {
+          FilterParams params;
+          params.border = options.border;
+          params.fixed_radius = kernel_radius(k);
+          params.sigma = kernel_sigma(k);
+          add_for_all_methods(kMainSection, format, side, params, k);
+        }
+        for (double sigma : options.sigmas) {
+          FilterParams params;
+          params.border = options.border;
+          params.sigma = sigma;
+          params.truncate = options.truncate;
+          add_for_all_methods(kMainSection, format, side, params, 0);
+        }
       }
-      for (double sigma : options.sigmas) {
-        FilterParams params;
-        params.border = options.border;
-        params.sigma = sigma;
-        params.truncate = options.truncate;
-        add_for_all_methods(kMainSection, format, side, params, 0);
+  }
+
+  if (options.signals) {
+    // Every GPU method that filters along x only, on 1×N float32 signals, sigma = radius / 3.
+    for (int log2_length : options.signal_log2_lengths)
+      for (int radius : options.signal_radii)
+        for (const MethodEntry* method : methods) {
+          if (method->info.backend != Backend::Cuda || !method->info.filters_along_x_only) continue;
+          FilterParams params;
+          params.border = options.border;
+          params.fixed_radius = radius;
+          params.sigma = std::max(kMinSigma, radius / 3.0);
+          params.axes = FilterAxes::RowsOnly;
+          cases.push_back({kSignalsSection, method, FilterProblem{1 << log2_length, 1, PixelFormat::F32, params}, 0});
+        }
+  }
+  // The 2D techniques on one image of technique_size²: k×k kernels, sigma = radius / 3.
+  auto technique_params = [&](int radius) {
+    FilterParams params;
+    params.border = options.border;
+    params.fixed_radius = radius;
+    params.sigma = std::max(kMinSigma, radius / 3.0);
+    return params;
+  };
+  const int side = options.technique_size;
+  auto selected = [&](const char* id) -> const MethodEntry* {
+    for (const MethodEntry* method : methods)
+      if (method->info.id == id) return method;
+    return nullptr;
+  };
+  if (options.lut)
+    for (int radius : options.lut_radii)
+      for (const char* id : {"lut_2d", "naive_2d", "shared_2d"})
+        if (const MethodEntry* method = selected(id))
+          cases.push_back({kLutSection, method, FilterProblem{side, side, PixelFormat::Rgba8, technique_params(radius)},
+                           2 * radius + 1});
+  if (options.unrolled)
+    for (PixelFormat format : options.formats)
+      for (int k : options.unrolled_kernels)
+        for (const MethodEntry* method : methods) {
+          if (!method->create_looped) continue;
+          const FilterProblem problem{side, side, format, technique_params(kernel_radius(k))};
+          for (bool looped : {false, true}) {
+            BenchCase config{kUnrolledSection, method, problem, k};
+            config.looped = looped;
+            cases.push_back(config);
+          }
+        }
+  if (options.pooling)
+    for (PixelFormat format : options.formats)
+      for (const MethodEntry* method : methods) {
+        if (method->info.backend != Backend::Cuda || !method->fuses_pooling) continue;
+        const FilterProblem problem{side, side, format, technique_params(3)};
+        cases.push_back({kPoolingSection, method, problem, 7});  // the blur alone, for reference
+        for (PoolMode pool : {PoolMode::Max2x2, PoolMode::Avg2x2})
+          for (bool fused : {true, false}) {
+            BenchCase config{kPoolingSection, method, problem, 7};
+            config.pool = pool;
+            config.fused_pool = fused;
+            cases.push_back(config);
+          }
       }
-    }
 
   if (options.sigma_sweep)
     for (double sigma : options.sweep_sigmas) {
@@ -100,6 +170,14 @@ double predict_run_ms(double previous_ms, const FilterProblem& previous, const F
 
 double effective_bytes(const FilterProblem& problem) {
   return 2.0 * static_cast<double>(problem.pixel_count()) * static_cast<double>(bytes_per_pixel(problem.format));
+}
+
+double effective_bytes(const BenchCase& config) {
+  if (config.pool == PoolMode::None) return effective_bytes(config.problem);
+  const double in = static_cast<double>(config.problem.pixel_count()) * bytes_per_pixel(config.problem.format);
+  const double out = static_cast<double>(pooled_side(config.problem.width)) * pooled_side(config.problem.height) *
+                     bytes_per_pixel(config.problem.format);
+  return in + out;
 }
 
 }  // namespace gausslab

@@ -6,22 +6,32 @@
 
 #include "bench_options.hpp"
 #include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
 
 inline constexpr const char* kMainSection = "main";
 inline constexpr const char* kSweepSection = "sigma_sweep";
+inline constexpr const char* kSignalsSection = "signals";    // --signals
+inline constexpr const char* kLutSection = "lut";            // --lut
+inline constexpr const char* kUnrolledSection = "unrolled";  // --unrolled
+inline constexpr const char* kPoolingSection = "pooling";    // --pooling
 
 struct BenchCase {
   std::string section;  // kMainSection or kSweepSection
   const MethodEntry* method = nullptr;
   FilterProblem problem;
   int kernel_size = 0;  // k of a k×k kernel from --kernels; 0 when sigma was given
+  bool looped = false;  // the method's run-time loop forced for every radius (MethodEntry::create_looped)
+  PoolMode pool = PoolMode::None;  // blur then 2×2 pooling ...
+  bool fused_pool = false;         // ... fused into the method's last pass (else a separate kernel)
 
   bool is_gpu() const { return method->info.backend == Backend::Cuda; }
   // "7x7" for a kernel, "sigma 2" otherwise.
   std::string kernel_label() const;
+  // What sets this row apart from the method's plain run: "", "looped", "unrolled", "max2x2 fused" ...
+  std::string variant() const;
 };
 
 // The methods --methods names (all when empty); UsageError for an unknown id.
@@ -50,5 +60,7 @@ double predict_run_ms(double previous_ms, const FilterProblem& previous, const F
 
 // Effective bandwidth of one run: the input read once and the output written once.
 double effective_bytes(const FilterProblem& problem);
+// The same for a row: a pooled output is a quarter of the input.
+double effective_bytes(const BenchCase& config);
 
 }  // namespace gausslab

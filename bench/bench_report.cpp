@@ -1,5 +1,7 @@
 #include "bench_report.hpp"
 
+#include "bench_techniques.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,6 +44,7 @@ const std::vector<Column>& columns() {
       {"radius", true, [](R r, H) { return std::to_string(r.config.problem.params.radius()); }},
       {"taps", true, [](R r, H) { return std::to_string(r.config.problem.params.taps()); }},
       {"border", false, [](R r, H) { return std::string(to_string(r.config.problem.params.border)); }},
+      {"variant", false, [](R r, H) { return r.config.variant(); }},
       {"status", false, [](R r, H) { return std::string(to_string(r.status)); }},
       {"note", false, [](R r, H) { return r.note; }},
       {"warmup_runs", true, [](R r, H) { return ok(r) ? std::to_string(r.warmup_runs) : ""; }},
@@ -302,7 +305,7 @@ std::string console_summary(const BenchHeader& header, const std::vector<BenchRo
                      " configurations measured; every row, with the timing rules, is in results.md\n\n";
   text += skipped_markdown(rows);
   if (!outside.empty()) text += "## Outside the method's stated accuracy\n\n" + outside + "\n";
-  return text + speedup_markdown(rows);
+  return text + techniques_markdown(header, rows) + speedup_markdown(rows);
 }
 
 std::string results_markdown(const BenchHeader& header, const std::vector<BenchRow>& rows) {
@@ -328,24 +331,27 @@ std::string results_markdown(const BenchHeader& header, const std::vector<BenchR
     const std::pair<std::string, PixelFormat> group{row.config.section, row.config.problem.format};
     if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
   }
+  md << techniques_markdown(header, rows);
   for (const auto& [section, format] : groups) {
-    md << "## " << (section == kMainSection ? "Image size × kernel" : "Time against sigma") << ", " << to_string(format)
-       << "\n\n";
-    md << "| method | backend | size | kernel | sigma | radius | ms median | min | p90 | Mpix/s | GB/s | % copy | "
+    md << "## " << section_title(section) << ", " << to_string(format) << "\n\n";
+    md << "| method | backend | size | kernel | variant | sigma | radius | ms median | min | p90 | Mpix/s | GB/s | % copy | "
           "end-to-end ms | max rel err | max err | PSNR dB | in bound |\n";
-    md << "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+    md << "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for (const BenchRow& row : rows) {
       if (row.config.section != section || row.config.problem.format != format || !ok(row)) continue;
       const FilterProblem& p = row.config.problem;
       md << "| " << row.config.method->info.id << " | " << to_string(row.config.method->info.backend) << " | "
          << size_text(p.width, p.height) << " | " << (row.config.kernel_size > 0 ? row.config.kernel_label() : "")
+         << " | " << row.config.variant()
          << " | " << number("%.4g", p.params.sigma) << " | " << p.params.radius() << " | "
          << number("%.4g", row.kernel.median) << " | " << number("%.4g", row.kernel.min) << " | "
          << number("%.4g", row.kernel.p90) << " | " << number("%.0f", megapixels_per_second(row)) << " | "
          << number("%.1f", gigabytes_per_second(row)) << " | "
          << (header.copy_gbs > 0 ? number("%.0f", percent_of_copy(row, header.copy_gbs)) : "") << " | "
-         << number("%.4g", row.end_to_end_ms) << " | " << number("%.2g", row.accuracy.max_relative_error) << " | "
-         << number("%.2g", row.accuracy.max_abs_error) << " | " << number("%.1f", row.accuracy.psnr_db) << " | "
+         << number("%.4g", row.end_to_end_ms) << " | "
+         << (row.has_accuracy ? number("%.2g", row.accuracy.max_relative_error) : "") << " | "
+         << (row.has_accuracy ? number("%.2g", row.accuracy.max_abs_error) : "") << " | "
+         << (row.has_accuracy ? number("%.1f", row.accuracy.psnr_db) : "") << " | "
          << (row.within_bound ? "yes" : "**no**") << " |\n";
     }
     md << "\n";

@@ -28,7 +28,7 @@ double megapixels_per_second(const BenchRow& row) {
 
 double gigabytes_per_second(const BenchRow& row) {
   if (row.status != BenchRow::Status::Ok || !(row.kernel.median > 0)) return 0;
-  return effective_bytes(row.config.problem) / (row.kernel.median * 1e-3) / 1e9;
+  return effective_bytes(row.config) / (row.kernel.median * 1e-3) / 1e9;
 }
 
 double percent_of_copy(const BenchRow& row, double copy_gbs) {

@@ -67,9 +67,9 @@ double BenchRunner::measure_copy_bandwidth(std::string& note) {
   }
 }
 
-Method& BenchRunner::method_for(const MethodEntry& entry) {
-  std::unique_ptr<Method>& method = methods_[&entry];
-  if (!method) method = entry.create();
+Method& BenchRunner::method_for(const BenchCase& config) {
+  std::unique_ptr<Method>& method = methods_[{config.method, config.looped}];
+  if (!method) method = config.looped ? config.method->create_looped() : config.method->create();
   return *method;
 }
 
@@ -129,7 +129,10 @@ void BenchRunner::measure_gpu(const BenchCase& config, Method& method, BenchRow&
     gpu_->load_input(input);
     gpu_loaded_ = key;
   }
-  const GpuMeasurement measured = gpu_->measure(method);
+  const bool pooled = config.pool != PoolMode::None;
+  const GpuMeasurement measured =
+      pooled ? gpu_->measure_pooled(method, config.pool, config.fused_pool ? PoolPath::Fused : PoolPath::Separate)
+             : gpu_->measure(method);
   row.kernel = time_stats(measured.kernel_ms);
   row.end_to_end_ms = time_stats(measured.end_to_end_ms).median;
   row.warmup_runs = measured.warmup_runs;
@@ -140,6 +143,11 @@ void BenchRunner::measure_gpu(const BenchCase& config, Method& method, BenchRow&
                " ms (--gpu-cap-ms): timed once";
   last_gpu_ms_[{config.section, method.info().id}] = {row.kernel.median, config.problem};
 
+  if (pooled) {  // the pooled result is checked bit for bit against the CPU pooling in the GPU tests
+    row.note += std::string(row.note.empty() ? "" : "; ") +
+                "accuracy: the pooled result equals the CPU pooling of the blur bit for bit (tests/gpu)";
+    return;
+  }
   row.accuracy = crop_accuracy(gpu_->result_host(), crop_reference(config.problem));
   row.has_accuracy = true;
 }
@@ -167,7 +175,7 @@ void BenchRunner::measure_case(const BenchCase& config, BenchRow& row) {
   if (now_seconds() - start_seconds_ > timing.budget_seconds)
     return skip(row, "the run's time budget of " + format_number("%g", timing.budget_seconds) +
                          " s was used up (--budget-seconds)");
-  Method& method = method_for(*config.method);
+  Method& method = method_for(config);
   if (std::string reason = method.unsupported_reason(config.problem); !reason.empty())
     return skip(row, "refused: " + reason);
 

@@ -38,7 +38,7 @@ class BenchRunner {
   void measure_gpu(const BenchCase& config, Method& method, BenchRow& row);
   void measure_cpu_case(const BenchCase& config, Method& method, double estimated_seconds, BenchRow& row);
   void check_gpu_health(const std::string& method_id);
-  Method& method_for(const MethodEntry& entry);
+  Method& method_for(const BenchCase& config);
   double cpu_rate(Method& method);
   ConstImageView host_input(const FilterProblem& problem);
   ImageView host_output(const FilterProblem& problem);
@@ -50,7 +50,7 @@ class BenchRunner {
   bool progress_is_terminal_;
   double start_seconds_ = 0;
 
-  std::map<const MethodEntry*, std::unique_ptr<Method>> methods_;
+  std::map<std::pair<const MethodEntry*, bool>, std::unique_ptr<Method>> methods_;  // by entry and looped
   std::map<std::string, double> cpu_rates_;  // multiply-adds per second, by method id
   // The same method's previous measurement in the same section: predicts the next one's time.
   std::map<std::pair<std::string, std::string>, std::pair<double, FilterProblem>> last_gpu_ms_;

@@ -92,6 +92,7 @@ void GpuTiming::load_input(const ConstImageView& host_input) {
                             inputs_[0].format() != host_input.format))) {
     inputs_.clear();
     outputs_.clear();
+    pooled_outputs_.clear();
     inputs_.resize(static_cast<std::size_t>(copies));
     outputs_.resize(static_cast<std::size_t>(copies));
   }
@@ -104,17 +105,23 @@ void GpuTiming::load_input(const ConstImageView& host_input) {
   const ImageView pinned = upload_view_;
   for (int y = 0; y < host_input.height; ++y)
     std::memcpy(pinned.row<char>(y), host_input.row<char>(y), pinned.pitch_bytes);
+  for (DeviceImage& pooled : pooled_outputs_)
+    pooled.resize(pooled_side(host_input.width), pooled_side(host_input.height), host_input.format);
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-void GpuTiming::run(Method& method, int copy) {
+void GpuTiming::run(Method& method, int copy, const Pooling& pooling) {
   const std::size_t i = static_cast<std::size_t>(copy) % inputs_.size();
-  method.run(inputs_[i].view(), outputs_[i].view(), nullptr, stream_);
+  if (pooling.mode == PoolMode::None)
+    method.run(inputs_[i].view(), outputs_[i].view(), nullptr, stream_);
+  else
+    run_and_pool(method, inputs_[i].view(), outputs_[i].view(), pooled_outputs_[i].view(), pooling.mode, nullptr,
+                 stream_, pooling.path);
 }
 
-float GpuTiming::time_one_run(Method& method, int copy) {
+float GpuTiming::time_one_run(Method& method, int copy, const Pooling& pooling) {
   GAUSSLAB_CUDA_CHECK(cudaEventRecord(starts_[0], stream_));
-  run(method, copy);
+  run(method, copy, pooling);
   GAUSSLAB_CUDA_CHECK(cudaEventRecord(stops_[0], stream_));
   GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(stops_[0]));
   float ms = 0;
@@ -122,17 +129,29 @@ float GpuTiming::time_one_run(Method& method, int copy) {
   return ms;
 }
 
-GpuMeasurement GpuTiming::measure(Method& method) {
+GpuMeasurement GpuTiming::measure(Method& method) { return measure_runs(method, Pooling{}); }
+
+GpuMeasurement GpuTiming::measure_pooled(Method& method, PoolMode pool, PoolPath path) {
+  if (inputs_.empty()) throw std::logic_error("GpuTiming::measure_pooled before load_input");
+  if (pooled_outputs_.size() != inputs_.size()) {
+    pooled_outputs_.resize(inputs_.size());
+    for (DeviceImage& pooled : pooled_outputs_)
+      pooled.resize(pooled_side(inputs_[0].width()), pooled_side(inputs_[0].height()), inputs_[0].format());
+  }
+  return measure_runs(method, Pooling{pool, path});
+}
+
+GpuMeasurement GpuTiming::measure_runs(Method& method, const Pooling& pooling) {
   if (inputs_.empty()) throw std::logic_error("GpuTiming::measure before load_input");
   GpuMeasurement result;
   // Whatever prepare() enqueued anywhere (uploads, plan set-up) finishes outside the timed region.
   GAUSSLAB_CUDA_CHECK(cudaDeviceSynchronize());
 
   // Warm-up: the first run pays for lazy module loading and cold caches.
-  float last_ms = time_one_run(method, 0);
+  float last_ms = time_one_run(method, 0, pooling);
   result.warmup_runs = 1;
   while (result.warmup_runs < policy_.warmup_runs && last_ms < kSlowWarmupMs)
-    last_ms = time_one_run(method, result.warmup_runs++);
+    last_ms = time_one_run(method, result.warmup_runs++, pooling);
 
   // Timed runs, back to back on the stream; each has its own event pair, read after one sync. A
   // run slower than the cap is timed once: five of them would cost more than the number is worth.
@@ -144,7 +163,7 @@ GpuMeasurement GpuTiming::measure(Method& method) {
                      static_cast<int>(starts_.size()));
   for (int i = 0; i < runs; ++i) {
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(starts_[i], stream_));
-    run(method, i + 1);  // the next copy after warm-up's first, rotating
+    run(method, i + 1, pooling);  // the next copy after warm-up's first, rotating
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(stops_[i], stream_));
   }
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -155,7 +174,12 @@ GpuMeasurement GpuTiming::measure(Method& method) {
   }
 
   // End to end: upload from pinned memory, run, download; the last run's output is poisoned first.
-  const ImageView d_in = inputs_[0].view(), d_out = outputs_[0].view();
+  const bool pooled = pooling.mode != PoolMode::None;
+  const ImageView d_in = inputs_[0].view(), d_out = pooled ? pooled_outputs_[0].view() : outputs_[0].view();
+  result_view_ = download_view_;
+  if (pooled)  // the pooled image, tightly packed at the start of the download buffer
+    result_view_ = ImageView{download_view_.data, d_out.width, d_out.height,
+                             static_cast<std::size_t>(d_out.width) * bytes_per_pixel(d_out.format), d_out.format};
   const int e2e_runs = result.slow ? 1 : std::max(1, policy_.end_to_end_runs);
   for (int i = 0; i < e2e_runs; ++i) {
     if (i == e2e_runs - 1)
@@ -164,8 +188,11 @@ GpuMeasurement GpuTiming::measure(Method& method) {
                                             static_cast<std::size_t>(d_out.height), stream_));
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(starts_[i], stream_));
     copy_image_async(upload_view_, d_in, cudaMemcpyHostToDevice, stream_);
-    method.run(d_in, d_out, nullptr, stream_);
-    copy_image_async(d_out, download_view_, cudaMemcpyDeviceToHost, stream_);
+    if (pooled)
+      run_and_pool(method, d_in, outputs_[0].view(), d_out, pooling.mode, nullptr, stream_, pooling.path);
+    else
+      method.run(d_in, d_out, nullptr, stream_);
+    copy_image_async(d_out, result_view_, cudaMemcpyDeviceToHost, stream_);
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(stops_[i], stream_));
   }
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));

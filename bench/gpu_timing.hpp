@@ -11,6 +11,7 @@
 #include "bench_plan.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/method.hpp"
+#include "gausslab/cuda/pooling.hpp"
 #include "gausslab/cuda/pinned_buffer.hpp"
 
 namespace gausslab {
@@ -45,19 +46,30 @@ class GpuTiming {
   // run writes into a poisoned device output (0xFF bytes: NaN for f32), so a pixel the method does
   // not write shows in the result; that result is left in result_host().
   GpuMeasurement measure(Method& method);
-  ConstImageView result_host() const { return download_view_; }
+  // The same for a blur followed by 2×2 pooling (run_and_pool, cuda/pooling.hpp), fused into the
+  // method's last pass or as a separate kernel: the pooled result, a quarter of the size, is what
+  // each run writes and the end-to-end run downloads (then in result_host()).
+  GpuMeasurement measure_pooled(Method& method, PoolMode pool, PoolPath path);
+  ConstImageView result_host() const { return result_view_; }
 
  private:
-  float time_one_run(Method& method, int copy);
-  void run(Method& method, int copy);
+  struct Pooling {
+    PoolMode mode = PoolMode::None;
+    PoolPath path = PoolPath::Separate;
+  };
+  GpuMeasurement measure_runs(Method& method, const Pooling& pooling);
+  float time_one_run(Method& method, int copy, const Pooling& pooling);
+  void run(Method& method, int copy, const Pooling& pooling);
 
   TimingPolicy policy_;
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> starts_, stops_;
   std::vector<DeviceImage> inputs_, outputs_;
+  std::vector<DeviceImage> pooled_outputs_;  // one per copy, made by the first pooled measurement
   // Page-locked, so that the end-to-end copies run at full speed.
   PinnedBuffer upload_, download_;
   ImageView upload_view_, download_view_;
+  ImageView result_view_;  // download_view_, or the pooled image at its start
 };
 
 }  // namespace gausslab

@@ -1,6 +1,6 @@
 #pragma once
 // lut_2d's table, policy and per-thread code, written once as __host__ __device__ functions: the
-// kernel in lut_2d.cu is a thin loop around them, and tests/cpu/test_lut_2d.cpp runs the very same
+// kernel in lut_2d.cu is a thin loop around them, and tests/cpu/methods/lut_2d/test_lut_2d.cpp runs the very same
 // functions on the CPU with a checked shared table.
 //
 // The table: a symmetric 2D Gaussian of radius r has one weight per unordered pair of tap

@@ -1,6 +1,6 @@
 #pragma once
 // tiled_1d's policy and per-thread code, written once as __host__ __device__ functions: the kernel
-// in tiled_1d.cu is a thin sequence of them between barriers, and tests/cpu/test_tiled_1d.cpp runs
+// in tiled_1d.cu is a thin sequence of them between barriers, and tests/cpu/methods/tiled_1d/test_tiled_1d.cpp runs
 // the very same functions on the CPU, block by block and thread by thread, with checked shared
 // memory (every slot filled once before it is read, reads only after the barrier).
 //

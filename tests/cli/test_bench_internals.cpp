@@ -9,6 +9,7 @@
 #include "bench_options.hpp"
 #include "bench_plan.hpp"
 #include "bench_report.hpp"
+#include "bench_techniques.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/cpu_filter.hpp"
 #include "gpu_timing.hpp"
@@ -246,6 +247,114 @@ TEST(BenchReport, CsvAndJsonHaveOneRowPerConfiguration) {
   // 4096² f32 read + written in 2 ms: 67.1 GB/s, 3.4 % of 2000 GB/s.
   EXPECT_NEAR(gigabytes_per_second(rows[0]), 67.108864, 1e-6);
   EXPECT_NE(csv.find(",67.109,3.355,"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace gausslab
+
+// ---- issue 13's sections -------------------------------------------------------------------------
+
+namespace gausslab {
+namespace {
+
+int count_section(const std::vector<BenchCase>& cases, const char* section) {
+  return static_cast<int>(std::count_if(cases.begin(), cases.end(), [&](const BenchCase& c) { return c.section == section; }));
+}
+
+TEST(BenchPlan, SignalsAreEveryOneAxisGpuMethodOnEveryLengthAndRadius) {
+  const BenchOptions options = parse({"--no-main", "--signals", "--signal-lengths", "16,26", "--signal-radii", "3,20,64"});
+  const std::vector<BenchCase> cases = plan_cases(options, select_methods({}));
+  std::vector<std::string> methods;
+  for (const BenchCase& c : cases) {
+    ASSERT_EQ(c.section, kSignalsSection);
+    EXPECT_EQ(c.problem.height, 1);
+    EXPECT_EQ(c.problem.format, PixelFormat::F32);
+    EXPECT_EQ(c.problem.params.axes, FilterAxes::RowsOnly);
+    EXPECT_TRUE(c.method->info.filters_along_x_only && c.is_gpu()) << c.method->info.id;
+    if (std::find(methods.begin(), methods.end(), c.method->info.id) == methods.end()) methods.push_back(c.method->info.id);
+  }
+  EXPECT_NE(std::find(methods.begin(), methods.end(), "tiled_1d"), methods.end());
+  EXPECT_NE(std::find(methods.begin(), methods.end(), "separable_shared"), methods.end());
+  EXPECT_EQ(cases.size(), 2u * 3u * methods.size());
+  EXPECT_EQ(cases.front().problem.width, 1 << 16);
+  // One read and one write of 4 bytes per sample.
+  EXPECT_DOUBLE_EQ(effective_bytes(cases.front()), 8.0 * (1 << 16));
+}
+
+TEST(BenchPlan, LutUnrolledAndPoolingSections) {
+  const BenchOptions options =
+      parse({"--no-main", "--lut", "--lut-radii", "1,8", "--unrolled", "--unrolled-kernels", "5,7", "--pooling",
+             "--technique-size", "256", "--formats", "f32,rgba8"});
+  const std::vector<BenchCase> cases = plan_cases(options, select_methods({}));
+  EXPECT_EQ(count_section(cases, kMainSection), 0);
+  EXPECT_EQ(count_section(cases, kLutSection), 2 * 3);  // lut_2d, naive_2d, shared_2d
+  for (const BenchCase& c : cases)
+    if (c.section == kLutSection) EXPECT_EQ(c.problem.format, PixelFormat::Rgba8);
+  // naive_2d and shared_2d have compile-time kernels: unrolled and looped, 2 formats, 2 kernels.
+  EXPECT_EQ(count_section(cases, kUnrolledSection), 2 * 2 * 2 * 2);
+  const auto looped = std::find_if(cases.begin(), cases.end(), [](const BenchCase& c) { return c.looped; });
+  ASSERT_NE(looped, cases.end());
+  EXPECT_EQ(looped->variant(), "looped");
+  // separable_fused fuses pooling: per format the blur alone, then max and avg, fused and separate.
+  EXPECT_EQ(count_section(cases, kPoolingSection), 2 * 5);
+  const auto pooled = std::find_if(cases.begin(), cases.end(), [](const BenchCase& c) { return c.pool != PoolMode::None; });
+  ASSERT_NE(pooled, cases.end());
+  EXPECT_EQ(pooled->method->info.id, "separable_fused");
+  EXPECT_EQ(pooled->variant(), "max2x2 fused");
+  EXPECT_DOUBLE_EQ(effective_bytes(*pooled), 256.0 * 256 * 4 * 1.25);  // the output is a quarter
+  EXPECT_THROW(parse({"--no-main"}), UsageError);
+}
+
+BenchRow technique_row(const char* section, const char* method, FilterProblem problem, double ms) {
+  BenchRow row;
+  row.config.section = section;
+  row.config.method = find_method(method);
+  row.config.problem = problem;
+  row.status = BenchRow::Status::Ok;
+  row.kernel = time_stats({ms});
+  row.within_bound = true;
+  return row;
+}
+
+TEST(BenchReport, TechniqueTablesAnswerTheirQuestions) {
+  BenchHeader header;
+  header.copy_gbs = 3000;
+  FilterProblem signal{1 << 26, 1, PixelFormat::F32, {}};
+  signal.params.fixed_radius = 20;
+  signal.params.axes = FilterAxes::RowsOnly;
+  // 2^26 × 8 B in 0.25 ms: 2147 GB/s, 72 % of 3000.
+  std::vector<BenchRow> rows = {technique_row(kSignalsSection, "tiled_1d", signal, 0.25),
+                                technique_row(kSignalsSection, "separable_shared", signal, 5.0)};
+  std::string md = techniques_markdown(header, rows);
+  EXPECT_NE(md.find("| 2^26 | 20 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("72 % (lowest of those radii): met"), std::string::npos) << md;
+  rows[0].kernel = time_stats({0.5});
+  EXPECT_NE(techniques_markdown(header, rows).find("**not met**"), std::string::npos);
+
+  FilterProblem image{4096, 4096, PixelFormat::Rgba8, {}};
+  image.params.fixed_radius = 2;
+  rows = {technique_row(kLutSection, "lut_2d", image, 3.0), technique_row(kLutSection, "naive_2d", image, 2.0),
+          technique_row(kLutSection, "shared_2d", image, 1.0)};
+  md = techniques_markdown(header, rows);
+  EXPECT_NE(md.find("| 5×5 | 6 | 3 | 2 | 1 | 3.00× |"), std::string::npos) << md;
+
+  BenchRow unrolled = technique_row(kUnrolledSection, "naive_2d", image, 1.0);
+  unrolled.config.kernel_size = 5;
+  BenchRow looped = unrolled;
+  looped.config.looped = true;
+  looped.kernel = time_stats({1.5});
+  md = techniques_markdown(header, {unrolled, looped});
+  EXPECT_NE(md.find("| naive_2d | rgba8 | 5x5 | 1 | 1.5 | 1.50× |"), std::string::npos) << md;
+
+  BenchRow blur = technique_row(kPoolingSection, "separable_fused", image, 1.0);
+  blur.config.kernel_size = 7;
+  BenchRow fused = blur, separate = blur;
+  fused.config.pool = separate.config.pool = PoolMode::Max2x2;
+  fused.config.fused_pool = true;
+  fused.kernel = time_stats({1.1});
+  separate.kernel = time_stats({1.4});
+  md = techniques_markdown(header, {blur, fused, separate});
+  EXPECT_NE(md.find("| separable_fused | rgba8 | 7x7 | max2x2 | 1 | 1.1 | 1.4 | 1.27× |"), std::string::npos) << md;
 }
 
 }  // namespace
