@@ -289,7 +289,9 @@ TEST(BenchPlan, LutUnrolledAndPoolingSections) {
   EXPECT_EQ(count_section(cases, kMainSection), 0);
   EXPECT_EQ(count_section(cases, kLutSection), 2 * 3);  // lut_2d, naive_2d, shared_2d
   for (const BenchCase& c : cases)
-    if (c.section == kLutSection) EXPECT_EQ(c.problem.format, PixelFormat::Rgba8);
+    if (c.section == kLutSection) {
+      EXPECT_EQ(c.problem.format, PixelFormat::Rgba8);
+    }
   // naive_2d and shared_2d have compile-time kernels: unrolled and looped, 2 formats, 2 kernels.
   EXPECT_EQ(count_section(cases, kUnrolledSection), 2 * 2 * 2 * 2);
   const auto looped = std::find_if(cases.begin(), cases.end(), [](const BenchCase& c) { return c.looped; });

@@ -92,9 +92,10 @@ TEST_F(GpuSignals, EveryOneAxisMethodMeetsItsBoundAtEdgeLengthsInEveryBorder) {
           EXPECT_EQ(stats.nonfinite, 0u) << where;
           EXPECT_LE(stats.max_relative_error, method->accuracy_bound(problem).max_relative_error)
               << where << ": " << describe(stats);
-          if (entry.info.id == "tiled_1d")
+          if (entry.info.id == "tiled_1d") {
             EXPECT_EQ(std::memcmp(result.data(), tiled_plain_loop(signal, params).data(), length * sizeof(float)), 0)
                 << where << ": differs from the plain loop of its arithmetic";
+          }
           ++tested;
         }
   }
@@ -269,7 +270,9 @@ void expect_pooling_matches(Method& method, const Image<Pixel>& src, const Filte
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     EXPECT_TRUE(pooled.pixels() == expected.pixels())
         << where << (taken == PoolPath::Fused ? ", fused" : ", separate") << ": differs from pooling the blur on the CPU";
-    if (path == PoolPath::Fused) EXPECT_EQ(taken == PoolPath::Fused, fused_pooling(method) != nullptr) << where;
+    if (path == PoolPath::Fused) {
+      EXPECT_EQ(taken == PoolPath::Fused, fused_pooling(method) != nullptr) << where;
+    }
   }
 }
 
