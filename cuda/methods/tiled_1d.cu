@@ -19,7 +19,7 @@
 //
 // Accuracy: float32 rounding in groups of 8 taps, worst case (9 + ceil((2r+1)/8)) · 2^-24 of
 // sum |w x|: promised 1e-5 relative up to radius 631, that worst case beyond (2.8e-5 at 2000).
-// CPU model against the float64 reference: max 4e-7 (radius 20), bit-identical to the plain loop.
+// Its arithmetic against the float64 reference (20 000 samples, 5 borders): 1.5e-7 at radius 20.
 //
 // Measured on the GPU: not yet measured.
 #include <algorithm>
