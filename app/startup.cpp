@@ -58,6 +58,7 @@ ImageRgba8 load_default_picture() {
 }
 
 StartupPlan plan_startup(const ViewerOptions& options) {
+  if (options.sequence()) return plan_sequence_startup(options);
   StartupPlan plan;
   // 1. The picture: a bad file is a clear message, never a crash.
   try {

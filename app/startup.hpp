@@ -36,5 +36,7 @@ struct StartupPlan {
 
 // Loads and checks everything; throws StartupError.
 StartupPlan plan_startup(const ViewerOptions& options);
+// The same for the sequence mode (sequence_startup.cpp): the input opens, the pre-filter can run.
+StartupPlan plan_sequence_startup(const ViewerOptions& options);
 
 }  // namespace gausslab

@@ -29,7 +29,7 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
   ViewerOptions options;
   ArgReader reader(argc, argv);
   std::string arg;
-  bool truncate_given = false;
+  bool truncate_given = false, sequence_setting = false;
   while (reader.next(arg)) {
     if (arg == "--help" || arg == "-h") {
       options.help = true;
@@ -76,6 +76,20 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.keys = reader.value(arg);
     } else if (arg == "--path") {
       options.best_path = parse_path(arg, reader.value(arg));
+    } else if (arg == "--sequence") {
+      options.sequence_input = reader.value(arg);
+      if (options.sequence_input.empty()) throw UsageError("--sequence: give a folder, a video or 'synthetic'");
+    } else if (arg == "--history") {
+      options.sequence_history = parse_int(arg, reader.value(arg), 1, 64);
+      sequence_setting = true;
+    } else if (arg == "--degree") {
+      options.sequence_degree = parse_int(arg, reader.value(arg), 0, 4);
+      sequence_setting = true;
+    } else if (arg == "--gamma") {
+      options.sequence_gamma = parse_double(arg, reader.value(arg));
+      if (!(options.sequence_gamma > 0.0) || options.sequence_gamma > 1e6)
+        throw UsageError("--gamma: must be in (0, 1e6]");
+      sequence_setting = true;
     } else if (ArgReader::is_option(arg)) {
       throw UsageError("unknown option '" + arg + "'");
     } else if (options.image_path.empty()) {
@@ -106,6 +120,15 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
     throw UsageError("--display " + std::string(to_string(options.display)) +
                      " shows method B: give it with --compare ID (or --compare original)");
   if (!options.compare_id.empty() && !options.display_given) options.display = CompareMode::Split;
+  if (sequence_setting && !options.sequence())
+    throw UsageError("--history, --degree and --gamma belong to the sequence mode: add --sequence INPUT");
+  if (options.sequence()) {
+    if (!options.image_path.empty())
+      throw UsageError("--sequence shows a sequence, not the picture '" + options.image_path + "': give one of them");
+    if (!options.compare_id.empty())
+      throw UsageError("--compare is for pictures; in the sequence mode B is the whitened (or pre-filtered) frame");
+    if (!options.display_given) options.display = CompareMode::Split;
+  }
   return options;
 }
 
@@ -143,6 +166,10 @@ std::string viewer_usage() {
       "                         viewer, remembered between runs, else the working folder)\n"
       "  --events               print a line per frame ('gausslab-event: frame N'), per action and per\n"
       "                         message on stdout, for programs that drive the window and wait on it\n"
+      "  --sequence INPUT       the sequence mode: a folder of frames, a video or 'synthetic'; A is the\n"
+      "                         frame, B the whitened frame, the shifts are plotted over time; --size\n"
+      "                         WxH sizes the synthetic sky, --method ID --sigma S pre-filter the frames\n"
+      "  --history N, --degree n, --gamma G   the sequence's whitening (default 20, 2, 0.01)\n"
       "  --help                 this text\n"
       "\n"
       "methods: " + method_id_list() + "\n"

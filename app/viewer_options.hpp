@@ -32,6 +32,14 @@ struct ViewerOptions {
   int soak = 0;              // --soak N: N frames cycling every setting; memory in use reported
   bool events = false;       // --events: a stdout line per frame, action and message (tests wait on them)
   bool help = false;
+
+  // The sequence mode (--sequence INPUT: a folder of frames, a video or "synthetic"; --size sets the
+  // synthetic sky's size, --method/--sigma an optional pre-filter; see sequence_mode.hpp).
+  std::string sequence_input;
+  int sequence_history = 20;
+  int sequence_degree = 2;
+  double sequence_gamma = 0.01;
+  bool sequence() const { return !sequence_input.empty(); }
 };
 
 // Throws UsageError naming the flag, the value and what is allowed.
