@@ -22,5 +22,6 @@ stage kernels-bench 300 bash .gpu/run.sh .gpu/bin/gausslab-bench --no-main --sig
 if [ -f "$OUT/kernels-bench/results.md" ]; then
   echo "=== kernels-bench tables (GPU: $(grep -m1 '^- GPU' "$OUT/kernels-bench/results.md" | cut -c8-90))"
   grep -m1 '^- device-to-device' "$OUT/kernels-bench/results.md" | cut -c1-120
-  sed -n '/^## 1D signals (float32/,/^## 1D signals, every row/p' "$OUT/kernels-bench/results.md" | grep -v '^## 1D signals, every row'
+  awk '/^## (1D signals \(|Lookup table|Compile-time|2×2 pooling)/ {on = 1} /every row|^## Skipped/ {on = 0} on' \
+    "$OUT/kernels-bench/results.md"
 fi
