@@ -140,6 +140,16 @@ std::vector<std::pair<std::string, double>> stage_medians(SequenceEngine& engine
   return stages;
 }
 
+// The benchmark reads results, not frames: nothing goes back to the host but the shifts.
+SequenceSetup bench_setup(int width, int height, const SequenceSettings& settings) {
+  SequenceSetup setup;
+  setup.width = width;
+  setup.height = height;
+  setup.settings = settings;
+  setup.whitened_to_host = false;
+  return setup;
+}
+
 double stage(const SequenceBenchRow& row, const std::string& name) {
   for (const auto& [n, ms] : row.stages)
     if (n == name) return ms;
@@ -151,11 +161,7 @@ SequenceBenchRow measure_gpu(const BenchFrames& input, int width, int height, co
   SequenceBenchRow row;
   row.path = "gpu";
   row.frames = frames;
-  SequenceSetup setup;
-  setup.width = width;
-  setup.height = height;
-  setup.settings = settings;
-  setup.whitened_to_host = false;  // the benchmark reads results, not frames
+  SequenceSetup setup = bench_setup(width, height, settings);
   auto engine = create_sequence_engine(SequenceBackend::Gpu);
   const int warmup = settings.history + 3;
 
@@ -192,13 +198,8 @@ SequenceBenchRow measure_cpu(const BenchFrames& input, int width, int height, co
   SequenceBenchRow row;
   row.path = "cpu";
   row.frames = frames;
-  SequenceSetup setup;
-  setup.width = width;
-  setup.height = height;
-  setup.settings = settings;
-  setup.whitened_to_host = false;
   auto engine = create_sequence_engine(SequenceBackend::Cpu);
-  engine->begin(setup);
+  engine->begin(bench_setup(width, height, settings));
   StageTimer timer(8, 100000);
   std::vector<double> frame_ms, upload_ms;
   const int warmup = settings.history + 1;

@@ -3,7 +3,10 @@
 // core/sequence_maths.hpp, shared with the CPU reference; here is only the schedule. A frame's
 // results pass from kernel to kernel in device memory (coarse offset, partial sums, shift record,
 // weights), so the host enqueues a whole frame without waiting. docs/sequence.md has the maths
-// and the cost of each kernel; the measured times are in the README.
+// and the schedule. Cost per frame: the whitening reads N + 1 frames and writes one (it bounds the
+// frame at large sizes); the shift estimation reads the frame about three times; the coarse search
+// and the solve are one block each (latency, not bandwidth: they bound the frame at 512²).
+// Measured: not yet measured (scripts/gpu-check.sh sequence fills the README's table).
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/sequence_kernels.hpp"
 

@@ -26,4 +26,4 @@ stage sequence-cli 120 bash -c "
 cp "$seq_cli"/gpu/previews/whitened_00040.png "$OUT/sequence-whitened-00040.png" 2>/dev/null || true
 stage sequence-bench 300 bash .gpu/run.sh .gpu/bin/gausslab-bench --sequence --out "$OUT/sequence-bench"
 stage sequence-viewer 60 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --sequence synthetic --frames 150 \
-  --window 1600x1000 --screenshot-view "$OUT/viewer-sequence.png"
+  --window 1600x1000 --screenshot-view "$OUT/viewer-sequence.png" --screenshot "$OUT/viewer-sequence-whitened.png"

@@ -27,6 +27,18 @@ std::unique_ptr<FrameSource> open_player_input(const std::string& input, const S
 
 namespace {
 
+// The engine's setup for frames of this size with these settings; the viewer shows device frames.
+SequenceSetup setup_for(int width, int height, const PlayerSettings& settings, Method* prefilter) {
+  SequenceSetup setup;
+  setup.width = width;
+  setup.height = height;
+  setup.settings = settings.settings;
+  setup.prefilter = prefilter;
+  setup.prefilter_params = settings.prefilter_params;
+  setup.whitened_to_host = false;
+  return setup;
+}
+
 std::string frame_label(const SourceFrame& f) {
   const std::string plain = "frame " + std::to_string(f.index);
   return f.name == plain ? plain : plain + " (" + f.name + ")";
@@ -104,12 +116,7 @@ void SequencePlayer::open(std::unique_ptr<FrameSource> source, std::string name,
   }
   if (!first)
     throw SequenceInputError("no frame of " + name + " could be read" + (first_error.empty() ? "" : " (" + first_error + ")"));
-  SequenceSetup setup;
-  setup.width = first->image.width();
-  setup.height = first->image.height();
-  setup.settings = settings_.settings;
-  setup.prefilter = prefilter_.get();
-  setup.prefilter_params = settings_.prefilter_params;
+  const SequenceSetup setup = setup_for(first->image.width(), first->image.height(), settings_, prefilter_.get());
   if (std::string problem = validate(setup, backend_); !problem.empty()) throw SequenceInputError(name + ": " + problem);
 
   synchronize();  // the displays may still read the buffers begin() replaces
@@ -132,15 +139,9 @@ void SequencePlayer::configure(const PlayerSettings& settings, StageTimer* timer
     if (std::string problem = validate(settings.prefilter_params); !problem.empty()) throw std::invalid_argument(problem);
     prefilter = entry->create();
   }
-  if (is_open()) {
-    SequenceSetup setup;
-    setup.width = width_;
-    setup.height = height_;
-    setup.settings = settings.settings;
-    setup.prefilter = prefilter.get();
-    setup.prefilter_params = settings.prefilter_params;
-    if (std::string problem = validate(setup, backend_); !problem.empty()) throw std::invalid_argument(problem);
-  }
+  if (is_open())
+    if (std::string problem = validate(setup_for(width_, height_, settings, prefilter.get()), backend_); !problem.empty())
+      throw std::invalid_argument(problem);
   synchronize();
   settings_ = settings;
   prefilter_ = std::move(prefilter);
@@ -148,14 +149,7 @@ void SequencePlayer::configure(const PlayerSettings& settings, StageTimer* timer
 }
 
 void SequencePlayer::restart(StageTimer* timer) {
-  SequenceSetup setup;
-  setup.width = width_;
-  setup.height = height_;
-  setup.settings = settings_.settings;
-  setup.prefilter = prefilter_.get();
-  setup.prefilter_params = settings_.prefilter_params;
-  setup.whitened_to_host = false;  // the viewer shows the device frames
-  engine_->begin(setup);
+  engine_->begin(setup_for(width_, height_, settings_, prefilter_.get()));
   pending_inputs_.clear();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   dx_.assign(std::max(source_->frame_count(), 1), nan);

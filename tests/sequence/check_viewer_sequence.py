@@ -19,6 +19,9 @@ import zlib
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sequence_checks import Checks  # noqa: E402
+
 CPU_BADGE = (45, 108, 223)   # app/path_badge.hpp
 DX_COLOUR = (89, 191, 255)   # app/sequence_panels.cpp: kDxColour (0.35, 0.75, 1.0)
 
@@ -71,17 +74,6 @@ def read_png(path):
 def count_colour(image, colour, tolerance=8):
     diff = np.abs(image[:, :, :3].astype(int) - np.array(colour)[None, None, :])
     return int(np.sum(np.all(diff <= tolerance, axis=2)))
-
-
-class Checks:
-    def __init__(self):
-        self.failures = []
-
-    def check(self, name, condition, detail=""):
-        print(("ok  " if condition else "FAIL ") + name + ("" if condition else f": {detail}"))
-        if not condition:
-            self.failures.append(name)
-        return condition
 
 
 def main():
@@ -149,11 +141,7 @@ def main():
                     f"exit {run.returncode}, stderr {run.stderr[-300:]}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if c.failures:
-        print(f"{len(c.failures)} check(s) failed")
-        return 1
-    print("all viewer sequence checks passed")
-    return 0
+    return c.summary("viewer sequence")
 
 
 if __name__ == "__main__":
