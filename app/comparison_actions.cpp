@@ -195,9 +195,13 @@ void ComparisonMode::perform(const Action& action, FrameContext& frame) {
         say("no vsync offscreen");
       }
       break;
-    case ActionId::TogglePooling:
-      say("2x2 pooling is not available yet: the pooling kernels (issue 13) are not in this build", true);
+    case ActionId::TogglePooling: {
+      const PoolMode next = filter_.pool == PoolMode::None ? PoolMode::Max2x2
+                            : filter_.pool == PoolMode::Max2x2 ? PoolMode::Avg2x2
+                                                               : PoolMode::None;
+      set_pooling(next);
       break;
+    }
     case ActionId::Help: help_open_ = !help_open_; break;
   }
 }
@@ -240,6 +244,12 @@ std::string ComparisonMode::run_command(const std::string& command, const std::s
           return {};
         }
       return "unknown view '" + argument + "'; use a, b, split or diff";
+    }
+    if (command == "pooling") {
+      const std::optional<PoolMode> mode = pool_mode_from_string(argument);
+      if (!mode) return "unknown pooling '" + argument + "'; use none, max2x2 or avg2x2";
+      set_pooling(*mode);
+      return {};
     }
     if (command == "zoom") {  // screen pixels per picture pixel, around the view's centre
       view_.fit = false;
@@ -284,6 +294,17 @@ std::string ComparisonMode::run_command(const std::string& command, const std::s
   return "unknown command '" + command + "'";
 }
 
+void ComparisonMode::set_pooling(PoolMode mode) {
+  if (mode != PoolMode::None) {
+    if (const std::string problem = pool_problem(pipeline_->width(), pipeline_->height()); !problem.empty()) {
+      say("2x2 pooling is not applied: " + problem, true);
+      return;
+    }
+  }
+  filter_.pool = mode;
+  say(mode == PoolMode::None ? "pooling off" : std::string("2x2 pooling: ") + to_string(mode) + " (the pooled result is shown where the blurred one was)");
+}
+
 std::vector<std::pair<std::string, std::string>> ComparisonMode::soak_cycle() const {
   // One step changes one thing; the cycle visits every runnable method in A and in B, B as the
   // original and the exact Gaussian, four sigmas, every border and view, blink, the difference's
@@ -312,6 +333,10 @@ std::vector<std::pair<std::string, std::string>> ComparisonMode::soak_cycle() co
   steps.emplace_back("signed", "");
   steps.emplace_back("false_colour", "");
   steps.emplace_back("blink", "");
+  steps.emplace_back("pooling", "max2x2");
+  steps.emplace_back("view", "split");
+  steps.emplace_back("pooling", "avg2x2");
+  steps.emplace_back("pooling", "none");
   steps.emplace_back("resize", "800x600");
   steps.emplace_back("size", "640x480");
   steps.emplace_back("size", "original");

@@ -101,7 +101,8 @@ std::string ComparisonMode::window_title() const {
   char sigma[32];
   std::snprintf(sigma, sizeof sigma, "%.4g", applied_.params.sigma);
   return "gausslab \u2013 " + image_name_ + " \u2013 A: " + slot_id(applied_.method_a) + " vs B: " +
-         slot_id(applied_.method_b) + " \u2013 \u03c3 " + sigma;
+         slot_id(applied_.method_b) + " \u2013 \u03c3 " + sigma +
+         (applied_.pool == PoolMode::None ? "" : std::string(" \u2013 pooled ") + to_string(applied_.pool));
 }
 
 FilterProblem ComparisonMode::problem() const {
@@ -118,8 +119,8 @@ void ComparisonMode::say(const std::string& text, bool error, double seconds) {
 }
 
 void ComparisonMode::want_slots() {
-  slot_a_.want(SlotSetting{picture_number_, applied_.method_a, applied_.params});
-  slot_b_.want(SlotSetting{picture_number_, applied_.method_b, applied_.params});
+  slot_a_.want(SlotSetting{picture_number_, applied_.method_a, applied_.params, applied_.pool});
+  slot_b_.want(SlotSetting{picture_number_, applied_.method_b, applied_.params, applied_.pool});
 }
 
 bool ComparisonMode::slot_shown(int index) const {
@@ -323,7 +324,10 @@ void ComparisonMode::process(FrameContext& frame) {
       for (int r = 0; r < applied_.repeat; ++r) {
         for (int i = 0; i < 2; ++i)
           if (jobs[static_cast<std::size_t>(i)].method) slot(i).timer().begin_frame();
-        pipeline_->process(jobs, &frame.gl_timer);
+        if (applied_.pool == PoolMode::None)
+          pipeline_->process(jobs, &frame.gl_timer);
+        else
+          pipeline_->process_pooled(jobs, applied_.pool, &frame.gl_timer);
         for (int i = 0; i < 2; ++i)
           if (jobs[static_cast<std::size_t>(i)].method) slot(i).timer().end_frame();
       }
@@ -367,11 +371,20 @@ void ComparisonMode::take_cpu_results(FrameContext& frame) {
 }
 
 void ComparisonMode::show_exact_results(FrameContext& frame) {
+  // The exact Gaussian once it is computed, and the original picture when it is pooled (unpooled,
+  // the original is the source texture itself).
   for (int i = 0; i < 2; ++i) {
     Slot& s = slot(i);
-    if (s.wanted().method != kExactGaussian || s.up_to_date()) continue;
-    if (std::shared_ptr<const ExactResult> exact = exact_.find(exact_key())) {
-      pipeline_->show_host_result(i, exact->rounded, &frame.gl_timer);
+    if (s.up_to_date()) continue;
+    const PoolMode pool = s.wanted().pool;
+    if (s.wanted().method == kExactGaussian) {
+      if (std::shared_ptr<const ExactResult> exact = exact_.find(exact_key())) {
+        pipeline_->show_host_result(i, pool == PoolMode::None ? exact->rounded : pool_2x2(exact->rounded, pool),
+                                    &frame.gl_timer);
+        s.mark_computed();
+      }
+    } else if (s.wanted().method == kOriginalPicture) {
+      if (pool != PoolMode::None) pipeline_->show_host_result(i, pool_2x2(*picture_, pool), &frame.gl_timer);
       s.mark_computed();
     }
   }
@@ -383,7 +396,7 @@ void ComparisonMode::request_background_work() {
   const bool stood = std::chrono::steady_clock::now() - setting_changed_at_ > std::chrono::milliseconds(400);
   if (exact_in_slot || exact_wanted_now_ || stood) exact_.request(exact_key(), picture_);
   std::shared_ptr<const ExactResult> exact = exact_.find(exact_key());
-  const NumbersKey key{slot_a_.wanted(), slot_b_.wanted(), exact != nullptr};
+  const NumbersKey key{slot_a_.wanted().unpooled(), slot_b_.wanted().unpooled(), exact != nullptr};
   if (numbers_requested_ != key) {
     numbers_->submit(key, picture_, exact);
     numbers_requested_ = key;
@@ -402,7 +415,8 @@ std::string ComparisonMode::too_large_note() const {
 
 std::optional<ComparisonNumbers> ComparisonMode::current_numbers() const {
   std::optional<ComparisonNumbers> numbers = numbers_->latest();
-  if (!numbers || numbers->key.a != slot_a_.wanted() || numbers->key.b != slot_b_.wanted()) return std::nullopt;
+  if (!numbers || numbers->key.a != slot_a_.wanted().unpooled() || numbers->key.b != slot_b_.wanted().unpooled())
+    return std::nullopt;
   return numbers;
 }
 
@@ -501,12 +515,20 @@ ImageDrawParams ComparisonMode::draw_params() const {
   ImageDrawParams params;
   const auto texture_of = [&](int index) {
     const int choice = slot(index).wanted().method;
-    if (choice == kOriginalPicture || !pipeline_->has_result(index)) return pipeline_->source_texture();
+    if ((choice == kOriginalPicture && slot(index).wanted().pool == PoolMode::None) || !pipeline_->has_result(index))
+      return pipeline_->source_texture();
     return pipeline_->result_texture(index);
+  };
+  const auto pooled = [&](int index) {
+    const SlotSetting& s = slot(index).wanted();
+    return !(s.method == kOriginalPicture && s.pool == PoolMode::None) && pipeline_->has_result(index) &&
+           pipeline_->result_is_pooled(index);
   };
   const int first = view_.blink_swapped ? 1 : 0;
   params.texture_a = texture_of(first);
   params.texture_b = texture_of(1 - first);
+  params.pooled_a = pooled(first);
+  params.pooled_b = pooled(1 - first);
   params.image_width = pipeline_->width();
   params.image_height = pipeline_->height();
   params.view = view_.transform;

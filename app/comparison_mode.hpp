@@ -80,6 +80,7 @@ class ComparisonMode final : public ViewerMode {
   void perform(const Action& action, FrameContext& frame);
   void select_slot(int slot, int choice);
   std::string set_slot_by_name(int slot, const std::string& name);
+  void set_pooling(PoolMode mode);
 
   // --- comparison_mode.cpp: settings, processing, results ---
   void apply_changes(FrameContext& frame);

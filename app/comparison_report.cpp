@@ -83,6 +83,7 @@ std::string ComparisonMode::sidecar_json(const std::string& what, int width, int
   json += "  \"truncate\": " + json_number(p.truncate) + ",\n";
   json += "  \"radius\": " + std::to_string(p.radius()) + ",\n";
   json += "  \"border\": " + json_string(to_string(p.border)) + ",\n";
+  json += "  \"pooling\": " + json_string(to_string(applied_.pool)) + ",\n";
   json += "  \"width\": " + std::to_string(width) + ",\n";
   json += "  \"height\": " + std::to_string(height) + ",\n";
   json += "  \"processed_size\": [" + std::to_string(pipeline_->width()) + ", " + std::to_string(pipeline_->height()) + "],\n";
@@ -149,13 +150,22 @@ void ComparisonMode::save_slot_result(int index) {
     image = pipeline_->read_result(index);
   }
   pending_save_[index] = false;
-  say(save_with_sidecar(image, std::string("result ") + name,
-                        result_file_name(slot_id(choice), applied_.params, image.width(), image.height())));
+  if (applied_.pool != PoolMode::None) image = pipeline_->has_result(index) && pipeline_->result_is_pooled(index)
+                                                   ? pipeline_->read_result(index)
+                                                   : pool_2x2(image, applied_.pool);
+  std::string name_on_disk = result_file_name(slot_id(choice), applied_.params, image.width(), image.height());
+  if (applied_.pool != PoolMode::None) name_on_disk.insert(name_on_disk.size() - 4, std::string("-") + to_string(applied_.pool));
+  say(save_with_sidecar(image, std::string("result ") + name, name_on_disk));
 }
 
 void ComparisonMode::save_difference() {
   const auto image_of = [&](int index) -> std::optional<ImageRgba8> {
     const int choice = slot(index).wanted().method;
+    if (applied_.pool != PoolMode::None) {  // both as shown: pooled
+      if (!pipeline_->has_result(index) || !pipeline_->result_is_pooled(index) || !slot(index).up_to_date())
+        return std::nullopt;
+      return pipeline_->read_result(index);
+    }
     if (choice == kOriginalPicture) return *picture_;
     if (choice == kExactGaussian) {
       if (auto exact = exact_.find(exact_key())) return exact->rounded;
@@ -227,6 +237,7 @@ RunSummary ComparisonMode::automated_summary(const FrameContext& frame) {
                                                                    : "no measurement";
   if (!summary.compare.empty() && numbers) summary.a_vs_b = numbers->a_vs_b;
   summary.fallback = fallback_note_;
+  if (applied_.pool != PoolMode::None) summary.pooling = to_string(applied_.pool);
   return summary;
 }
 

@@ -328,6 +328,14 @@ void ComparisonMode::filter_section() {
   } else {
     action_tooltip(ActionId::NextBorder);
   }
+  {
+    static const PoolMode kModes[] = {PoolMode::None, PoolMode::Max2x2, PoolMode::Avg2x2};
+    static const char* kLabels[] = {"off", "max 2x2", "average 2x2"};
+    int current = static_cast<int>(filter_.pool);
+    ImGui::SetNextItemWidth(-90.0f);
+    if (ImGui::Combo("pooling", &current, kLabels, 3)) set_pooling(kModes[current]);
+    action_tooltip(ActionId::TogglePooling);
+  }
   ImGui::Checkbox("continuous processing", &filter_.continuous);
   action_tooltip(ActionId::ToggleContinuous);
   ImGui::SameLine();
@@ -380,6 +388,7 @@ void ComparisonMode::view_section() {
 
 void ComparisonMode::numbers_section() {
   if (!section("numbers", true)) return;
+  if (applied_.pool != PoolMode::None) wrapped(kDimColour, "measured before the 2x2 pooling the picture shows");
   if (too_large_to_measure()) {
     wrapped(kDimColour, too_large_note());
     return;
@@ -478,8 +487,8 @@ void ComparisonMode::overlay(FrameContext& /*frame*/) {
   ImGui::PopTextWrapPos();
   ImGui::Text("%d x %d  \u03c3 %.4g  radius %d  %s", pipeline_->width(), pipeline_->height(), applied_.params.sigma,
               applied_.params.radius(), to_string(applied_.params.border));
-  ImGui::Text("A: %s   B: %s   view %s", slot_id(applied_.method_a).c_str(), slot_id(applied_.method_b).c_str(),
-              to_string(view_.mode));
+  ImGui::Text("A: %s   B: %s   view %s%s", slot_id(applied_.method_a).c_str(), slot_id(applied_.method_b).c_str(),
+              to_string(view_.mode), applied_.pool == PoolMode::None ? "" : (std::string("  pooled ") + to_string(applied_.pool)).c_str());
   if (ImGui::BeginTable("stages", 3, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("stage");
     ImGui::TableSetupColumn("last ms");
@@ -771,7 +780,7 @@ void ComparisonMode::inspector() {
   // Values on the pixels, when a pixel is large enough for three lines of text.
   const double zoom = view_.transform.zoom;
   const float line = ImGui::GetFontSize();
-  if (zoom / scale >= 3.4 * line) {
+  if (zoom / scale >= 3.4 * line && applied_.pool == PoolMode::None) {
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
     const Vec2 top_left = screen_to_image(view_.transform, {0, 0}, area_.width, area_.height);
     const Vec2 bottom_right = screen_to_image(view_.transform, {static_cast<double>(area_.width), static_cast<double>(area_.height)},

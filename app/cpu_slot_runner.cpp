@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
@@ -83,6 +84,7 @@ void CpuSlotRunner::run(const std::atomic<bool>& superseded) {
         method->run(job.picture->view(), result.image.view(), nullptr, nullptr);
         result.run_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
       }
+      if (job.setting.pool != PoolMode::None) result.image = pool_2x2(result.image, job.setting.pool);
     } catch (const std::exception& error) {
       result.error = error.what();
     }

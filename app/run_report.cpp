@@ -64,6 +64,7 @@ std::string summary_line(const RunSummary& s) {
   line += " size=" + std::to_string(s.width) + "x" + std::to_string(s.height);
   line += " sigma=" + number(s.params.sigma, "%.6g") + " radius=" + std::to_string(s.params.radius()) +
           " border=" + to_string(s.params.border);
+  if (!s.pooling.empty()) line += " pooling=" + s.pooling;
   line += " frames=" + std::to_string(s.frames) + " frame_ms=" + number(s.frame_ms, "%.3f");
   double total = 0;
   for (const auto& stage : s.stages) total += stage.second;

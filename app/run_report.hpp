@@ -49,6 +49,7 @@ struct RunSummary {
   std::optional<DifferenceStats> accuracy;  // A against the exact Gaussian, whole image
   std::string accuracy_note;                // when there is no measurement: why
   std::optional<DifferenceStats> a_vs_b;    // when B is set
+  std::string pooling;                      // "max2x2" / "avg2x2" when the results are pooled
   std::string fallback;                     // a method that failed and what ran instead
   long long frames_drawn = 0;               // every frame, the timed ones and those waiting for results
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/method.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
 #include "viewer_state.hpp"
@@ -25,10 +26,13 @@ struct SlotSetting {
   std::uint64_t picture = 0;
   int method = kOriginalPicture;  // registry index, or kOriginalPicture
   FilterParams params;
+  PoolMode pool = PoolMode::None;  // the result shown is pooled 2x2
 
   friend bool operator==(const SlotSetting& x, const SlotSetting& y) {
-    return x.picture == y.picture && x.method == y.method && x.params == y.params;
+    return x.picture == y.picture && x.method == y.method && x.params == y.params && x.pool == y.pool;
   }
+  // The same setting before pooling (what the numbers measure).
+  SlotSetting unpooled() const { return SlotSetting{picture, method, params, PoolMode::None}; }
   friend bool operator!=(const SlotSetting& x, const SlotSetting& y) { return !(x == y); }
 };
 

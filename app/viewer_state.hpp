@@ -3,6 +3,7 @@
 // the view (zoom, pan, comparison, layout). Plain values; the comparison compares old and new
 // copies to find out what changed.
 #include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/pooling.hpp"
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/view_transform.hpp"
 
@@ -12,9 +13,6 @@ namespace gausslab {
 inline constexpr int kOriginalPicture = -1;  // the unblurred picture
 inline constexpr int kExactGaussian = -2;    // the float64 reference, rounded to 8 bits for display
 
-// 2x2 pooling of the results after the blur (issue 13; the pooling kernels come from core/cuda).
-enum class Pooling : int { Off, Max, Average, Count };
-
 struct FilterState {
   int method_a = 0;                  // registry index, kOriginalPicture or kExactGaussian
   int method_b = kOriginalPicture;
@@ -23,12 +21,12 @@ struct FilterState {
   int width = 0, height = 0;
   bool continuous = false;           // run every frame (true) or only when something changed
   int repeat = 1;                    // runs of each method per processed frame (steadier timings)
-  Pooling pooling = Pooling::Off;
+  PoolMode pool = PoolMode::None;    // 2x2 pooling of the results after the blur (issue 13)
 
   friend bool operator==(const FilterState& x, const FilterState& y) {
     return x.method_a == y.method_a && x.method_b == y.method_b && x.params == y.params &&
            x.original_size == y.original_size && x.width == y.width && x.height == y.height &&
-           x.continuous == y.continuous && x.repeat == y.repeat && x.pooling == y.pooling;
+           x.continuous == y.continuous && x.repeat == y.repeat && x.pool == y.pool;
   }
   friend bool operator!=(const FilterState& x, const FilterState& y) { return !(x == y); }
 };

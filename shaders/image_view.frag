@@ -23,6 +23,8 @@ uniform int u_signed;            // difference: 1 = signed A - B, 0 = |A - B|
 uniform int u_false_colour;      // difference: 1 = through the colour map
 uniform vec3 u_sequential[5];    // the colour maps' points (difference_view.hpp)
 uniform vec3 u_diverging[5];
+uniform vec2 u_extent_a;         // the picture pixels texture A covers (a pooled result: the even part)
+uniform vec2 u_extent_b;
 uniform vec3 u_background;
 uniform vec3 u_divider_colour;
 
@@ -60,15 +62,21 @@ void main() {
     out_colour = vec4(u_background, 1.0);
     return;
   }
-  vec2 uv = image / u_image_size;
-  vec4 a = texture(u_image_a, uv);
+  bool use_b = u_mode == 1 || (u_mode == 2 && screen.x >= u_split_x);
+  if ((u_mode != 1 && !use_b && (image.x >= u_extent_a.x || image.y >= u_extent_a.y)) ||
+      ((use_b || u_mode == 3) && (image.x >= u_extent_b.x || image.y >= u_extent_b.y))) {
+    out_colour = vec4(u_background, 1.0);  // the row or column a pooled result drops
+    return;
+  }
+  vec4 a = texture(u_image_a, image / u_extent_a);
+  vec4 b = texture(u_image_b, image / u_extent_b);
   if (u_mode == 0) {
     out_colour = vec4(a.rgb, 1.0);
-  } else if (u_mode == 1) {
-    out_colour = vec4(texture(u_image_b, uv).rgb, 1.0);
+  } else if (use_b) {
+    out_colour = vec4(b.rgb, 1.0);
   } else if (u_mode == 2) {
-    out_colour = vec4(screen.x < u_split_x ? a.rgb : texture(u_image_b, uv).rgb, 1.0);
+    out_colour = vec4(a.rgb, 1.0);
   } else {
-    out_colour = vec4(difference(a.rgb, texture(u_image_b, uv).rgb), 1.0);
+    out_colour = vec4(difference(a.rgb, b.rgb), 1.0);
   }
 }

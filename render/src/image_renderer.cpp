@@ -23,7 +23,7 @@ struct ImageRenderer::Impl {
   GLuint empty_vertex_array = 0;  // core profile draws need one bound, even with no attributes
   GLuint samplers[2] = {0, 0};    // nearest, linear: sampler objects, so textures keep no filter state
   GLint u_image_a, u_image_b, u_viewport_origin, u_viewport_size, u_image_size, u_center, u_zoom, u_mode,
-      u_split_x, u_gain, u_signed, u_false_colour, u_sequential, u_diverging, u_background, u_divider_colour;
+      u_split_x, u_gain, u_signed, u_false_colour, u_extent_a, u_extent_b, u_sequential, u_diverging, u_background, u_divider_colour;
 
   Impl() {
     u_image_a = program.uniform("u_image_a");
@@ -37,6 +37,8 @@ struct ImageRenderer::Impl {
     u_split_x = program.uniform("u_split_x");
     u_gain = program.uniform("u_gain");
     u_signed = program.uniform("u_signed");
+    u_extent_a = program.uniform("u_extent_a");
+    u_extent_b = program.uniform("u_extent_b");
     u_false_colour = program.uniform("u_false_colour");
     u_sequential = program.uniform("u_sequential");
     u_diverging = program.uniform("u_diverging");
@@ -89,6 +91,11 @@ void ImageRenderer::draw(const ImageDrawParams& p) {
   glUniform1f(r.u_split_x, static_cast<float>(p.split_x));
   glUniform1f(r.u_gain, static_cast<float>(p.gain));
   glUniform1i(r.u_signed, p.signed_difference ? 1 : 0);
+  const float pooled_w = static_cast<float>(p.image_width / 2 * 2), pooled_h = static_cast<float>(p.image_height / 2 * 2);
+  glUniform2f(r.u_extent_a, p.pooled_a ? pooled_w : static_cast<float>(p.image_width),
+              p.pooled_a ? pooled_h : static_cast<float>(p.image_height));
+  glUniform2f(r.u_extent_b, p.pooled_b ? pooled_w : static_cast<float>(p.image_width),
+              p.pooled_b ? pooled_h : static_cast<float>(p.image_height));
   glUniform1i(r.u_false_colour, p.false_colour ? 1 : 0);
   glUniform3fv(r.u_sequential, kColourMapPoints, kSequentialMap[0].data());
   glUniform3fv(r.u_diverging, kColourMapPoints, kDivergingMap[0].data());

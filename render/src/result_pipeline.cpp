@@ -15,6 +15,7 @@
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/pooling.hpp"
 #include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/render/gl_error.hpp"
 #include "gausslab/render/pixel_buffer_ring.hpp"
@@ -58,6 +59,10 @@ struct Slot {
   PinnedBuffer h_staging;
   // CPU methods, on any path
   ImageRgba8 host_result;
+  // pooling: the pooled result on the device and on the host
+  DeviceImage d_pooled;
+  ImageRgba8 host_pooled;
+  bool pooled = false;  // the texture holds a pooled result
 };
 
 }  // namespace
@@ -328,6 +333,7 @@ cudaStream_t ResultPipeline::stream() const { return impl_->stream; }
 unsigned ResultPipeline::source_texture() const { return impl_->source_texture.id(); }
 unsigned ResultPipeline::result_texture(int slot) const { return impl_->slots.at(slot).texture.id(); }
 bool ResultPipeline::has_result(int slot) const { return impl_->slots.at(slot).has_result; }
+bool ResultPipeline::result_is_pooled(int slot) const { return impl_->slots.at(slot).pooled; }
 ImageRgba8 ResultPipeline::read_result(int slot) const { return impl_->slots.at(slot).texture.read(); }
 
 void ResultPipeline::fall_back_to_cpu(const std::string& why) {
@@ -356,15 +362,68 @@ void ResultPipeline::fall_back_to_cpu(const std::string& why) {
 
 void ResultPipeline::show_host_result(int slot_index, const ImageRgba8& image, GlTimer* gl_timer) {
   Impl& p = *impl_;
-  if (image.width() != p.width() || image.height() != p.height())
+  const bool full = image.width() == p.width() && image.height() == p.height();
+  const bool pooled = image.width() == pooled_side(p.width()) && image.height() == pooled_side(p.height());
+  if (!full && !pooled)
     throw std::invalid_argument("ResultPipeline::show_host_result: a " + std::to_string(image.width()) + "x" +
                                 std::to_string(image.height()) + " result for a " + std::to_string(p.width()) + "x" +
                                 std::to_string(p.height()) + " source");
   Slot& slot = p.slots.at(slot_index);
   if (gl_timer) gl_timer->begin(slot_index == 0 ? "upload" : "upload_b");
+  slot.texture.resize(image.width(), image.height());
   slot.texture.upload(image.view());
   if (gl_timer) gl_timer->end();
+  slot.pooled = image.width() != p.width() || image.height() != p.height();
   slot.has_result = true;
+}
+
+void ResultPipeline::process_pooled(const std::array<Job, kSlots>& jobs, PoolMode mode, GlTimer* gl_timer) {
+  Impl& p = *impl_;
+  if (p.source.empty()) throw std::logic_error("ResultPipeline::process_pooled before set_source");
+  if (std::string problem = pool_problem(p.width(), p.height()); !problem.empty()) throw std::invalid_argument(problem);
+  const int pw = pooled_side(p.width()), ph = pooled_side(p.height());
+  bool any_gpu = false;
+  for (int i = 0; i < kSlots; ++i) {
+    if (!jobs[i].method) continue;
+    Slot& slot = p.slots[i];
+    slot.host_pooled = ImageRgba8(pw, ph);
+    if (jobs[i].method->info().backend != Backend::Cuda) {
+      if (slot.host_result.width() != p.width() || slot.host_result.height() != p.height())
+        slot.host_result = ImageRgba8(p.width(), p.height());
+      jobs[i].method->run(p.source.view(), slot.host_result.view(), jobs[i].timer, nullptr);
+      pool_2x2(slot.host_result.view(), slot.host_pooled.view(), mode);
+      continue;
+    }
+    if (p.path == OutputPath::Cpu)
+      throw std::logic_error(jobs[i].method->info().id + " is a GPU method, and this is the cpu path");
+    any_gpu = true;
+    slot.d_result.resize(p.width(), p.height(), PixelFormat::Rgba8);
+    slot.d_pooled.resize(pw, ph, PixelFormat::Rgba8);
+    run_and_pool(*jobs[i].method, p.d_source.view(), slot.d_result.view(), slot.d_pooled.view(), mode, jobs[i].timer,
+                 p.stream);
+    slot.h_staging.resize(static_cast<std::size_t>(pw) * ph * sizeof(Rgba8));
+    ScopedStage stage(jobs[i].timer, "download", p.stream);
+    copy_image_async(slot.d_pooled.view(), slot.h_staging.image_view(pw, ph, PixelFormat::Rgba8), cudaMemcpyDeviceToHost,
+                     p.stream);
+  }
+  if (any_gpu) {
+    GAUSSLAB_CUDA_CHECK(cudaEventRecord(p.staging_done, p.stream));
+    const auto start = std::chrono::steady_clock::now();
+    GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(p.staging_done));
+    const std::chrono::duration<double, std::milli> waited = std::chrono::steady_clock::now() - start;
+    for (int i = 0; i < kSlots; ++i)
+      if (jobs[i].method && jobs[i].method->info().backend == Backend::Cuda && jobs[i].timer) {
+        jobs[i].timer->record_host("wait", waited.count());
+        break;
+      }
+  }
+  for (int i = 0; i < kSlots; ++i) {
+    if (!jobs[i].method) continue;
+    Slot& slot = p.slots[i];
+    if (jobs[i].method->info().backend == Backend::Cuda)
+      std::memcpy(slot.host_pooled.data(), slot.h_staging.data(), static_cast<std::size_t>(pw) * ph * sizeof(Rgba8));
+    show_host_result(i, slot.host_pooled, gl_timer);
+  }
 }
 
 void ResultPipeline::clear_result(int slot) { impl_->slots.at(slot).has_result = false; }
@@ -434,6 +493,8 @@ void ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
   for (int i = 0; i < kSlots; ++i) {
     if (!jobs[i].method) continue;
     Slot& slot = p.slots[i];
+    slot.texture.resize(p.width(), p.height());  // back from a pooled result
+    slot.pooled = false;
     if (gl_timer) gl_timer->begin(i == 0 ? "upload" : "upload_b");
     if (!on_gpu[i])
       slot.texture.upload(slot.host_result.view());

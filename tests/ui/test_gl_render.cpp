@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "gausslab/core/cpu_filter.hpp"
+#include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/difference_view.hpp"
@@ -193,6 +194,34 @@ TEST_F(GlRender, DifferenceViewAgreesWithDifferenceColour) {
         EXPECT_LE(worst, 1);
         EXPECT_GT(differing, 100);
       }
+}
+
+TEST_F(GlRender, APooledResultIsShownWhereTheBlurredOneWas) {
+  // A 2x2-pooled texture of a 41 x 31 picture (20 x 15 texels) drawn at 1:1: each texel covers the
+  // 2 x 2 picture pixels it was pooled from; the dropped last column and row show the background.
+  const ImageRgba8 picture = make_random_rgba8(41, 31, 4);
+  const ImageRgba8 pooled = pool_2x2(picture, PoolMode::Max2x2);
+  const Texture texture = texture_of(pooled);
+  ImageDrawParams params;
+  params.texture_a = texture.id();
+  params.texture_b = texture.id();
+  params.image_width = picture.width();
+  params.image_height = picture.height();
+  params.view = one_to_one_view(picture.width(), picture.height(), kViewWidth, kViewHeight);
+  params.mode = CompareMode::A;
+  params.sampling = Sampling::Nearest;
+  params.pooled_a = true;
+  const ImageRgba8 view = draw(params);
+  const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+  const int x0 = static_cast<int>(origin.x), y0 = static_cast<int>(origin.y);
+  int mismatches = 0;
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x)
+      if (!(view.at(x0 + x, y0 + y) == opaque(pooled.at(x / 2, y / 2)))) ++mismatches;
+  EXPECT_EQ(mismatches, 0);
+  const Rgba8 background = view.at(0, 0);  // outside the picture
+  EXPECT_EQ(view.at(x0 + 40, y0 + 5), background);  // the column pooling drops
+  EXPECT_EQ(view.at(x0 + 5, y0 + 30), background);  // and the row
 }
 
 TEST_F(GlRender, SplitShowsALeftBRightAndTheDivider) {

@@ -1,6 +1,7 @@
 // Checks what an automated viewer run wrote (tests/ui): the full-resolution result against the CPU
 // filter of the same picture, and the view screenshot for the overlay's path badge.
-//   gausslab_ui_check result RESULT.png SOURCE METHOD SIGMA BORDER TRUNCATE
+//   gausslab_ui_check result RESULT.png SOURCE METHOD SIGMA BORDER TRUNCATE [POOL]
+// (POOL: none, max2x2 or avg2x2: the result is the blur pooled 2x2 by core's reference)
 //   gausslab_ui_check badge VIEW.png R,G,B SIDE
 // Exit status 0 when the check passes, 1 when it fails (with what differs), 2 for bad arguments.
 #include <cstdio>
@@ -11,18 +12,20 @@
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/cpu_filter.hpp"
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/core/pooling.hpp"
 
 namespace {
 
 using namespace gausslab;
 
 int check_result(const std::string& result_path, const std::string& source_path, const std::string& method,
-                 double sigma, BorderMode border, double truncate) {
+                 double sigma, BorderMode border, double truncate, PoolMode pool) {
   const ImageRgba8 result = load_image(result_path).image;
-  const ImageRgba8 source = load_image(source_path).image;
+  const ImageRgba8 full_source = load_image(source_path).image;
+  const ImageRgba8 source = pool == PoolMode::None ? full_source : pool_2x2(full_source, pool);
   if (result.width() != source.width() || result.height() != source.height()) {
-    std::printf("FAIL: the result is %dx%d, the source %dx%d\n", result.width(), result.height(), source.width(),
-                source.height());
+    std::printf("FAIL: the result is %dx%d, the %ssource %dx%d\n", result.width(), result.height(),
+                pool == PoolMode::None ? "" : "pooled ", source.width(), source.height());
     return 1;
   }
   if (method != "cpu_separable" && method != "cpu_openmp") {
@@ -33,9 +36,10 @@ int check_result(const std::string& result_path, const std::string& source_path,
   params.sigma = sigma;
   params.border = border;
   params.truncate = truncate;
-  ImageRgba8 expected(source.width(), source.height());
-  cpu_gaussian_filter(source.view(), expected.view(), params,
+  ImageRgba8 expected(full_source.width(), full_source.height());
+  cpu_gaussian_filter(full_source.view(), expected.view(), params,
                       method == "cpu_openmp" ? CpuThreading::OpenMP : CpuThreading::Single);
+  if (pool != PoolMode::None) expected = pool_2x2(expected, pool);
 
   int max_difference = 0;
   std::size_t differing = 0, unchanged_by_blur = 0;
@@ -106,9 +110,12 @@ Rgba8 parse_colour(const std::string& text) {
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    if (args.size() == 7 && args[0] == "result")
+    if ((args.size() == 7 || args.size() == 8) && args[0] == "result") {
+      const std::optional<PoolMode> pool = args.size() == 8 ? pool_mode_from_string(args[7]) : PoolMode::None;
+      if (!pool) throw std::invalid_argument("POOL: use none, max2x2 or avg2x2, not " + args[7]);
       return check_result(args[1], args[2], args[3], parse_double("SIGMA", args[4]), parse_border("BORDER", args[5]),
-                          parse_double("TRUNCATE", args[6]));
+                          parse_double("TRUNCATE", args[6]), *pool);
+    }
     if (args.size() == 4 && args[0] == "badge")
       return check_badge(args[1], parse_colour(args[2]), parse_int("SIDE", args[3], 1, 256));
   } catch (const std::exception& error) {
@@ -116,7 +123,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fprintf(stderr,
-               "usage: gausslab_ui_check result RESULT SOURCE METHOD SIGMA BORDER TRUNCATE\n"
+               "usage: gausslab_ui_check result RESULT SOURCE METHOD SIGMA BORDER TRUNCATE [POOL]\n"
                "       gausslab_ui_check badge VIEW R,G,B SIDE\n");
   return 2;
 }

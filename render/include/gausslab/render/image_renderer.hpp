@@ -25,6 +25,9 @@ struct ImageDrawParams {
   double gain = 1;     // Difference: A - B is multiplied by this
   bool signed_difference = false;  // Difference: signed A - B instead of |A - B|
   bool false_colour = false;       // Difference: through the colour map
+  // A texture holding a 2x2-pooled result covers the picture's pooled extent (2 * floor(side / 2)
+  // pixels a side): shown at the same place on screen as the unpooled result.
+  bool pooled_a = false, pooled_b = false;
   Sampling sampling = Sampling::Linear;
   // The viewport in framebuffer pixels; y counts from the framebuffer's bottom edge as in glViewport.
   int viewport_x = 0, viewport_y = 0, viewport_width = 0, viewport_height = 0;

@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "gausslab/core/image.hpp"
+#include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/method.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
 #include "gausslab/render/gl_timer.hpp"
@@ -84,10 +85,17 @@ class ResultPipeline {
   // places inside the query). Throws what the method throws
   // (std::invalid_argument, CudaError); a failure to map switches to the staging path instead.
   void process(const std::array<Job, kSlots>& jobs, GlTimer* gl_timer);
+  // The same with 2x2 pooling after the blur (the viewer's pooling toggle): GPU methods blur and
+  // pool on the GPU (cuda/pooling.hpp: fused into the last pass where the method can, else a
+  // separate kernel), CPU methods with core's pool_2x2; the pooled result (half the size, odd sides
+  // rounded down) goes to the slot's texture through host memory on every path (a quarter of the
+  // pixels; one host wait per processed frame, stage "wait"). mode must not be PoolMode::None.
+  void process_pooled(const std::array<Job, kSlots>& jobs, PoolMode mode, GlTimer* gl_timer);
 
   // Shows a result made elsewhere (a CPU method on a worker thread, the exact Gaussian) in a slot:
   // uploads it into the slot's texture (GL stage "upload" or "upload_b" in gl_timer if given).
-  // The image must have the source's size; throws std::invalid_argument otherwise.
+  // The image must have the source's size, or the pooled size (pooled_side of each: then
+  // result_is_pooled(slot)); throws std::invalid_argument otherwise.
   void show_host_result(int slot, const ImageRgba8& image, GlTimer* gl_timer);
   // Forgets a slot's result (it shows nothing new until the next process or show_host_result).
   void clear_result(int slot);
@@ -96,6 +104,8 @@ class ResultPipeline {
   unsigned result_texture(int slot) const;
   // True once the slot holds a result for the current source.
   bool has_result(int slot) const;
+  // True when the slot's texture holds a pooled result (half the source's size).
+  bool result_is_pooled(int slot) const;
   // The full-resolution result of a slot, read back from its texture (synchronous).
   ImageRgba8 read_result(int slot) const;
 
