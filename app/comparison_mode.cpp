@@ -439,7 +439,7 @@ bool ComparisonMode::busy() const {
     if (s.wanted().method == kExactGaussian && !s.up_to_date() && exact_.error().empty()) return true;
   }
   if (cpu_runner_.busy(0) || cpu_runner_.busy(1)) return true;
-  if (exact_.busy() || numbers_->busy()) return true;
+  if (exact_.busy() || numbers_->busy() || compare_all_->busy()) return true;
   if (too_large_to_measure()) return false;
   // The exact Gaussian wanted but not there yet, or there but not yet in the numbers.
   const bool has_exact = exact_.find(exact_key()) != nullptr;

@@ -168,7 +168,9 @@ bool Viewer::settle() {
   mode_->settle();
   const Clock::time_point start = Clock::now();
   Clock::time_point previous = start;
-  while (mode_->busy()) {
+  bool first = true;  // one frame at least: a script's last step is performed in the next frame
+  while (first || mode_->busy()) {
+    first = false;
     if (window_) window_->poll_events(0.0);
     pacer_->wait_for_slot();
     const Clock::time_point now = Clock::now();
