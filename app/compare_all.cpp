@@ -22,6 +22,14 @@ std::vector<float> float_planes(Method& method, const ImageRgba8& picture, const
   const std::size_t n = static_cast<std::size_t>(w) * h;
   std::vector<float> out(n * 4);
   ImageF32 plane(w, h), result(w, h);
+  if (!method.unsupported_reason(FilterProblem{w, h, PixelFormat::F32, params}).empty()) {
+    // No float path (lut_2d: 8-bit values only): its 8-bit result, as the numbers panel says.
+    const ImageRgba8 result8 = run_on_host(method, picture, params);
+    const std::uint8_t* bytes = &result8.data()->r;
+    for (std::size_t i = 0; i < n; ++i)
+      for (int c = 0; c < 4; ++c) out[static_cast<std::size_t>(c) * n + i] = bytes[i * 4 + c];
+    return out;
+  }
   for (int c = 0; c < 4; ++c) {
     const std::uint8_t* bytes = &picture.data()->r;
     for (std::size_t i = 0; i < n; ++i) plane.data()[i] = bytes[i * 4 + c];

@@ -145,6 +145,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
 
     // 1. Each slot's values (a method's float planes are computed once per setting).
     std::vector<std::unique_ptr<State::Values>> keep;
+    std::vector<std::string> eight_bit_only;
     const auto values_of = [&](const SlotSetting& setting) -> State::Values* {
       if (setting.method < 0) return nullptr;  // original, exact: used as they are
       for (auto& kept : keep)
@@ -157,11 +158,36 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
         values->setting = setting;
         Method* method = s.instance(setting.method);
         const FilterProblem problem{width, height, PixelFormat::F32, setting.params};
-        method->prepare(problem);
         auto host = std::make_shared<HostPlanes>();
         host->width = width;
         host->height = height;
         host->values.resize(static_cast<std::size_t>(width) * height * 4);
+        if (!method->unsupported_reason(problem).empty()) {
+          // A method with no float path (lut_2d works on 8-bit values only): its 8-bit result.
+          const FilterProblem problem8{width, height, PixelFormat::Rgba8, setting.params};
+          method->prepare(problem8);
+          set_activity("running " + slot_name(setting.method) + " (8-bit only)");
+          ImageRgba8 result(width, height);
+          if (is_gpu_method(setting.method)) {
+            if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
+            if (s.d_picture.empty()) {
+              s.d_picture.resize(width, height, PixelFormat::Rgba8);
+              s.d_picture.upload(picture.view(), s.stream);
+            }
+            DeviceImage d_result(width, height, PixelFormat::Rgba8);
+            method->run(s.d_picture.view(), d_result.view(), nullptr, s.stream);
+            d_result.download(result.view(), s.stream);
+            GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+          } else {
+            method->run(picture.view(), result.view(), nullptr, nullptr);
+          }
+          *host = split_channels(result);
+          values->host = std::move(host);
+          eight_bit_only.push_back(slot_name(setting.method));
+          keep.push_back(std::move(values));
+          return keep.back().get();
+        }
+        method->prepare(problem);
         set_activity("running " + slot_name(setting.method) + " on the float planes");
         if (is_gpu_method(setting.method)) {
           if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
@@ -274,6 +300,8 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
         numbers.b_vs_exact = reduce(job.key.b.method, b, *numbers.values_b, kExactGaussian, nullptr, exact_values, true);
     }
     if (!numbers.values_a || !numbers.values_b) numbers.error = "waiting for the exact Gaussian";
+    for (const std::string& id : eight_bit_only)
+      numbers.note += (numbers.note.empty() ? "" : "; ") + id + " has no float path: its figures are of its 8-bit result";
   } catch (const std::exception& error) {
     numbers.error = std::string("the numbers could not be worked out: ") + error.what();
     if (s.stream) cudaStreamSynchronize(s.stream);

@@ -49,6 +49,7 @@ struct ComparisonNumbers {
   std::optional<DifferenceStats> a_vs_b, a_vs_exact, b_vs_exact;
   std::shared_ptr<const SlotValues> values_a, values_b;
   std::string error;     // why some figures are missing
+  std::string note;      // how to read them (a method measured on its 8-bit result)
   bool on_gpu = false;   // where the reduction ran
   double seconds = 0;
 };

@@ -398,6 +398,7 @@ void ComparisonMode::numbers_section() {
   const std::string a = "A (" + slot_id(applied_.method_a) + ")", b = "B (" + slot_id(applied_.method_b) + ")";
   const char* waiting = activity.empty() ? "waiting" : "measuring...";
   if (numbers && !numbers->error.empty()) wrapped(kDimColour, numbers->error);
+  if (numbers && !numbers->note.empty()) wrapped(kDimColour, numbers->note);
   difference_lines((a + " vs " + b).c_str(), numbers ? numbers->a_vs_b : std::nullopt, waiting);
   if (ImGui::SmallButton("jump to the largest difference")) pending_actions_.push_back(&first_action(ActionId::JumpToLargest));
   action_tooltip(ActionId::JumpToLargest);
