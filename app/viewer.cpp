@@ -168,7 +168,7 @@ bool Viewer::settle() {
   mode_->settle();
   const Clock::time_point start = Clock::now();
   Clock::time_point previous = start;
-  bool first = true;  // one frame at least: a script's last step is performed in the next frame
+  bool first = !script_.empty();  // a script's last step is performed in the next frame: draw it
   while (first || mode_->busy()) {
     first = false;
     if (window_) window_->poll_events(0.0);
