@@ -344,8 +344,15 @@ class FftMethod final : public GpuMethod {
     // Plans may be dropped from the cache and the shared work area may move: never under a run.
     fence().wait_for_last_run();
     const FftLayout layout = fft::make_layout(problem);
+    // The large buffers first: when they do not fit, the message says what the FFT needs.
+    const std::string advice = "lower sigma or the image size, or pick another method";
+    const std::string fft_size = describe_fft(layout);
+    d_real_planes_.reserve(static_cast<size_t>(layout.channels) * layout.real_plane_size() * sizeof(float),
+                           "the planes of a " + fft_size, advice);
+    d_spectra_.reserve(static_cast<size_t>(layout.channels) * layout.spectrum_plane_size() * sizeof(cufftComplex),
+                       "the spectra of a " + fft_size, advice);
     PlanPair& plans = plans_for(layout);
-    reserve_buffers(layout, plans.work_bytes());
+    d_work_area_.reserve(plans.work_bytes(), "cuFFT's work area for a " + fft_size, advice);
     // The shared work area may have moved since this (cached) plan last used it.
     if (plans.work_bytes() > 0) {
       GAUSSLAB_CUFFT_CHECK(cufftSetWorkArea(plans.forward(), d_work_area_.data()));
@@ -422,18 +429,15 @@ class FftMethod final : public GpuMethod {
     return *insert_and_trim(spectra_, std::move(entry), kSpectrumCacheSize);
   }
 
-  void reserve_buffers(const FftLayout& layout, size_t work_bytes) {
-    const size_t real_bytes = static_cast<size_t>(layout.channels) * layout.real_plane_size() * sizeof(float);
-    const size_t spectra_bytes =
-        static_cast<size_t>(layout.channels) * layout.spectrum_plane_size() * sizeof(cufftComplex);
-    char fft_size[160];
-    std::snprintf(fft_size, sizeof fft_size, "padded %d×%d FFT of %d channel%s (%.2f GiB in all: planes, spectra, "
-                  "cuFFT work area)", layout.padded_width, layout.padded_height, layout.channels,
-                  layout.channels == 1 ? "" : "s", gib(static_cast<double>(real_bytes + spectra_bytes + work_bytes)));
-    const std::string advice = "lower sigma or the image size, or pick another method";
-    d_real_planes_.reserve(real_bytes, std::string("the planes of a ") + fft_size, advice);
-    d_spectra_.reserve(spectra_bytes, std::string("the spectra of a ") + fft_size, advice);
-    d_work_area_.reserve(work_bytes, std::string("cuFFT's work area for a ") + fft_size, advice);
+  // "padded 16800×16800 FFT of 1 channel (3.16 GiB in all: planes, spectra, cuFFT work area)".
+  static std::string describe_fft(const FftLayout& layout) {
+    const fft::FftMemory memory = fft::estimate_memory(layout.padded_width, layout.padded_height, layout.channels);
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "padded %d×%d FFT of %d channel%s (%.2f GiB in all: planes, spectra, cuFFT work area)",
+                  layout.padded_width, layout.padded_height, layout.channels, layout.channels == 1 ? "" : "s",
+                  gib(memory.total_bytes));
+    return text;
   }
 
   std::vector<std::unique_ptr<PlanPair>> plans_;          // most recently used last

@@ -160,7 +160,13 @@ class Naive2d final : public GpuMethod {
         constexpr int kRadius = decltype(radius)::value;
         naive2dKernel<F, true, kRadius><<<grid, block, 0, stream>>>(args, nullptr, tiles_x);
       });
-      GAUSSLAB_CUDA_CHECK_LAUNCH("naive2dKernel (constant weights)", stream);
+      try {
+        GAUSSLAB_CUDA_CHECK_LAUNCH("naive2dKernel (constant weights)", stream);
+      } catch (const CudaError&) {
+        // The next turn still waits for whatever did launch before it changes the weights.
+        GAUSSLAB_CUDA_LOG(cudaEventRecord(turn.last_kernel_done, stream));
+        throw;
+      }
     }
     GAUSSLAB_CUDA_CHECK(cudaEventRecord(turn.last_kernel_done, stream));
   }

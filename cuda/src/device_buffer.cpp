@@ -12,18 +12,12 @@ namespace gausslab {
 
 namespace {
 
-std::string mib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return text;
-}
-
 // Turns a failed allocation into the exception the callers expect; the runtime's last error is
 // cleared, so that the next launch check does not blame an innocent kernel for it.
 [[noreturn]] void allocation_failed(cudaError_t code, std::size_t bytes, const char* call) {
   (void)cudaGetLastError();
-  const std::string what = std::string(call) + " of " + mib(bytes) + " failed: " + cudaGetErrorName(code) + " (" +
-                           cudaGetErrorString(code) + ")";
+  const std::string what = std::string(call) + " of " + describe_bytes(bytes) + " failed: " + cudaGetErrorName(code) +
+                           " (" + cudaGetErrorString(code) + ")";
   if (code == cudaErrorMemoryAllocation) throw CudaOutOfMemory(what + "; " + describe_free_device_memory(), bytes);
   if (is_no_device_error(code)) throw CudaUnavailable(what);
   throw CudaError(code, what);
@@ -47,6 +41,15 @@ void allocate_pitched(void** d_data, std::size_t* pitch_bytes, std::size_t row_b
 }
 
 }  // namespace
+
+std::string describe_bytes(std::size_t bytes) {
+  char text[32];
+  if (bytes < (std::size_t{1} << 20))
+    std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  else
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
 
 std::string describe_free_device_memory() {
   std::size_t free_bytes = 0, total_bytes = 0;

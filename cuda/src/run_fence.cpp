@@ -1,6 +1,5 @@
 #include "gausslab/cuda/run_fence.hpp"
 
-#include <cstdio>
 
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
@@ -41,13 +40,11 @@ void ScratchBuffer::reserve(std::size_t bytes, const std::string& what, const st
   try {
     buffer_.resize(bytes);
   } catch (const CudaOutOfMemory&) {
-    char size[32];
-    std::snprintf(size, sizeof size, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
     const std::string memory = injected_fault() == InjectedFault::OutOfMemory
                                    ? "out of memory injected by GAUSSLAB_INJECT_FAULT"
                                    : describe_free_device_memory();
-    throw CudaOutOfMemory(fence_.owner() + ": could not allocate " + size + " of GPU memory for " + what + " (" +
-                              memory + "); " + advice,
+    throw CudaOutOfMemory(fence_.owner() + ": could not allocate " + describe_bytes(bytes) + " of GPU memory for " +
+                              what + " (" + memory + "); " + advice,
                           bytes);
   }
 }

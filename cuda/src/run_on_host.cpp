@@ -24,7 +24,13 @@ void run_on_host(Method& method, const ConstImageView& src, const ImageView& dst
                                           static_cast<std::size_t>(view.width) * bytes_per_pixel(view.format),
                                           static_cast<std::size_t>(view.height), options.stream));
   }
-  method.run(d_src.view(), d_dst.view(), options.timer, options.stream);
+  try {
+    method.run(d_src.view(), d_dst.view(), options.timer, options.stream);
+  } catch (...) {
+    // What did launch still reads d_src and writes d_dst: they are freed only after it.
+    GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(options.stream));
+    throw;
+  }
   d_dst.download(dst, options.stream);
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(options.stream));
 }
@@ -49,7 +55,12 @@ void run_on_host(Method& method, const ConstImageView& src, const ImageView& poo
   DeviceImage d_src, d_full, d_pooled(pooled.width, pooled.height, pooled.format);
   d_src.upload(src, options.stream);
   if (!fused_pooling(method)) d_full.resize(src.width, src.height, src.format);
-  run_and_pool(method, d_src.view(), d_full.view(), d_pooled.view(), pool, options.timer, options.stream);
+  try {
+    run_and_pool(method, d_src.view(), d_full.view(), d_pooled.view(), pool, options.timer, options.stream);
+  } catch (...) {
+    GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(options.stream));  // as above: nothing freed under a kernel
+    throw;
+  }
   d_pooled.download(pooled, options.stream);
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(options.stream));
 }

@@ -73,6 +73,8 @@ class DeviceImage {
 
 // "3.21 of 79.18 GiB of device memory are free" (cudaMemGetInfo), for out-of-memory messages.
 std::string describe_free_device_memory();
+// "15.7 KiB" below a MiB, "1024.0 MiB" above: a size in out-of-memory messages.
+std::string describe_bytes(std::size_t bytes);
 
 // Copies between any two views of the same size and format (device↔device, host↔device).
 void copy_image_async(const ConstImageView& src, const ImageView& dst, cudaMemcpyKind kind,

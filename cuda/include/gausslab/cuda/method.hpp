@@ -31,12 +31,23 @@ class Method {
 
   // Allocates scratch, builds plans, spectra and coefficients for the problem: everything that
   // must stay out of the timed region. Cheap when called again with an unchanged problem.
-  // Throws std::invalid_argument with unsupported_reason() when the problem is unsupported.
+  // What it throws, and what a caller (the viewer, the batch filter) can do about it:
+  //   std::invalid_argument  the method refuses the problem (the reason is unsupported_reason()):
+  //                          change the parameters or pick another method;
+  //   CudaUnavailable        no usable CUDA device: only the CPU methods can run;
+  //   CudaOutOfMemory        the problem does not fit in device memory now; the message names
+  //                          what needed how much and what is free: a smaller problem or another
+  //                          method may still run;
+  //   CudaError              any other CUDA failure; broken_context_reason() (cuda_check.hpp) says
+  //                          whether other GPU methods can still run.
+  // After a failure the method is not prepared (run() refuses) until a prepare() succeeds.
   virtual void prepare(const FilterProblem& problem) = 0;
 
   // Filters src into dst for the prepared problem (same size and format; src and dst must not
   // overlap). GPU methods take device views, enqueue on `stream` and never synchronise the host;
   // CPU methods take host views and run synchronously. Stages are recorded in `timer` if given.
+  // Throws std::invalid_argument for views that do not fit the prepared problem, CudaError (naming
+  // the kernel) when a kernel does not launch; the same rules as prepare() apply.
   virtual void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer,
                    cudaStream_t stream) = 0;
 
