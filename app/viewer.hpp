@@ -1,5 +1,5 @@
 #pragma once
-// The viewer's frame loop (DESIGN.md "One frame", after Dear ImGui's GLFW + OpenGL3 example):
+// The viewer's frame loop (the loop of Dear ImGui's GLFW + OpenGL3 example):
 //   poll events → pace → ImGui frame → mode.update (input, panels, processing) → ImGui::Render
 //   → mode.draw (the picture) → ImGui's draw data → present.
 // Interactive in a window; automated with --frames N or --script FILE (window or --offscreen):

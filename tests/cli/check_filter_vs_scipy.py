@@ -17,7 +17,7 @@ JPEG decoders cannot differ.
 Exit status: 0 passed, 1 a comparison failed, 77 skipped (no NumPy/SciPy, or no method could run).
 
 On this machine (CTest): /usr/bin/python3 tests/cli/check_filter_vs_scipy.py --filter build/filter/gausslab-filter
-On the GPU machine, from the repository root, after ../shared/gpu/prepare.sh has put the binary in
+On the GPU machine, from the repository root, after scripts/gpu-check.sh --prepare has put the binary in
 .gpu/bin (run.sh sets the library path; python3 there has SciPy and is not /usr/bin/python3):
   bash .gpu/run.sh python3 tests/cli/check_filter_vs_scipy.py --filter .gpu/bin/gausslab-filter \
       --images tests/data --methods all --out $OUT/filter-vs-scipy
