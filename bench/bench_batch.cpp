@@ -23,8 +23,11 @@
 #include "gausslab/batch/memory_budget.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/core/statistics.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
@@ -43,12 +46,6 @@ std::string fmt(const char* pattern, double value) {
   return text;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 // Host↔device copy bandwidth of this machine, GB/s: 256 MiB copies timed with CUDA events, the
 // median of 5 after a warm-up, from pinned (cudaHostAlloc) and pageable (malloc, touched) memory.
 struct Bandwidth {
@@ -59,11 +56,12 @@ Bandwidth measure_bandwidth() {
   Bandwidth bw;
   if (!cuda_device_status().available) return bw;
   const std::size_t bytes = std::size_t(256) << 20;
-  void *pinned = nullptr, *device = nullptr;
   std::vector<unsigned char> pageable(bytes, 1);
-  GAUSSLAB_CUDA_CHECK(cudaHostAlloc(&pinned, bytes, cudaHostAllocDefault));
+  PinnedBuffer pinned_buffer(bytes);
+  DeviceBuffer device_buffer(bytes);
+  void* pinned = pinned_buffer.data();
+  void* device = device_buffer.data();
   std::memset(pinned, 1, bytes);
-  GAUSSLAB_CUDA_CHECK(cudaMalloc(&device, bytes));
   cudaEvent_t start, stop;
   GAUSSLAB_CUDA_CHECK(cudaEventCreate(&start));
   GAUSSLAB_CUDA_CHECK(cudaEventCreate(&stop));
@@ -86,8 +84,6 @@ Bandwidth measure_bandwidth() {
   bw.pageable_d2h = time_copy(pageable.data(), device, cudaMemcpyDeviceToHost);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  cudaFree(device);
-  cudaFreeHost(pinned);
   return bw;
 }
 

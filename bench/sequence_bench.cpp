@@ -11,6 +11,7 @@
 #include "bench_results.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/sequence_maths.hpp"
+#include "gausslab/core/statistics.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/pinned_buffer.hpp"
@@ -24,12 +25,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr const char* kSequenceFiles[] = {"sequence.md", "sequence.csv", "sequence_timeline.csv"};
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
