@@ -58,15 +58,26 @@ TEST(FaultInjection, NoDeviceMakesEveryGpuMethodUnavailableWithTheReasonAndTheCp
     }
     const std::string reason = method_unavailable_reason(entry);
     EXPECT_TRUE(contains(reason, "no CUDA device")) << entry.info.id << ": " << reason;
+    // A problem the method accepts (an RGBA8 or F32 image, or a 1D signal for a 1D method): its
+    // prepare() gets as far as the device check.
+    FilterProblem signal{64, 1, PixelFormat::F32, problem.params};
+    signal.params.axes = FilterAxes::RowsOnly;
+    FilterProblem accepted = problem;
+    for (const FilterProblem& candidate : {problem, FilterProblem{64, 48, PixelFormat::F32, problem.params}, signal})
+      if (method->unsupported_reason(candidate).empty()) {
+        accepted = candidate;
+        break;
+      }
+    ASSERT_EQ(method->unsupported_reason(accepted), "") << entry.info.id << " refuses every problem tried";
     try {
-      method->prepare(problem);
+      method->prepare(accepted);
       ADD_FAILURE() << entry.info.id << " prepared without a device";
     } catch (const CudaUnavailable& e) {
       EXPECT_TRUE(contains(e.what(), entry.info.id + ": no CUDA device")) << e.what();
     }
     EXPECT_EQ(method->prepared_problem().width, 0) << entry.info.id;
     // A refusal still comes first, with its own reason (it never needs a device).
-    FilterProblem invalid = problem;
+    FilterProblem invalid = accepted;
     invalid.params.sigma = -1.0;
     EXPECT_THROW(method->prepare(invalid), std::invalid_argument) << entry.info.id;
   }

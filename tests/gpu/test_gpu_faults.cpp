@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,23 +35,40 @@ FilterParams sigma(double value) {
   return params;
 }
 
-// Runs `method` on a small random image and compares it with the reference: "" when it is right.
-std::string runs_right(Method& method, cudaStream_t stream, PixelFormat format = PixelFormat::Rgba8) {
-  const TestImage src = TestImage::random(61, 47, format, 17);
-  TestImage result(src.width(), src.height(), format);
+// A small problem the method accepts: an RGBA8 image, an F32 image, or a 1D signal (nullopt when it
+// refuses all three; the reasons are printed).
+std::optional<FilterProblem> small_problem(const Method& method) {
+  FilterProblem signal{61, 1, PixelFormat::F32, sigma(2.0)};
+  signal.params.axes = FilterAxes::RowsOnly;
+  std::string reasons;
+  const std::optional<FilterProblem> problem = first_supported(
+      method, {{61, 47, PixelFormat::Rgba8, sigma(2.0)}, {61, 47, PixelFormat::F32, sigma(2.0)}, signal}, reasons);
+  if (!problem) std::cout << "[ SKIPPED  ] " << method.info().id << " refuses every small problem: " << reasons << "\n";
+  return problem;
+}
+
+// Runs `method` on a random image of `problem` and compares it with the reference: "" when right.
+std::string runs_right(Method& method, const FilterProblem& problem, cudaStream_t stream) {
+  const TestImage src = TestImage::random(problem.width, problem.height, problem.format, 17);
+  TestImage result(src.width(), src.height(), problem.format);
   RunOptions options;
   options.stream = stream;
   options.poison_output = true;
-  const FilterParams params = sigma(2.0);
   try {
-    run_on_host(method, src.view(), result.view(), params, options);
+    run_on_host(method, src.view(), result.view(), problem.params, options);
   } catch (const std::exception& e) {
     return std::string("the run threw: ") + e.what();
   }
-  const FilterProblem problem{src.width(), src.height(), format, params};
-  const Comparison comparison = compare_with_reference_of("faults/" + std::string(to_string(format)), src.view(),
-                                                          result.view(), params, method.accuracy_bound(problem));
+  const std::string key = "faults/" + where(method.info().id, problem);
+  const Comparison comparison =
+      compare_with_reference_of(key, src.view(), result.view(), problem.params, method.accuracy_bound(problem));
   return comparison.passed() ? std::string() : comparison.describe();
+}
+
+// The same on the method's own small problem.
+std::string runs_right(Method& method, cudaStream_t stream) {
+  const std::optional<FilterProblem> problem = small_problem(method);
+  return problem ? runs_right(method, *problem, stream) : std::string();
 }
 
 // The message of what `run` throws as E, or the reason it did not.
@@ -71,14 +89,16 @@ std::string message_of(Run run) {
 TEST_F(GpuFaults, OutOfMemoryIsReportedWithItsSizeAndEveryMethodRunsAgainAfterwards) {
   for (const std::string& id : gpu_method_ids()) {
     const std::unique_ptr<Method> method = create_method(id);
-    const TestImage src = TestImage::random(61, 47, PixelFormat::Rgba8, 3);
-    TestImage result(61, 47, PixelFormat::Rgba8);
+    const std::optional<FilterProblem> problem = small_problem(*method);
+    if (!problem) continue;
+    const TestImage src = TestImage::random(problem->width, problem->height, problem->format, 3);
+    TestImage result(problem->width, problem->height, problem->format);
     {
       const ScopedFaultInjection out_of_memory(InjectedFault::OutOfMemory);
       RunOptions options;
       options.stream = stream();
       const std::string message = message_of<CudaOutOfMemory>(
-          [&] { run_on_host(*method, src.view(), result.view(), sigma(2.0), options); });
+          [&] { run_on_host(*method, src.view(), result.view(), problem->params, options); });
       EXPECT_TRUE(contains(message, "iB")) << id << ": the message names no size: " << message;
       std::cout << "[ OOM      ] " << id << ": " << message << "\n";
     }
@@ -90,15 +110,17 @@ TEST_F(GpuFaults, OutOfMemoryIsReportedWithItsSizeAndEveryMethodRunsAgainAfterwa
 TEST_F(GpuFaults, AFailedLaunchNamesTheKernelAndLeavesNoStickyError) {
   for (const std::string& id : gpu_method_ids()) {
     const std::unique_ptr<Method> method = create_method(id);
-    ASSERT_EQ(runs_right(*method, stream()), "") << id << " before the fault";
-    const TestImage src = TestImage::random(61, 47, PixelFormat::Rgba8, 4);
-    TestImage result(61, 47, PixelFormat::Rgba8);
+    const std::optional<FilterProblem> problem = small_problem(*method);
+    if (!problem) continue;
+    ASSERT_EQ(runs_right(*method, *problem, stream()), "") << id << " before the fault";
+    const TestImage src = TestImage::random(problem->width, problem->height, problem->format, 4);
+    TestImage result(problem->width, problem->height, problem->format);
     {
       const ScopedFaultInjection launch_failure(InjectedFault::LaunchFailure);
       RunOptions options;
       options.stream = stream();
       const std::string message =
-          message_of<CudaError>([&] { run_on_host(*method, src.view(), result.view(), sigma(2.0), options); });
+          message_of<CudaError>([&] { run_on_host(*method, src.view(), result.view(), problem->params, options); });
       EXPECT_TRUE(contains(message, "did not launch") && contains(message, "Kernel")) << id << ": " << message;
       std::cout << "[ LAUNCH   ] " << id << ": " << message << "\n";
     }
@@ -110,11 +132,12 @@ TEST_F(GpuFaults, AFailedLaunchNamesTheKernelAndLeavesNoStickyError) {
 TEST_F(GpuFaults, WithoutTheDeviceEveryGpuMethodIsUnavailableAndComesBackAfterwards) {
   for (const std::string& id : gpu_method_ids()) {
     const std::unique_ptr<Method> method = create_method(id);
+    const std::optional<FilterProblem> problem = small_problem(*method);
+    if (!problem) continue;
     {
       const ScopedFaultInjection no_device(InjectedFault::NoDevice);
       EXPECT_TRUE(contains(method_unavailable_reason(*find_method(id)), "no CUDA device")) << id;
-      const std::string message =
-          message_of<CudaUnavailable>([&] { method->prepare({61, 47, PixelFormat::Rgba8, sigma(2.0)}); });
+      const std::string message = message_of<CudaUnavailable>([&] { method->prepare(*problem); });
       EXPECT_TRUE(contains(message, id + ": no CUDA device")) << message;
     }
     EXPECT_EQ(method_unavailable_reason(*find_method(id)), "") << id;
@@ -172,9 +195,9 @@ TEST_F(GpuFaults, RealOutOfMemoryWhenTheDeviceIsFullAndTheOtherMethodsKeepRunnin
   // The device is still full: small problems of every method run, the failed instances included.
   for (const std::string& id : gpu_method_ids()) {
     const std::unique_ptr<Method> method = create_method(id);
-    EXPECT_EQ(runs_right(*method, stream(), PixelFormat::F32), "") << id << " on a full device";
+    EXPECT_EQ(runs_right(*method, stream()), "") << id << " on a full device";
   }
-  EXPECT_EQ(runs_right(*fft, stream(), PixelFormat::F32), "") << "fft, the instance that ran out of memory";
+  EXPECT_EQ(runs_right(*fft, stream()), "") << "fft, the instance that ran out of memory";
   EXPECT_EQ(runs_right(*shared, stream()), "") << "separable_shared, the instance that ran out of memory";
 
   filler.clear();
@@ -190,11 +213,13 @@ TEST(GpuFaultsFromTheEnvironment, EveryGpuMethodFailsAsTheSwitchSays) {
   EXPECT_EQ(std::string(to_string(injected_fault())), value);
   if (injected_fault() != InjectedFault::NoDevice && !cuda_device_status().available)
     GTEST_SKIP() << "GAUSSLAB_INJECT_FAULT=" << value << " needs a CUDA device: " << cuda_device_status().reason;
-  const TestImage src = TestImage::random(61, 47, PixelFormat::Rgba8, 5);
-  TestImage result(61, 47, PixelFormat::Rgba8);
   for (const std::string& id : gpu_method_ids()) {
     const std::unique_ptr<Method> method = create_method(id);
-    const auto run = [&] { run_on_host(*method, src.view(), result.view(), sigma(2.0)); };
+    const std::optional<FilterProblem> problem = small_problem(*method);
+    if (!problem) continue;
+    const TestImage src = TestImage::random(problem->width, problem->height, problem->format, 5);
+    TestImage result(problem->width, problem->height, problem->format);
+    const auto run = [&] { run_on_host(*method, src.view(), result.view(), problem->params); };
     std::string message;
     switch (injected_fault()) {
       case InjectedFault::NoDevice: message = message_of<CudaUnavailable>(run); break;
