@@ -16,6 +16,7 @@ status=$?
 printf '%s\n' "$output"
 if [ $status -ge 128 ]; then echo "FAIL: the command crashed (status $status)"; exit 1; fi
 if [ $status -ne "$expected" ]; then echo "FAIL: exit status $status, expected $expected"; exit 1; fi
-if ! printf '%s\n' "$output" | grep -Eq -- "$regex"; then echo "FAIL: the message does not match /$regex/"; exit 1; fi
+# A here-string, not a pipe: under pipefail, grep -q closing early would fail printf with SIGPIPE.
+if ! grep -Eq -- "$regex" <<<"$output"; then echo "FAIL: the message does not match /$regex/"; exit 1; fi
 if [ -f "$scratch/existing.png" ] && [ -s "$scratch/existing.png" ]; then echo "FAIL: the existing file was overwritten"; exit 1; fi
 echo "PASS"
