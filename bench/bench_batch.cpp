@@ -120,6 +120,43 @@ CodecRates measure_codec_rates(const std::string& path, const std::string& scrat
   return rates;
 }
 
+// One core's encode (+ write) and read + decode time for each output format, on one image: a table
+// for batch.md. The workload's noise is the worst case for PNG and JPEG (nothing to compress).
+std::string codec_table(const std::string& path, const std::string& scratch) {
+  const LoadedImage loaded = decode_image(read_image_file(path), path);
+  const double megapixels = loaded.image.pixel_count() / 1e6;
+  std::ostringstream out;
+  out << "| format | file MB | encode + write ms | Mpixel/s | read + decode ms | Mpixel/s |\n|---|---:|---:|---:|---:|---:|\n";
+  std::string formats = output_format_list() + ",";
+  for (std::size_t at = 0, comma; (comma = formats.find(',', at)) != std::string::npos; at = comma + 1) {
+    std::string format = formats.substr(at, comma - at);
+    format.erase(0, format.find_first_not_of(' '));
+    const std::string file = scratch + "/codec-rate." + format;
+    std::vector<double> encode, decode;
+    double file_mb = 0;
+    try {
+      for (int run = 0; run < 3; ++run) {
+        auto t0 = Clock::now();
+        encode_and_write(file, loaded.image, loaded.source_channels, Overwrite::Allowed);
+        encode.push_back(seconds_since(t0) * 1000);
+        t0 = Clock::now();
+        const std::vector<unsigned char> bytes = read_image_file(file);
+        decode_image(bytes, file);
+        decode.push_back(seconds_since(t0) * 1000);
+        file_mb = bytes.size() / 1e6;
+      }
+    } catch (const std::exception& error) {
+      out << "| " << format << " | " << error.what() << " | | | | |\n";
+      continue;
+    }
+    fs::remove(file);
+    out << "| " << format << " | " << fmt("%.1f", file_mb) << " | " << fmt("%.1f", median(encode)) << " | "
+        << fmt("%.0f", megapixels / median(encode) * 1000) << " | " << fmt("%.1f", median(decode)) << " | "
+        << fmt("%.0f", megapixels / median(decode) * 1000) << " |\n";
+  }
+  return out.str();
+}
+
 // The workload's inputs: noise images saved as 24-bit BMP, made by every core at once.
 std::vector<BatchJob> generate_images(const BatchBenchOptions& options, const std::string& dir, std::ostream& log) {
   fs::create_directories(dir);
@@ -373,9 +410,11 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
 
   Bandwidth bw;
   CodecRates rates;
+  std::string codecs;
   if (mpi.root()) {
     bw = measure_bandwidth();
     rates = measure_codec_rates(inputs.front().input, dir);
+    if (mpi.size() == 1) codecs = codec_table(inputs.front().input, dir);
   }
 
   std::vector<Row> rows;
@@ -497,6 +536,8 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
           "over it (1.00: the overlap hides everything else). Decode includes the copy into the pinned buffer, encode "
           "the copy out of it (and, until the codecs can encode into memory, the write).\n\n"
        << table(rows, baseline) << "\n"
+       << (codecs.empty() ? "" : "One core, each output format, on the first image (noise: the worst case for PNG and "
+                                 "JPEG), median of 3:\n\n" + codecs + "\n")
        << "Identical outputs (byte for byte): " << identical_groups(rows) << "\n";
     if (baseline && pipelined) {
       const double speedup = baseline->wall_s / pipelined->wall_s;
