@@ -23,20 +23,14 @@
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
 #include "gpu_test_support.hpp"
+#include "kit/params.hpp"
 #include "lut_2d_common.cuh"
 #include "tiled_1d_common.cuh"
 
 namespace gausslab::gpu_test {
 namespace {
 
-FilterParams signal_params(double sigma, BorderMode border, int fixed_radius = -1) {
-  FilterParams params;
-  params.sigma = sigma;
-  params.border = border;
-  params.fixed_radius = fixed_radius;
-  params.axes = FilterAxes::RowsOnly;
-  return params;
-}
+using test::signal_params;
 
 ImageF32 random_signal(int length, std::uint32_t seed) {
   ImageF32 signal(length, 1);

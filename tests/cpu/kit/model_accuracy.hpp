@@ -14,13 +14,10 @@
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
 #include "kit/model_images.hpp"
+#include "kit/params.hpp"
 
 namespace gausslab::test {
 
-// sigma and border (and truncate) as a user sets them.
-FilterParams sigma_params(double sigma, BorderMode border, double truncate = kDefaultTruncate);
-// A fixed radius (sigma radius / 4, within the valid range) and border.
-FilterParams radius_params(int radius, BorderMode border);
 // "rgba8 13×17, sigma 2.5, truncate 4, radius 10, mirror": for failure messages.
 std::string describe_case(PixelFormat format, int width, int height, const FilterParams& params);
 

@@ -21,22 +21,6 @@ const ImageF32& hubble_grey() {
   return image;
 }
 
-FilterParams sigma_params(double sigma, BorderMode border, double truncate) {
-  FilterParams params;
-  params.sigma = sigma;
-  params.border = border;
-  params.truncate = truncate;
-  return params;
-}
-
-FilterParams radius_params(int radius, BorderMode border) {
-  FilterParams params;
-  params.sigma = std::clamp(radius / 4.0, kMinSigma, kMaxSigma);
-  params.fixed_radius = radius;
-  params.border = border;
-  return params;
-}
-
 std::string describe_case(PixelFormat format, int width, int height, const FilterParams& params) {
   return std::string(to_string(format)) + " " + std::to_string(width) + "×" + std::to_string(height) + ", " +
          describe(params);

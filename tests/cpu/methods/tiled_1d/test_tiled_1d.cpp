@@ -23,6 +23,7 @@
 #include "gausslab/core/reference.hpp"
 #include "kit/method_tests.hpp"
 #include "kit/checked_shared.hpp"
+#include "kit/params.hpp"
 #include "tiled_1d_common.cuh"
 
 namespace gausslab {
@@ -135,14 +136,7 @@ std::vector<float> random_signal(int length, std::uint32_t seed) {
   return signal;
 }
 
-FilterParams signal_params(double sigma, BorderMode border, int fixed_radius = -1) {
-  FilterParams params;
-  params.sigma = sigma;
-  params.border = border;
-  params.fixed_radius = fixed_radius;
-  params.axes = FilterAxes::RowsOnly;
-  return params;
-}
+using test::signal_params;
 
 // max |result - reference| / max |reference| against the float64 reference.
 double relative_error(const std::vector<float>& signal, const std::vector<float>& result, const FilterParams& params) {
