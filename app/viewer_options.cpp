@@ -6,6 +6,7 @@
 
 #include "gausslab/core/cli_args.hpp"
 #include "actions.hpp"
+#include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
@@ -137,8 +138,9 @@ int history_frames(const ViewerOptions& options) { return std::clamp(options.fra
 std::string viewer_usage() {
   std::string text =
       "usage: gausslab [IMAGE] [options]\n"
-      "Blurs IMAGE live on the GPU (PNG, JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, PIC; without IMAGE the\n"
-      "built-in astronaut picture). Drop a file on the window to open it.\n"
+      "Blurs IMAGE live on the GPU (" + std::string(supported_input_formats()) + "; without IMAGE\n"
+      "the built-in astronaut picture). Drop a file on the window to open it.\n"
+      "(" + std::string(refused_input_formats()) + ")\n"
       "\n"
       "  --method ID            method A (default: separable_shared with a CUDA device, else cpu_openmp)\n"
       "  --compare ID           slot B: a method, 'original' (the unblurred picture) or 'exact' (the float64\n"
@@ -154,7 +156,8 @@ std::string viewer_usage() {
       "  --frames N             run N frames processing every frame, print one line of timings and the\n"
       "                         whole-image errors (unrounded, 8-bit levels), exit\n"
       "  --script FILE          replay timed actions (see docs/viewer.md), print frame-time percentiles\n"
-      "  --screenshot PATH      after the run, save the full-resolution result A (.png or .bmp)\n"
+      "  --screenshot PATH      after the run, save the full-resolution result A (.png, .jpg,\n"
+      "                         .bmp, .tga or .pnm, by the extension)\n"
       "  --screenshot-view PATH after the run, save the rendered view with its overlay\n"
       "  --overwrite            let the screenshots replace existing files\n"
       "  --keys TEXT            type these keys in the first frame (a letter or digit stands for its key,\n"

@@ -5,16 +5,18 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config git
-  libimgui-dev libglfw3-dev libstb-dev python3-glad   # viewer: Dear ImGui 1.86, GLFW, stb, glad
+  libimgui-dev libglfw3-dev python3-glad              # viewer: Dear ImGui 1.86 (brings libstb-dev, its font rasteriser), GLFW, glad
   fonts-dejavu-core                                   # viewer: DejaVu Sans, loaded at start (σ ≤ ≥ – ×)
   libxtst6                                            # the window tests' synthetic X input (XTest)
+  libpng-dev libjpeg62-turbo-dev libtiff-dev libgif-dev   # image codecs (BMP, TGA, PNM are our own); libpng also for gausslab-sequence's 16-bit frames
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL/EGL (Mesa on machines without NVIDIA GL)
   libgtest-dev googletest                             # tests
   xvfb xauth                                          # the viewer's window tests on headless machines
   python3-numpy python3-scipy python3-matplotlib      # SciPy cross-checks, benchmark charts
   libopenmpi-dev openmpi-bin                          # the batch engine across processes and hosts (mpirun)
-  libpng-dev                                          # 16-bit PNG frames (gausslab-sequence)
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # video frames (optional at build time)
+  python3-pil python3-opencv                          # the image codecs checked against PIL and OpenCV
+  clang-14 libclang-rt-14-dev                         # libFuzzer: the fuzz targets' short CI run
 )
 
 missing=()

@@ -1,9 +1,8 @@
-// Image files through Debian's stb (libstb: stb_image and stb_image_write are compiled there).
+// Image files: reading a file safely, recognising its format by its signature, refusing the
+// formats we cannot decode safely, and writing through AtomicFile. The codecs are in codecs/.
 #include "gausslab/core/image_io.hpp"
 
 #include <fcntl.h>
-#include <stb_image.h>
-#include <stb_image_write.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,16 +10,19 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <new>
 #include <vector>
+
+#include "codecs/codecs.hpp"
 
 namespace gausslab {
 
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::string_view_literals;
 
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
+std::string in_quotes(const std::string& path) { return "'" + path + "'"; }
 
 std::string lower_extension(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
@@ -28,107 +30,229 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-bool starts_with(const std::vector<unsigned char>& bytes, std::initializer_list<unsigned char> prefix) {
-  return bytes.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), bytes.begin());
+bool starts_with(const unsigned char* data, std::size_t size, std::string_view prefix, std::size_t at = 0) {
+  return size >= at + prefix.size() && std::memcmp(data + at, prefix.data(), prefix.size()) == 0;
 }
 
-// stb decodes some damaged files without complaint; these checks catch what it lets through.
-std::string structural_problem(const std::vector<unsigned char>& bytes) {
-  if (starts_with(bytes, {0xFF, 0xD8})) {  // JPEG must end with the EOI marker (FF D9)
-    auto end = bytes.end();
-    while (end != bytes.begin() && (*(end - 1) == 0x00 || *(end - 1) == 0x0A || *(end - 1) == 0x0D)) --end;
-    if (end - bytes.begin() < 4 || *(end - 2) != 0xFF || *(end - 1) != 0xD9)
-      return "the JPEG data is truncated (no end-of-image marker)";
+// ---- reading a file ---------------------------------------------------------------------------
+
+std::string what_it_is(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder, not an image file";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe), not a regular file; gausslab reads images from regular files only";
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return "a device, not a regular file; gausslab reads images from regular files only";
+  if (S_ISSOCK(mode)) return "a socket, not a regular file; gausslab reads images from regular files only";
+  return "not a regular file; gausslab reads images from regular files only";
+}
+
+struct FileDescriptor {
+  int fd = -1;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
   }
-  if (starts_with(bytes, {0x89, 'P', 'N', 'G'})) {  // PNG must end with an IEND chunk
-    static const unsigned char iend[] = {'I', 'E', 'N', 'D'};
-    if (std::search(bytes.begin(), bytes.end(), std::begin(iend), std::end(iend)) == bytes.end())
-      return "the PNG data is truncated (no IEND chunk)";
+};
+
+// The bytes of a regular file, at most the size it had when opened and at most the limit.
+// O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever (it is refused after fstat).
+std::vector<unsigned char> read_file(const std::string& path, const ImageLimits& limits) {
+  FileDescriptor file;
+  file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (file.fd < 0) {
+    const int error = errno;
+    if (error == ENOENT) throw ImageLoadError("cannot open " + in_quotes(path) + ": no such file; check the path");
+    if (error == EACCES) throw ImageLoadError("cannot open " + in_quotes(path) + ": no permission to read it");
+    throw ImageLoadError("cannot open " + in_quotes(path) + ": " + std::strerror(error));
   }
-  return {};
-}
-
-std::string unsupported_format_hint(const std::vector<unsigned char>& bytes) {
-  if (starts_with(bytes, {'I', 'I', 0x2A, 0x00}) || starts_with(bytes, {'M', 'M', 0x00, 0x2A}))
-    return "TIFF files are not supported; convert it to PNG first (for example: convert in.tif out.png)";
-  if (starts_with(bytes, {'R', 'I', 'F', 'F'})) return "WebP files are not supported; convert it to PNG first";
-  if (starts_with(bytes, {'v', '/', '1', 0x01})) return "OpenEXR files are not supported";
-  return {};
-}
-
-std::string explain_stb_failure(const std::string& name, const std::vector<unsigned char>& bytes) {
-  if (std::string hint = unsupported_format_hint(bytes); !hint.empty()) return quoted(name) + ": " + hint;
-  const char* reason = stbi_failure_reason();
-  const std::string why = reason ? reason : "unknown reason";
-  if (why == "unknown image type")
-    return quoted(name) + " is not an image in a supported format (" + supported_input_formats() +
-           "); the file may be damaged or of another kind";
-  return quoted(name) + " could not be decoded (" + why + "); the file is damaged or uses an unsupported variant";
-}
-
-std::vector<unsigned char> read_file(const std::string& path) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status))
-    throw ImageLoadError("cannot open " + quoted(path) + ": no such file; check the path");
-  if (fs::is_directory(status)) throw ImageLoadError(quoted(path) + " is a folder, not an image file");
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw ImageLoadError("cannot open " + quoted(path) + ": " + std::strerror(errno));
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) throw ImageLoadError("cannot read " + quoted(path) + ": " + std::strerror(errno));
+  struct stat status {};
+  if (::fstat(file.fd, &status) != 0)
+    throw ImageLoadError("cannot read " + in_quotes(path) + ": " + std::strerror(errno));
+  if (!S_ISREG(status.st_mode)) throw ImageLoadError(in_quotes(path) + " is " + what_it_is(status.st_mode));
+  const std::uint64_t size = static_cast<std::uint64_t>(status.st_size);
+  if (size == 0) throw ImageLoadError(in_quotes(path) + " is empty (0 bytes); it holds no image");
+  if (size > limits.max_file_bytes)
+    throw ImageLoadError(in_quotes(path) + " is " + std::to_string(size) + " bytes, more than the limit of " +
+                         std::to_string(limits.max_file_bytes) + " bytes for an image file");
+  std::vector<unsigned char> bytes;
+  try {
+    bytes.resize(size);
+  } catch (const std::bad_alloc&) {
+    throw ImageLoadError("cannot read " + in_quotes(path) + ": not enough memory for its " + std::to_string(size) + " bytes");
+  }
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(file.fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ImageLoadError("cannot read " + in_quotes(path) + ": " + std::strerror(errno));
+    if (n == 0) break;  // the file shrank while we read it: decode what is there (a decoder will say truncated)
+    done += static_cast<std::size_t>(n);
+  }
+  bytes.resize(done);
   return bytes;
 }
 
+// ---- formats ----------------------------------------------------------------------------------
+
+enum class Detected { Png, Jpeg, Tiff, Gif, Bmp, Pnm, Tga, Unknown };
+
+Detected detect(const unsigned char* d, std::size_t n, const std::string& name) {
+  if (starts_with(d, n, "\x89PNG\r\n\x1a\n"sv)) return Detected::Png;
+  if (starts_with(d, n, "\xff\xd8\xff"sv)) return Detected::Jpeg;
+  if (starts_with(d, n, "II*\0"sv) || starts_with(d, n, "MM\0*"sv) || starts_with(d, n, "II+\0"sv) ||
+      starts_with(d, n, "MM\0+"sv))
+    return Detected::Tiff;
+  if (starts_with(d, n, "GIF87a"sv) || starts_with(d, n, "GIF89a"sv)) return Detected::Gif;
+  if (starts_with(d, n, "BM"sv)) return Detected::Bmp;
+  if (n >= 3 && d[0] == 'P' && d[1] >= '1' && d[1] <= '6' && std::strchr(" \t\r\n#", d[2]) && d[2] != '\0')
+    return Detected::Pnm;
+  if (codec::looks_like_tga(d, n) || lower_extension(name) == ".tga") return Detected::Tga;
+  return Detected::Unknown;
+}
+
+// Why a recognised but unread format is refused, and what to do; empty if not recognised.
+std::string refusal(const unsigned char* d, std::size_t n) {
+  const std::string convert = "; convert it first, e.g. to PNG or TIFF";
+  if (starts_with(d, n, "#?RADIANCE"sv) || starts_with(d, n, "#?RGBE"sv))
+    return "is a Radiance HDR file, which gausslab does not read: the only decoder Debian 12 has for it "
+           "(stb_image 2.27) loops forever on some damaged files" + convert;
+  if (starts_with(d, n, "8BPS"sv))
+    return "is a Photoshop (PSD) file, which gausslab does not read: the only decoder Debian 12 has for it "
+           "(stb_image 2.27) accepts truncated files" + convert;
+  if (starts_with(d, n, "\x53\x80\xf6\x34"sv) && starts_with(d, n, "PICT"sv, 88))
+    return "is a Softimage PIC file, which gausslab does not read: the only decoder Debian 12 has for it "
+           "(stb_image 2.27) is not safe on damaged files" + convert;
+  if (starts_with(d, n, "RIFF"sv) && starts_with(d, n, "WEBP"sv, 8)) return "is a WebP file, which gausslab does not read" + convert;
+  if (starts_with(d, n, "v/1\x01"sv)) return "is an OpenEXR file, which gausslab does not read" + convert;
+  if (starts_with(d, n, "\0\0\0\x0cjP  "sv) || starts_with(d, n, "\xff\x4f\xff\x51"sv))
+    return "is a JPEG 2000 file, which gausslab does not read" + convert;
+  if (starts_with(d, n, "\xff\x0a"sv) || starts_with(d, n, "\0\0\0\x0cJXL "sv))
+    return "is a JPEG XL file, which gausslab does not read" + convert;
+  if (starts_with(d, n, "ftyp"sv, 4)) return "is a HEIF/AVIF (or MP4) file, which gausslab does not read" + convert;
+  if (starts_with(d, n, "qoif"sv)) return "is a QOI file, which gausslab does not read" + convert;
+  if (starts_with(d, n, "P7"sv)) return "is a PAM file, which gausslab does not read; convert it to PNM (P5/P6) or PNG";
+  if (starts_with(d, n, "Pf"sv) || starts_with(d, n, "PF"sv)) return "is a PFM (float) file, which gausslab does not read" + convert;
+  if (starts_with(d, n, "%PDF"sv)) return "is a PDF document, not an image; export its pages as PNG first";
+  return {};
+}
+
+LoadedImage decode(const codec::DecodeInput& in) {
+  switch (detect(in.data, in.size, in.name)) {
+    case Detected::Png: return codec::decode_png(in);
+    case Detected::Jpeg: return codec::decode_jpeg(in);
+    case Detected::Tiff: return codec::decode_tiff(in);
+    case Detected::Gif: return codec::decode_gif(in);
+    case Detected::Bmp: return codec::decode_bmp(in);
+    case Detected::Pnm: return codec::decode_pnm(in);
+    case Detected::Tga: return codec::decode_tga(in);
+    case Detected::Unknown: break;
+  }
+  if (std::string why = refusal(in.data, in.size); !why.empty()) throw ImageLoadError(in_quotes(in.name) + " " + why);
+  throw ImageLoadError(in_quotes(in.name) + " is not an image in a supported format (" + supported_input_formats() +
+                       "); the file may be damaged or of another kind");
+}
+
+// ---- writing ----------------------------------------------------------------------------------
+
+class FileSink : public codec::ByteSink {
+ public:
+  explicit FileSink(AtomicFile& file) : file_(file) {}
+  void write(const void* data, std::size_t size) override { file_.write(data, size); }
+
+ private:
+  AtomicFile& file_;
+};
+
+const char* const kFormatNames[] = {"png", "jpg", "bmp", "tga", "pnm"};
+
 }  // namespace
 
-const char* supported_input_formats() { return "PNG, JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, PIC"; }
+const char* supported_input_formats() { return "PNG, JPEG, TIFF, BMP, TGA, PNM (PBM/PGM/PPM), GIF"; }
 
-LoadedImage load_image_from_memory(const void* data, std::size_t size, const std::string& name) {
-  const auto* begin = static_cast<const unsigned char*>(data);
-  const std::vector<unsigned char> bytes(begin, begin + size);
-  if (bytes.empty()) throw ImageLoadError(quoted(name) + " is empty (0 bytes); it holds no image");
-  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw ImageLoadError(quoted(name) + " is larger than 2 GiB; gausslab reads image files up to 2 GiB");
-  if (std::string problem = structural_problem(bytes); !problem.empty())
-    throw ImageLoadError(quoted(name) + " could not be decoded: " + problem);
-
-  int width = 0, height = 0, channels = 0;
-  const int length = static_cast<int>(bytes.size());
-  if (!stbi_info_from_memory(bytes.data(), length, &width, &height, &channels))
-    throw ImageLoadError(explain_stb_failure(name, bytes));
-  if (static_cast<long long>(width) * height > (1LL << 30))
-    throw ImageLoadError(quoted(name) + " is " + std::to_string(width) + "×" + std::to_string(height) +
-                         " pixels, more than the 2^30 gausslab supports");
-  stbi_uc* pixels = stbi_load_from_memory(bytes.data(), length, &width, &height, &channels, 4);
-  if (!pixels) throw ImageLoadError(explain_stb_failure(name, bytes));
-
-  LoadedImage loaded;
-  loaded.source_channels = channels;
-  loaded.image = ImageRgba8(width, height);
-  std::memcpy(loaded.image.data(), pixels, static_cast<std::size_t>(width) * height * 4);
-  stbi_image_free(pixels);
-  return loaded;
+const char* refused_input_formats() {
+  return "Radiance HDR, PSD and Softimage PIC are refused (Debian 12's only decoder for them, stb_image 2.27, "
+         "is not safe on damaged files); WebP, OpenEXR, JPEG 2000, JPEG XL, HEIF/AVIF, QOI, PAM and PFM have no "
+         "decoder here. Convert such files to PNG or TIFF first.";
 }
 
-LoadedImage load_image(const std::string& path) {
-  const std::vector<unsigned char> bytes = read_file(path);
-  return load_image_from_memory(bytes.data(), bytes.size(), path);
+LoadedImage load_image_from_memory(const void* data, std::size_t size, const std::string& name,
+                                   const ImageLimits& limits) {
+  if (size == 0 || data == nullptr) throw ImageLoadError(in_quotes(name) + " is empty (0 bytes); it holds no image");
+  if (size > limits.max_file_bytes)
+    throw ImageLoadError(in_quotes(name) + " is " + std::to_string(size) + " bytes, more than the limit of " +
+                         std::to_string(limits.max_file_bytes) + " bytes for an image file");
+  const codec::DecodeInput in{static_cast<const unsigned char*>(data), size, name, limits};
+  try {
+    return decode(in);
+  } catch (const std::bad_alloc&) {
+    throw ImageLoadError(in_quotes(name) + ": not enough memory to decode it; close other programs, or shrink the "
+                                        "picture with another tool first");
+  } catch (const std::length_error&) {
+    throw ImageLoadError(in_quotes(name) + ": not enough memory to decode it");
+  }
 }
 
-std::string check_output_path(const std::string& path, Overwrite overwrite) {
-  if (path.empty()) return "the output file name is empty";
+LoadedImage load_image(const std::string& path, const ImageLimits& limits) {
+  const std::vector<unsigned char> bytes = read_file(path, limits);
+  return load_image_from_memory(bytes.data(), bytes.size(), path, limits);
+}
+
+const char* to_string(ImageFormat format) {
+  return static_cast<std::size_t>(format) < std::size(kFormatNames) ? kFormatNames[static_cast<int>(format)] : "?";
+}
+
+std::optional<ImageFormat> image_format_from_string(std::string_view name) {
+  if (name == "jpeg") return ImageFormat::Jpeg;
+  for (int i = 0; i < static_cast<int>(ImageFormat::Count); ++i)
+    if (name == kFormatNames[i]) return static_cast<ImageFormat>(i);
+  return std::nullopt;
+}
+
+std::string image_format_list() { return "png, jpg, bmp, tga, pnm"; }
+
+const char* file_extension(ImageFormat format) {
+  static const char* const extensions[] = {".png", ".jpg", ".bmp", ".tga", ".pnm"};
+  return static_cast<std::size_t>(format) < std::size(extensions) ? extensions[static_cast<int>(format)] : "";
+}
+
+std::optional<ImageFormat> image_format_from_path(const std::string& path) {
   const std::string ext = lower_extension(path);
-  if (ext != ".png" && ext != ".bmp")
-    return quoted(path) + ": unsupported output type '" + ext + "'; use a .png or .bmp file name";
+  if (ext == ".png") return ImageFormat::Png;
+  if (ext == ".jpg" || ext == ".jpeg") return ImageFormat::Jpeg;
+  if (ext == ".bmp") return ImageFormat::Bmp;
+  if (ext == ".tga") return ImageFormat::Tga;
+  if (ext == ".pnm" || ext == ".pgm" || ext == ".ppm") return ImageFormat::Pnm;
+  return std::nullopt;
+}
+
+bool format_keeps_alpha(ImageFormat format) { return format != ImageFormat::Jpeg && format != ImageFormat::Pnm; }
+
+std::string check_output_path(const std::string& path, const SaveOptions& options) {
+  if (path.empty()) return "the output file name is empty";
+  const std::optional<ImageFormat> by_name = image_format_from_path(path);
+  const std::string ext = lower_extension(path);
+  if (!options.format && !by_name)
+    return in_quotes(path) + ": unknown output type '" + ext +
+           "'; use a .png, .jpg, .bmp, .tga or .pnm (.pgm/.ppm) file name";
+  if (options.format && by_name && *options.format != *by_name)
+    return in_quotes(path) + ": the name says " + to_string(*by_name) + " but the format asked for is " +
+           to_string(*options.format) + "; give the file a " + file_extension(*options.format) + " name";
   const fs::path parent = fs::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec))
-    return quoted(path) + ": the folder " + quoted(parent.string()) + " does not exist";
-  if (fs::is_directory(path, ec)) return quoted(path) + " is a folder; give a file name";
-  if (overwrite == Overwrite::Never && fs::exists(path, ec))
-    return quoted(path) + " already exists; gausslab never overwrites files, so choose another name"
+    return in_quotes(path) + ": the folder " + in_quotes(parent.string()) + " does not exist";
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_directory(status)) return in_quotes(path) + " is a folder; give a file name";
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    return in_quotes(path) + " exists and is not a regular file; choose another name";
+  if (options.overwrite == Overwrite::Never && fs::exists(status))
+    return in_quotes(path) + " already exists; gausslab never overwrites files, so choose another name"
                           " (or pass --overwrite)";
   return {};
+}
+
+std::string check_output_path(const std::string& path, Overwrite overwrite) {
+  SaveOptions options;
+  options.overwrite = overwrite;
+  return check_output_path(path, options);
 }
 
 std::string first_free_path(const std::string& path) {
@@ -143,61 +267,42 @@ std::string first_free_path(const std::string& path) {
   }
 }
 
-void save_image(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite) {
-  if (std::string problem = check_output_path(path, overwrite); !problem.empty()) throw ImageSaveError(problem);
+void save_image(const std::string& path, const ImageRgba8& image, int channels, const SaveOptions& options) {
+  if (std::string problem = check_output_path(path, options); !problem.empty()) throw ImageSaveError(problem);
   if (channels < 1 || channels > 4) throw ImageSaveError("save_image: channels must be 1 to 4");
   if (image.empty()) throw ImageSaveError("save_image: the image is empty");
-  // BMP has no grey+alpha layout (stb would drop the alpha): such an image is saved as RGBA.
-  const bool grey_alpha_as_rgba = channels == 2 && lower_extension(path) == ".bmp";
-  if (grey_alpha_as_rgba) channels = 4;
-
-  // Pack the channels the file keeps: 1 = grey (red), 2 = grey + alpha, 3 = RGB, 4 = RGBA.
-  std::vector<unsigned char> packed(image.pixel_count() * channels);
-  for (std::size_t i = 0; i < image.pixel_count(); ++i) {
-    const Rgba8& p = image.data()[i];
-    const unsigned char all[4] = {p.r, grey_alpha_as_rgba ? p.r : p.g, grey_alpha_as_rgba ? p.r : p.b, p.a};
-    const unsigned char grey_alpha[2] = {p.r, p.a};
-    for (int c = 0; c < channels; ++c) packed[i * channels + c] = channels == 2 ? grey_alpha[c] : all[c];
-  }
-
-  std::vector<unsigned char> encoded;
-  auto append = [](void* context, void* data, int size) {
-    auto* out = static_cast<std::vector<unsigned char>*>(context);
-    out->insert(out->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
-  };
-  const bool png = lower_extension(path) == ".png";
-  const int ok = png ? stbi_write_png_to_func(append, &encoded, image.width(), image.height(), channels,
-                                              packed.data(), image.width() * channels)
-                     : stbi_write_bmp_to_func(append, &encoded, image.width(), image.height(), channels,
-                                              packed.data());
-  if (!ok || encoded.empty()) throw ImageSaveError("could not encode " + quoted(path));
-
-  // Write beside the target, then move into place: no partial file, and no overwrite unless allowed.
-  std::string temp = path + ".tmp-XXXXXX";
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw ImageSaveError("cannot write " + quoted(path) + ": " + std::strerror(errno));
-  std::size_t written = 0;
-  while (written < encoded.size()) {
-    const ssize_t n = ::write(fd, encoded.data() + written, encoded.size() - written);
-    if (n <= 0) {
-      const int error = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw ImageSaveError("cannot write " + quoted(path) + ": " + std::strerror(error));
+  if (options.jpeg_quality < 1 || options.jpeg_quality > 100)
+    throw ImageSaveError("save_image: the JPEG quality must be 1 to 100, not " + std::to_string(options.jpeg_quality));
+  const ImageFormat format = options.format ? *options.format : *image_format_from_path(path);
+  const std::string ext = lower_extension(path);
+  if (ext == ".pgm" && channels >= 3)
+    throw ImageSaveError(in_quotes(path) + ": a .pgm file holds grey images and this one is in colour; use .ppm or .pnm");
+  if (ext == ".ppm" && channels <= 2) channels = 3;  // a .ppm holds RGB: grey is written as RGB
+  try {
+    AtomicFile file(path, options.overwrite);
+    FileSink sink(file);
+    switch (format) {
+      case ImageFormat::Png: codec::encode_png(image, channels, sink); break;
+      case ImageFormat::Jpeg: codec::encode_jpeg(image, channels, options.jpeg_quality, sink); break;
+      case ImageFormat::Bmp: codec::encode_bmp(image, channels, sink); break;
+      case ImageFormat::Tga: codec::encode_tga(image, channels, sink); break;
+      case ImageFormat::Pnm: codec::encode_pnm(image, channels, sink); break;
+      case ImageFormat::Count: throw ImageSaveError("unknown output format");
     }
-    written += static_cast<std::size_t>(n);
+    file.commit();
+  } catch (const FileWriteError& error) {
+    throw ImageSaveError(error.what());
+  } catch (const ImageSaveError& error) {
+    throw ImageSaveError("cannot write " + in_quotes(path) + ": " + error.what());
+  } catch (const std::bad_alloc&) {
+    throw ImageSaveError("cannot write " + in_quotes(path) + ": not enough memory to encode it");
   }
-  ::fchmod(fd, 0644);
-  ::close(fd);
-  const int moved = overwrite == Overwrite::Never ? ::link(temp.c_str(), path.c_str())
-                                                   : ::rename(temp.c_str(), path.c_str());
-  const int error = errno;
-  ::unlink(temp.c_str());
-  if (moved != 0) {
-    if (error == EEXIST)
-      throw ImageSaveError(quoted(path) + " already exists; gausslab never overwrites files, so choose another name");
-    throw ImageSaveError("cannot write " + quoted(path) + ": " + std::strerror(error));
-  }
+}
+
+void save_image(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite) {
+  SaveOptions options;
+  options.overwrite = overwrite;
+  save_image(path, image, channels, options);
 }
 
 }  // namespace gausslab

@@ -103,13 +103,13 @@ TEST(Startup, DefaultPictureIsEmbedded) {
 TEST(Startup, RefusesBadInputBeforeAnyFrame) {
   expect_startup_error(parse({test::test_data_path("truncated.jpg").c_str()}), "truncated.jpg");
   expect_startup_error(parse({"/no/such/picture.png"}), "no such file");
-  expect_startup_error(parse({test::test_data_path("chessboard_GRAY_U16.tif").c_str()}), "TIFF");
+  expect_startup_error(parse({test::test_data_path("malformed/psd_truncated.psd").c_str()}), "PSD");
   expect_startup_error(parse({"--method", "gaussian_magic"}), "unknown method 'gaussian_magic'");
   expect_startup_error(parse({"--compare", "gaussian_magic"}), "--compare");
   expect_startup_error(parse({"--path", "cpu", "--method", "separable_shared"}), "cannot run here");
   expect_startup_error(parse({"--size", "65536x65536"}), "larger than");
   expect_startup_error(parse({"--frames", "1", "--screenshot", "/no/such/folder/x.png"}), "does not exist");
-  expect_startup_error(parse({"--frames", "1", "--screenshot", "x.jpg"}), ".png or .bmp");
+  expect_startup_error(parse({"--frames", "1", "--screenshot", "x.webp"}), ".png, .jpg");
 
   test::ScratchFolder scratch;
   const std::string existing = scratch.file("existing.png");

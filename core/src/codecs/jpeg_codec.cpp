@@ -1,0 +1,269 @@
+// JPEG through libjpeg-turbo's libjpeg API (Debian's libjpeg62-turbo, the library PIL uses, so
+// the pixels are the ones PIL gives: islow DCT, fancy upsampling, libjpeg's colour conversion).
+//
+// Bounded before decoding: the size against the limits; a Huffman-coded file must hold at least
+// one bit per 8×8 block (every block codes its DC value), so a tiny file declaring a huge image is
+// refused before allocation; a progressive file's coefficients (2 bytes per sample) count as
+// working memory and libjpeg's own allocator is capped at what the limit leaves; more than 1000
+// scans is refused (a known way to make a small progressive file take minutes).
+// libjpeg repairs damaged data with a warning and goes on (grey blocks, a fake end of file): here
+// those warnings are errors, so a truncated or corrupt file never becomes a picture. Harmless
+// warnings (extra bytes between markers, an unknown JFIF version or Adobe transform, a bad ICC
+// marker) are ignored.
+//
+// Writes baseline JPEG at the given quality with libjpeg's defaults (4:2:0 chroma, islow DCT);
+// grey images as one-component JPEG. JPEG has no alpha.
+#include <csetjmp>
+#include <cstddef>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "codecs.hpp"
+
+// jpeglib.h needs size_t and FILE declared first.
+#include <jpeglib.h>
+#include <jerror.h>
+
+namespace gausslab::codec {
+
+namespace {
+
+constexpr const char* kFormat = "JPEG";
+constexpr int kMaxScans = 1000;
+
+struct ErrorManager {
+  jpeg_error_mgr base;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX + 128];
+};
+
+[[noreturn]] void jump_with(j_common_ptr info, const char* prefix) {
+  auto* errors = reinterpret_cast<ErrorManager*>(info->err);
+  char text[JMSG_LENGTH_MAX];
+  info->err->format_message(info, text);
+  std::snprintf(errors->message, sizeof errors->message, "%s%s", prefix, text);
+  std::longjmp(errors->jump, 1);
+}
+
+void on_error_exit(j_common_ptr info) {
+  if (info->err->msg_code == JERR_NO_BACKING_STORE) {  // the cap of max_memory_to_use was reached
+    auto* errors = reinterpret_cast<ErrorManager*>(info->err);
+    std::snprintf(errors->message, sizeof errors->message,
+                  "decoding it needs more working memory than the limit on decoded bytes allows");
+    std::longjmp(errors->jump, 1);
+  }
+  jump_with(info, "");
+}
+
+void on_message(j_common_ptr info, int level) {
+  if (level >= 0) return;  // trace messages
+  switch (info->err->msg_code) {
+    case JWRN_EXTRANEOUS_DATA:
+    case JWRN_JFIF_MAJOR:
+    case JWRN_ADOBE_XFORM:
+    case JWRN_BOGUS_ICC:
+      return;  // the pixels are not affected
+    case JWRN_JPEG_EOF:
+      jump_with(info, "the file is truncated (");
+    default:
+      jump_with(info, "the data is corrupt (");
+  }
+}
+
+void on_output_message(j_common_ptr) {}
+
+void on_progress(j_common_ptr info) {
+  auto* decompress = reinterpret_cast<j_decompress_ptr>(info);
+  if (decompress->input_scan_number > kMaxScans) {
+    auto* errors = reinterpret_cast<ErrorManager*>(info->err);
+    std::snprintf(errors->message, sizeof errors->message,
+                  "it has more than %d scans (a valid progressive JPEG has about 10)", kMaxScans);
+    std::longjmp(errors->jump, 1);
+  }
+}
+
+void close_message(std::string& message) {
+  if (message.find('(') != std::string::npos && message.back() != ')') message += ")";
+}
+
+struct Decompressor {
+  jpeg_decompress_struct info{};
+  bool created = false;
+  ~Decompressor() {
+    if (created) jpeg_destroy_decompress(&info);
+  }
+};
+
+}  // namespace
+
+LoadedImage decode_jpeg(const DecodeInput& in) {
+  ErrorManager errors{};
+  jpeg_progress_mgr progress{};
+  Decompressor d;
+  LoadedImage loaded;
+  loaded.format = kFormat;
+  std::vector<unsigned char> cmyk_row;
+
+  d.info.err = jpeg_std_error(&errors.base);
+  errors.base.error_exit = on_error_exit;
+  errors.base.emit_message = on_message;
+  errors.base.output_message = on_output_message;
+  if (setjmp(errors.jump)) {
+    std::string message = errors.message;
+    close_message(message);
+    fail(in, kFormat, message);
+  }
+  jpeg_create_decompress(&d.info);
+  d.created = true;
+  progress.progress_monitor = on_progress;
+  d.info.progress = &progress;
+  jpeg_mem_src(&d.info, in.data, static_cast<unsigned long>(in.size));
+  jpeg_read_header(&d.info, TRUE);
+
+  const std::uint64_t width = d.info.image_width, height = d.info.image_height;
+  std::uint64_t blocks = 0;
+  for (int c = 0; c < d.info.num_components; ++c)
+    blocks += static_cast<std::uint64_t>(d.info.comp_info[c].width_in_blocks) * d.info.comp_info[c].height_in_blocks;
+  const std::uint64_t coefficient_bytes = d.info.progressive_mode ? blocks * 64 * sizeof(JCOEF) : 0;
+  check_size(in, kFormat, width, height, coefficient_bytes);
+  if (!d.info.arith_code && in.size * 8 < blocks)
+    fail_too_short(in, kFormat, width, height, (blocks + 7) / 8, in.size);
+  d.info.mem->max_memory_to_use =
+      static_cast<long>(in.limits.max_decoded_bytes - width * height * 4);  // check_size: not negative
+
+  const J_COLOR_SPACE space = d.info.jpeg_color_space;
+  const bool cmyk = space == JCS_CMYK || space == JCS_YCCK;
+  if (space == JCS_GRAYSCALE || space == JCS_YCbCr || space == JCS_RGB) {
+    d.info.out_color_space = JCS_EXT_RGBA;
+    loaded.source_channels = space == JCS_GRAYSCALE ? 1 : 3;
+  } else if (cmyk) {
+    d.info.out_color_space = JCS_CMYK;
+    loaded.source_channels = 3;
+    loaded.note = "CMYK converted to RGB without a colour profile";
+  } else {
+    fail(in, kFormat, "its colour space (" + std::to_string(d.info.num_components) +
+                          " components, not grey, YCbCr, RGB or CMYK) is not supported");
+  }
+
+  loaded.image = allocate_image(in, kFormat, width, height, coefficient_bytes);
+  jpeg_start_decompress(&d.info);
+  if (cmyk) cmyk_row.resize(width * 4);
+  while (d.info.output_scanline < d.info.output_height) {
+    const int y = static_cast<int>(d.info.output_scanline);
+    Rgba8* dst = &loaded.image.at(0, y);
+    JSAMPROW row = cmyk ? cmyk_row.data() : reinterpret_cast<JSAMPROW>(dst);
+    if (jpeg_read_scanlines(&d.info, &row, 1) != 1) fail(in, kFormat, "the decoder returned no data");
+    if (!cmyk) continue;
+    // Adobe writes CMYK inverted (as most JPEG CMYK files are): the stored value is 255 - ink.
+    const bool inverted = d.info.saw_Adobe_marker;
+    for (std::uint64_t x = 0; x < width; ++x) {
+      const unsigned char* p = cmyk_row.data() + 4 * x;
+      const unsigned c = inverted ? p[0] : 255 - p[0], m = inverted ? p[1] : 255 - p[1];
+      const unsigned yy = inverted ? p[2] : 255 - p[2], k = inverted ? p[3] : 255 - p[3];
+      dst[x] = {static_cast<std::uint8_t>((c * k + 127) / 255), static_cast<std::uint8_t>((m * k + 127) / 255),
+                static_cast<std::uint8_t>((yy * k + 127) / 255), 255};
+    }
+  }
+  jpeg_finish_decompress(&d.info);  // reads up to the end-of-image marker (a missing one is truncation)
+  return loaded;
+}
+
+namespace {
+
+constexpr std::size_t kOutputChunk = 1 << 16;
+
+struct Destination {
+  jpeg_destination_mgr base;
+  ByteSink* out;
+  std::vector<JOCTET> buffer;
+  std::exception_ptr error;  // what the sink threw, carried across libjpeg's C frames
+  ErrorManager* errors;
+};
+
+void send(j_compress_ptr info, std::size_t count) {
+  auto* dest = reinterpret_cast<Destination*>(info->dest);
+  try {
+    dest->out->write(dest->buffer.data(), count);
+  } catch (...) {
+    dest->error = std::current_exception();
+    std::longjmp(dest->errors->jump, 1);
+  }
+}
+
+void init_destination(j_compress_ptr info) {
+  auto* dest = reinterpret_cast<Destination*>(info->dest);
+  dest->base.next_output_byte = dest->buffer.data();
+  dest->base.free_in_buffer = dest->buffer.size();
+}
+
+boolean empty_output_buffer(j_compress_ptr info) {
+  auto* dest = reinterpret_cast<Destination*>(info->dest);
+  send(info, dest->buffer.size());
+  init_destination(info);
+  return TRUE;
+}
+
+void term_destination(j_compress_ptr info) {
+  auto* dest = reinterpret_cast<Destination*>(info->dest);
+  send(info, dest->buffer.size() - dest->base.free_in_buffer);
+}
+
+struct Compressor {
+  jpeg_compress_struct info{};
+  bool created = false;
+  ~Compressor() {
+    if (created) jpeg_destroy_compress(&info);
+  }
+};
+
+}  // namespace
+
+void encode_jpeg(const ImageRgba8& image, int channels, int quality, ByteSink& out) {
+  if (image.width() > JPEG_MAX_DIMENSION || image.height() > JPEG_MAX_DIMENSION)
+    throw ImageSaveError("the image is too large for JPEG (at most " + std::to_string(JPEG_MAX_DIMENSION) +
+                         " pixels a side): use PNG");
+  ErrorManager errors{};
+  Destination dest{};
+  Compressor c;
+  std::vector<unsigned char> grey_row(static_cast<std::size_t>(image.width()));
+  dest.buffer.resize(kOutputChunk);
+  dest.out = &out;
+  dest.errors = &errors;
+  dest.base.init_destination = init_destination;
+  dest.base.empty_output_buffer = empty_output_buffer;
+  dest.base.term_destination = term_destination;
+
+  c.info.err = jpeg_std_error(&errors.base);
+  errors.base.error_exit = on_error_exit;
+  errors.base.output_message = on_output_message;
+  if (setjmp(errors.jump)) {
+    if (dest.error) std::rethrow_exception(dest.error);
+    throw ImageSaveError(std::string("libjpeg could not encode the image: ") + errors.message);
+  }
+  jpeg_create_compress(&c.info);
+  c.created = true;
+  c.info.dest = &dest.base;
+  const bool grey = channels <= 2;
+  c.info.image_width = static_cast<JDIMENSION>(image.width());
+  c.info.image_height = static_cast<JDIMENSION>(image.height());
+  c.info.input_components = grey ? 1 : 4;
+  c.info.in_color_space = grey ? JCS_GRAYSCALE : JCS_EXT_RGBX;  // RGBA rows go in as they are
+  jpeg_set_defaults(&c.info);
+  jpeg_set_quality(&c.info, quality, TRUE);
+  jpeg_start_compress(&c.info, TRUE);
+  while (c.info.next_scanline < c.info.image_height) {
+    const Rgba8* src = &image.at(0, static_cast<int>(c.info.next_scanline));
+    JSAMPROW row;
+    if (grey) {
+      for (int x = 0; x < image.width(); ++x) grey_row[static_cast<std::size_t>(x)] = src[x].r;
+      row = grey_row.data();
+    } else {
+      row = const_cast<JSAMPROW>(reinterpret_cast<const JSAMPLE*>(src));  // libjpeg does not write to it
+    }
+    jpeg_write_scanlines(&c.info, &row, 1);
+  }
+  jpeg_finish_compress(&c.info);
+}
+
+}  // namespace gausslab::codec

@@ -1,0 +1,296 @@
+// PNG through libpng (Debian's libpng16: maintained, fuzzed upstream and by OSS-Fuzz).
+//
+// Before libpng sees the file, a walk over its chunks reads IHDR and adds up the IDAT lengths:
+// the size is checked against the limits, and a file whose compressed data cannot hold the
+// declared pixels even at zlib's best ratio (1032:1) is refused at once, before any allocation.
+//
+// 8-bit grey, grey+alpha, RGB and RGBA (and grey below 8 bits) are expanded by libpng straight
+// into the RGBA8 result, interlaced or not. Palette images are read as indices and mapped here,
+// so that an index beyond the palette is an error (libpng would give black; stb_image 2.27 gave
+// uninitialised memory). 16-bit images are read as 16-bit and rounded to 8 bits here (round(v * 255 / 65535));
+// an interlaced 16-bit image needs its whole 16-bit raster first (counted in the limits).
+// libpng's errors arrive through longjmp, which never crosses a C++ destructor: every C++ object
+// lives outside the setjmp region's inner frames, and the C++ exceptions of the output sink are
+// carried across libpng as an exception_ptr.
+#include <png.h>
+
+#include <csetjmp>
+#include <cstring>
+#include <exception>
+#include <vector>
+
+#include "codecs.hpp"
+
+namespace gausslab::codec {
+
+namespace {
+
+constexpr const char* kFormat = "PNG";
+constexpr std::uint64_t kBestDeflateRatio = 1032;
+
+std::uint32_t be32(const unsigned char* p) {
+  return (static_cast<std::uint32_t>(p[0]) << 24) | (static_cast<std::uint32_t>(p[1]) << 16) |
+         (static_cast<std::uint32_t>(p[2]) << 8) | p[3];
+}
+
+int bits_per_pixel(int colour_type, int bit_depth) {
+  const int samples = colour_type == PNG_COLOR_TYPE_GRAY          ? 1
+                      : colour_type == PNG_COLOR_TYPE_GRAY_ALPHA  ? 2
+                      : colour_type == PNG_COLOR_TYPE_RGB         ? 3
+                      : colour_type == PNG_COLOR_TYPE_RGB_ALPHA   ? 4
+                                                                   : 1;
+  return samples * bit_depth;
+}
+
+// IHDR's size against the limits, and the IDAT bytes against the raster they must produce.
+void check_before_decoding(const DecodeInput& in) {
+  std::uint64_t idat_bytes = 0;
+  bool have_header = false;
+  std::uint64_t width = 0, height = 0, raster_bytes = 0;
+  for (std::size_t at = 8; at + 8 <= in.size;) {
+    const std::uint64_t length = be32(in.data + at);
+    const unsigned char* type = in.data + at + 4;
+    if (!have_header) {
+      if (std::memcmp(type, "IHDR", 4) != 0 || length < 13 || at + 8 + 13 > in.size) return;  // libpng will say
+      const unsigned char* ihdr = in.data + at + 8;
+      width = be32(ihdr);
+      height = be32(ihdr + 4);
+      check_size(in, kFormat, width, height);
+      const std::uint64_t row_bytes = (width * static_cast<std::uint64_t>(bits_per_pixel(ihdr[9], ihdr[8])) + 7) / 8;
+      raster_bytes = height * (row_bytes + 1);  // a filter byte per row (interlacing adds a little more)
+      have_header = true;
+    }
+    if (std::memcmp(type, "IDAT", 4) == 0) idat_bytes += length;
+    if (std::memcmp(type, "IEND", 4) == 0) break;
+    at += 12 + length;
+  }
+  if (have_header && idat_bytes == 0) fail(in, kFormat, "the file holds no image data (no IDAT chunk)");
+  if (have_header && idat_bytes * kBestDeflateRatio + 1024 < raster_bytes)
+    fail(in, kFormat,
+         "the header declares " + std::to_string(width) + "×" + std::to_string(height) + " pixels (" +
+             std::to_string(raster_bytes) + " bytes uncompressed), but the file holds only " +
+             std::to_string(idat_bytes) +
+             " bytes of compressed image data, too few even at zlib's best ratio of 1032:1 (the file is "
+             "truncated or its header is damaged)");
+}
+
+struct ReadContext {
+  const DecodeInput* in;
+  std::size_t position;
+  char message[256];
+};
+
+void on_error(png_structp png, png_const_charp message) {
+  auto* context = static_cast<ReadContext*>(png_get_error_ptr(png));
+  std::snprintf(context->message, sizeof context->message, "%s", message);
+  png_longjmp(png, 1);
+}
+
+void on_warning(png_structp, png_const_charp) {}
+
+void read_bytes(png_structp png, png_bytep out, png_size_t count) {
+  auto* context = static_cast<ReadContext*>(png_get_io_ptr(png));
+  if (count > context->in->size - context->position) png_error(png, "the file is truncated");
+  std::memcpy(out, context->in->data + context->position, count);
+  context->position += count;
+}
+
+struct ReadStruct {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  ~ReadStruct() { png_destroy_read_struct(&png, info ? &info : nullptr, nullptr); }
+};
+
+// Converts one row of 1-4 channels of 8 or 16 bits (palette indices when `palette` is given) to RGBA8.
+void convert_row(const DecodeInput& in, const unsigned char* src, Rgba8* dst, int width, int channels,
+                 int bit_depth, const std::vector<Rgba8>* palette, int y) {
+  if (palette) {
+    for (int x = 0; x < width; ++x) {
+      if (src[x] >= palette->size())
+        fail(in, kFormat,
+             "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") uses palette entry " +
+                 std::to_string(src[x]) + " but the palette has " + std::to_string(palette->size()) + " entries");
+      dst[x] = (*palette)[src[x]];
+    }
+    return;
+  }
+  const int bytes = bit_depth / 8;
+  for (int x = 0; x < width; ++x) {
+    std::uint8_t v[4];
+    for (int c = 0; c < channels; ++c) {
+      const unsigned char* s = src + (static_cast<std::size_t>(x) * channels + c) * bytes;
+      v[c] = bytes == 1 ? s[0] : reduce_16_to_8(static_cast<std::uint16_t>((s[0] << 8) | s[1]));
+    }
+    switch (channels) {
+      case 1: dst[x] = {v[0], v[0], v[0], 255}; break;
+      case 2: dst[x] = {v[0], v[0], v[0], v[1]}; break;
+      case 3: dst[x] = {v[0], v[1], v[2], 255}; break;
+      default: dst[x] = {v[0], v[1], v[2], v[3]}; break;
+    }
+  }
+}
+
+}  // namespace
+
+LoadedImage decode_png(const DecodeInput& in) {
+  check_before_decoding(in);
+  ReadContext context{&in, 0, {}};
+  ReadStruct s;
+  LoadedImage loaded;
+  loaded.format = kFormat;
+  std::vector<Rgba8> palette;
+  std::vector<unsigned char> raster;  // 16-bit or palette rows (all of them when interlaced)
+  std::vector<png_bytep> rows;
+
+  s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
+  if (!s.png) throw std::bad_alloc();
+  s.info = png_create_info_struct(s.png);
+  if (!s.info) throw std::bad_alloc();
+  if (setjmp(png_jmpbuf(s.png))) fail(in, kFormat, context.message);
+
+  png_set_read_fn(s.png, &context, read_bytes);
+  png_set_user_limits(s.png, static_cast<png_uint_32>(in.limits.max_width), static_cast<png_uint_32>(in.limits.max_height));
+  png_set_chunk_malloc_max(s.png, 16u << 20);  // iCCP, zTXt, ...: a decompression bomb in metadata stops here
+  png_set_chunk_cache_max(s.png, 1000);
+  png_read_info(s.png, s.info);
+
+  png_uint_32 width = 0, height = 0;
+  int bit_depth = 0, colour_type = 0, interlace = 0;
+  png_get_IHDR(s.png, s.info, &width, &height, &bit_depth, &colour_type, &interlace, nullptr, nullptr);
+  const bool transparency = png_get_valid(s.png, s.info, PNG_INFO_tRNS) != 0;
+  const bool is_palette = colour_type == PNG_COLOR_TYPE_PALETTE;
+  const bool grey = (colour_type & PNG_COLOR_MASK_COLOR) == 0;
+  loaded.source_channels = grey ? ((colour_type & PNG_COLOR_MASK_ALPHA) || transparency ? 2 : 1)
+                                : ((colour_type & PNG_COLOR_MASK_ALPHA) || transparency ? 4 : 3);
+
+  if (is_palette) {
+    png_colorp entries = nullptr;
+    int count = 0;
+    if (!png_get_PLTE(s.png, s.info, &entries, &count) || count <= 0)
+      fail(in, kFormat, "the image is colour-mapped but has no palette (PLTE chunk)");
+    png_bytep alpha = nullptr;
+    int alpha_count = 0;
+    if (transparency) png_get_tRNS(s.png, s.info, &alpha, &alpha_count, nullptr);
+    palette.resize(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i)
+      palette[static_cast<std::size_t>(i)] = {entries[i].red, entries[i].green, entries[i].blue,
+                                              i < alpha_count ? alpha[i] : std::uint8_t{255}};
+    if (bit_depth < 8) png_set_packing(s.png);
+  } else {
+    if (grey && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(s.png);
+    if (transparency) png_set_tRNS_to_alpha(s.png);
+  }
+  const bool direct = !is_palette && bit_depth <= 8;  // libpng writes RGBA8 straight into the result
+  if (direct) {
+    if (grey) png_set_gray_to_rgb(s.png);
+    if (!(colour_type & PNG_COLOR_MASK_ALPHA) && !transparency) png_set_add_alpha(s.png, 0xFF, PNG_FILLER_AFTER);
+  }
+  const int passes = png_set_interlace_handling(s.png);
+  png_read_update_info(s.png, s.info);
+  const int channels = png_get_channels(s.png, s.info);
+  const int depth_out = png_get_bit_depth(s.png, s.info);
+  const std::size_t row_bytes = png_get_rowbytes(s.png, s.info);
+  if (direct && (channels != 4 || depth_out != 8 || row_bytes != 4ULL * width))
+    fail(in, kFormat, "unexpected layout after expansion");  // cannot happen with a valid IHDR
+  const std::uint64_t raster_rows = direct ? 0 : (passes > 1 ? height : 1);
+  loaded.image = allocate_image(in, kFormat, width, height, raster_rows * (row_bytes + sizeof(png_bytep)));
+  if (depth_out == 16) loaded.note = reduced_note(16);
+
+  rows.resize(height);
+  if (direct) {
+    for (png_uint_32 y = 0; y < height; ++y) rows[y] = reinterpret_cast<png_bytep>(&loaded.image.at(0, static_cast<int>(y)));
+    png_read_image(s.png, rows.data());
+  } else if (passes > 1) {
+    raster.resize(row_bytes * height);
+    for (png_uint_32 y = 0; y < height; ++y) rows[y] = raster.data() + row_bytes * y;
+    png_read_image(s.png, rows.data());
+    for (png_uint_32 y = 0; y < height; ++y)
+      convert_row(in, rows[y], &loaded.image.at(0, static_cast<int>(y)), static_cast<int>(width), channels,
+                  depth_out, is_palette ? &palette : nullptr, static_cast<int>(y));
+  } else {
+    raster.resize(row_bytes);
+    for (png_uint_32 y = 0; y < height; ++y) {
+      png_read_row(s.png, raster.data(), nullptr);
+      convert_row(in, raster.data(), &loaded.image.at(0, static_cast<int>(y)), static_cast<int>(width), channels,
+                  depth_out, is_palette ? &palette : nullptr, static_cast<int>(y));
+    }
+  }
+  png_read_end(s.png, nullptr);  // the rest of the file, up to IEND, with its checksums
+  return loaded;
+}
+
+namespace {
+
+struct WriteContext {
+  ByteSink* out;
+  std::exception_ptr error;  // what the sink threw, carried across libpng's C frames
+  char message[256];
+};
+
+void on_write_error(png_structp png, png_const_charp message) {
+  auto* context = static_cast<WriteContext*>(png_get_error_ptr(png));
+  std::snprintf(context->message, sizeof context->message, "%s", message);
+  png_longjmp(png, 1);
+}
+
+void write_bytes(png_structp png, png_bytep data, png_size_t count) {
+  auto* context = static_cast<WriteContext*>(png_get_io_ptr(png));
+  try {
+    context->out->write(data, count);
+  } catch (...) {
+    context->error = std::current_exception();
+    png_error(png, "write failed");
+  }
+}
+
+void flush_nothing(png_structp) {}
+
+struct WriteStruct {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  ~WriteStruct() { png_destroy_write_struct(&png, info ? &info : nullptr); }
+};
+
+}  // namespace
+
+void encode_png(const ImageRgba8& image, int channels, ByteSink& out) {
+  WriteContext context{&out, nullptr, {}};
+  WriteStruct s;
+  std::vector<unsigned char> row(static_cast<std::size_t>(image.width()) * static_cast<std::size_t>(channels));
+  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, on_write_error, on_warning);
+  if (!s.png) throw std::bad_alloc();
+  s.info = png_create_info_struct(s.png);
+  if (!s.info) throw std::bad_alloc();
+  if (setjmp(png_jmpbuf(s.png))) {
+    if (context.error) std::rethrow_exception(context.error);
+    throw ImageSaveError(std::string("libpng could not encode the image: ") + context.message);
+  }
+  png_set_write_fn(s.png, &context, write_bytes, flush_nothing);
+  const int colour_type = channels == 1   ? PNG_COLOR_TYPE_GRAY
+                          : channels == 2 ? PNG_COLOR_TYPE_GRAY_ALPHA
+                          : channels == 3 ? PNG_COLOR_TYPE_RGB
+                                          : PNG_COLOR_TYPE_RGB_ALPHA;
+  png_set_IHDR(s.png, s.info, static_cast<png_uint_32>(image.width()), static_cast<png_uint_32>(image.height()), 8,
+               colour_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(s.png, s.info);
+  for (int y = 0; y < image.height(); ++y) {
+    const Rgba8* src = &image.at(0, y);
+    if (channels == 4) {
+      png_write_row(s.png, reinterpret_cast<png_const_bytep>(src));
+      continue;
+    }
+    unsigned char* dst = row.data();
+    for (int x = 0; x < image.width(); ++x) {
+      *dst++ = src[x].r;
+      if (channels == 2) *dst++ = src[x].a;
+      if (channels == 3) {
+        *dst++ = src[x].g;
+        *dst++ = src[x].b;
+      }
+    }
+    png_write_row(s.png, row.data());
+  }
+  png_write_end(s.png, nullptr);
+}
+
+}  // namespace gausslab::codec
