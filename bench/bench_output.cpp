@@ -1,7 +1,6 @@
 #include "bench_output.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,9 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <stdexcept>
 
 #include "bench_environment.hpp"
+#include "gausslab/core/atomic_file.hpp"
 #include "gausslab/core/cli_args.hpp"
 
 namespace gausslab {
@@ -47,31 +46,63 @@ void prepare_output_folder(const std::string& dir, bool overwrite) {
   if (ec) throw UsageError("--out: cannot read the folder " + in_quotes(dir) + ": " + ec.message());
 }
 
-void write_text_file(const std::string& path, const std::string& content, bool overwrite) {
-  std::string temp = path + ".tmp-XXXXXX";
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n <= 0) {
-      const int error = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw std::runtime_error("cannot write " + in_quotes(path) + ": " + std::strerror(error));
-    }
-    written += static_cast<std::size_t>(n);
+PartialResults::PartialResults(const std::string& dir, const std::string& csv_header, std::ostream& log)
+    : log_(log) {
+  for (int n = 1; n < 1000 && fd_ < 0; ++n) {
+    path_ = dir + (n == 1 ? "/results.partial.csv" : "/results.partial-" + std::to_string(n) + ".csv");
+    const mode_t mode = 0666;  // the umask applies
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd_ < 0 && errno != EEXIST) break;
   }
-  ::fchmod(fd, 0644);
-  ::close(fd);
-  // link() fails when the target exists, so a file that appeared meanwhile is never replaced.
-  const int moved = overwrite ? ::rename(temp.c_str(), path.c_str()) : ::link(temp.c_str(), path.c_str());
-  const int error = errno;
-  ::unlink(temp.c_str());
-  if (moved != 0)
-    throw std::runtime_error(
-        "cannot write " + in_quotes(path) + ": " +
-        (error == EEXIST ? std::string("it exists already (pass --overwrite)") : std::strerror(error)));
+  if (fd_ < 0) {
+    log_ << "gausslab-bench: cannot keep partial results in " << in_quotes(path_) << ": " << std::strerror(errno)
+         << "; the run goes on and writes its results at the end\n";
+    return;
+  }
+  append(csv_header);
+}
+
+PartialResults::~PartialResults() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void PartialResults::append(const std::string& csv_rows) {
+  std::size_t done = 0;
+  while (fd_ >= 0 && done < csv_rows.size()) {
+    const ssize_t n = ::write(fd_, csv_rows.data() + done, csv_rows.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return give_up(n == 0 ? ENOSPC : errno);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void PartialResults::give_up(int error_number) {
+  ::close(fd_);
+  fd_ = -1;
+  ::unlink(path_.c_str());  // a partial file that misses rows would mislead, and an empty one is clutter
+  log_ << "gausslab-bench: cannot keep partial results in " << in_quotes(path_) << ": " << std::strerror(error_number)
+       << "; removed it, the run goes on (the measurements are kept in memory)\n";
+}
+
+void PartialResults::remove() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  fd_ = -1;
+  ::unlink(path_.c_str());
+}
+
+std::vector<std::string> write_result_files(const std::string& dir,
+                                            const std::vector<std::pair<std::string, std::string>>& files,
+                                            bool overwrite) {
+  std::vector<std::string> failures;
+  for (const auto& [name, content] : files) {
+    try {
+      write_file_atomically(dir + "/" + name, content, overwrite ? Overwrite::Allowed : Overwrite::Never);
+    } catch (const FileWriteError& error) {
+      failures.push_back(error.what());
+    }
+  }
+  return failures;
 }
 
 std::string find_plot_script() {

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -105,19 +104,27 @@ int run(int argc, char** argv, MpiSession& mpi) {
   header.timing_notes = timing_notes(options, header);
 
   const std::string dir = options.out_dir;
-  const std::string partial_path = dir + "/results.partial.csv";
-  std::ofstream partial(partial_path);
-  if (!partial) throw std::runtime_error("cannot write " + partial_path);
-  partial << results_csv(header, {}) << std::flush;
+  PartialResults partial(dir, results_csv(header, {}), std::cerr);
   const std::vector<BenchRow> rows =
-      runner.run(cases, [&](const BenchRow& row) { partial << results_csv_row(header, row) << std::flush; });
-  partial.close();
+      runner.run(cases, [&](const BenchRow& row) { partial.append(results_csv_row(header, row)); });
   header.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  write_text_file(dir + "/results.csv", results_csv(header, rows), options.overwrite);
-  write_text_file(dir + "/results.json", results_json(header, rows), options.overwrite);
-  write_text_file(dir + "/results.md", results_markdown(header, rows), options.overwrite);
-  std::remove(partial_path.c_str());  // the complete results.csv replaces it
+  const std::vector<std::string> unwritten = write_result_files(
+      dir,
+      {{"results.csv", results_csv(header, rows)},
+       {"results.json", results_json(header, rows)},
+       {"results.md", results_markdown(header, rows)}},
+      options.overwrite);
+  if (!unwritten.empty()) {  // never lose a run's measurements: they go to standard output
+    for (const std::string& failure : unwritten) std::cerr << "gausslab-bench: " << failure << "\n";
+    if (const std::string kept = partial.kept_path(); !kept.empty())
+      std::cerr << "gausslab-bench: every measurement is also in " << kept << "\n";
+    std::cerr << "gausslab-bench: the results could not all be saved; results.csv follows on standard output so "
+                 "that no measurement is lost\n";
+    std::cout << results_csv(header, rows) << std::flush;
+    return kExitProblems;
+  }
+  partial.remove();  // the complete results.csv replaces it
 
   if (options.plot) std::cerr << run_plot_script(find_plot_script(), dir, options.overwrite) << "\n";
   std::cout << console_summary(header, rows);

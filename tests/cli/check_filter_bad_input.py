@@ -93,16 +93,30 @@ def main():
             file.write("this is a text file, not a PNG\n" * 20)
         unreadable = [
             ("truncated JPEG", os.path.join(data, "truncated.jpg"), ["truncated"]),
-            ("16-bit TIFF", os.path.join(data, "chessboard_GRAY_U16.tif"), ["TIFF", "convert"]),
             ("empty file", empty, ["empty"]),
             ("text file named .png", text, ["not an image"]),
             ("missing file", os.path.join(work, "no-such-image.png"), ["no such file"]),
             ("a folder as input", work, ["folder"]),
+            ("/dev/zero as input", "/dev/zero", ["not a regular file"]),
+            ("/dev/urandom as input", "/dev/urandom", ["not a regular file"]),
         ]
+        fifo = os.path.join(work, "pipe.png")
+        os.mkfifo(fifo)  # no writer: a blocking open would hang (the test's timeout would fail it)
+        unreadable.append(("a FIFO as input", fifo, ["FIFO"]))
+        malformed = os.path.join(data, "malformed")
+        for name in sorted(os.listdir(malformed)):
+            if name != "README.md":
+                unreadable.append((f"malformed {name}", os.path.join(malformed, name), [name]))
         for name, path, words in unreadable:
             c.expect(name, [path, "-o", out, *cpu], 1, words)
             c.check(f"{name}: no output written", not os.path.exists(out), f"{out} exists")
+        os.remove(fifo)
         c.check("no temporary files left", not c.leftovers(work), str(c.leftovers(work)))
+
+        # A 16-bit TIFF is read, rounded to 8 bits, and the log says so.
+        c.expect("16-bit TIFF", [os.path.join(data, "chessboard_GRAY_U16.tif"), "-o", out, *cpu], 0, ["16-bit"])
+        c.check("16-bit TIFF: output written", os.path.exists(out), f"{out} missing")
+        os.remove(out)
 
         # Bad arguments: exit 2 before any work.
         c.expect("unknown method lists the ids", [good, "-o", out, "--method", "gaussian9000", "--sigma", "2"], 2,
@@ -119,7 +133,7 @@ def main():
                  ["--radius", "--truncate"])
         c.expect("radius out of range", [good, "-o", out, *cpu, "--radius", "999999"], 2, ["--radius"])
         c.expect("unknown option", [good, "-o", out, *cpu, "--frobnicate"], 2, ["unknown option"])
-        c.expect("output type not PNG or BMP", [good, "-o", os.path.join(work, "out.jpg"), *cpu], 2, [".png"])
+        c.expect("output type unknown", [good, "-o", os.path.join(work, "out.webp"), *cpu], 2, [".png", ".jpg"])
         c.expect("output folder missing", [good, "-o", os.path.join(work, "missing", "out.png"), *cpu], 2,
                  ["does not exist"])
         os.makedirs(os.path.join(work, "batch-clash"))
