@@ -257,6 +257,7 @@ void BatchEngine::Impl::read_and_decode(Item& item) {
   if (item.fault == "bad-alloc") throw std::bad_alloc();
   item.decoded = decode_image(bytes, item.job->input);
   clock_.add(Stage::Decode, t1, clock_.now_s());
+  if (!item.decoded.note.empty()) note(item.decoded.note);  // "16-bit samples reduced to 8 bits ..."
   item.outcome.width = item.decoded.image.width();
   item.outcome.height = item.decoded.image.height();
   item.outcome.channels = item.decoded.source_channels;

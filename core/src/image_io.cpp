@@ -54,7 +54,9 @@ struct FileDescriptor {
 
 // The bytes of a regular file, at most the size it had when opened and at most the limit.
 // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever (it is refused after fstat).
-std::vector<unsigned char> read_file(const std::string& path, const ImageLimits& limits) {
+}  // namespace
+
+std::vector<unsigned char> read_image_bytes(const std::string& path, const ImageLimits& limits) {
   FileDescriptor file;
   file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (file.fd < 0) {
@@ -89,6 +91,8 @@ std::vector<unsigned char> read_file(const std::string& path, const ImageLimits&
   bytes.resize(done);
   return bytes;
 }
+
+namespace {
 
 // ---- formats ----------------------------------------------------------------------------------
 
@@ -191,7 +195,7 @@ LoadedImage load_image_from_memory(const void* data, std::size_t size, const std
 }
 
 LoadedImage load_image(const std::string& path, const ImageLimits& limits) {
-  const std::vector<unsigned char> bytes = read_file(path, limits);
+  const std::vector<unsigned char> bytes = read_image_bytes(path, limits);
   return load_image_from_memory(bytes.data(), bytes.size(), path, limits);
 }
 

@@ -1,5 +1,7 @@
 #include "gausslab/core/npy_io.hpp"
 
+#include "gausslab/core/atomic_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -262,44 +264,13 @@ struct FileCloser {
 
 std::string errno_text() { return std::strerror(errno); }
 
-// Writes `content` to a temporary file beside `path` and moves it into place (link for Never, so
-// a file that appeared meanwhile is not replaced either).
+// Through AtomicFile, the one way gausslab writes outputs (a temporary file beside `path`, moved
+// into place when complete and synced; never replacing a file unless allowed).
 void write_atomically(const std::string& path, const std::string& content, Overwrite overwrite) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0) {
-    if (S_ISDIR(info.st_mode)) throw NpyError("cannot write " + quoted(path) + ": it is a folder");
-    if (overwrite == Overwrite::Never)
-      throw NpyError(quoted(path) + " already exists; gausslab never overwrites files: choose another name or pass "
-                                    "--overwrite");
-  }
-  std::string temp = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw NpyError("cannot write " + quoted(path) + ": " + errno_text());
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n <= 0) {
-      const std::string error = errno_text();
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw NpyError("cannot write " + quoted(path) + ": " + error);
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  ::fchmod(fd, 0644);
-  if (::close(fd) != 0) {
-    const std::string error = errno_text();
-    ::unlink(temp.c_str());
-    throw NpyError("cannot write " + quoted(path) + ": " + error);
-  }
-  const int moved = overwrite == Overwrite::Never ? ::link(temp.c_str(), path.c_str())
-                                                   : ::rename(temp.c_str(), path.c_str());
-  const int error = errno;
-  ::unlink(temp.c_str());
-  if (moved != 0) {
-    if (error == EEXIST)
-      throw NpyError(quoted(path) + " already exists; gausslab never overwrites files: choose another name");
-    throw NpyError("cannot write " + quoted(path) + ": " + std::strerror(error));
+  try {
+    write_file_atomically(path, content, overwrite);
+  } catch (const FileWriteError& error) {
+    throw NpyError(error.what());
   }
 }
 
@@ -335,11 +306,18 @@ NpySignal read_npy_1d_from_memory(const void* data, std::size_t size, const std:
 }
 
 NpySignal read_npy_1d(const std::string& path) {
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
-  if (!file) fail(path, "cannot open: " + errno_text());
+  // O_NONBLOCK: a FIFO without a writer would block open() forever; it is refused below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot open: " + errno_text());
+  std::unique_ptr<std::FILE, FileCloser> file(::fdopen(fd, "rb"));
+  if (!file) {
+    ::close(fd);
+    fail(path, "cannot open: " + errno_text());
+  }
   struct stat info {};
-  if (::fstat(::fileno(file.get()), &info) != 0) fail(path, "cannot read: " + errno_text());
+  if (::fstat(fd, &info) != 0) fail(path, "cannot read: " + errno_text());
   if (S_ISDIR(info.st_mode)) fail(path, "is a folder, not a .npy file");
+  if (!S_ISREG(info.st_mode)) fail(path, "is not a regular file (a FIFO, device or socket); save the array to a file");
   const std::size_t file_bytes = static_cast<std::size_t>(info.st_size);
   if (file_bytes == 0) fail(path, "the file is empty; save the array with np.save");
 

@@ -10,9 +10,9 @@
 
 namespace gausslab {
 
-// The whole file, read with bounded effort: only a regular file is read (a FIFO or a device such
-// as /dev/zero is refused, never read without end), and never more than its size at the start.
-// Throws ImageLoadError naming the file and the problem.
+// The whole file, read with bounded effort (core's read_image_bytes): only a regular file is read
+// (a FIFO or a device such as /dev/zero is refused, never read without end, never blocking), never
+// more than its size at the start. Throws ImageLoadError naming the file and the problem.
 std::vector<unsigned char> read_image_file(const std::string& path);
 
 // Decodes bytes read from `name` into RGBA8 (core's decoders). Throws ImageLoadError.
@@ -24,7 +24,7 @@ LoadedImage decode_image(const std::vector<unsigned char>& bytes, const std::str
 // one call). Throws ImageSaveError.
 double encode_and_write(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite);
 
-// The output types the batch writes: "png, bmp".
+// The output types the batch writes: "png, jpg, bmp, tga, pnm" (core's writers).
 std::string output_format_list();
 // True when `format` (no dot: "png") is one of them.
 bool is_output_format(const std::string& format);

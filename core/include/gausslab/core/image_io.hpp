@@ -38,6 +38,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gausslab/core/atomic_file.hpp"
 #include "gausslab/core/image.hpp"
@@ -79,6 +80,12 @@ LoadedImage load_image(const std::string& path, const ImageLimits& limits = {});
 // the one format without a signature, where its header alone is ambiguous).
 LoadedImage load_image_from_memory(const void* bytes, std::size_t size, const std::string& name,
                                    const ImageLimits& limits = {});
+
+// The bytes of an image file, read with bounded effort: only a regular file (a folder, FIFO, device
+// such as /dev/zero or socket is refused, and opening never blocks), never more than its size when
+// opened, at most limits.max_file_bytes. Throws ImageLoadError naming the file and the problem.
+// load_image is read_image_bytes + load_image_from_memory.
+std::vector<unsigned char> read_image_bytes(const std::string& path, const ImageLimits& limits = {});
 
 // "PNG, JPEG, TIFF, BMP, TGA, PNM (PBM/PGM/PPM), GIF"
 const char* supported_input_formats();
