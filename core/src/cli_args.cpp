@@ -40,6 +40,9 @@ std::string ArgReader::value(std::string_view flag) {
 
 double parse_double(std::string_view flag, std::string_view text) {
   const std::string s(text);
+  // Decimal notation only: strtod would also take "0x10" (16), "infinity" and "nan(...)".
+  if (s.find_first_not_of("0123456789+-.eE") != std::string::npos)
+    throw UsageError(std::string(flag) + ": '" + s + "' is not a number");
   char* end = nullptr;
   errno = 0;
   const double value = std::strtod(s.c_str(), &end);

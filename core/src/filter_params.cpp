@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "gausslab/core/gaussian_weights.hpp"
 
@@ -26,20 +27,32 @@ std::string format_message(const char* fmt, double a, double b = 0, double c = 0
   std::snprintf(text, sizeof text, fmt, a, b, c);
   return text;
 }
+
+// The shortest decimal that reads back as `value`: 200.0001 stays 200.0001 (%g would print 200,
+// and "sigma 200 is outside [0.1, 200]" makes no sense).
+std::string exact(double value) {
+  char text[64];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value) break;
+  }
+  return text;
+}
 }  // namespace
 
 std::string validate(const FilterParams& p) {
   if (!std::isfinite(p.sigma))
     return "sigma must be a finite number; give a value between 0.1 and 200 pixels";
   if (p.sigma < kMinSigma || p.sigma > kMaxSigma)
-    return format_message("sigma %g is outside the supported range [%g, %g] pixels", p.sigma, kMinSigma,
-                          kMaxSigma);
+    return "sigma " + exact(p.sigma) + format_message(" is outside the supported range [%g, %g] pixels", kMinSigma,
+                                                      kMaxSigma);
   if (p.fixed_radius < 0) {
     if (!std::isfinite(p.truncate))
       return "truncate must be a finite number; give a value between 0.5 and 10 (SciPy's default is 4)";
     if (p.truncate < kMinTruncate || p.truncate > kMaxTruncate)
-      return format_message("truncate %g is outside the supported range [%g, %g] (SciPy's default is 4)",
-                            p.truncate, kMinTruncate, kMaxTruncate);
+      return "truncate " + exact(p.truncate) +
+             format_message(" is outside the supported range [%g, %g] (SciPy's default is 4)", kMinTruncate,
+                            kMaxTruncate);
   }
   if (p.radius() > kMaxRadius)
     return format_message("radius %g is larger than the supported %g pixels", p.radius(), kMaxRadius);

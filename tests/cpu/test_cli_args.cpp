@@ -30,7 +30,7 @@ TEST(ParseDouble, AcceptsNumbers) {
 }
 
 TEST(ParseDouble, RejectsEverythingElseNamingFlagAndValue) {
-  for (const char* text : {"abc", "", "2.5x", "nan", "inf", "-inf", "1e999", " "}) {
+  for (const char* text : {"abc", "", "2.5x", "nan", "inf", "-inf", "1e999", " ", "0x10", "0x1p3", "infinity", " 2"}) {
     const std::string message = usage_error([&] { parse_double("--sigma", text); });
     EXPECT_TRUE(contains(message, "--sigma")) << "'" << text << "': " << message;
     EXPECT_TRUE(contains(message, "'" + std::string(text) + "'")) << "'" << text << "': " << message;

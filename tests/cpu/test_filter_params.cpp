@@ -53,6 +53,16 @@ TEST(ValidateParams, SigmaOutOfRangeIsNamedWithTheRange) {
   EXPECT_TRUE(contains(validate(with_sigma(250)), "sigma 250")) << validate(with_sigma(250));
 }
 
+TEST(ValidateParams, AValueJustOutsideTheRangeIsPrintedWithAllItsDigits) {
+  // %g would print 200.0001 as 200: "sigma 200 is outside [0.1, 200]" contradicts itself.
+  EXPECT_TRUE(contains(validate(with_sigma(200.0001)), "sigma 200.0001 is outside")) << validate(with_sigma(200.0001));
+  EXPECT_TRUE(contains(validate(with_sigma(0.09999999)), "sigma 0.09999999 is outside"))
+      << validate(with_sigma(0.09999999));
+  FilterParams p;
+  p.truncate = 10.000000001;
+  EXPECT_TRUE(contains(validate(p), "truncate 10.000000001 is outside")) << validate(p);
+}
+
 TEST(ValidateParams, TruncateIsCheckedUnlessTheRadiusIsFixed) {
   FilterParams p;
   p.truncate = std::nan("");

@@ -316,6 +316,9 @@ def malformed_files(valid):
     f["hdr_truncated_rle.hdr"] = rle_hdr
     f["psd_truncated.psd"] = b"8BPS\0\x01" + bytes(6) + b"\0\x03\0\0\0\x10\0\0\0\x10\0\x08\0\x03" + bytes(8)
     f["pic_refused.pic"] = b"\x53\x80\xf6\x34" + bytes(84) + b"PICT" + bytes(20)
+    f["png_zero_width.png"] = png_file(0, 5, 8, 0, b"\0" * 5)
+    f["pnm_zero_size.pgm"] = b"P5\n0 0\n255\n"
+    f["tga_zero_height.tga"] = tga_header(2, 4, 0, 24) + bytes(12)
     f["text_named_png.png"] = b"this is not a picture\n"
     f["empty.png"] = b""
     return f
