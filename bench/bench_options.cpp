@@ -102,6 +102,9 @@ std::string bench_usage(const std::string& method_ids) {
          "  --sequence-sizes WxH,...   frame sizes (default 512x512,3648x2736)\n"
          "  --sequence-history N   history frames (default 20)\n"
          "  --sequence-paths P,... gpu, cpu or both (default gpu,cpu)\n"
+         "  --codecs FILE,...      instead: how fast image files are decoded and encoded on one core\n"
+         "                         (each FILE decoded; the first also encoded in every output format and\n"
+         "                         decoded again); codecs.md, codecs.csv\n"
          "\n"
          "The batch workload (end to end: files read, decoded, filtered, encoded and written):\n"
          "  --batch                the original system's workload: 20 generated 4096×2304 24-bit BMP\n"
@@ -198,6 +201,8 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       options.timing.budget_seconds = parse_positive(arg, reader.value(arg));
     } else if (arg == "--no-plot") {
       options.plot = false;
+    } else if (arg == "--codecs") {
+      options.codec_images = parse_list<std::string>(arg, reader.value(arg), parse_method_item);
     } else if (arg == "--sequence") {
       options.sequence = true;
     } else if (arg == "--sequence-sizes") {

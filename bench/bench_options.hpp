@@ -51,6 +51,8 @@ struct BenchOptions {
   int sweep_size = 4096;
   std::vector<double> sweep_sigmas = {0.5, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 
+  // --codecs FILE,...: the image decode/encode rates on one core instead of the methods.
+  std::vector<std::string> codec_images;
   // --sequence: the image-sequence benchmark (shift estimation and whitening) instead of the methods.
   bool sequence = false;
   std::vector<std::pair<int, int>> sequence_sizes = {{512, 512}, {3648, 2736}};

@@ -10,7 +10,7 @@ namespace gausslab {
 
 // The files gausslab-bench writes into its folder (the charts are time_vs_*.png), each through
 // AtomicFile: complete or absent, never replaced without --overwrite.
-inline constexpr const char* kResultFiles[] = {"results.csv", "results.json", "results.md"};
+inline constexpr const char* kResultFiles[] = {"results.csv", "results.json", "results.md", "codecs.md", "codecs.csv"};
 
 // Creates `dir` if needed. Throws UsageError when it is not a folder, cannot be created, or
 // already holds results (results.csv/json/md or time_vs_*.png) and `overwrite` is false. A

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "bench_environment.hpp"
+#include "codec_rates.hpp"
 #include "bench_options.hpp"
 #include "bench_output.hpp"
 #include "bench_plan.hpp"
@@ -74,6 +75,19 @@ std::vector<std::string> timing_notes(const BenchOptions& options, const BenchHe
   return notes;
 }
 
+// --codecs: the image formats' decode/encode rates on one core, in memory.
+int run_codec_bench(const BenchOptions& options, int argc, char** argv) {
+  prepare_output_folder(options.out_dir, options.overwrite);
+  const BenchHeader header = collect_environment(argc, argv);
+  const std::vector<CodecRate> rates = measure_codec_rates(options.codec_images, options.quick ? 0.05 : 0.5);
+  const std::string markdown = codec_rates_markdown(rates, header.cpu_model);
+  std::cout << markdown << std::flush;
+  const std::vector<std::string> unwritten = write_result_files(
+      options.out_dir, {{"codecs.md", markdown}, {"codecs.csv", codec_rates_csv(rates)}}, options.overwrite);
+  for (const std::string& failure : unwritten) std::cerr << "gausslab-bench: " << failure << "\n";
+  return unwritten.empty() ? kExitDone : kExitProblems;
+}
+
 int run(int argc, char** argv, MpiSession& mpi) {
   const auto start = std::chrono::steady_clock::now();
   const BenchOptions options = parse_bench_options(argc, argv);
@@ -88,6 +102,7 @@ int run(int argc, char** argv, MpiSession& mpi) {
     return run_batch_bench(options.batch, options.out_dir, options.overwrite, mpi, std::cout, std::cerr);
   if (options.sequence) return run_sequence_bench(options, argc, argv, std::cerr, std::cout);
   if (mpi.size() > 1) throw UsageError("under mpirun gausslab-bench runs only --batch");
+  if (!options.codec_images.empty()) return run_codec_bench(options, argc, argv);
   const std::vector<const MethodEntry*> methods = select_methods(options.methods);
   const std::vector<BenchCase> cases = plan_cases(options, methods);
   if (cases.empty())

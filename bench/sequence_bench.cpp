@@ -429,11 +429,18 @@ int run_sequence_bench(const BenchOptions& options, int argc, const char* const*
         << "- " << solve_note(settings, rows) << ".\n";
   const std::string device = "GPU: " + describe(header.device) + "; CPU: " + header.cpu_model;
   const std::string markdown = sequence_markdown(rows, copy_gbs, device, notes.str());
-  const fs::path dir(options.out_dir);
-  write_text_file((dir / "sequence.md").string(), markdown, options.overwrite);
-  write_text_file((dir / "sequence.csv").string(), csv(rows, copy_gbs), options.overwrite);
-  write_text_file((dir / "sequence_timeline.csv").string(), timeline_csv(timelines), options.overwrite);
+  const std::string table = csv(rows, copy_gbs);
+  const std::vector<std::string> unwritten = write_result_files(
+      options.out_dir,
+      {{"sequence.md", markdown}, {"sequence.csv", table}, {"sequence_timeline.csv", timeline_csv(timelines)}},
+      options.overwrite);
   out << markdown;
+  if (!unwritten.empty()) {  // never lose the measurements: the CSV goes to standard output too
+    for (const std::string& failure : unwritten) log << "gausslab-bench: " << failure << "\n";
+    log << "gausslab-bench --sequence: the results could not all be saved; sequence.csv follows on standard output\n";
+    out << table << std::flush;
+    return 1;
+  }
   log << "gausslab-bench --sequence: results in " << options.out_dir << "/ (sequence.md, sequence.csv, "
       << "sequence_timeline.csv); " << format_number("%.1f s", ms_between(start, Clock::now()) / 1000.0) << "\n";
   for (const SequenceBenchRow& r : rows)

@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_image_load fuzz_image_codecs fuzz_filter_args fuzz_bench_args fuzz_viewer_args fuzz_npy)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_image_load fuzz_image_codecs fuzz_filter_args fuzz_bench_args fuzz_viewer_args fuzz_npy fuzz_sequence_args)
 mkdir -p "$work"
 
 seeds_of() {

@@ -165,6 +165,37 @@ class FileSink : public codec::ByteSink {
   AtomicFile& file_;
 };
 
+class MemorySink : public codec::ByteSink {
+ public:
+  void write(const void* data, std::size_t size) override {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    bytes_.insert(bytes_.end(), bytes, bytes + size);
+  }
+  std::vector<unsigned char>& bytes() { return bytes_; }
+
+ private:
+  std::vector<unsigned char> bytes_;
+};
+
+void encode(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality, codec::ByteSink& sink) {
+  switch (format) {
+    case ImageFormat::Png: codec::encode_png(image, channels, sink); return;
+    case ImageFormat::Jpeg: codec::encode_jpeg(image, channels, jpeg_quality, sink); return;
+    case ImageFormat::Bmp: codec::encode_bmp(image, channels, sink); return;
+    case ImageFormat::Tga: codec::encode_tga(image, channels, sink); return;
+    case ImageFormat::Pnm: codec::encode_pnm(image, channels, sink); return;
+    case ImageFormat::Count: break;
+  }
+  throw ImageSaveError("unknown output format");
+}
+
+void check_encode_arguments(const ImageRgba8& image, int channels, int jpeg_quality) {
+  if (channels < 1 || channels > 4) throw ImageSaveError("save_image: channels must be 1 to 4");
+  if (image.empty()) throw ImageSaveError("save_image: the image is empty");
+  if (jpeg_quality < 1 || jpeg_quality > 100)
+    throw ImageSaveError("save_image: the JPEG quality must be 1 to 100, not " + std::to_string(jpeg_quality));
+}
+
 const char* const kFormatNames[] = {"png", "jpg", "bmp", "tga", "pnm"};
 
 }  // namespace
@@ -273,10 +304,7 @@ std::string first_free_path(const std::string& path) {
 
 void save_image(const std::string& path, const ImageRgba8& image, int channels, const SaveOptions& options) {
   if (std::string problem = check_output_path(path, options); !problem.empty()) throw ImageSaveError(problem);
-  if (channels < 1 || channels > 4) throw ImageSaveError("save_image: channels must be 1 to 4");
-  if (image.empty()) throw ImageSaveError("save_image: the image is empty");
-  if (options.jpeg_quality < 1 || options.jpeg_quality > 100)
-    throw ImageSaveError("save_image: the JPEG quality must be 1 to 100, not " + std::to_string(options.jpeg_quality));
+  check_encode_arguments(image, channels, options.jpeg_quality);
   const ImageFormat format = options.format ? *options.format : *image_format_from_path(path);
   const std::string ext = lower_extension(path);
   if (ext == ".pgm" && channels >= 3)
@@ -285,14 +313,7 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels, 
   try {
     AtomicFile file(path, options.overwrite);
     FileSink sink(file);
-    switch (format) {
-      case ImageFormat::Png: codec::encode_png(image, channels, sink); break;
-      case ImageFormat::Jpeg: codec::encode_jpeg(image, channels, options.jpeg_quality, sink); break;
-      case ImageFormat::Bmp: codec::encode_bmp(image, channels, sink); break;
-      case ImageFormat::Tga: codec::encode_tga(image, channels, sink); break;
-      case ImageFormat::Pnm: codec::encode_pnm(image, channels, sink); break;
-      case ImageFormat::Count: throw ImageSaveError("unknown output format");
-    }
+    encode(image, channels, format, options.jpeg_quality, sink);
     file.commit();
   } catch (const FileWriteError& error) {
     throw ImageSaveError(error.what());
@@ -301,6 +322,17 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels, 
   } catch (const std::bad_alloc&) {
     throw ImageSaveError("cannot write " + in_quotes(path) + ": not enough memory to encode it");
   }
+}
+
+std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality) {
+  check_encode_arguments(image, channels, jpeg_quality);
+  MemorySink sink;
+  try {
+    encode(image, channels, format, jpeg_quality, sink);
+  } catch (const std::bad_alloc&) {
+    throw ImageSaveError("not enough memory to encode the image");
+  }
+  return std::move(sink.bytes());
 }
 
 void save_image(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite) {

@@ -1,11 +1,8 @@
-// Grey frames through libpng directly: the image loader (stb) gives 8 bits per channel, and a
-// 16-bit camera frame must keep its 16 bits. Other formats go through the loader.
+// Grey frames through libpng directly: the image loader gives 8 bits per channel, and a 16-bit
+// camera frame must keep its 16 bits. Other formats go through the loader.
 #include "gausslab/sequence/frame_io.hpp"
 
-#include <fcntl.h>
 #include <png.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -83,8 +80,10 @@ bool decode_png(std::FILE* file, PngState& state) {
 }
 
 ImageF32 load_png_grey(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) throw ImageLoadError("cannot open " + in_quotes(path) + ": " + std::strerror(errno));
+  // Read like every image file (a regular file only, never blocking, bounded), then decoded from memory.
+  std::vector<unsigned char> bytes = read_image_bytes(path);
+  std::FILE* file = ::fmemopen(bytes.data(), bytes.size(), "rb");
+  if (!file) throw ImageLoadError("cannot read " + in_quotes(path) + ": " + std::strerror(errno));
   PngState state;
   const bool ok = decode_png(file, state);
   std::fclose(file);
@@ -176,62 +175,32 @@ void save_grey_png16(const std::string& path, const ImageF32& image, Overwrite o
 
 // ---- staged output -------------------------------------------------------------------------
 
-StagedFile::StagedFile(std::string path, Overwrite overwrite) : path_(std::move(path)), overwrite_(overwrite) {
-  struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw ImageSaveError(in_quotes(path_) + " is a folder; name a file to write");
-    if (overwrite_ == Overwrite::Never)
-      throw ImageSaveError(in_quotes(path_) + " already exists; pass --overwrite to replace it or choose another place");
+namespace {
+
+// Runs `step` with AtomicFile's errors as the sequence's ImageSaveError (same message).
+template <class Step>
+auto as_save_error(Step&& step) -> decltype(step()) {
+  try {
+    return step();
+  } catch (const FileWriteError& error) {
+    throw ImageSaveError(error.what());
   }
-  temp_ = path_ + ".tmp-XXXXXX";
-  fd_ = ::mkstemp(temp_.data());
-  if (fd_ < 0) throw ImageSaveError("cannot write " + in_quotes(path_) + ": " + std::strerror(errno));
 }
 
-StagedFile::~StagedFile() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+AtomicFile open_atomic(const std::string& path, Overwrite overwrite) {
+  return as_save_error([&] { return AtomicFile(path, overwrite); });
 }
 
-void StagedFile::fail(const std::string& what, int error_number) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  ::unlink(temp_.c_str());
-  temp_.clear();
-  throw ImageSaveError("cannot write " + in_quotes(path_) + ": " + what + (error_number ? std::string(": ") + std::strerror(error_number) : ""));
-}
+}  // namespace
+
+StagedFile::StagedFile(std::string path, Overwrite overwrite) : file_(open_atomic(path, overwrite)) {}
 
 void StagedFile::write(const void* data, std::size_t size) {
-  if (fd_ < 0) throw ImageSaveError("cannot write " + in_quotes(path_) + ": the file was already closed");
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd_, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("write failed", n < 0 ? errno : ENOSPC);
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
+  as_save_error([&] { file_.write(data, size); });
 }
 
 void StagedFile::commit() {
-  if (fd_ < 0) throw ImageSaveError("cannot write " + in_quotes(path_) + ": the file was already closed");
-  ::fchmod(fd_, 0644);
-  if (::fsync(fd_) != 0) fail("sync failed", errno);
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) fail("close failed", errno);
-  // link() refuses an existing target atomically; rename() replaces it (only when allowed).
-  const int moved = overwrite_ == Overwrite::Never ? ::link(temp_.c_str(), path_.c_str())
-                                                   : ::rename(temp_.c_str(), path_.c_str());
-  const int error = errno;
-  if (overwrite_ == Overwrite::Never || moved != 0) ::unlink(temp_.c_str());
-  if (moved != 0) {
-    temp_.clear();
-    if (error == EEXIST)
-      throw ImageSaveError(in_quotes(path_) + " appeared while it was being written; nothing was replaced");
-    throw ImageSaveError("cannot write " + in_quotes(path_) + ": " + std::strerror(error));
-  }
-  committed_ = true;
+  as_save_error([&] { file_.commit(); });
 }
 
 void write_staged(const std::string& path, const std::string& content, Overwrite overwrite) {

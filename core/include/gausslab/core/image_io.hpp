@@ -124,6 +124,11 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels, 
 void save_image(const std::string& path, const ImageRgba8& image, int channels,
                 Overwrite overwrite = Overwrite::Never);
 
+// The file save_image would write, in memory: for timing encoders apart from the disk, and for
+// callers that send the bytes elsewhere. Throws ImageSaveError.
+std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, ImageFormat format,
+                                        int jpeg_quality = 90);
+
 // Empty if `path` names a file save_image can write (a known extension, or any name with an
 // explicit format; an existing folder; no existing file unless overwriting); otherwise the reason.
 std::string check_output_path(const std::string& path, const SaveOptions& options);

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 
+#include "gausslab/core/atomic_file.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/image_io.hpp"
 
@@ -18,27 +19,21 @@ ImageF32 load_grey_frame(const std::string& path);
 // Writes a grey float image in [0, 1] (clamped) as a 16-bit grey PNG, staged.
 void save_grey_png16(const std::string& path, const ImageF32& image, Overwrite overwrite);
 
-// An output file written under a temporary name beside its target and moved into place by
-// commit(): a reader never sees a partial file; without commit() (an error, an exception) the
-// temporary file is removed. With Overwrite::Never an existing file is never replaced.
+// An output file written through core's AtomicFile (a temporary name beside its target, moved
+// into place by commit(): a reader never sees a partial file; without commit() the temporary file
+// is removed; with Overwrite::Never an existing file is never replaced), with the sequence's
+// error type: every failure is an ImageSaveError naming the file.
 class StagedFile {
  public:
   // Throws ImageSaveError when the folder is not writable or (Never) `path` exists.
   StagedFile(std::string path, Overwrite overwrite);
-  ~StagedFile();
-  StagedFile(const StagedFile&) = delete;
-  StagedFile& operator=(const StagedFile&) = delete;
 
   void write(const void* data, std::size_t size);  // throws ImageSaveError (a full disk, ...)
   void commit();                                   // throws ImageSaveError
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_.path(); }
 
  private:
-  void fail(const std::string& what, int error_number);
-  std::string path_, temp_;
-  Overwrite overwrite_;
-  int fd_ = -1;
-  bool committed_ = false;
+  AtomicFile file_;
 };
 
 // The whole content at once through a StagedFile.
