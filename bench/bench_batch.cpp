@@ -358,12 +358,6 @@ std::string identical_groups(const std::vector<Row>& rows) {
 
 }  // namespace
 
-const std::vector<std::string>& batch_config_names() {
-  static const std::vector<std::string> names = {"cpu-1-thread", "cpu-openmp", "cpu-pool",      "gpu-pageable",
-                                                 "gpu-pipelined-cold", "gpu-pipelined", "mpi-files", "mpi-rows"};
-  return names;
-}
-
 int make_test_image(int width, int height, const std::string& path, bool overwrite, std::ostream& log) {
   const auto start = Clock::now();
   const ImageRgba8 image = make_random_rgba8(width, height, 32768u);
@@ -556,9 +550,16 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
     out << md.str() << std::flush;
     const std::string stem = mpi.size() > 1 ? "batch-mpi" + std::to_string(mpi.size()) : "batch";
     fs::create_directories(out_dir);
-    write_text_file((fs::path(out_dir) / (stem + ".md")).string(), md.str(), overwrite);
-    write_text_file((fs::path(out_dir) / (stem + ".csv")).string(), csv(rows), overwrite);
-    log << "gausslab-bench: " << out_dir << "/" << stem << ".md and .csv written\n";
+    const std::string table = csv(rows);
+    const std::vector<std::string> unwritten =
+        write_result_files(out_dir, {{stem + ".md", md.str()}, {stem + ".csv", table}}, overwrite);
+    for (const std::string& failure : unwritten) log << "gausslab-bench: " << failure << "\n";
+    if (unwritten.empty()) {
+      log << "gausslab-bench: " << out_dir << "/" << stem << ".md and .csv written\n";
+    } else {  // never lose the measurements: the CSV goes to standard output too
+      out << table << std::flush;
+      status = 1;
+    }
   }
   mpi.barrier();
   if (mpi.root()) {

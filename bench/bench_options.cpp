@@ -44,6 +44,14 @@ double parse_positive(std::string_view flag, std::string_view text) {
 
 }  // namespace
 
+// The --batch configurations (bench_batch.cpp runs them); here, with the parser that checks the names,
+// so that the parser stands alone (and is fuzzed alone).
+const std::vector<std::string>& batch_config_names() {
+  static const std::vector<std::string> names = {"cpu-1-thread", "cpu-openmp", "cpu-pool",      "gpu-pageable",
+                                                 "gpu-pipelined-cold", "gpu-pipelined", "mpi-files", "mpi-rows"};
+  return names;
+}
+
 int kernel_radius(int kernel_size) { return (kernel_size - 1) / 2; }
 double kernel_sigma(int kernel_size) { return kernel_radius(kernel_size) / 3.0; }
 
