@@ -111,9 +111,11 @@ class DictReader {
                                                                       ? 1
                                                                       : 0);
     if (body.empty()) return "empty";
-    const std::string bits = body.size() > 1 && std::isdigit(static_cast<unsigned char>(body[1]))
-                                 ? std::to_string(std::atoi(body.c_str() + 1) * 8)
-                                 : "";
+    // The item size in bytes after the kind ("f4": 4); more than 4 digits is no real size (and
+    // would overflow: the fuzzer found '<f0000000297138122077').
+    std::size_t digits = 0;
+    while (1 + digits < body.size() && std::isdigit(static_cast<unsigned char>(body[1 + digits]))) ++digits;
+    const std::string bits = digits >= 1 && digits <= 4 ? std::to_string(std::stoi(body.substr(1, digits)) * 8) : "";
     switch (body[0]) {
       case 'f': return "float" + bits;
       case 'i': return "int" + bits;

@@ -132,6 +132,18 @@ TEST(NpyIo, WrongDtypesAreRefusedNamingTheDtypeAndTheConversion) {
   EXPECT_NE(structured.find("structured dtype"), std::string::npos) << structured;
 }
 
+TEST(NpyIo, ADtypeWithAnAbsurdItemSizeIsRefusedWithoutOverflow) {
+  // Found by fuzz_npy (fuzz/regressions/fuzz_npy/dtype_item_size_overflow.npy): the item size
+  // "0000000297138122077" overflowed an int while the message was being written (UBSan).
+  for (const char* descr : {"<f0000000297138122077", "<i99999999999", "<f12345"}) {
+    const std::string error =
+        read_error(npy_bytes(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (4,), }",
+                             std::string(16, '\0')));
+    EXPECT_NE(error.find(descr), std::string::npos) << error;
+    EXPECT_NE(error.find("float32 or float64"), std::string::npos) << error;
+  }
+}
+
 TEST(NpyIo, BigEndianSamplesAreRefusedWithTheNumpyFix) {
   const std::string error = read_error(npy_bytes("{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }",
                                                  std::string(8, '\0')));
