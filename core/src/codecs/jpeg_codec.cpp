@@ -95,29 +95,33 @@ struct Decompressor {
   }
 };
 
-}  // namespace
-
-LoadedImage decode_jpeg(const DecodeInput& in) {
+// Everything the decoder changes between setjmp and a possible longjmp lives here, in the caller's
+// frame, so that nothing read after the longjmp (the message, the destructors) is an automatic
+// variable of the frame that called setjmp.
+struct JpegReadState {
   ErrorManager errors{};
   jpeg_progress_mgr progress{};
   Decompressor d;
   LoadedImage loaded;
-  loaded.format = kFormat;
   std::vector<unsigned char> cmyk_row;
+};
 
-  d.info.err = jpeg_std_error(&errors.base);
-  errors.base.error_exit = on_error_exit;
-  errors.base.emit_message = on_message;
-  errors.base.output_message = on_output_message;
-  if (setjmp(errors.jump)) {
-    std::string message = errors.message;
+void read_jpeg(const DecodeInput& in, JpegReadState& st) {
+  Decompressor& d = st.d;
+  LoadedImage& loaded = st.loaded;
+  d.info.err = jpeg_std_error(&st.errors.base);
+  st.errors.base.error_exit = on_error_exit;
+  st.errors.base.emit_message = on_message;
+  st.errors.base.output_message = on_output_message;
+  if (setjmp(st.errors.jump)) {
+    std::string message = st.errors.message;
     close_message(message);
     fail(in, kFormat, message);
   }
   jpeg_create_decompress(&d.info);
   d.created = true;
-  progress.progress_monitor = on_progress;
-  d.info.progress = &progress;
+  st.progress.progress_monitor = on_progress;
+  d.info.progress = &st.progress;
   jpeg_mem_src(&d.info, in.data, static_cast<unsigned long>(in.size));
   jpeg_read_header(&d.info, TRUE);
 
@@ -148,6 +152,7 @@ LoadedImage decode_jpeg(const DecodeInput& in) {
 
   loaded.image = allocate_image(in, kFormat, width, height, coefficient_bytes);
   jpeg_start_decompress(&d.info);
+  std::vector<unsigned char>& cmyk_row = st.cmyk_row;
   if (cmyk) cmyk_row.resize(width * 4);
   while (d.info.output_scanline < d.info.output_height) {
     const int y = static_cast<int>(d.info.output_scanline);
@@ -166,8 +171,17 @@ LoadedImage decode_jpeg(const DecodeInput& in) {
     }
   }
   jpeg_finish_decompress(&d.info);  // reads up to the end-of-image marker (a missing one is truncation)
-  return loaded;
 }
+
+}  // namespace
+
+LoadedImage decode_jpeg(const DecodeInput& in) {
+  JpegReadState state;
+  state.loaded.format = kFormat;
+  read_jpeg(in, state);
+  return std::move(state.loaded);
+}
+
 
 namespace {
 
@@ -217,33 +231,26 @@ struct Compressor {
   }
 };
 
-}  // namespace
-
-void encode_jpeg(const ImageRgba8& image, int channels, int quality, ByteSink& out) {
-  if (image.width() > JPEG_MAX_DIMENSION || image.height() > JPEG_MAX_DIMENSION)
-    throw ImageSaveError("the image is too large for JPEG (at most " + std::to_string(JPEG_MAX_DIMENSION) +
-                         " pixels a side): use PNG");
+// As JpegReadState: what changes between setjmp and a longjmp lives in the caller's frame.
+struct JpegWriteState {
   ErrorManager errors{};
   Destination dest{};
   Compressor c;
-  std::vector<unsigned char> grey_row(static_cast<std::size_t>(image.width()));
-  dest.buffer.resize(kOutputChunk);
-  dest.out = &out;
-  dest.errors = &errors;
-  dest.base.init_destination = init_destination;
-  dest.base.empty_output_buffer = empty_output_buffer;
-  dest.base.term_destination = term_destination;
+  std::vector<unsigned char> grey_row;
+};
 
-  c.info.err = jpeg_std_error(&errors.base);
-  errors.base.error_exit = on_error_exit;
-  errors.base.output_message = on_output_message;
-  if (setjmp(errors.jump)) {
-    if (dest.error) std::rethrow_exception(dest.error);
-    throw ImageSaveError(std::string("libjpeg could not encode the image: ") + errors.message);
+void write_jpeg(const ImageRgba8& image, int channels, int quality, JpegWriteState& st) {
+  Compressor& c = st.c;
+  c.info.err = jpeg_std_error(&st.errors.base);
+  st.errors.base.error_exit = on_error_exit;
+  st.errors.base.output_message = on_output_message;
+  if (setjmp(st.errors.jump)) {
+    if (st.dest.error) std::rethrow_exception(st.dest.error);
+    throw ImageSaveError(std::string("libjpeg could not encode the image: ") + st.errors.message);
   }
   jpeg_create_compress(&c.info);
   c.created = true;
-  c.info.dest = &dest.base;
+  c.info.dest = &st.dest.base;
   const bool grey = channels <= 2;
   c.info.image_width = static_cast<JDIMENSION>(image.width());
   c.info.image_height = static_cast<JDIMENSION>(image.height());
@@ -256,14 +263,31 @@ void encode_jpeg(const ImageRgba8& image, int channels, int quality, ByteSink& o
     const Rgba8* src = &image.at(0, static_cast<int>(c.info.next_scanline));
     JSAMPROW row;
     if (grey) {
-      for (int x = 0; x < image.width(); ++x) grey_row[static_cast<std::size_t>(x)] = src[x].r;
-      row = grey_row.data();
+      for (int x = 0; x < image.width(); ++x) st.grey_row[static_cast<std::size_t>(x)] = src[x].r;
+      row = st.grey_row.data();
     } else {
       row = const_cast<JSAMPROW>(reinterpret_cast<const JSAMPLE*>(src));  // libjpeg does not write to it
     }
     jpeg_write_scanlines(&c.info, &row, 1);
   }
   jpeg_finish_compress(&c.info);
+}
+
+}  // namespace
+
+void encode_jpeg(const ImageRgba8& image, int channels, int quality, ByteSink& out) {
+  if (image.width() > JPEG_MAX_DIMENSION || image.height() > JPEG_MAX_DIMENSION)
+    throw ImageSaveError("the image is too large for JPEG (at most " + std::to_string(JPEG_MAX_DIMENSION) +
+                         " pixels a side): use PNG");
+  JpegWriteState state;
+  state.grey_row.resize(static_cast<std::size_t>(image.width()));
+  state.dest.buffer.resize(kOutputChunk);
+  state.dest.out = &out;
+  state.dest.errors = &state.errors;
+  state.dest.base.init_destination = init_destination;
+  state.dest.base.empty_output_buffer = empty_output_buffer;
+  state.dest.base.term_destination = term_destination;
+  write_jpeg(image, channels, quality, state);
 }
 
 }  // namespace gausslab::codec

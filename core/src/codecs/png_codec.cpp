@@ -132,25 +132,28 @@ void convert_row(const DecodeInput& in, const unsigned char* src, Rgba8* dst, in
   }
 }
 
-}  // namespace
-
-LoadedImage decode_png(const DecodeInput& in) {
-  check_before_decoding(in);
-  ReadContext context{&in, 0, {}};
+// Everything the decoder changes between setjmp and a possible longjmp lives here, in the caller's
+// frame, so that nothing read after the longjmp (the error message, the objects' destructors) is
+// an automatic variable of the frame that called setjmp.
+struct PngReadState {
+  ReadContext context{};
   ReadStruct s;
   LoadedImage loaded;
-  loaded.format = kFormat;
   std::vector<Rgba8> palette;
   std::vector<unsigned char> raster;  // 16-bit or palette rows (all of them when interlaced)
   std::vector<png_bytep> rows;
+};
 
-  s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
+void read_png(const DecodeInput& in, PngReadState& st) {
+  ReadStruct& s = st.s;
+  LoadedImage& loaded = st.loaded;
+  s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &st.context, on_error, on_warning);
   if (!s.png) throw std::bad_alloc();
   s.info = png_create_info_struct(s.png);
   if (!s.info) throw std::bad_alloc();
-  if (setjmp(png_jmpbuf(s.png))) fail(in, kFormat, context.message);
+  if (setjmp(png_jmpbuf(s.png))) fail(in, kFormat, st.context.message);
 
-  png_set_read_fn(s.png, &context, read_bytes);
+  png_set_read_fn(s.png, &st.context, read_bytes);
   png_set_user_limits(s.png, static_cast<png_uint_32>(in.limits.max_width), static_cast<png_uint_32>(in.limits.max_height));
   png_set_chunk_malloc_max(s.png, 16u << 20);  // iCCP, zTXt, ...: a decompression bomb in metadata stops here
   png_set_chunk_cache_max(s.png, 1000);
@@ -173,9 +176,9 @@ LoadedImage decode_png(const DecodeInput& in) {
     png_bytep alpha = nullptr;
     int alpha_count = 0;
     if (transparency) png_get_tRNS(s.png, s.info, &alpha, &alpha_count, nullptr);
-    palette.resize(static_cast<std::size_t>(count));
+    st.palette.resize(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i)
-      palette[static_cast<std::size_t>(i)] = {entries[i].red, entries[i].green, entries[i].blue,
+      st.palette[static_cast<std::size_t>(i)] = {entries[i].red, entries[i].green, entries[i].blue,
                                               i < alpha_count ? alpha[i] : std::uint8_t{255}};
     if (bit_depth < 8) png_set_packing(s.png);
   } else {
@@ -198,6 +201,8 @@ LoadedImage decode_png(const DecodeInput& in) {
   loaded.image = allocate_image(in, kFormat, width, height, raster_rows * (row_bytes + sizeof(png_bytep)));
   if (depth_out == 16) loaded.note = reduced_note(16);
 
+  std::vector<png_bytep>& rows = st.rows;
+  std::vector<unsigned char>& raster = st.raster;
   rows.resize(height);
   if (direct) {
     for (png_uint_32 y = 0; y < height; ++y) rows[y] = reinterpret_cast<png_bytep>(&loaded.image.at(0, static_cast<int>(y)));
@@ -208,17 +213,27 @@ LoadedImage decode_png(const DecodeInput& in) {
     png_read_image(s.png, rows.data());
     for (png_uint_32 y = 0; y < height; ++y)
       convert_row(in, rows[y], &loaded.image.at(0, static_cast<int>(y)), static_cast<int>(width), channels,
-                  depth_out, is_palette ? &palette : nullptr, static_cast<int>(y));
+                  depth_out, is_palette ? &st.palette : nullptr, static_cast<int>(y));
   } else {
     raster.resize(row_bytes);
     for (png_uint_32 y = 0; y < height; ++y) {
       png_read_row(s.png, raster.data(), nullptr);
       convert_row(in, raster.data(), &loaded.image.at(0, static_cast<int>(y)), static_cast<int>(width), channels,
-                  depth_out, is_palette ? &palette : nullptr, static_cast<int>(y));
+                  depth_out, is_palette ? &st.palette : nullptr, static_cast<int>(y));
     }
   }
   png_read_end(s.png, nullptr);  // the rest of the file, up to IEND, with its checksums
-  return loaded;
+}
+
+}  // namespace
+
+LoadedImage decode_png(const DecodeInput& in) {
+  check_before_decoding(in);
+  PngReadState state;
+  state.context.in = &in;
+  state.loaded.format = kFormat;
+  read_png(in, state);
+  return std::move(state.loaded);
 }
 
 namespace {
@@ -253,30 +268,33 @@ struct WriteStruct {
   ~WriteStruct() { png_destroy_write_struct(&png, info ? &info : nullptr); }
 };
 
-}  // namespace
-
-void encode_png(const ImageRgba8& image, int channels, ByteSink& out) {
-  WriteContext context{&out, nullptr, {}};
+// As PngReadState: what changes between setjmp and a longjmp lives in the caller's frame.
+struct PngWriteState {
+  WriteContext context{};
   WriteStruct s;
-  std::vector<unsigned char> row(static_cast<std::size_t>(image.width()) * static_cast<std::size_t>(channels));
-  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, on_write_error, on_warning);
+  std::vector<unsigned char> row;
+};
+
+void write_png(const ImageRgba8& image, int channels, PngWriteState& st) {
+  WriteStruct& s = st.s;
+  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &st.context, on_write_error, on_warning);
   if (!s.png) throw std::bad_alloc();
   s.info = png_create_info_struct(s.png);
   if (!s.info) throw std::bad_alloc();
   if (setjmp(png_jmpbuf(s.png))) {
-    if (context.error) std::rethrow_exception(context.error);
-    throw ImageSaveError(std::string("libpng could not encode the image: ") + context.message);
+    if (st.context.error) std::rethrow_exception(st.context.error);
+    throw ImageSaveError(std::string("libpng could not encode the image: ") + st.context.message);
   }
-  png_set_write_fn(s.png, &context, write_bytes, flush_nothing);
+  png_set_write_fn(s.png, &st.context, write_bytes, flush_nothing);
   const int colour_type = channels == 1   ? PNG_COLOR_TYPE_GRAY
                           : channels == 2 ? PNG_COLOR_TYPE_GRAY_ALPHA
                           : channels == 3 ? PNG_COLOR_TYPE_RGB
                                           : PNG_COLOR_TYPE_RGB_ALPHA;
   png_set_IHDR(s.png, s.info, static_cast<png_uint_32>(image.width()), static_cast<png_uint_32>(image.height()), 8,
                colour_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  // zlib level 2 with libpng's adaptive filters: measured on one core (docs/image-io.md), level 6
-  // (zlib's default) took 3 to 4 times as long for files 3 % (photo) to 13 % (blurred) smaller;
-  // a batch writes many files, and PNG's speed was its bottleneck.
+  // zlib level 2 with libpng's adaptive filters: on one core (docs/image-io.md, 1800×1200), zlib's
+  // default level 6 took 4.2 times as long (460 against 110 ms) for files 11 % (photo) to 16 %
+  // (blurred photo) smaller; PNG writing is what limits a batch, so speed wins.
   png_set_compression_level(s.png, 2);
   png_write_info(s.png, s.info);
   for (int y = 0; y < image.height(); ++y) {
@@ -285,7 +303,7 @@ void encode_png(const ImageRgba8& image, int channels, ByteSink& out) {
       png_write_row(s.png, reinterpret_cast<png_const_bytep>(src));
       continue;
     }
-    unsigned char* dst = row.data();
+    unsigned char* dst = st.row.data();
     for (int x = 0; x < image.width(); ++x) {
       *dst++ = src[x].r;
       if (channels == 2) *dst++ = src[x].a;
@@ -294,9 +312,18 @@ void encode_png(const ImageRgba8& image, int channels, ByteSink& out) {
         *dst++ = src[x].b;
       }
     }
-    png_write_row(s.png, row.data());
+    png_write_row(s.png, st.row.data());
   }
   png_write_end(s.png, nullptr);
+}
+
+}  // namespace
+
+void encode_png(const ImageRgba8& image, int channels, ByteSink& out) {
+  PngWriteState state;
+  state.context.out = &out;
+  state.row.resize(static_cast<std::size_t>(image.width()) * static_cast<std::size_t>(channels));
+  write_png(image, channels, state);
 }
 
 }  // namespace gausslab::codec
