@@ -14,14 +14,12 @@ import subprocess
 import sys
 import tempfile
 
+import check_kit
+
 NUMBERS = ["nan", "NaN", "inf", "-inf", "1e999", "abc", "", "2,5", "0x10"]
 
 
-class Checks:
-    def __init__(self):
-        self.failures = []
-        self.count = 0
-
+class Checks(check_kit.Checks):
     def refused(self, program, args, words, name=None):
         self.count += 1
         name = name or " ".join(args)
@@ -29,6 +27,7 @@ class Checks:
             done = subprocess.run([program, *args], capture_output=True, text=True, timeout=120)
         except subprocess.TimeoutExpired:
             self.failures.append(f"{os.path.basename(program)} {name}: still running after 120 s (not refused)")
+            print("FAIL", self.failures[-1])
             return
         problems = []
         if done.returncode < 0:
@@ -44,15 +43,9 @@ class Checks:
         line = (done.stderr.strip().splitlines() or ["(no message)"])[0]
         if problems:
             self.failures.append(f"{os.path.basename(program)} {name}: {'; '.join(problems)}\n      stderr: {line}")
+            print("FAIL", self.failures[-1])
         else:
             print(f"ok  {os.path.basename(program)} {name}: {line}")
-
-    def check(self, name, condition, detail=""):
-        self.count += 1
-        if condition:
-            print(f"ok  {name}")
-        else:
-            self.failures.append(f"{name}: {detail}")
 
 
 def check_filter(c, tool, image, out):
@@ -147,10 +140,7 @@ def main():
         if args.viewer and os.path.exists(args.viewer):
             check_viewer(c, args.viewer)
         check_radius_beyond_image(c, args.filter, work)
-    for failure in c.failures:
-        print("FAIL", failure)
-    print(f"{c.count - len(c.failures)} of {c.count} checks passed")
-    return 1 if c.failures else 0
+    return c.summary()
 
 
 if __name__ == "__main__":
