@@ -17,6 +17,7 @@ MethodEntry recursive_method();         // recursive.cu
 MethodEntry tiled_1d_method();          // tiled_1d.cu
 MethodEntry lut_2d_method();            // lut_2d.cu
 MethodEntry multires_method();          // multires.cu
+MethodEntry recursive_tiled_method();   // recursive_tiled.cu
 
 const std::vector<MethodEntry>& method_registry() {
   // The order is the GUI's order and its number keys (1–9 for the first nine).
@@ -32,6 +33,7 @@ const std::vector<MethodEntry>& method_registry() {
       recursive_method(),
       tiled_1d_method(),
       lut_2d_method(),
+      recursive_tiled_method(),
       multires_method(),
   };
   return registry;
