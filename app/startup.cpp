@@ -85,14 +85,13 @@ StartupPlan plan_startup(const ViewerOptions& options) {
   if (!options.method_id.empty()) {
     plan.method_a = resolve_method("--method", options.method_id, problem, options.best_path);
   } else {
+    // auto first (the fastest measured here, or the CPU filter without a device), then any other.
     const bool gpu = options.best_path != OutputPath::Cpu && cuda_device_status().available;
-    std::vector<int> candidates;
-    if (gpu) {
-      candidates.push_back(registry_index("separable_shared"));
+    std::vector<int> candidates{registry_index("auto")};
+    if (gpu)
       for (std::size_t i = 0; i < method_registry().size(); ++i)
-        if (method_registry()[i].info.backend == Backend::Cuda && method_registry()[i].info.id != "separable_shared")
+        if (method_registry()[i].info.backend == Backend::Cuda && method_registry()[i].info.id != "auto")
           candidates.push_back(static_cast<int>(i));
-    }
     candidates.push_back(registry_index("cpu_openmp"));
     std::string refusals;
     plan.method_a = -1;

@@ -18,6 +18,8 @@ MethodEntry tiled_1d_method();          // tiled_1d.cu
 MethodEntry lut_2d_method();            // lut_2d.cu
 MethodEntry multires_method();          // multires.cu
 MethodEntry recursive_tiled_method();   // recursive_tiled.cu
+MethodEntry auto_method();              // auto.cpp
+MethodEntry auto_exact_method();        // auto.cpp
 
 const std::vector<MethodEntry>& method_registry() {
   // The order is the GUI's order and its number keys (1–9 for the first nine).
@@ -35,6 +37,8 @@ const std::vector<MethodEntry>& method_registry() {
       lut_2d_method(),
       recursive_tiled_method(),
       multires_method(),
+      auto_method(),
+      auto_exact_method(),
   };
   return registry;
 }

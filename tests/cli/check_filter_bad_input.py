@@ -171,7 +171,7 @@ def main():
         c.expect("--overwrite replaces it", [good, "-o", existing, *cpu, "--overwrite", "--quiet"], 0)
         default = os.path.join(work, "default-method.png")
         c.expect("no --method: the default is used and named", [good, "-o", default, "--sigma", "2"], 0,
-                 ["with ", "cpu_openmp" if unavailable else "separable"])
+                 ["with auto", "cpu_openmp" if unavailable else "measured fastest"])
         c.check("no --method: the output is written", os.path.exists(default), "no output")
         c.expect("the input is never the output", [existing, "-o", existing, *cpu, "--overwrite"], 2, ["input"])
         with open(existing, "rb") as file:

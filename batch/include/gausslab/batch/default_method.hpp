@@ -1,7 +1,5 @@
 #pragma once
-// The method used when --method is not given: the fastest that runs here within its accuracy
-// bound, by a fixed rule read from the H100 measurements (README, "Crossovers"). One function, so
-// that a measured choice ("auto") can replace the rule without touching its callers.
+// The method used when --method is not given: the fastest that runs here within the accuracy cap.
 #include <string>
 
 #include "gausslab/core/filter_params.hpp"
@@ -13,14 +11,9 @@ struct MethodChoice {
   std::string reason;  // one line for the log: why this method
 };
 
-// The rule, in order:
-//  - no CUDA device: cpu_openmp (all cores; the pool's other threads decode and encode meanwhile);
-//  - sigma < 8 and separable_fused accepts the radius (<= 64): separable_fused (fastest up to
-//    sigma 6 on the H100, one read and one write per pixel);
-//  - sigma < 16: separable_shared (fastest from sigma 8 to 12);
-//  - sigma >= 16: recursive (constant time in sigma, fastest from 16 on), where it accepts the
-//    truncate (it refuses one that drops over 1 % of the Gaussian's mass); else separable_shared.
-// `cuda_available` is whether a CUDA device can run the GPU methods.
+// "auto" (cuda/include/gausslab/cuda/auto_method.hpp): for each image, the method measured fastest on
+// this GPU within the project's accuracy cap, or cpu_openmp where there is no CUDA device. The reason
+// says which of the two; `cuda_available` is whether a CUDA device can run the GPU methods.
 MethodChoice choose_default_method(const FilterParams& params, bool cuda_available);
 
 }  // namespace gausslab

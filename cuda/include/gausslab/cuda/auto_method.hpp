@@ -1,0 +1,91 @@
+#pragma once
+// `auto` and `auto_exact`: registry entries that run, for each problem, the method measured fastest
+// on this GPU among those that can run it within an accuracy class. The times come from a short
+// calibration (every GPU method at a few sigmas, both formats, one image size), measured on first use
+// and cached in the user's cache folder per GPU, driver and gausslab build. Without a CUDA device the
+// choice is a fixed rule among the CPU methods (no measurement, so the same on every run).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/cuda/method.hpp"
+
+namespace gausslab {
+
+// auto: approximations allowed up to the project's cap (0.8 levels RGBA8, 1e-3 relative F32);
+// auto_exact: FIR class only (0.51 levels, 1e-5).
+enum class AccuracyClass { Approximate, Exact };
+AccuracyBound accuracy_cap(AccuracyClass accuracy);
+
+// One measured time: the median kernel time of `method_id` at this format and sigma on the
+// calibration image (reflect border, truncate 4).
+struct CalibrationEntry {
+  std::string method_id;
+  PixelFormat format = PixelFormat::Rgba8;
+  double sigma = 0;
+  double ms = 0;
+};
+
+struct CalibrationTable {
+  std::string gpu;      // device name
+  std::string driver;   // kernel driver and CUDA driver version
+  std::string build;    // gausslab version and commit
+  int width = 0, height = 0;
+  std::vector<CalibrationEntry> entries;
+};
+
+// What this machine's table must say to be reused (empty strings without a device).
+struct CalibrationKey {
+  std::string gpu, driver, build;
+};
+CalibrationKey current_calibration_key();
+bool calibration_matches(const CalibrationTable& table, const CalibrationKey& key);
+
+// Predicted time of `method_id` for `problem`: the table's times for that method and format,
+// interpolated linearly in log sigma (clamped to the measured range), scaled by the pixel count.
+// nullopt when the table has no time for that method and format.
+std::optional<double> predict_ms(const CalibrationTable& table, const std::string& method_id,
+                                 const FilterProblem& problem);
+
+struct AutoChoice {
+  std::string method_id;
+  double predicted_ms = 0;  // 0 where no table was used
+  std::string why;          // one line for the overlay and logs
+};
+
+// The fastest of `candidates` (ids in registry order) by the table; ties go to the earlier id.
+// Candidates without a time are skipped; with none timed, the first candidate.
+AutoChoice choose_fastest(const CalibrationTable& table, const std::vector<std::string>& candidates,
+                          const FilterProblem& problem);
+
+// The ids of the registered methods (auto excluded) that can run `problem` within `accuracy`:
+// GPU methods only when `gpu` is true, CPU methods only when it is false.
+std::vector<std::string> auto_candidates(const FilterProblem& problem, AccuracyClass accuracy, bool gpu);
+
+// Without a CUDA device: cpu_openmp when this machine has more than one hardware thread, else
+// cpu_separable.
+AutoChoice choose_without_gpu(const FilterProblem& problem);
+
+// The cache file: $XDG_CACHE_HOME/gausslab/auto-calibration.txt, else ~/.cache/gausslab/...; empty
+// when neither variable is set.
+std::string calibration_cache_path();
+// nullopt for a missing, unreadable or malformed file (it is then measured again and replaced).
+std::optional<CalibrationTable> read_calibration(const std::string& path);
+// Through a temporary file beside the target, renamed over it; throws std::runtime_error naming the
+// path when it cannot be written.
+void write_calibration(const std::string& path, const CalibrationTable& table);
+
+// Measures the table on the current CUDA device (a few seconds). Throws CUDA errors.
+CalibrationTable measure_calibration();
+
+// This GPU's table: the cached one when it matches current_calibration_key(), else measured now and
+// written to the cache (a write failure is reported on stderr, the table still used). Thread-safe;
+// measured at most once per process.
+const CalibrationTable& auto_calibration();
+
+// The choice an auto method made for its prepared problem; nullopt for any other method or before
+// prepare(). For the viewer's overlay and the CLIs' logs.
+std::optional<AutoChoice> auto_choice_of(const Method& method);
+
+}  // namespace gausslab

@@ -1,0 +1,271 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <unistd.h>
+
+#include "gausslab/cuda/auto_method.hpp"
+#include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+#ifndef GAUSSLAB_BUILD_ID
+#define GAUSSLAB_BUILD_ID "unknown"
+#endif
+
+namespace gausslab {
+
+namespace {
+
+// The calibration: one image size, these sigmas, both formats, reflect. 2048² is large enough that
+// times scale with the pixel count (launch overheads are a few percent) and small enough that the
+// whole table takes a few seconds on an H100.
+constexpr int kCalibrationSide = 2048;
+constexpr double kCalibrationSigmas[] = {0.5, 1, 2, 4, 8, 16, 32, 64};
+constexpr int kTimedRuns = 5;
+// A method slower than this at some sigma is not measured at larger ones (its time only grows,
+// and something else is far faster there).
+constexpr double kGiveUpMs = 20.0;
+constexpr const char* kMagic = "gausslab-auto-calibration 1";
+
+bool is_auto(const std::string& id) { return id == "auto" || id == "auto_exact"; }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+AccuracyBound accuracy_cap(AccuracyClass accuracy) {
+  return accuracy == AccuracyClass::Exact ? AccuracyBound{1e-5, 0.51} : AccuracyBound{1e-3, 0.8};
+}
+
+CalibrationKey current_calibration_key() {
+  const CudaDeviceStatus& device = cuda_device_status();
+  if (!device.available) return {};
+  return {device.name, device.kernel_driver + " / CUDA " + device.driver_string, GAUSSLAB_BUILD_ID};
+}
+
+bool calibration_matches(const CalibrationTable& table, const CalibrationKey& key) {
+  return !key.gpu.empty() && table.gpu == key.gpu && table.driver == key.driver && table.build == key.build &&
+         !table.entries.empty();
+}
+
+std::optional<double> predict_ms(const CalibrationTable& table, const std::string& method_id,
+                                 const FilterProblem& problem) {
+  std::vector<const CalibrationEntry*> points;
+  for (const CalibrationEntry& e : table.entries)
+    if (e.method_id == method_id && e.format == problem.format) points.push_back(&e);
+  if (points.empty() || table.width <= 0 || table.height <= 0) return std::nullopt;
+  std::sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->sigma < b->sigma; });
+  const double sigma = problem.params.sigma;
+  double ms = points.front()->ms;
+  if (sigma >= points.back()->sigma) {
+    ms = points.back()->ms;
+  } else if (sigma > points.front()->sigma) {
+    for (std::size_t i = 1; i < points.size(); ++i)
+      if (sigma <= points[i]->sigma) {
+        const double a = std::log(points[i - 1]->sigma), b = std::log(points[i]->sigma);
+        const double t = (std::log(sigma) - a) / (b - a);
+        ms = points[i - 1]->ms + t * (points[i]->ms - points[i - 1]->ms);
+        break;
+      }
+  }
+  return ms * static_cast<double>(problem.pixel_count()) / (static_cast<double>(table.width) * table.height);
+}
+
+AutoChoice choose_fastest(const CalibrationTable& table, const std::vector<std::string>& candidates,
+                          const FilterProblem& problem) {
+  AutoChoice best;
+  for (const std::string& id : candidates) {
+    const std::optional<double> ms = predict_ms(table, id, problem);
+    if (ms && (best.method_id.empty() || *ms < best.predicted_ms)) best = {id, *ms, {}};
+  }
+  if (best.method_id.empty()) {
+    if (candidates.empty()) return {};
+    return {candidates.front(), 0.0, "no calibrated time for any method that can run this: the first that can"};
+  }
+  char why[160];
+  std::snprintf(why, sizeof why, "fastest measured on %s: %.3g ms predicted at %d×%d", table.gpu.c_str(),
+                best.predicted_ms, problem.width, problem.height);
+  best.why = why;
+  return best;
+}
+
+std::vector<std::string> auto_candidates(const FilterProblem& problem, AccuracyClass accuracy, bool gpu) {
+  const AccuracyBound cap = accuracy_cap(accuracy);
+  std::vector<std::string> ids;
+  for (const MethodEntry& entry : method_registry()) {
+    if (is_auto(entry.info.id) || (entry.info.backend == Backend::Cuda) != gpu) continue;
+    const std::unique_ptr<Method> method = entry.create();
+    if (!method->unsupported_reason(problem).empty()) continue;
+    const AccuracyBound bound = method->accuracy_bound(problem);
+    const bool within = problem.format == PixelFormat::Rgba8 ? bound.max_error_8bit <= cap.max_error_8bit
+                                                             : bound.max_relative_error <= cap.max_relative_error;
+    if (within) ids.push_back(entry.info.id);
+  }
+  return ids;
+}
+
+AutoChoice choose_without_gpu(const FilterProblem&) {
+  if (std::thread::hardware_concurrency() > 1)
+    return {"cpu_openmp", 0.0, "no CUDA device: the CPU filter on every core"};
+  return {"cpu_separable", 0.0, "no CUDA device and one hardware thread: the single-thread CPU filter"};
+}
+
+// ---- the cache file ---------------------------------------------------------------------------------
+
+std::string calibration_cache_path() {
+  namespace fs = std::filesystem;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (fs::path(xdg) / "gausslab" / "auto-calibration.txt").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "gausslab" / "auto-calibration.txt").string();
+  return {};
+}
+
+std::optional<CalibrationTable> read_calibration(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::string line;
+  if (!std::getline(in, line) || line != kMagic) return std::nullopt;
+  CalibrationTable table;
+  auto rest = [](const std::string& l, const char* key) -> std::optional<std::string> {
+    const std::string prefix = std::string(key) + " ";
+    if (l.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    return l.substr(prefix.size());
+  };
+  while (std::getline(in, line)) {
+    if (auto v = rest(line, "gpu")) {
+      table.gpu = *v;
+    } else if (auto v = rest(line, "driver")) {
+      table.driver = *v;
+    } else if (auto v = rest(line, "build")) {
+      table.build = *v;
+    } else if (auto v = rest(line, "size")) {
+      std::istringstream s(*v);
+      if (!(s >> table.width >> table.height)) return std::nullopt;
+    } else if (auto v = rest(line, "time")) {
+      std::istringstream s(*v);
+      CalibrationEntry e;
+      std::string format;
+      if (!(s >> e.method_id >> format >> e.sigma >> e.ms)) return std::nullopt;
+      const std::optional<PixelFormat> f = pixel_format_from_string(format);
+      if (!f || !(e.sigma > 0) || !(e.ms > 0)) return std::nullopt;
+      e.format = *f;
+      table.entries.push_back(e);
+    } else if (!line.empty()) {
+      return std::nullopt;
+    }
+  }
+  return table;
+}
+
+void write_calibration(const std::string& path, const CalibrationTable& table) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  const std::string temporary = path + ".tmp." + std::to_string(static_cast<long long>(::getpid()));
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << kMagic << "\n"
+        << "gpu " << table.gpu << "\n"
+        << "driver " << table.driver << "\n"
+        << "build " << table.build << "\n"
+        << "size " << table.width << " " << table.height << "\n";
+    out.precision(6);
+    for (const CalibrationEntry& e : table.entries)
+      out << "time " << e.method_id << " " << to_string(e.format) << " " << e.sigma << " " << e.ms << "\n";
+    if (!out.flush()) {
+      fs::remove(temporary, ec);
+      throw std::runtime_error("cannot write the auto calibration to " + path);
+    }
+  }
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    fs::remove(temporary, ec);
+    throw std::runtime_error("cannot write the auto calibration to " + path + ": " + ec.message());
+  }
+}
+
+// ---- measuring ----------------------------------------------------------------------------------------
+
+CalibrationTable measure_calibration() {
+  const CalibrationKey key = current_calibration_key();
+  if (key.gpu.empty()) throw std::runtime_error("auto calibration: no CUDA device");
+  CalibrationTable table{key.gpu, key.driver, key.build, kCalibrationSide, kCalibrationSide, {}};
+  cudaStream_t stream = nullptr;
+  GAUSSLAB_CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaEvent_t start = nullptr, stop = nullptr;
+  GAUSSLAB_CUDA_CHECK(cudaEventCreate(&start));
+  GAUSSLAB_CUDA_CHECK(cudaEventCreate(&stop));
+  for (PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32}) {
+    DeviceImage src(kCalibrationSide, kCalibrationSide, format), dst(kCalibrationSide, kCalibrationSide, format);
+    // A grey ramp (the kernels' times do not depend on the values; zero would hide nothing either).
+    GAUSSLAB_CUDA_CHECK(cudaMemset2D(src.view().data, src.view().pitch_bytes, 0x5a,
+                                     src.view().pitch_bytes, kCalibrationSide));
+    for (const MethodEntry& entry : method_registry()) {
+      if (entry.info.backend != Backend::Cuda || is_auto(entry.info.id)) continue;
+      const std::unique_ptr<Method> method = entry.create();
+      for (double sigma : kCalibrationSigmas) {
+        FilterProblem problem{kCalibrationSide, kCalibrationSide, format, {}};
+        problem.params.sigma = sigma;
+        if (!method->unsupported_reason(problem).empty()) continue;
+        method->prepare(problem);
+        std::vector<double> times;
+        for (int run = 0; run <= kTimedRuns; ++run) {  // run 0 warms up
+          GAUSSLAB_CUDA_CHECK(cudaEventRecord(start, stream));
+          method->run(src.view(), dst.view(), nullptr, stream);
+          GAUSSLAB_CUDA_CHECK(cudaEventRecord(stop, stream));
+          GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(stop));
+          float ms = 0;
+          GAUSSLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+          if (run > 0) times.push_back(ms);
+        }
+        const double ms = median(times);
+        table.entries.push_back({entry.info.id, format, sigma, ms});
+        if (ms > kGiveUpMs) break;
+      }
+    }
+  }
+  GAUSSLAB_CUDA_LOG(cudaEventDestroy(start));
+  GAUSSLAB_CUDA_LOG(cudaEventDestroy(stop));
+  GAUSSLAB_CUDA_LOG(cudaStreamDestroy(stream));
+  return table;
+}
+
+const CalibrationTable& auto_calibration() {
+  static std::mutex mutex;
+  static std::optional<CalibrationTable> table;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (table) return *table;
+  const std::string path = calibration_cache_path();
+  const CalibrationKey key = current_calibration_key();
+  if (!path.empty())
+    if (std::optional<CalibrationTable> cached = read_calibration(path); cached && calibration_matches(*cached, key))
+      return *(table = std::move(cached));
+  std::fprintf(stderr, "gausslab: measuring the auto method's table on %s (once per GPU, driver and build)...\n",
+               key.gpu.c_str());
+  table = measure_calibration();
+  if (path.empty()) {
+    std::fprintf(stderr, "gausslab: neither XDG_CACHE_HOME nor HOME is set: the auto table is not cached\n");
+  } else {
+    try {
+      write_calibration(path, *table);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gausslab: %s (the table is used for this run only)\n", e.what());
+    }
+  }
+  return *table;
+}
+
+}  // namespace gausslab

@@ -1,0 +1,136 @@
+// auto and auto_exact without timing: the choice from a given table, the candidates each accuracy
+// class allows, the cache file, and the fixed rule of a machine without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gausslab/core/image.hpp"
+#include "gausslab/cuda/auto_method.hpp"
+#include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/registry.hpp"
+#include "gausslab/cuda/run_on_host.hpp"
+#include "support/test_support.hpp"
+
+namespace gausslab {
+namespace {
+
+FilterProblem problem(int w, int h, PixelFormat f, double sigma) {
+  FilterProblem p{w, h, f, {}};
+  p.params.sigma = sigma;
+  return p;
+}
+
+CalibrationTable table_of(std::vector<CalibrationEntry> entries) {
+  return {"Test GPU", "driver 1", "build 1", 1000, 1000, std::move(entries)};
+}
+
+TEST(AutoChoice, PredictsByLogSigmaAndPixelCount) {
+  const CalibrationTable t = table_of({{"m", PixelFormat::Rgba8, 2, 1.0}, {"m", PixelFormat::Rgba8, 8, 3.0}});
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "m", problem(1000, 1000, PixelFormat::Rgba8, 4)), 2.0);  // halfway in log sigma
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "m", problem(2000, 1000, PixelFormat::Rgba8, 4)), 4.0);  // twice the pixels
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "m", problem(1000, 1000, PixelFormat::Rgba8, 0.5)), 1.0);  // clamped below
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "m", problem(1000, 1000, PixelFormat::Rgba8, 100)), 3.0);  // and above
+  EXPECT_FALSE(predict_ms(t, "m", problem(1000, 1000, PixelFormat::F32, 4)));  // no time for F32
+  EXPECT_FALSE(predict_ms(t, "other", problem(1000, 1000, PixelFormat::Rgba8, 4)));
+}
+
+TEST(AutoChoice, TakesTheFastestCandidateWithATime) {
+  const CalibrationTable t = table_of({{"slow", PixelFormat::F32, 4, 2.0},
+                                       {"fast", PixelFormat::F32, 4, 0.5},
+                                       {"excluded", PixelFormat::F32, 4, 0.1}});
+  const AutoChoice c = choose_fastest(t, {"untimed", "slow", "fast"}, problem(1000, 1000, PixelFormat::F32, 4));
+  EXPECT_EQ(c.method_id, "fast");
+  EXPECT_DOUBLE_EQ(c.predicted_ms, 0.5);
+  EXPECT_NE(c.why.find("Test GPU"), std::string::npos);
+  // A tie goes to the earlier candidate; no time at all, to the first candidate.
+  const CalibrationTable tie = table_of({{"a", PixelFormat::F32, 4, 1.0}, {"b", PixelFormat::F32, 4, 1.0}});
+  EXPECT_EQ(choose_fastest(tie, {"b", "a"}, problem(10, 10, PixelFormat::F32, 4)).method_id, "b");
+  EXPECT_EQ(choose_fastest(table_of({}), {"x", "y"}, problem(10, 10, PixelFormat::F32, 4)).method_id, "x");
+  EXPECT_EQ(choose_fastest(table_of({}), {}, problem(10, 10, PixelFormat::F32, 4)).method_id, "");
+}
+
+TEST(AutoChoice, ExactClassLeavesOutTheApproximations) {
+  const FilterProblem p = problem(4096, 4096, PixelFormat::Rgba8, 16);
+  const std::vector<std::string> approximate = auto_candidates(p, AccuracyClass::Approximate, true);
+  const std::vector<std::string> exact = auto_candidates(p, AccuracyClass::Exact, true);
+  auto has = [](const std::vector<std::string>& v, const char* id) { return std::find(v.begin(), v.end(), id) != v.end(); };
+  EXPECT_TRUE(has(approximate, "multires"));
+  EXPECT_TRUE(has(approximate, "separable_shared"));
+  EXPECT_FALSE(has(exact, "multires"));
+  EXPECT_FALSE(has(exact, "recursive"));
+  EXPECT_TRUE(has(exact, "separable_shared"));
+  EXPECT_FALSE(has(approximate, "auto"));
+  EXPECT_FALSE(has(approximate, "cpu_openmp"));  // GPU candidates only when there is a GPU
+  // multires refuses sigma below 4 and F32 recursive's bound (2e-3) exceeds auto's 1e-3.
+  EXPECT_FALSE(has(auto_candidates(problem(64, 64, PixelFormat::Rgba8, 2), AccuracyClass::Approximate, true), "multires"));
+  EXPECT_FALSE(has(auto_candidates(problem(64, 64, PixelFormat::F32, 16), AccuracyClass::Approximate, true), "recursive"));
+  // Without a GPU, the CPU methods.
+  EXPECT_TRUE(has(auto_candidates(p, AccuracyClass::Exact, false), "cpu_openmp"));
+}
+
+// The cache: written and read back, replaced when the GPU, driver or build differ, and a damaged file
+// is treated as missing.
+TEST(AutoCache, RoundTripAndInvalidation) {
+  test::ScratchFolder folder;
+  const std::string path = (folder.path() / "sub" / "auto-calibration.txt").string();
+  const CalibrationTable t = table_of({{"separable_fused", PixelFormat::Rgba8, 2, 0.053},
+                                       {"multires", PixelFormat::F32, 32, 0.0125}});
+  write_calibration(path, t);
+  const std::optional<CalibrationTable> back = read_calibration(path);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->gpu, "Test GPU");
+  ASSERT_EQ(back->entries.size(), 2u);
+  EXPECT_EQ(back->entries[1].method_id, "multires");
+  EXPECT_EQ(back->entries[1].format, PixelFormat::F32);
+  EXPECT_DOUBLE_EQ(back->entries[1].ms, 0.0125);
+  EXPECT_TRUE(calibration_matches(*back, {"Test GPU", "driver 1", "build 1"}));
+  EXPECT_FALSE(calibration_matches(*back, {"Other GPU", "driver 1", "build 1"}));
+  EXPECT_FALSE(calibration_matches(*back, {"Test GPU", "driver 2", "build 1"}));
+  EXPECT_FALSE(calibration_matches(*back, {"Test GPU", "driver 1", "build 2"}));
+  EXPECT_FALSE(calibration_matches(*back, {}));  // no device: never a match
+  std::ofstream(path, std::ios::app) << "time multires rgba8 nonsense\n";
+  EXPECT_FALSE(read_calibration(path));
+  EXPECT_FALSE(read_calibration((folder.path() / "missing.txt").string()));
+}
+
+TEST(AutoCache, LivesInTheUsersCacheFolder) {
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old_xdg ? old_xdg : "";
+  setenv("XDG_CACHE_HOME", "/tmp/xdg-test", 1);
+  EXPECT_EQ(calibration_cache_path(), "/tmp/xdg-test/gausslab/auto-calibration.txt");
+  unsetenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  if (home) {
+    EXPECT_EQ(calibration_cache_path(), std::string(home) + "/.cache/gausslab/auto-calibration.txt");
+  }
+  if (old_xdg) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+// Without a CUDA device (this test's premise; skipped on the GPU machine) auto runs the CPU rule and
+// its result is that method's, bit for bit.
+TEST(AutoWithoutGpu, RunsTheCpuRuleAndSaysSo) {
+  if (cuda_device_status().available) GTEST_SKIP() << "a CUDA device is present: the GPU tests cover auto there";
+  const MethodEntry* entry = find_method("auto");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->info.backend, Backend::Cpu);
+  const FilterProblem p = problem(37, 21, PixelFormat::Rgba8, 3.0);
+  const ImageRgba8 src = make_random_rgba8(37, 21, 4);
+  std::unique_ptr<Method> a = entry->create();
+  ImageRgba8 got(37, 21), want(37, 21);
+  a->prepare(p);
+  a->run(src.view(), got.view(), nullptr, nullptr);
+  const std::optional<AutoChoice> c = auto_choice_of(*a);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->method_id, choose_without_gpu(p).method_id);
+  std::unique_ptr<Method> direct = find_method(c->method_id)->create();
+  direct->prepare(p);
+  direct->run(src.view(), want.view(), nullptr, nullptr);
+  EXPECT_EQ(got.pixels(), want.pixels());
+  EXPECT_FALSE(auto_choice_of(*direct));
+}
+
+}  // namespace
+}  // namespace gausslab
