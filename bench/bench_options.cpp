@@ -95,6 +95,13 @@ std::string bench_usage(const std::string& method_ids) {
          "  --technique-size N     the image side of --lut, --unrolled and --pooling (default 4096)\n"
          "  --no-main              only the sections asked for, not the published comparison\n"
          "\n"
+         "  --sigma-sweep          also time every method against sigma on RGBA8 images (the\n"
+         "                         crossover plot, a best-method line per sigma) and auto,\n"
+         "                         separable_fused and multires against the pixel count at sigma 2, 32\n"
+         "  --sweep-sizes N,...    the sweep's image sides (default 4096,8192)\n"
+         "  --sweep-sigmas S,...   default 0.5,1,2,4,8,16,32,64\n"
+         "  --scaling-sizes N,...  image sides of the time-against-pixels rows (default\n"
+         "                         1024,2048,4096,8192)\n"
          "  --out DIR              results.csv, results.json, results.md and charts (default\n"
          "                         gausslab-bench-results); created if missing\n"
          "  --overwrite            replace results already in DIR (never done otherwise)\n"
@@ -170,8 +177,10 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       border_given = true;
     } else if (arg == "--sigma-sweep") {
       options.sigma_sweep = true;
-    } else if (arg == "--sweep-size") {
-      options.sweep_size = parse_size_item(arg, reader.value(arg));
+    } else if (arg == "--sweep-sizes" || arg == "--sweep-size") {
+      options.sweep_sizes = parse_list<int>(arg, reader.value(arg), parse_size_item);
+    } else if (arg == "--scaling-sizes") {
+      options.scaling_sizes = parse_list<int>(arg, reader.value(arg), parse_size_item);
     } else if (arg == "--sweep-sigmas") {
       options.sweep_sigmas = parse_list<double>(arg, reader.value(arg), parse_sigma_item);
     } else if (arg == "--signals") {

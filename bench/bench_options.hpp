@@ -47,9 +47,14 @@ struct BenchOptions {
   BorderMode border = BorderMode::Reflect;
   double truncate = 4.0;
 
-  bool sigma_sweep = false;  // add the crossover sweep: time vs sigma on one RGBA8 image
-  int sweep_size = 4096;
-  std::vector<double> sweep_sigmas = {0.5, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+  // The crossover sweep: time against sigma on RGBA8 images of each sweep size, then time against
+  // the pixel count at the scaling sigmas for the scaling methods (those among --methods).
+  bool sigma_sweep = false;
+  std::vector<int> sweep_sizes = {4096, 8192};
+  std::vector<double> sweep_sigmas = {0.5, 1, 2, 4, 8, 16, 32, 64};
+  std::vector<double> scaling_sigmas = {2, 32};
+  std::vector<int> scaling_sizes = {1024, 2048, 4096, 8192};
+  std::vector<std::string> scaling_methods = {"auto", "separable_fused", "multires"};
 
   // --codecs FILE,...: the image decode/encode rates on one core instead of the methods.
   std::vector<std::string> codec_images;

@@ -127,14 +127,22 @@ std::vector<BenchCase> plan_cases(const BenchOptions& options, const std::vector
           }
       }
 
-  if (options.sigma_sweep)
-    for (double sigma : options.sweep_sigmas) {
-      FilterParams params;
-      params.border = options.border;
-      params.sigma = sigma;
-      params.truncate = options.truncate;
-      add_for_all_methods(kSweepSection, PixelFormat::Rgba8, options.sweep_size, params, 0);
-    }
+  if (!options.sigma_sweep) return cases;
+  auto sweep_params = [&](double sigma) {
+    FilterParams params;
+    params.border = options.border;
+    params.sigma = sigma;
+    params.truncate = options.truncate;
+    return params;
+  };
+  for (int side : options.sweep_sizes)
+    for (double sigma : options.sweep_sigmas) add_for_all_methods(kSweepSection, PixelFormat::Rgba8, side, sweep_params(sigma), 0);
+  for (double sigma : options.scaling_sigmas)
+    for (int side : options.scaling_sizes)
+      for (const MethodEntry* method : methods)
+        if (std::find(options.scaling_methods.begin(), options.scaling_methods.end(), method->info.id) !=
+            options.scaling_methods.end())
+          cases.push_back({kScalingSection, method, FilterProblem{side, side, PixelFormat::Rgba8, sweep_params(sigma)}, 0});
   return cases;
 }
 

@@ -17,9 +17,10 @@ inline constexpr const char* kSignalsSection = "signals";    // --signals
 inline constexpr const char* kLutSection = "lut";            // --lut
 inline constexpr const char* kUnrolledSection = "unrolled";  // --unrolled
 inline constexpr const char* kPoolingSection = "pooling";    // --pooling
+inline constexpr const char* kScalingSection = "scaling";
 
 struct BenchCase {
-  std::string section;  // kMainSection or kSweepSection
+  std::string section;  // kMainSection, kSweepSection or kScalingSection
   const MethodEntry* method = nullptr;
   FilterProblem problem;
   int kernel_size = 0;  // k of a k×k kernel from --kernels; 0 when sigma was given
@@ -39,7 +40,7 @@ std::vector<const MethodEntry*> select_methods(const std::vector<std::string>& i
 
 // Every configuration, grouped so that one image size and format stays on the device while all
 // its methods run: main section by format, size, kernel (then sigma), method; then the sweep by
-// sigma and method.
+// size, sigma and method; then the scaling rows by sigma, size and method.
 std::vector<BenchCase> plan_cases(const BenchOptions& options, const std::vector<const MethodEntry*>& methods);
 
 // Timed runs for a method whose one run takes `run_seconds`: enough to fill target_seconds,

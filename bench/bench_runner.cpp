@@ -1,5 +1,7 @@
 #include "bench_runner.hpp"
 
+#include "gausslab/cuda/auto_method.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -203,6 +205,8 @@ void BenchRunner::measure_case(const BenchCase& config, BenchRow& row) {
   try {
     method.prepare(config.problem);
     row.bound = method.accuracy_bound(config.problem);
+    if (const std::optional<AutoChoice> choice = auto_choice_of(method))
+      row.note = "auto chose " + choice->method_id;
     if (config.is_gpu())
       measure_gpu(config, method, row);
     else

@@ -4,8 +4,12 @@
   time_vs_size_7x7_f32.png, time_vs_size_41x41_f32.png, ...   the published papers' figures: time
       against image size, one line per method, log time axis (one chart per kernel and format)
   time_vs_size_sigma2_f32.png, ...                            the same for rows given by sigma
-  time_vs_sigma_4096x4096_rgba8.png                            the crossover plot (--sigma-sweep):
-      time against sigma on one RGBA8 image, both axes log
+  time_vs_sigma_4096x4096_rgba8.png, time_vs_sigma_8192x...   the crossover plots (--sigma-sweep):
+      time against sigma on one RGBA8 image size, both axes log
+  time_vs_pixels_sigma2_rgba8.png, ..._sigma32_...             time against the pixel count (the
+      sweep's scaling rows), both axes log
+Every chart draws the copy-bandwidth limit (one read and one write of the image at the
+device-to-device copy bandwidth of the same run) as a dashed black line.
 
 gausslab-bench runs this at the end; by hand:  python3 bench/plot_results.py DIR [--overwrite]
 Needs matplotlib (Debian: python3-matplotlib). Existing charts are never replaced without --overwrite.
@@ -18,7 +22,29 @@ import sys
 # The same method keeps the same colour and marker in every chart.
 STYLE_CYCLE = [("tab:blue", "o"), ("tab:orange", "s"), ("tab:green", "^"), ("tab:red", "v"),
                ("tab:purple", "D"), ("tab:brown", "P"), ("tab:pink", "X"), ("tab:gray", "*"),
-               ("tab:olive", "<"), ("tab:cyan", ">")]
+               ("tab:olive", "<"), ("tab:cyan", ">"), ("navy", "h"), ("darkgoldenrod", "d"),
+               ("teal", "p"), ("crimson", "8")]
+
+
+def copy_limit_ms(results, width, height, fmt):
+    """One read and one write of the image at the run's copy bandwidth, in ms (None if unknown)."""
+    gbs = results.get("copy_bandwidth_gbs")
+    if not gbs:
+        return None
+    bytes_per_pixel = 4  # rgba8 and f32 alike
+    return 2.0 * width * height * bytes_per_pixel / (gbs * 1e9) * 1e3
+
+
+def draw_copy_limit(axes, results, xs, sizes, fmt):
+    """The copy-bandwidth limit at each x (sizes: the (width, height) at each x)."""
+    limits = [copy_limit_ms(results, w, h, fmt) for (w, h) in sizes]
+    if None in limits:
+        return
+    label = f"copy-bandwidth limit ({results['copy_bandwidth_gbs']:.0f} GB/s)"
+    if len(set(limits)) == 1:
+        axes.axhline(limits[0], color="black", linestyle="--", linewidth=1.2, label=label)
+    else:
+        axes.plot(xs, limits, color="black", linestyle="--", linewidth=1.2, label=label)
 
 
 def load_results(path):
@@ -101,6 +127,7 @@ def plot_time_vs_size(matplotlib, plt, results, out_dir, overwrite, styles, writ
         figure, axes = plt.subplots(figsize=(8, 5.5))
         draw_lines(axes, selected, "width", styles)
         sides = sorted({r["width"] for r in selected})
+        draw_copy_limit(axes, results, sides, [(side, side) for side in sides], fmt)
         axes.set_xticks(sides)
         axes.set_xticklabels([f"{s}²" for s in sides])
         axes.set_yscale("log")
@@ -126,6 +153,7 @@ def plot_time_vs_sigma(matplotlib, plt, results, out_dir, overwrite, styles, wri
             rows = [r for r in selected if r["format"] == fmt and (r["width"], r["height"]) == side]
             figure, axes = plt.subplots(figsize=(8, 5.5))
             draw_lines(axes, rows, "sigma", styles)
+            draw_copy_limit(axes, results, [min(r["sigma"] for r in rows)], [side], fmt)
             axes.set_xscale("log")
             axes.set_yscale("log")
             plain_log_axis(matplotlib, axes.yaxis)
@@ -141,6 +169,32 @@ def plot_time_vs_sigma(matplotlib, plt, results, out_dir, overwrite, styles, wri
             figure.tight_layout()
             name = f"time_vs_sigma_{side[0]}x{side[1]}_{fmt}.png"
             save(figure, os.path.join(out_dir, name), overwrite, written)
+            plt.close(figure)
+
+
+def plot_time_vs_pixels(matplotlib, plt, results, out_dir, overwrite, styles, written):
+    selected = ok_rows(results["rows"], section="scaling")
+    for fmt in sorted({r["format"] for r in selected}):
+        for sigma in sorted({r["sigma"] for r in selected if r["format"] == fmt}):
+            rows = [dict(r, pixels=r["width"] * r["height"]) for r in selected
+                    if r["format"] == fmt and r["sigma"] == sigma]
+            figure, axes = plt.subplots(figsize=(8, 5.5))
+            draw_lines(axes, rows, "pixels", styles)
+            sizes = sorted({(r["width"], r["height"]) for r in rows}, key=lambda s: s[0] * s[1])
+            draw_copy_limit(axes, results, [w * h for (w, h) in sizes], sizes, fmt)
+            axes.set_xscale("log")
+            axes.set_yscale("log")
+            plain_log_axis(matplotlib, axes.yaxis)
+            axes.set_xticks([w * h for (w, h) in sizes])
+            axes.set_xticklabels([f"{w}²" if w == h else f"{w}×{h}" for (w, h) in sizes])
+            axes.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            axes.set_xlabel("image size (pixels, log scale: a line parallel to the copy limit is linear)")
+            axes.set_ylabel("time per filter, ms (median; bars: min to p90)")
+            axes.set_title(f"Time against pixels, σ = {sigma:g}, {fmt}\n{device_label(results)}")
+            axes.grid(True, which="both", alpha=0.3)
+            axes.legend(fontsize=8)
+            figure.tight_layout()
+            save(figure, os.path.join(out_dir, f"time_vs_pixels_sigma{sigma:g}_{fmt}.png"), overwrite, written)
             plt.close(figure)
 
 
@@ -174,6 +228,7 @@ def main():
     try:
         plot_time_vs_size(matplotlib, plt, results, args.dir, args.overwrite, styles, written)
         plot_time_vs_sigma(matplotlib, plt, results, args.dir, args.overwrite, styles, written)
+        plot_time_vs_pixels(matplotlib, plt, results, args.dir, args.overwrite, styles, written)
     except FileExistsError as error:
         print(f"plot_results.py: {error}", file=sys.stderr)
         return 2

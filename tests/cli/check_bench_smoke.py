@@ -26,6 +26,9 @@ SIGMAS = [1.5]
 FORMATS = ["f32", "rgba8"]
 SWEEP_SIZE = 96
 SWEEP_SIGMAS = [0.5, 3]
+SCALING_SIZES = [32, 64]
+SCALING_METHODS = ["auto", "separable_fused", "multires"]  # the bench's default scaling methods
+SCALING_SIGMAS = [2, 32]
 REQUIRED_COLUMNS = ["section", "method", "backend", "format", "width", "height", "kernel", "sigma", "radius", "taps",
                     "status", "note", "runs", "ms_median", "ms_min", "ms_p90", "mpix_per_s", "gb_per_s",
                     "pct_of_copy_bandwidth", "end_to_end_ms", "max_rel_error", "max_abs_error", "psnr_db",
@@ -72,6 +75,7 @@ def main():
         command = [args.bench, "--sizes", ",".join(map(str, SIZES)), "--kernels", ",".join(map(str, KERNELS)),
                    "--sigmas", ",".join(map(str, SIGMAS)), "--formats", ",".join(FORMATS), "--sigma-sweep",
                    "--sweep-size", str(SWEEP_SIZE), "--sweep-sigmas", ",".join(map(str, SWEEP_SIGMAS)),
+                   "--scaling-sizes", ",".join(map(str, SCALING_SIZES)),
                    "--quick", "--out", out]
         done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
         c.check("bench exits 0", done.returncode == 0, f"exit {done.returncode}\n{done.stderr[-2000:]}")
@@ -94,7 +98,8 @@ def main():
         listed = subprocess.run([args.bench, "--help"], capture_output=True, text=True).stdout
         methods = listed.split("--methods ID,...       default all: ")[1].splitlines()[0].split(", ")
         per_image = len(KERNELS) + len(SIGMAS)
-        expected = len(methods) * (len(FORMATS) * len(SIZES) * per_image + len(SWEEP_SIGMAS))
+        scaling = len([m for m in SCALING_METHODS if m in methods]) * len(SCALING_SIGMAS) * len(SCALING_SIZES)
+        expected = len(methods) * (len(FORMATS) * len(SIZES) * per_image + len(SWEEP_SIGMAS)) + scaling
         c.check("one CSV row per configuration", len(rows) == expected, f"{len(rows)} rows, expected {expected}")
         c.check("JSON rows equal CSV rows", len(results["rows"]) == len(rows)
                 and all(j["method"] == r["method"] and j["status"] == r["status"] for j, r in zip(results["rows"], rows)),
@@ -118,6 +123,16 @@ def main():
         sweep = [r for r in rows if r["section"] == "sigma_sweep"]
         c.check("sweep rows are RGBA8 at the sweep size", sweep and all(
             r["format"] == "rgba8" and r["width"] == str(SWEEP_SIZE) for r in sweep), str(sweep[:1]))
+        scaling_rows = [r for r in rows if r["section"] == "scaling"]
+        c.check("scaling rows at every scaling size and sigma", sorted({(r["width"], float(r["sigma"]))
+                for r in scaling_rows}) == sorted((str(w), float(s)) for w in SCALING_SIZES for s in SCALING_SIGMAS),
+                str(scaling_rows[:1]))
+        c.check("auto's rows name the method it chose", all(r["note"].startswith("auto chose ")
+                for r in rows if r["method"] == "auto" and r["status"] == "ok"), "an ok auto row without its choice")
+        summary_path = os.path.join(out, "results.md")
+        with open(summary_path, encoding="utf-8") as file:
+            c.check("results.md has the best method per sigma", "## Best method per sigma" in file.read(),
+                    "no best-method table")
 
         cuda = results["cuda"]
         gpu_rows = [r for r in rows if r["backend"] == "cuda"]

@@ -89,16 +89,23 @@ TEST(BenchPlan, EveryMethodOnEveryConfigurationGroupedByImage) {
   EXPECT_EQ(cases.back().problem.format, PixelFormat::Rgba8);
 }
 
-TEST(BenchPlan, SigmaSweepIsRgba8AtTheSweepSize) {
-  BenchOptions options = parse({"--sizes", "64", "--sigma-sweep", "--sweep-size", "256", "--sweep-sigmas", "1,8"});
-  const std::vector<const MethodEntry*> methods = select_methods({"cpu_separable", "cpu_openmp"});
+TEST(BenchPlan, SigmaSweepIsRgba8AtEachSweepSizeThenTheScalingRows) {
+  BenchOptions options =
+      parse({"--sizes", "64", "--sigma-sweep", "--sweep-sizes", "256,512", "--sweep-sigmas", "1,8"});
+  const std::vector<const MethodEntry*> methods = select_methods({"cpu_separable", "cpu_openmp", "auto"});
   const std::vector<BenchCase> cases = plan_cases(options, methods);
-  ASSERT_EQ(cases.size(), 2u * 2 * 2 + 2 * 2);  // main: 2 formats × 2 kernels; sweep: 2 sigmas
+  // main: 2 formats × 2 kernels × 3 methods; sweep: 2 sizes × 2 sigmas × 3; scaling: auto only, 2 sigmas × 4 sizes
+  ASSERT_EQ(cases.size(), 2u * 2 * 3 + 2 * 2 * 3 + 2 * 4);
+  const BenchCase& last_sweep = cases[cases.size() - 9];
+  EXPECT_EQ(last_sweep.section, kSweepSection);
+  EXPECT_EQ(last_sweep.problem.format, PixelFormat::Rgba8);
+  EXPECT_EQ(last_sweep.problem.width, 512);
+  EXPECT_EQ(last_sweep.problem.params.radius(), 32);
   const BenchCase& last = cases.back();
-  EXPECT_EQ(last.section, kSweepSection);
-  EXPECT_EQ(last.problem.format, PixelFormat::Rgba8);
-  EXPECT_EQ(last.problem.width, 256);
-  EXPECT_EQ(last.problem.params.radius(), 32);
+  EXPECT_EQ(last.section, kScalingSection);
+  EXPECT_EQ(last.method->info.id, "auto");
+  EXPECT_EQ(last.problem.width, 8192);
+  EXPECT_DOUBLE_EQ(last.problem.params.sigma, 32);
 }
 
 TEST(BenchPlan, RunCountFillsTheTargetWithinTheLimits) {
