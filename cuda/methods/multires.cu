@@ -299,9 +299,13 @@ unsigned largest_shared(const MultiresLaunch& m) {
   return std::max({m.fused ? m.reduce_shared : m.rows_shared, m.blur_shared, m.expand_shared});
 }
 
+// Every kernel may take all the dynamic shared memory the device allows (the same ceiling for every
+// instance, so instances of other sigmas never lower it under each other; method_limits has refused
+// what does not fit).
 template <class Kernel>
-void allow_shared(Kernel kernel, unsigned bytes) {
-  GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+void allow_shared(Kernel kernel) {
+  const int ceiling = static_cast<int>(cuda_device_status().shared_memory_per_block_optin);
+  GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
 }
 
 void check_grid(long long blocks, const char* kernel) {
@@ -370,11 +374,11 @@ void set_shared_limits(const MultiresLaunch& m) {
   using Coarse = typename T::Coarse;
   using Accum = typename T::Accum;
   if (m.fused)
-    allow_shared(MultiresReduceKernel<Fine, Coarse, Accum>, m.reduce_shared);
+    allow_shared(MultiresReduceKernel<Fine, Coarse, Accum>);
   else
-    allow_shared(MultiresRowReduceKernel<Fine, Coarse, Accum>, m.rows_shared);
-  allow_shared(MultiresReduceKernel<Coarse, Coarse, Accum>, m.blur_shared);
-  allow_shared(MultiresExpandKernel<Fine, Coarse, Accum>, m.expand_shared);
+    allow_shared(MultiresRowReduceKernel<Fine, Coarse, Accum>);
+  allow_shared(MultiresReduceKernel<Coarse, Coarse, Accum>);
+  allow_shared(MultiresExpandKernel<Fine, Coarse, Accum>);
 }
 
 // ---- method ---------------------------------------------------------------------------------------
