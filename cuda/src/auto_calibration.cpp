@@ -11,6 +11,9 @@
 
 #include <unistd.h>
 
+#include "gausslab/core/accuracy.hpp"
+#include "gausslab/core/image.hpp"
+#include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/auto_method.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
@@ -34,7 +37,9 @@ constexpr int kTimedRuns = 5;
 // A method slower than this at some sigma is not measured at larger ones (its time only grows,
 // and something else is far faster there).
 constexpr double kGiveUpMs = 20.0;
-constexpr const char* kMagic = "gausslab-auto-calibration 1";
+constexpr const char* kMagic = "gausslab-auto-calibration 2";
+// The check before timing: a small odd-sized image, against the float64 reference.
+constexpr int kCheckWidth = 97, kCheckHeight = 61;
 
 bool is_auto(const std::string& id) { return id == "auto" || id == "auto_exact"; }
 
@@ -154,6 +159,8 @@ std::optional<CalibrationTable> read_calibration(const std::string& path) {
     } else if (auto v = rest(line, "size")) {
       std::istringstream s(*v);
       if (!(s >> table.width >> table.height)) return std::nullopt;
+    } else if (auto v = rest(line, "rejected")) {
+      table.rejected.push_back(*v);
     } else if (auto v = rest(line, "time")) {
       std::istringstream s(*v);
       CalibrationEntry e;
@@ -185,6 +192,7 @@ void write_calibration(const std::string& path, const CalibrationTable& table) {
     out.precision(6);
     for (const CalibrationEntry& e : table.entries)
       out << "time " << e.method_id << " " << to_string(e.format) << " " << e.sigma << " " << e.ms << "\n";
+    for (const std::string& r : table.rejected) out << "rejected " << r << "\n";
     if (!out.flush()) {
       fs::remove(temporary, ec);
       throw std::runtime_error("cannot write the auto calibration to " + path);
@@ -199,10 +207,52 @@ void write_calibration(const std::string& path, const CalibrationTable& table) {
 
 // ---- measuring ----------------------------------------------------------------------------------------
 
+namespace {
+
+// Empty when `method` meets its bound on a small random image at this sigma on this GPU; else why.
+std::string check_on_device(Method& method, PixelFormat format, double sigma, cudaStream_t stream) {
+  FilterProblem problem{kCheckWidth, kCheckHeight, format, {}};
+  problem.params.sigma = sigma;
+  if (!method.unsupported_reason(problem).empty()) return {};  // not checkable at this size: timed as is
+  DeviceImage src(kCheckWidth, kCheckHeight, format), dst(kCheckWidth, kCheckHeight, format);
+  std::vector<double> reference;
+  AccuracyStats stats;
+  if (format == PixelFormat::Rgba8) {
+    const ImageRgba8 host = make_random_rgba8(kCheckWidth, kCheckHeight, 17);
+    ImageRgba8 result(kCheckWidth, kCheckHeight);
+    src.upload(host.view(), stream);
+    method.prepare(problem);
+    method.run(src.view(), dst.view(), nullptr, stream);
+    dst.download(result.view(), stream);
+    GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stats = compare_with_reference(result.view(), reference_gaussian(host.view(), problem.params), 255);
+  } else {
+    const ImageF32 host = make_random_f32(kCheckWidth, kCheckHeight, 17);
+    ImageF32 result(kCheckWidth, kCheckHeight);
+    src.upload(host.view(), stream);
+    method.prepare(problem);
+    method.run(src.view(), dst.view(), nullptr, stream);
+    dst.download(result.view(), stream);
+    GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stats = compare_with_reference(result.view(), reference_gaussian(host.view(), problem.params), 1);
+  }
+  const AccuracyBound bound = method.accuracy_bound(problem);
+  const bool within = stats.nonfinite == 0 && (format == PixelFormat::Rgba8
+                                                   ? stats.max_abs_error <= bound.max_error_8bit
+                                                   : stats.max_relative_error <= bound.max_relative_error);
+  if (within) return {};
+  char why[200];
+  std::snprintf(why, sizeof why, "sigma %g: max error %.3g levels / %.3g relative, bound %.3g / %.3g", sigma,
+                stats.max_abs_error, stats.max_relative_error, bound.max_error_8bit, bound.max_relative_error);
+  return why;
+}
+
+}  // namespace
+
 CalibrationTable measure_calibration() {
   const CalibrationKey key = current_calibration_key();
   if (key.gpu.empty()) throw std::runtime_error("auto calibration: no CUDA device");
-  CalibrationTable table{key.gpu, key.driver, key.build, kCalibrationSide, kCalibrationSide, {}};
+  CalibrationTable table{key.gpu, key.driver, key.build, kCalibrationSide, kCalibrationSide, {}, {}};
   cudaStream_t stream = nullptr;
   GAUSSLAB_CUDA_CHECK(cudaStreamCreate(&stream));
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -216,10 +266,18 @@ CalibrationTable measure_calibration() {
     for (const MethodEntry& entry : method_registry()) {
       if (entry.info.backend != Backend::Cuda || is_auto(entry.info.id)) continue;
       const std::unique_ptr<Method> method = entry.create();
+      bool rejected = false;
       for (double sigma : kCalibrationSigmas) {
         FilterProblem problem{kCalibrationSide, kCalibrationSide, format, {}};
         problem.params.sigma = sigma;
         if (!method->unsupported_reason(problem).empty()) continue;
+        if (std::string why = check_on_device(*method, format, sigma, stream); !why.empty()) {
+          table.rejected.push_back(entry.info.id + " " + to_string(format) + ": " + why);
+          std::fprintf(stderr, "gausslab: auto will not use %s for %s: its result on this GPU missed its bound (%s)\n",
+                       entry.info.id.c_str(), to_string(format), why.c_str());
+          rejected = true;
+          break;
+        }
         method->prepare(problem);
         std::vector<double> times;
         for (int run = 0; run <= kTimedRuns; ++run) {  // run 0 warms up
@@ -235,6 +293,12 @@ CalibrationTable measure_calibration() {
         table.entries.push_back({entry.info.id, format, sigma, ms});
         if (ms > kGiveUpMs) break;
       }
+      if (rejected)  // none of its times for this format: auto must not choose it
+        table.entries.erase(std::remove_if(table.entries.begin(), table.entries.end(),
+                                           [&](const CalibrationEntry& e) {
+                                             return e.method_id == entry.info.id && e.format == format;
+                                           }),
+                            table.entries.end());
     }
   }
   GAUSSLAB_CUDA_LOG(cudaEventDestroy(start));

@@ -20,6 +20,7 @@ MethodEntry multires_method();          // multires.cu
 MethodEntry recursive_tiled_method();   // recursive_tiled.cu
 MethodEntry auto_method();              // auto.cpp
 MethodEntry auto_exact_method();        // auto.cpp
+MethodEntry separable_mma_method();     // separable_mma.cu
 
 const std::vector<MethodEntry>& method_registry() {
   // The order is the GUI's order and its number keys (1–9 for the first nine).
@@ -35,6 +36,7 @@ const std::vector<MethodEntry>& method_registry() {
       recursive_method(),
       tiled_1d_method(),
       lut_2d_method(),
+      separable_mma_method(),
       recursive_tiled_method(),
       multires_method(),
       auto_method(),

@@ -24,7 +24,7 @@ FilterProblem problem(int w, int h, PixelFormat f, double sigma) {
 }
 
 CalibrationTable table_of(std::vector<CalibrationEntry> entries) {
-  return {"Test GPU", "driver 1", "build 1", 1000, 1000, std::move(entries)};
+  return {"Test GPU", "driver 1", "build 1", 1000, 1000, std::move(entries), {}};
 }
 
 TEST(AutoChoice, PredictsByLogSigmaAndPixelCount) {
@@ -76,8 +76,9 @@ TEST(AutoChoice, ExactClassLeavesOutTheApproximations) {
 TEST(AutoCache, RoundTripAndInvalidation) {
   test::ScratchFolder folder;
   const std::string path = (folder.path() / "sub" / "auto-calibration.txt").string();
-  const CalibrationTable t = table_of({{"separable_fused", PixelFormat::Rgba8, 2, 0.053},
-                                       {"multires", PixelFormat::F32, 32, 0.0125}});
+  CalibrationTable t = table_of({{"separable_fused", PixelFormat::Rgba8, 2, 0.053},
+                                 {"multires", PixelFormat::F32, 32, 0.0125}});
+  t.rejected = {"separable_mma rgba8: sigma 2: max error 3 levels / 0.01 relative, bound 0.51 / 1e-05"};
   write_calibration(path, t);
   const std::optional<CalibrationTable> back = read_calibration(path);
   ASSERT_TRUE(back);
@@ -86,6 +87,7 @@ TEST(AutoCache, RoundTripAndInvalidation) {
   EXPECT_EQ(back->entries[1].method_id, "multires");
   EXPECT_EQ(back->entries[1].format, PixelFormat::F32);
   EXPECT_DOUBLE_EQ(back->entries[1].ms, 0.0125);
+  EXPECT_EQ(back->rejected, t.rejected);
   EXPECT_TRUE(calibration_matches(*back, {"Test GPU", "driver 1", "build 1"}));
   EXPECT_FALSE(calibration_matches(*back, {"Other GPU", "driver 1", "build 1"}));
   EXPECT_FALSE(calibration_matches(*back, {"Test GPU", "driver 2", "build 1"}));

@@ -33,6 +33,10 @@ struct CalibrationTable {
   std::string build;    // gausslab version and commit
   int width = 0, height = 0;
   std::vector<CalibrationEntry> entries;
+  // Methods whose result on this GPU missed their own accuracy bound during the calibration (checked
+  // on a small image against the float64 reference before timing): "id format: why". auto never
+  // chooses them for that format.
+  std::vector<std::string> rejected;
 };
 
 // What this machine's table must say to be reused (empty strings without a device).

@@ -1,0 +1,258 @@
+// separable_mma — the separable Gaussian on the tensor cores, RGBA8, radius ≤ 12 (sigma ≤ 3 at
+// truncate 4): one kernel, each 64×64 tile read once and written once.
+//
+// Algorithm (separable_mma_common.cuh, run lane by lane by the CPU model in
+// tests/cpu/test_separable_mma.cpp): both 1D passes as mma.sync.m16n8k16 products with the banded
+// Toeplitz matrix of the weights, fp16 operands with fp32 accumulation: the 8-bit samples are exact in
+// fp16, the weights and the row pass's results are split into fp16 high and low halves, so the
+// products keep float precision (h = x (w_hi + w_lo); y = h_hi w_hi + h_hi w_lo + h_lo w_hi). Where
+// the FIR multiply-adds bound separable_fused at small sigma (81 % of SM peak at sigma 2, RGBA8, on an
+// H100: docs/results/ncu.md), the tensor cores do them at a fraction of their rate; what is left is
+// the conversion of the tile into fp16 planes, the hi/lo split, and the memory. No published code is
+// copied; the fragment layouts are the PTX ISA's.
+//
+// Cost per pixel and channel: 2 mma steps of 16 × 8 × 16 in the row pass per 128 outputs (5/4 of the
+// rows, for the apron) and 3 in the column pass, times K / 16 (1 for radius ≤ 4, 2 up to 12): about
+// 0.33 (r ≤ 4) to 0.66 mma per RGBA pixel, whatever sigma within the limit. Global traffic: the tile and
+// its apron read once (L2 serves the apron), the output written once: 8 B per pixel.
+// Limits: RGBA8 only (F32 samples are not exact in fp16: use separable_fused), radius 0–12, all five
+// borders, any size from 1×1; sm_80 or later (mma.m16n8k16); shared memory 64 KiB (r ≤ 4) or 90 KiB.
+// Accuracy: FIR class: the split operands keep about 22 bits, the accumulation is fp32; measured with
+// the model against the float64 reference: at most 0.5 levels after rounding (the bound: 0.51).
+// Measured: not yet measured.
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/gpu_method.hpp"
+#include "gausslab/cuda/registry.hpp"
+#include "separable_mma_common.cuh"
+
+namespace gausslab {
+
+namespace {
+
+using namespace mma_fir;
+
+__device__ __forceinline__ void mma_16816(FragC& d, const FragA& a, const FragB& b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d.v[0]), "+f"(d.v[1]), "+f"(d.v[2]), "+f"(d.v[3])
+      : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[0]), "r"(b.r[1]));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();  // never launched there: method_limits refuses devices before compute capability 8.0
+#endif
+}
+
+struct DeviceSource {
+  const char* src;
+  std::size_t pitch;
+  __device__ uchar4 load(int x, int y) const {
+    return reinterpret_cast<const uchar4*>(src + static_cast<std::size_t>(y) * pitch)[x];
+  }
+};
+struct DevicePlanes {
+  unsigned* words;
+  int channel_words;
+  __device__ void store(int channel, int word, unsigned value) const { words[channel * channel_words + word] = value; }
+};
+struct DeviceWords {
+  const unsigned* words;
+  __device__ unsigned operator[](int i) const { return words[i]; }
+};
+struct DeviceHt {
+  unsigned short* halves;
+  int plane_halves;
+  __device__ void store(int which, int index, unsigned short bits) const { halves[which * plane_halves + index] = bits; }
+};
+struct DeviceWeights {
+  const unsigned short* bits;
+  __device__ unsigned short operator[](int t) const { return bits[t]; }
+};
+
+template <int kSteps>
+__global__ void __launch_bounds__(256) SeparableMmaKernel(MmaProblem p, const char* src, std::size_t src_pitch,
+                                                          char* dst, std::size_t dst_pitch,
+                                                          const unsigned short* weights) {
+  using P = Policy<kSteps>;
+  extern __shared__ unsigned mma_shared[];
+  constexpr int kChannelWords = P::kPlaneRows * P::kPlanePitch / 2;
+  constexpr int kHtHalves = P::kTile * P::kHtPitch;
+  unsigned* const planes = mma_shared;
+  unsigned short* const ht = reinterpret_cast<unsigned short*>(mma_shared + 4 * kChannelWords);
+  const int thread = static_cast<int>(threadIdx.x);
+  const int lane = thread & 31, warp = thread >> 5;
+  const Tile tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
+
+  FragB b_hi[kSteps], b_lo[kSteps];
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    b_hi[s] = toeplitz_fragment(lane, s, p.radius, DeviceWeights{weights});
+    b_lo[s] = toeplitz_fragment(lane, s, p.radius, DeviceWeights{weights + 2 * p.radius + 1});
+  }
+  fill_planes<P>(p, tile, thread, DeviceSource{src, src_pitch}, DevicePlanes{planes, kChannelWords});
+  __syncthreads();
+
+  FragC out[4][P::kColumnItemsPerWarp];
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    for (int item = warp; item < P::kRowPassItems; item += P::kWarps) {
+      const RowItem it = row_item<P>(item);
+      FragC d{};
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        const FragA a = load_a(lane, DeviceWords{planes + c * kChannelWords}, P::kPlanePitch, it.line0, it.out0 + 16 * s);
+        mma_16816(d, a, b_hi[s]);
+        mma_16816(d, a, b_lo[s]);
+      }
+      store_row_result<P>(lane, it, d, DeviceHt{ht, kHtHalves});
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < P::kColumnItemsPerWarp; ++j) {
+      const ColumnItem it = column_item<P>(warp + j * P::kWarps);
+      FragC d{};
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        const DeviceWords hi{reinterpret_cast<const unsigned*>(ht)};
+        const DeviceWords lo{reinterpret_cast<const unsigned*>(ht + kHtHalves)};
+        const FragA a_hi = load_a(lane, hi, P::kHtPitch, it.col0, it.row0 + 16 * s);
+        const FragA a_lo = load_a(lane, lo, P::kHtPitch, it.col0, it.row0 + 16 * s);
+        mma_16816(d, a_hi, b_hi[s]);
+        mma_16816(d, a_hi, b_lo[s]);
+        mma_16816(d, a_lo, b_hi[s]);
+      }
+      out[c][j] = d;
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int j = 0; j < P::kColumnItemsPerWarp; ++j) {
+    const ColumnItem it = column_item<P>(warp + j * P::kWarps);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const Coord o = output_of(lane, it, i);
+      const int x = tile.x0 + o.col, y = tile.y0 + o.row;
+      if (x < p.width && y < p.height)
+        reinterpret_cast<uchar4*>(dst + static_cast<std::size_t>(y) * dst_pitch)[x] =
+            make_uchar4(to_unorm8(out[0][j].v[i]), to_unorm8(out[1][j].v[i]), to_unorm8(out[2][j].v[i]),
+                        to_unorm8(out[3][j].v[i]));
+    }
+  }
+}
+
+// fp16 halves of the weights: hi for t = 0..2r, then lo.
+std::vector<unsigned short> weight_halves(const FilterParams& params) {
+  const std::vector<double> w = gaussian_weights(params.sigma, params.radius());
+  std::vector<unsigned short> halves(2 * w.size());
+  for (std::size_t t = 0; t < w.size(); ++t) {
+    const unsigned short hi = half_bits(static_cast<float>(w[t]));
+    halves[t] = hi;
+    halves[w.size() + t] = half_bits(static_cast<float>(w[t] - static_cast<double>(half_value(hi))));
+  }
+  return halves;
+}
+
+class SeparableMma final : public GpuMethod {
+ public:
+  using GpuMethod::GpuMethod;
+
+  ~SeparableMma() override {
+    if (has_run_) GAUSSLAB_CUDA_LOG(cudaEventSynchronize(done_));
+    if (done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done_));
+  }
+
+ protected:
+  std::string method_limits(const FilterProblem& problem) const override {
+    if (problem.format != PixelFormat::Rgba8)
+      return "separable_mma filters RGBA8 only (float samples are not exact in fp16): use separable_fused";
+    const int radius = problem.params.radius();
+    if (radius > Policy<2>::kMaxRadius)
+      return "radius " + std::to_string(radius) + " exceeds separable_mma's 12 (K = 32 samples per tensor-core "
+             "product): use separable_fused or multires";
+    const CudaDeviceStatus& device = cuda_device_status();
+    if (device.available && device.compute_major < 8)
+      return "separable_mma needs the tensor cores' mma.m16n8k16 (compute capability 8.0 or later); " + device.name +
+             " is " + std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor) +
+             ": use separable_fused";
+    return {};
+  }
+
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+
+  void on_prepare(const FilterProblem& problem) override {
+    if (has_run_) GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(done_));
+    if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+    halves_ = weight_halves(problem.params);
+    d_weights_.resize(2 * (2 * Policy<2>::kMaxRadius + 1) * sizeof(unsigned short));
+    uploaded_ = false;
+    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(SeparableMmaKernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(Policy<1>::kSharedBytes)));
+    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(SeparableMmaKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(Policy<2>::kSharedBytes)));
+  }
+
+  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
+    check_views(src, dst);
+    if (reinterpret_cast<std::uintptr_t>(src.data) % 4 || src.pitch_bytes % 4 ||
+        reinterpret_cast<std::uintptr_t>(dst.data) % 4 || dst.pitch_bytes % 4)
+      throw std::invalid_argument(
+          "separable_mma: source and destination rows must start on 4-byte boundaries (pixels are read and written "
+          "as 4-byte words); copy the image into a buffer with a pitch that is a multiple of 4");
+    if (has_run_ && stream != last_stream_) GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, done_, 0));
+    if (!uploaded_) {
+      GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(d_weights_.data(), halves_.data(), halves_.size() * sizeof(unsigned short),
+                                          cudaMemcpyHostToDevice, stream));
+      uploaded_ = true;
+    }
+    const FilterProblem& problem = prepared_problem();
+    const MmaProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
+    {
+      ScopedStage stage(timer, "mma", stream);
+      if (p.radius <= Policy<1>::kMaxRadius) {
+        const long long blocks = block_count<Policy<1>>(p);
+        SeparableMmaKernel<1><<<static_cast<unsigned>(blocks), Policy<1>::kThreads, Policy<1>::kSharedBytes, stream>>>(
+            p, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
+            d_weights_.as<unsigned short>());
+      } else {
+        const long long blocks = block_count<Policy<2>>(p);
+        SeparableMmaKernel<2><<<static_cast<unsigned>(blocks), Policy<2>::kThreads, Policy<2>::kSharedBytes, stream>>>(
+            p, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
+            d_weights_.as<unsigned short>());
+      }
+      GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableMmaKernel");
+    }
+    GAUSSLAB_CUDA_CHECK(cudaEventRecord(done_, stream));
+    has_run_ = true;
+    last_stream_ = stream;
+  }
+
+ private:
+  std::vector<unsigned short> halves_;
+  DeviceBuffer d_weights_;
+  bool uploaded_ = false;
+  cudaEvent_t done_ = nullptr;
+  bool has_run_ = false;
+  cudaStream_t last_stream_ = nullptr;
+};
+
+}  // namespace
+
+MethodEntry separable_mma_method() {
+  MethodInfo info{"separable_mma", "Separable (tensor cores, RGBA8)",
+                  "Both passes as tensor-core products with the Toeplitz matrix of the weights (fp16 hi/lo split, "
+                  "fp32 accumulation), one kernel per 64×64 tile; radius ≤ 12 (σ ≤ 3), RGBA8, sm_80+",
+                  "float rounding class: max 0.51 levels (RGBA8) against the float64 reference", Backend::Cuda};
+  return {info, [info] { return std::make_unique<SeparableMma>(info); }};
+}
+
+}  // namespace gausslab
