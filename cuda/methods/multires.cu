@@ -35,7 +35,7 @@
 
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/run_fence.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
@@ -182,10 +182,6 @@ std::string kib(std::size_t bytes) {
   return text;
 }
 
-bool four_byte_aligned(const void* data, std::size_t pitch_bytes) {
-  return (reinterpret_cast<std::uintptr_t>(data) % 4 == 0) && (pitch_bytes % 4 == 0);
-}
-
 // The largest d that takes the fused reduce: kFusedReduceMaxD, or GAUSSLAB_MULTIRES_FUSED_MAX_D for
 // tuning measurements (the benchmark compares both paths with it).
 int fused_reduce_max_d() {
@@ -314,8 +310,8 @@ void check_grid(long long blocks, const char* kernel) {
 }
 
 template <PixelFormat F>
-void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageView& dst, const DeviceBuffer& c,
-                const DeviceBuffer& b, const DeviceBuffer& r, const float* weights, StageTimer* timer,
+void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageView& dst, const ScratchBuffer& c,
+                const ScratchBuffer& b, const ScratchBuffer& r, const float* weights, StageTimer* timer,
                 cudaStream_t stream) {
   using T = Types<F>;
   using Fine = typename T::Fine;
@@ -329,20 +325,20 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
       MultiresReduceKernel<Fine, Coarse, Accum><<<static_cast<unsigned>(blocks), ReduceKernelPolicy::kThreads,
                                                   m.reduce_shared, stream>>>(
           m.reduce, static_cast<const char*>(src.data), src.pitch_bytes, c.as<char>(), m.c_pitch, weights);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresReduceKernel");
+      GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresReduceKernel", stream);
     } else {
       const long long row_blocks = row_reduce_block_count<RowReduceKernelPolicy>(m.rows);
       check_grid(row_blocks, "MultiresRowReduceKernel");
       MultiresRowReduceKernel<Fine, Coarse, Accum><<<static_cast<unsigned>(row_blocks), RowReduceKernelPolicy::kThreads,
                                                      m.rows_shared, stream>>>(
           m.rows, static_cast<const char*>(src.data), src.pitch_bytes, r.as<char>(), m.r_pitch, weights);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceKernel");
+      GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceKernel", stream);
       const long long column_blocks = column_reduce_block_count<ColumnReduceKernelPolicy>(m.columns);
       check_grid(column_blocks, "MultiresColumnReduceKernel");
       MultiresColumnReduceKernel<Coarse, Accum>
           <<<static_cast<unsigned>(column_blocks), ColumnReduceKernelPolicy::kThreads, 0, stream>>>(
               m.columns, r.as<char>(), m.r_pitch, c.as<char>(), m.c_pitch, weights);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresColumnReduceKernel");
+      GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresColumnReduceKernel", stream);
     }
   }
   {
@@ -353,7 +349,7 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
                                                   m.blur_shared, stream>>>(m.blur, c.as<const char>(), m.c_pitch,
                                                                            b.as<char>(), m.b_pitch,
                                                                            weights + m.blur_weights);
-    GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresReduceKernel (blur)");
+    GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresReduceKernel (blur)", stream);
   }
   {
     ScopedStage stage(timer, "expand", stream);
@@ -363,7 +359,7 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
                                                 m.expand_shared, stream>>>(
         m.expand, b.as<const char>(), m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes,
         weights + m.expand_weights);
-    GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresExpandKernel");
+    GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresExpandKernel", stream);
   }
 }
 
@@ -387,11 +383,6 @@ class Multires final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  ~Multires() override {
-    if (has_run_) GAUSSLAB_CUDA_LOG(cudaEventSynchronize(done_));  // before the scratch is freed
-    if (done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done_));
-  }
-
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
     const FilterParams& params = problem.params;
@@ -413,50 +404,32 @@ class Multires final : public GpuMethod {
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {kBoundRelative, kBoundLevels}; }
 
   void on_prepare(const FilterProblem& problem) override {
-    // Resizing scratch under a run in flight would free memory its kernels still use.
-    if (has_run_) GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(done_));
-    if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     launch_ = multires_launch(problem);
     const Plan& p = launch_.plan;
-    c_.resize(launch_.c_pitch * static_cast<std::size_t>(p.y.c_count));
-    b_.resize(launch_.b_pitch * static_cast<std::size_t>(p.y.b_count));
-    if (!launch_.fused) r_.resize(launch_.r_pitch * static_cast<std::size_t>(problem.height));
-    d_weights_.resize(launch_.weights.size() * sizeof(float));
-    weights_uploaded_ = false;
+    c_.reserve(launch_.c_pitch * static_cast<std::size_t>(p.y.c_count), "the coarse image C");
+    b_.reserve(launch_.b_pitch * static_cast<std::size_t>(p.y.b_count), "the blurred coarse image B");
+    if (!launch_.fused) r_.reserve(launch_.r_pitch * static_cast<std::size_t>(problem.height), "the row-reduced image R");
+    weights().reserve(kMaxWeights);
+    weights().set(launch_.weights, "the prefilter, blur and spline weights");
     if (problem.format == PixelFormat::Rgba8)
       set_shared_limits<PixelFormat::Rgba8>(launch_);
     else
       set_shared_limits<PixelFormat::F32>(launch_);
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    if (!four_byte_aligned(src.data, src.pitch_bytes) || !four_byte_aligned(dst.data, dst.pitch_bytes))
-      throw std::invalid_argument(
-          "multires: source and destination rows must start on 4-byte boundaries (pixels are read and written as "
-          "4-byte words); copy the image into a buffer with a pitch that is a multiple of 4");
-    if (has_run_ && stream != last_stream_) GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, done_, 0));
-    if (!weights_uploaded_) {
-      GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(d_weights_.data(), launch_.weights.data(),
-                                          launch_.weights.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
-      weights_uploaded_ = true;
-    }
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     if (prepared_problem().format == PixelFormat::Rgba8)
-      launch_all<PixelFormat::Rgba8>(launch_, src, dst, c_, b_, r_, d_weights_.as<float>(), timer, stream);
+      launch_all<PixelFormat::Rgba8>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
     else
-      launch_all<PixelFormat::F32>(launch_, src, dst, c_, b_, r_, d_weights_.as<float>(), timer, stream);
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(done_, stream));
-    has_run_ = true;
-    last_stream_ = stream;
+      launch_all<PixelFormat::F32>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
   }
 
  private:
+  // The most weights of any sigma up to 200 (d 80: a 513-tap prefilter, the blur, 2 × 80 × 5 spline
+  // weights), reserved once so that a new sigma never reallocates under a run.
+  static constexpr std::size_t kMaxWeights = 2048;
   MultiresLaunch launch_;
-  DeviceBuffer c_, b_, r_, d_weights_;
-  bool weights_uploaded_ = false;
-  cudaEvent_t done_ = nullptr;
-  bool has_run_ = false;
-  cudaStream_t last_stream_ = nullptr;
+  ScratchBuffer c_{fence()}, b_{fence()}, r_{fence()};
 };
 
 }  // namespace

@@ -27,17 +27,15 @@
 #include "separable_common.cuh"
 #include "separable_fused_common.cuh"
 
-namespace gausslab::separable {
+namespace gausslab {
 template <>
 GAUSSLAB_HD ushort4 zero_value<ushort4>() { return make_ushort4(0, 0, 0, 0); }
-}  // namespace gausslab::separable
+}  // namespace gausslab
 
 namespace gausslab::multires {
 
-using separable::exact_byte_to_float;
+using gausslab::to_accum;  // the storage conversions of kernel_common.cuh, beside this file's ushort4 one
 using separable::SharedSpan;
-using separable::to_accum;
-using separable::zero_value;
 
 // ---- storage --------------------------------------------------------------------------------------
 // RGBA8: the image is uchar4, C/R/B are ushort4 holding 257 × the value (the weights carry the 257),
@@ -237,11 +235,11 @@ GAUSSLAB_HD void reduce_row_pass(const ReduceStage& s, const ReduceLayout& l, in
     const int row = item % l.fine_h;
     const int group = item / l.fine_h;
     Accum acc[N];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int base = row * l.raw_pitch + s.d * group * N;
     decimating_window<N>(acc, w, s.d, s.taps, [&](int i) { return to_accum(raw[base + i]); });
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) h.store(row * l.h_pitch + group * N + j, acc[j]);
   }
 }
@@ -259,11 +257,11 @@ GAUSSLAB_HD void reduce_column_pass(const ReduceStage& s, const ReduceLayout& l,
     const int group = item / s.tile_w;
     if (tile.cx0 + c >= s.out_w || tile.cy0 + group * N >= s.out_h) continue;
     Accum acc[N];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int base = s.d * group * N * l.h_pitch + c;
     decimating_window<N>(acc, w, s.d, s.taps, [&](int i) { return h[base + i * l.h_pitch]; });
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j)
       if (tile.cy0 + group * N + j < s.out_h) out.store(tile.cx0 + c, tile.cy0 + group * N + j, s.out_scale * acc[j]);
   }
@@ -364,11 +362,11 @@ GAUSSLAB_HD void row_reduce_pass(const RowReduceStage& s, RowBlock b, int thread
     const int c = b.c0 + group * N;
     if (c >= s.out_w) break;
     Accum acc[N];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int base = row * pitch + s.d * group * N;
     decimating_window<N>(acc, w, s.d, s.taps, [&](int i) { return to_accum(raw[base + i]); });
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j)
       if (c + j < s.out_w) out.store(c + j, b.y0 + row, s.out_scale * acc[j]);
   }
@@ -413,14 +411,14 @@ GAUSSLAB_HD void column_reduce_thread(const ColumnReduceStage& s, int block, int
   const int cy = ((block / bx) * P::kWarps + thread / 32) * N;
   if (cx >= s.out_w || cy >= s.out_h) return;
   Accum acc[N];
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
   const int first = s.d * cy + s.origin;
   decimating_window<N>(acc, w, s.d, s.taps, [&](int i) {
     const int row = border_index(first + i, s.src_h, s.border);
     return row < 0 ? zero_value<Accum>() : r.load(row, cx);
   });
-  GAUSSLAB_SEPARABLE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < N; ++j)
     if (cy + j < s.out_h) out.store(cx, cy + j, acc[j]);
 }
@@ -538,13 +536,13 @@ GAUSSLAB_HD void expand_vertical(const ExpandStage& s, const ExpandLayout& l, co
     int q = (r.y0 + yy0) / s.d;
     int p = (r.y0 + yy0) - q * s.d;
     Accum window[kExpandTaps];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int k = 0; k < kExpandTaps; ++k) window[k] = region[(q - r.q0y + k) * l.b_pitch + col];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int i = 0; i < P::kRun; ++i) {
       if (yy0 + i < r.h) {
         Accum acc = zero_value<Accum>();
-        GAUSSLAB_SEPARABLE_UNROLL
+        GAUSSLAB_UNROLL
         for (int k = 0; k < kExpandTaps; ++k) acc = fma4(w[p * kExpandTaps + k], window[k], acc);
         v.store((yy0 + i) * l.v_pitch + col, acc);
       }
@@ -552,7 +550,7 @@ GAUSSLAB_HD void expand_vertical(const ExpandStage& s, const ExpandLayout& l, co
         p = 0;
         ++q;
         if (i + 1 < P::kRun && yy0 + i + 1 < r.h) {
-          GAUSSLAB_SEPARABLE_UNROLL
+          GAUSSLAB_UNROLL
           for (int k = 0; k < kExpandTaps - 1; ++k) window[k] = window[k + 1];
           window[kExpandTaps - 1] = region[(q - r.q0y + kExpandTaps - 1) * l.b_pitch + col];
         }
@@ -577,13 +575,13 @@ GAUSSLAB_HD void expand_horizontal(const ExpandStage& s, const ExpandLayout& l, 
     int q = (r.x0 + xx0) / s.d;
     int p = (r.x0 + xx0) - q * s.d;
     Accum window[kExpandTaps];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int k = 0; k < kExpandTaps; ++k) window[k] = v[yy * l.v_pitch + q - r.q0x + k];
-    GAUSSLAB_SEPARABLE_UNROLL
+    GAUSSLAB_UNROLL
     for (int i = 0; i < P::kRun; ++i) {
       if (xx0 + i < r.w) {
         Accum acc = zero_value<Accum>();
-        GAUSSLAB_SEPARABLE_UNROLL
+        GAUSSLAB_UNROLL
         for (int k = 0; k < kExpandTaps; ++k) acc = fma4(w[horizontal + p * kExpandTaps + k], window[k], acc);
         tile.store(yy * l.out_pitch + xx0 + i, Store<Fine>::from(acc));
       }
@@ -591,7 +589,7 @@ GAUSSLAB_HD void expand_horizontal(const ExpandStage& s, const ExpandLayout& l, 
         p = 0;
         ++q;
         if (i + 1 < P::kRun && xx0 + i + 1 < r.w) {
-          GAUSSLAB_SEPARABLE_UNROLL
+          GAUSSLAB_UNROLL
           for (int k = 0; k < kExpandTaps - 1; ++k) window[k] = window[k + 1];
           window[kExpandTaps - 1] = v[yy * l.v_pitch + q - r.q0x + kExpandTaps - 1];
         }

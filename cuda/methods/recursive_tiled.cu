@@ -29,7 +29,7 @@
 #include <string>
 
 #include "gausslab/cuda/cuda_check.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/run_fence.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "gausslab/cuda/registry.hpp"
@@ -123,11 +123,6 @@ class RecursiveTiled final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  ~RecursiveTiled() override {
-    if (has_run_) GAUSSLAB_CUDA_LOG(cudaEventSynchronize(done_));
-    if (done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done_));
-  }
-
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
     if (problem.format != PixelFormat::F32)
@@ -141,28 +136,20 @@ class RecursiveTiled final : public GpuMethod {
   }
 
   void on_prepare(const FilterProblem& problem) override {
-    if (has_run_) GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(done_));  // scratch may move
-    if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
     const recursive::DericheGaussian g = recursive::deriche_gaussian(problem.params.sigma);
     columns_ = recursive::plan_pass(g, problem.width, problem.height, problem.params.border, kTile);
     rows_ = recursive::plan_pass(g, problem.height, problem.width, problem.params.border, kTile);
     y_pitch_ = (static_cast<std::size_t>(problem.width) * sizeof(float) + 127) / 128 * 128;
-    y_.resize(y_pitch_ * static_cast<std::size_t>(problem.height));
-    const std::size_t state_bytes = sizeof(Complex<float>);
-    column_causal_.resize(static_cast<std::size_t>(state_count(columns_)) * state_bytes);
-    column_anticausal_.resize(static_cast<std::size_t>(state_count(columns_)) * state_bytes);
-    row_causal_.resize(static_cast<std::size_t>(state_count(rows_)) * state_bytes);
-    row_anticausal_.resize(static_cast<std::size_t>(state_count(rows_)) * state_bytes);
+    y_.reserve(y_pitch_ * static_cast<std::size_t>(problem.height), "the column-filtered image");
+    const std::size_t column_bytes = static_cast<std::size_t>(state_count(columns_)) * sizeof(Complex<float>);
+    const std::size_t row_bytes = static_cast<std::size_t>(state_count(rows_)) * sizeof(Complex<float>);
+    column_causal_.reserve(column_bytes, "the column segments' states");
+    column_anticausal_.reserve(column_bytes, "the column segments' states");
+    row_causal_.reserve(row_bytes, "the row segments' states");
+    row_anticausal_.reserve(row_bytes, "the row segments' states");
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    if (reinterpret_cast<std::uintptr_t>(src.data) % 4 || src.pitch_bytes % 4 ||
-        reinterpret_cast<std::uintptr_t>(dst.data) % 4 || dst.pitch_bytes % 4)
-      throw std::invalid_argument(
-          "recursive_tiled: source and destination rows must start on 4-byte boundaries (pixels are read and "
-          "written as floats); copy the image into a buffer with a pitch that is a multiple of 4");
-    if (has_run_ && stream != last_stream_) GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, done_, 0));
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const int w = prepared_problem().width, h = prepared_problem().height;
     const DeviceImage32 source{static_cast<const char*>(src.data), src.pitch_bytes};
     const DeviceImage32 y_in{y_.as<const char>(), y_pitch_};
@@ -176,34 +163,29 @@ class RecursiveTiled final : public GpuMethod {
       ScopedStage stage(timer, "columns", stream);
       ColumnStatesKernel<<<blocks_for(columns_.zero_state_threads(), kLineThreads), kLineThreads, 0, stream>>>(
           columns_, source, column_states);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("ColumnStatesKernel");
+      GAUSSLAB_CUDA_CHECK_LAUNCH("ColumnStatesKernel", stream);
       CarryKernel<true><<<blocks_for(static_cast<long long>(w) * kPoles, kLineThreads), kLineThreads, 0, stream>>>(
           columns_, source, column_states);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("CarryKernel (columns)");
+      GAUSSLAB_CUDA_CHECK_LAUNCH("CarryKernel (columns)", stream);
       ColumnTileKernel<<<static_cast<unsigned>(tiles), kTile, 0, stream>>>(columns_, rows_, w, h, source, y_out,
                                                                             column_states, row_states);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("ColumnTileKernel");
+      GAUSSLAB_CUDA_CHECK_LAUNCH("ColumnTileKernel", stream);
     }
     {
       ScopedStage stage(timer, "rows", stream);
       CarryKernel<false><<<blocks_for(static_cast<long long>(h) * kPoles, kLineThreads), kLineThreads, 0, stream>>>(
           rows_, y_in, row_states);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("CarryKernel (rows)");
+      GAUSSLAB_CUDA_CHECK_LAUNCH("CarryKernel (rows)", stream);
       RowTileKernel<<<static_cast<unsigned>(tiles), kTile, 0, stream>>>(rows_, w, h, y_in, out, row_states);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("RowTileKernel");
+      GAUSSLAB_CUDA_CHECK_LAUNCH("RowTileKernel", stream);
     }
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(done_, stream));
-    has_run_ = true;
-    last_stream_ = stream;
   }
 
  private:
   PassPlan columns_{}, rows_{};
   std::size_t y_pitch_ = 0;
-  DeviceBuffer y_, column_causal_, column_anticausal_, row_causal_, row_anticausal_;
-  cudaEvent_t done_ = nullptr;
-  bool has_run_ = false;
-  cudaStream_t last_stream_ = nullptr;
+  ScratchBuffer y_{fence()}, column_causal_{fence()}, column_anticausal_{fence()}, row_causal_{fence()},
+      row_anticausal_{fence()};
 };
 
 }  // namespace

@@ -53,7 +53,7 @@ GAUSSLAB_HD void segment_zero_states(const PassPlan& plan, int line, int segment
   const int n0 = plan.segment_start(segment);
   const int size = plan.segment_size(segment);
   Complex<float> pole[kPoles], power[kPoles], causal[kPoles], anticausal[kPoles];
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) {
     pole[j] = plan.poles[j].pole_f;
     power[j] = {1.0f, 0.0f};
@@ -61,14 +61,14 @@ GAUSSLAB_HD void segment_zero_states(const PassPlan& plan, int line, int segment
   }
   for (int k = 0; k < size; ++k) {
     const float v = x(n0 + k);
-    GAUSSLAB_RECURSIVE_UNROLL
+    GAUSSLAB_UNROLL
     for (int j = 0; j < kPoles; ++j) {
       causal[j] = recursive::one_pole_step(v, pole[j], causal[j]);
       anticausal[j] = anticausal[j] + v * power[j];
       power[j] = power[j] * pole[j];
     }
   }
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) {
     states.causal[state_index(plan, segment, j, line)] = causal[j];
     states.anticausal[state_index(plan, segment, j, line)] = anticausal[j];
@@ -159,7 +159,7 @@ GAUSSLAB_HD void filter_tile_line(const PassPlan& plan, int line, int segment, i
                                   const StateArrays& states) {
   auto slot = [&](int r) { return kAlongColumn ? r * kPitch + thread : thread * kPitch + r; };
   Complex<float> pole[kPoles], weight[kPoles], state[kPoles];
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) {
     pole[j] = plan.poles[j].pole_f;
     weight[j] = plan.poles[j].weight_f;
@@ -167,12 +167,12 @@ GAUSSLAB_HD void filter_tile_line(const PassPlan& plan, int line, int segment, i
   }
   const float centre = plan.centre_f;
   float causal_half[kTile];
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int r = 0; r < kTile; ++r) {
     if (r < length) {
       const float x = tile[slot(r)];
       float sum = -centre * x;
-      GAUSSLAB_RECURSIVE_UNROLL
+      GAUSSLAB_UNROLL
       for (int j = 0; j < kPoles; ++j) {
         const Complex<float> u{x + state[j].re, state[j].im};
         sum += recursive::real_of_product(weight[j], u);
@@ -181,14 +181,14 @@ GAUSSLAB_HD void filter_tile_line(const PassPlan& plan, int line, int segment, i
       causal_half[r] = sum;
     }
   }
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int j = 0; j < kPoles; ++j) state[j] = states.anticausal[state_index(plan, segment, j, line)];
-  GAUSSLAB_RECURSIVE_UNROLL
+  GAUSSLAB_UNROLL
   for (int r = kTile - 1; r >= 0; --r) {
     if (r < length) {
       const float x = tile[slot(r)];
       float sum = causal_half[r];
-      GAUSSLAB_RECURSIVE_UNROLL
+      GAUSSLAB_UNROLL
       for (int j = 0; j < kPoles; ++j) {
         const Complex<float> w{x + state[j].re, state[j].im};
         sum += recursive::real_of_product(weight[j], w);

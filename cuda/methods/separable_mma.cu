@@ -21,6 +21,7 @@
 // the model against the float64 reference: at most 0.5 levels after rounding (the bound: 0.51).
 // Measured: not yet measured.
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -29,7 +30,6 @@
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "separable_mma_common.cuh"
@@ -150,26 +150,24 @@ __global__ void __launch_bounds__(256) SeparableMmaKernel(MmaProblem p, const ch
   }
 }
 
-// fp16 halves of the weights: hi for t = 0..2r, then lo.
-std::vector<unsigned short> weight_halves(const FilterParams& params) {
+// The weights for the kernel: fp16 halves, hi for t = 0..2r then lo, two halves per float of the
+// weights buffer (DeviceWeights carries floats; the kernel reads the same bytes as halves).
+std::vector<float> weight_halves(const FilterParams& params) {
   const std::vector<double> w = gaussian_weights(params.sigma, params.radius());
-  std::vector<unsigned short> halves(2 * w.size());
+  std::vector<unsigned short> halves(2 * w.size() + 1, 0);  // + 1: a whole number of floats
   for (std::size_t t = 0; t < w.size(); ++t) {
     const unsigned short hi = half_bits(static_cast<float>(w[t]));
     halves[t] = hi;
     halves[w.size() + t] = half_bits(static_cast<float>(w[t] - static_cast<double>(half_value(hi))));
   }
-  return halves;
+  std::vector<float> packed((halves.size() + 1) / 2);
+  std::memcpy(packed.data(), halves.data(), halves.size() * sizeof(unsigned short));
+  return packed;
 }
 
 class SeparableMma final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
-
-  ~SeparableMma() override {
-    if (has_run_) GAUSSLAB_CUDA_LOG(cudaEventSynchronize(done_));
-    if (done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done_));
-  }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
@@ -190,59 +188,32 @@ class SeparableMma final : public GpuMethod {
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
 
   void on_prepare(const FilterProblem& problem) override {
-    if (has_run_) GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(done_));
-    if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-    halves_ = weight_halves(problem.params);
-    d_weights_.resize(2 * (2 * Policy<2>::kMaxRadius + 1) * sizeof(unsigned short));
-    uploaded_ = false;
+    weights().reserve(2 * Policy<2>::kMaxRadius + 2);  // 2 × 25 halves in 26 floats
+    weights().set(weight_halves(problem.params), "the weights' fp16 halves");
     GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(SeparableMmaKernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(Policy<1>::kSharedBytes)));
     GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(SeparableMmaKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(Policy<2>::kSharedBytes)));
   }
 
-  void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    check_views(src, dst);
-    if (reinterpret_cast<std::uintptr_t>(src.data) % 4 || src.pitch_bytes % 4 ||
-        reinterpret_cast<std::uintptr_t>(dst.data) % 4 || dst.pitch_bytes % 4)
-      throw std::invalid_argument(
-          "separable_mma: source and destination rows must start on 4-byte boundaries (pixels are read and written "
-          "as 4-byte words); copy the image into a buffer with a pitch that is a multiple of 4");
-    if (has_run_ && stream != last_stream_) GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, done_, 0));
-    if (!uploaded_) {
-      GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(d_weights_.data(), halves_.data(), halves_.size() * sizeof(unsigned short),
-                                          cudaMemcpyHostToDevice, stream));
-      uploaded_ = true;
-    }
+  void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const FilterProblem& problem = prepared_problem();
     const MmaProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
-    {
-      ScopedStage stage(timer, "mma", stream);
-      if (p.radius <= Policy<1>::kMaxRadius) {
-        const long long blocks = block_count<Policy<1>>(p);
-        SeparableMmaKernel<1><<<static_cast<unsigned>(blocks), Policy<1>::kThreads, Policy<1>::kSharedBytes, stream>>>(
-            p, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
-            d_weights_.as<unsigned short>());
-      } else {
-        const long long blocks = block_count<Policy<2>>(p);
-        SeparableMmaKernel<2><<<static_cast<unsigned>(blocks), Policy<2>::kThreads, Policy<2>::kSharedBytes, stream>>>(
-            p, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
-            d_weights_.as<unsigned short>());
-      }
-      GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableMmaKernel");
+    const auto* halves = reinterpret_cast<const unsigned short*>(weights().device());
+    ScopedStage stage(timer, "mma", stream);
+    if (p.radius <= Policy<1>::kMaxRadius) {
+      const long long blocks = block_count<Policy<1>>(p);
+      SeparableMmaKernel<1><<<static_cast<unsigned>(blocks), Policy<1>::kThreads, Policy<1>::kSharedBytes, stream>>>(
+          p, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
+          halves);
+    } else {
+      const long long blocks = block_count<Policy<2>>(p);
+      SeparableMmaKernel<2><<<static_cast<unsigned>(blocks), Policy<2>::kThreads, Policy<2>::kSharedBytes, stream>>>(
+          p, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
+          halves);
     }
-    GAUSSLAB_CUDA_CHECK(cudaEventRecord(done_, stream));
-    has_run_ = true;
-    last_stream_ = stream;
+    GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableMmaKernel", stream);
   }
-
- private:
-  std::vector<unsigned short> halves_;
-  DeviceBuffer d_weights_;
-  bool uploaded_ = false;
-  cudaEvent_t done_ = nullptr;
-  bool has_run_ = false;
-  cudaStream_t last_stream_ = nullptr;
 };
 
 }  // namespace

@@ -12,10 +12,16 @@
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
+#include "kit/method_tests.hpp"
 #include "support/test_support.hpp"
 
 namespace gausslab {
 namespace {
+
+// auto's own code is the choice and the cache (here) and the delegation (AutoWithoutGpu); the
+// methods it chooses have their own model tests.
+GAUSSLAB_METHOD_TESTS("auto", AutoChoice);
+GAUSSLAB_METHOD_TESTS("auto_exact", AutoChoice);
 
 FilterProblem problem(int w, int h, PixelFormat f, double sigma) {
   FilterProblem p{w, h, f, {}};

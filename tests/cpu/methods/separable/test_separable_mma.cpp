@@ -15,6 +15,8 @@
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/reference.hpp"
+#include "kit/checked_shared.hpp"
+#include "kit/method_tests.hpp"
 #include "separable_mma_common.cuh"
 
 namespace gausslab {
@@ -22,10 +24,9 @@ namespace {
 
 using namespace mma_fir;
 
-class ModelError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+GAUSSLAB_METHOD_TESTS("separable_mma", SeparableMmaModel);
+
+using test::ModelError;
 
 // Shared words or halves, with the phase rules of the kernel's barriers.
 template <class T>

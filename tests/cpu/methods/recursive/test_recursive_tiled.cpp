@@ -17,7 +17,9 @@
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/reference.hpp"
 #include "recursive_coefficients.hpp"
-#include "recursive_host_model.hpp"
+#include "kit/checked_shared.hpp"
+#include "kit/method_tests.hpp"
+#include "methods/recursive/recursive_host_model.hpp"
 #include "recursive_tiled_common.cuh"
 
 namespace gausslab {
@@ -25,10 +27,9 @@ namespace {
 
 using namespace recursive_tiled;
 
-class ModelError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+GAUSSLAB_METHOD_TESTS("recursive_tiled", RecursiveTiledModel);
+
+using test::ModelError;
 
 // One tile's shared floats: a slot may be written once per phase by one thread, and read only
 // after a write (by any thread in a later phase, or by the writer itself).

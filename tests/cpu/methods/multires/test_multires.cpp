@@ -23,65 +23,22 @@
 #include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
-#include "gausslab/core/image_io.hpp"
 #include "gausslab/core/reference.hpp"
 #include "multires_common.cuh"
 #include "multires_plan.hpp"
-#include "support/test_support.hpp"
+#include "kit/checked_shared.hpp"
+#include "kit/method_tests.hpp"
+#include "kit/model_images.hpp"
 
 namespace gausslab {
 namespace {
 
 using namespace multires;
 
-// ---- checked memory -----------------------------------------------------------------------------
+GAUSSLAB_METHOD_TESTS("multires", MultiresModel);
 
-class ModelError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-template <class T>
-class CheckedShared {
- public:
-  CheckedShared(std::size_t size, const char* name) : values_(size), filled_(size), name_(name) {}
-  void begin_fill() {
-    std::fill(filled_.begin(), filled_.end(), false);
-    reading_ = false;
-  }
-  void begin_read() { reading_ = true; }
-
-  struct Access {
-    CheckedShared* shared;
-    T operator[](int i) const { return shared->read(i); }
-    void store(int i, T value) const { shared->write(i, value); }
-  };
-  Access access() { return {this}; }
-
- private:
-  void check(int i, const char* what) const {
-    if (i < 0 || static_cast<std::size_t>(i) >= values_.size())
-      throw ModelError(name_ + ": " + what + " of slot " + std::to_string(i) + " outside [0, " +
-                       std::to_string(values_.size()) + ")");
-  }
-  T read(int i) const {
-    check(i, "read");
-    if (!reading_) throw ModelError(name_ + ": slot " + std::to_string(i) + " read during its fill");
-    if (!filled_[static_cast<std::size_t>(i)]) throw ModelError(name_ + ": slot " + std::to_string(i) + " read but never written");
-    return values_[static_cast<std::size_t>(i)];
-  }
-  void write(int i, T value) {
-    check(i, "write");
-    if (reading_) throw ModelError(name_ + ": slot " + std::to_string(i) + " written while others read");
-    if (filled_[static_cast<std::size_t>(i)]) throw ModelError(name_ + ": slot " + std::to_string(i) + " written twice (a race)");
-    filled_[static_cast<std::size_t>(i)] = true;
-    values_[static_cast<std::size_t>(i)] = value;
-  }
-  std::vector<T> values_;
-  std::vector<bool> filled_;
-  std::string name_;
-  bool reading_ = false;
-};
+using test::CheckedShared;
+using test::ModelError;
 
 // A global array written exactly once per element.
 template <class T>
@@ -423,17 +380,11 @@ std::vector<double> plain_pipeline(const ConstImageView& src, int channels, doub
 
 // ---- helpers -----------------------------------------------------------------------------------------
 
-const ImageRgba8& astronaut() {
-  static const ImageRgba8 image = load_image(test::test_data_path("astronaut.png")).image;
-  return image;
-}
-const ImageF32& hubble_grey() {
-  static const ImageF32 image = to_grey_f32(load_image(test::test_data_path("hubble_deep_field.jpg")).image);
-  return image;
-}
+using test::astronaut;
+using test::hubble_grey;
 template <class Pixel>
 Image<Pixel> crop(const Image<Pixel>& image, int x, int y, int w, int h) {
-  return copy_to_image<Pixel>(ConstImageView(&image.at(x, y), w, h, image.pitch_bytes(), Image<Pixel>::format()));
+  return test::crop(image, Rect{x, y, w, h});
 }
 
 // The model on a host image; the result as a host image of the same format.
