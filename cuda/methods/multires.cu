@@ -182,11 +182,11 @@ std::string kib(std::size_t bytes) {
   return text;
 }
 
-// The largest d that takes the fused reduce: kFusedReduceMaxD, or GAUSSLAB_MULTIRES_FUSED_MAX_D for
-// tuning measurements (the benchmark compares both paths with it).
-int fused_reduce_max_d() {
+// The largest d that takes the fused reduce: fused_reduce_max_d, or GAUSSLAB_MULTIRES_FUSED_MAX_D for
+// tuning measurements (gpu-check's speed stage compares both paths with it).
+int fused_max_d(PixelFormat format) {
   if (const char* text = std::getenv("GAUSSLAB_MULTIRES_FUSED_MAX_D")) return std::atoi(text);
-  return kFusedReduceMaxD;
+  return fused_reduce_max_d(format == PixelFormat::Rgba8);
 }
 
 // Row pitch of a coarse array: a multiple of 128 bytes.
@@ -219,7 +219,7 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   m.plan = make_plan(problem.params.sigma, problem.width, problem.height);
   const Plan& p = m.plan;
   const int taps1 = static_cast<int>(p.prefilter.size());
-  m.fused = p.d <= fused_reduce_max_d();
+  m.fused = p.d <= fused_max_d(F);
 
   for (double w : prefilter_by_phase(p)) m.weights.push_back(static_cast<float>(w));
   m.blur_weights = m.weights.size();

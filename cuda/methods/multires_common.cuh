@@ -267,10 +267,12 @@ GAUSSLAB_HD void reduce_column_pass(const ReduceStage& s, const ReduceLayout& l,
   }
 }
 
-// The reduce's tile (coarse outputs per side) and the largest d it runs at; above, row reduce + column
-// reduce. Shared memory at the largest d, RGBA8: d 6, tile 16: raw 128 × 129 uchar4 + h 128 × 17
-// float4 = 99 KiB.
-inline constexpr int kFusedReduceMaxD = 6;
+// The reduce's tile (coarse outputs per side), and the largest d at which the fused 2D reduce runs
+// (above it, row reduce + column reduce). Measured on an H100 (4096², both paths, tools in
+// docs/methods/multires.md): RGBA8 fused 0.384 / 0.370 / 0.360 ms at d 3 / 4 / 6 against rows +
+// columns 0.451 / 0.413 / 0.324; F32 fused 0.209 / 0.219 / 0.271 against 0.393 / 0.370 / 0.310; both
+// formats fused at d 8: 0.59–0.61 against 0.27–0.30. Shared memory at d 6, RGBA8: 99 KiB.
+GAUSSLAB_HD int fused_reduce_max_d(bool rgba8) { return rgba8 ? 4 : 6; }
 GAUSSLAB_HD int reduce_tile_side(int d) { return d <= 2 ? 32 : 16; }
 
 // ---- row reduce and column reduce (large d) --------------------------------------------------------

@@ -81,40 +81,68 @@ GAUSSLAB_HD void segment_zero_states(const PassPlan& plan, int line, int segment
 // feedback p u[n0 - 1] that segment s receives at its first sample and anticausal[s] the feedback
 // p w[n1 + 1] at its last, the border's history included (recursive::carry's algebra, in double).
 // first / last: the line's samples 0 and N - 1.
+// Schedule: the causal chain runs forward and the anticausal one backward in the same loop (two
+// independent chains), and the states are read kCarryBatch segments at a time before they are used,
+// so a thread waits for global memory once per batch rather than once per segment (measured on an
+// H100 with one load per step: 69 µs per carry kernel for 4096², 64 segments per line).
+inline constexpr int kCarryBatch = 8;
+
 GAUSSLAB_HD void carry_line(const PassPlan& plan, int line, int pole_index, double first, double last_sample,
                             const StateArrays& states) {
   const PolePlan& k = plan.poles[pole_index];
   const Complex<double> p = k.pole;
-  const Complex<double> zero{0.0, 0.0};
   const int last = plan.segments - 1;
   auto index = [&](int segment) { return state_index(plan, segment, pole_index, line); };
   auto pow_size = [&](int segment) { return segment == last ? k.pow_last : k.pow_segment; };
   auto pow_size_minus_1 = [&](int segment) { return segment == last ? k.pow_last_minus_1 : k.pow_segment_minus_1; };
-  auto causal_at = [&](int s) { return recursive::complex_cast<double>(states.causal[index(s)]); };
-  auto anticausal_at = [&](int s) { return recursive::complex_cast<double>(states.anticausal[index(s)]); };
 
-  Complex<double> feedback = zero;
-  for (int s = 0; s < last; ++s) feedback = p * causal_at(s) + pow_size(s) * feedback;
-  const Complex<double> far_sum = causal_at(last) + pow_size_minus_1(last) * feedback;  // B
-  feedback = zero;
-  for (int s = last; s > 0; --s) feedback = p * anticausal_at(s) + pow_size(s) * feedback;
-  const Complex<double> near_sum = anticausal_at(0) + pow_size_minus_1(0) * feedback;  // F
+  // Zero-history chains over the whole line: B (causal state at sample N - 1, forward over segments
+  // 0 .. last - 1) and F (anticausal state at sample 0, backward over last .. 1), side by side.
+  Complex<double> forward{0.0, 0.0}, backward{0.0, 0.0};
+  for (int s0 = 0; s0 < last; s0 += kCarryBatch) {
+    Complex<float> u[kCarryBatch], w[kCarryBatch];
+    GAUSSLAB_UNROLL
+    for (int b = 0; b < kCarryBatch; ++b)
+      if (s0 + b < last) {
+        u[b] = states.causal[index(s0 + b)];
+        w[b] = states.anticausal[index(last - (s0 + b))];
+      }
+    GAUSSLAB_UNROLL
+    for (int b = 0; b < kCarryBatch; ++b)
+      if (s0 + b < last) {
+        forward = p * recursive::complex_cast<double>(u[b]) + pow_size(s0 + b) * forward;
+        backward = p * recursive::complex_cast<double>(w[b]) + pow_size(last - (s0 + b)) * backward;
+      }
+  }
+  const Complex<double> far_sum =
+      recursive::complex_cast<double>(states.causal[index(last)]) + pow_size_minus_1(last) * forward;  // B
+  const Complex<double> near_sum =
+      recursive::complex_cast<double>(states.anticausal[index(0)]) + pow_size_minus_1(0) * backward;  // F
 
   const Complex<double> causal_init =
       k.init_near_sum * near_sum + k.init_far_sum * far_sum + first * k.init_near_sample + last_sample * k.init_far_sample;
   const Complex<double> anticausal_init = k.init_near_sum * far_sum + k.init_far_sum * near_sum +
                                           last_sample * k.init_near_sample + first * k.init_far_sample;
-  feedback = causal_init;
-  for (int s = 0; s <= last; ++s) {
-    const Complex<double> zero_state = causal_at(s);
-    states.causal[index(s)] = recursive::complex_cast<float>(feedback);
-    feedback = p * zero_state + pow_size(s) * feedback;
-  }
-  feedback = anticausal_init;
-  for (int s = last; s >= 0; --s) {
-    const Complex<double> zero_state = anticausal_at(s);
-    states.anticausal[index(s)] = recursive::complex_cast<float>(feedback);
-    feedback = p * zero_state + pow_size(s) * feedback;
+  // True chains, in place: each segment's zero-history state is read before its feedback overwrites it.
+  forward = causal_init;
+  backward = anticausal_init;
+  for (int s0 = 0; s0 <= last; s0 += kCarryBatch) {
+    Complex<float> u[kCarryBatch], w[kCarryBatch];
+    GAUSSLAB_UNROLL
+    for (int b = 0; b < kCarryBatch; ++b)
+      if (s0 + b <= last) {
+        u[b] = states.causal[index(s0 + b)];
+        w[b] = states.anticausal[index(last - (s0 + b))];
+      }
+    GAUSSLAB_UNROLL
+    for (int b = 0; b < kCarryBatch; ++b)
+      if (s0 + b <= last) {
+        const int s = s0 + b, t = last - (s0 + b);
+        states.causal[index(s)] = recursive::complex_cast<float>(forward);
+        forward = p * recursive::complex_cast<double>(u[b]) + pow_size(s) * forward;
+        states.anticausal[index(t)] = recursive::complex_cast<float>(backward);
+        backward = p * recursive::complex_cast<double>(w[b]) + pow_size(t) * backward;
+      }
   }
 }
 

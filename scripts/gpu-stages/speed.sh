@@ -13,28 +13,28 @@
 #                     frame_ms and its stages (must-show 4)
 export XDG_CACHE_HOME=$OUT/cache
 speed_methods=separable_fused,separable_shared,separable_mma,multires,recursive,recursive_tiled,fft,auto
-stage speed-gpu-tests 75 env GAUSSLAB_GPU_TESTS_QUICK=1 GAUSSLAB_GPU_TESTS_CSV="$OUT/logs/speed-gpu-accuracy.csv" \
+stage speed-gpu-tests 70 env GAUSSLAB_GPU_TESTS_QUICK=1 GAUSSLAB_GPU_TESTS_CSV="$OUT/logs/speed-gpu-accuracy.csv" \
   bash .gpu/run.sh .gpu/bin/gausslab_gpu_tests --gtest_filter='*multires*:*recursive_tiled*:*separable_mma*:*auto*'
 cp "$OUT/cache/gausslab/auto-calibration.txt" "$OUT/logs/auto-calibration.txt" 2>/dev/null
-stage speed-bench 200 bash .gpu/run.sh .gpu/bin/gausslab-bench --sizes 4096 --kernels 7,41 --sigmas 4 \
-  --formats f32,rgba8 --methods "$speed_methods" --sigma-sweep --budget-seconds 185 --out "$OUT/results"
+stage speed-bench 180 bash .gpu/run.sh .gpu/bin/gausslab-bench --sizes 4096 --kernels 7,41 --sigmas 4 \
+  --formats f32,rgba8 --methods "$speed_methods" --sigma-sweep --budget-seconds 170 --out "$OUT/results"
 grep -A12 "^## Best method per sigma" "$OUT/results/results.md" 2>/dev/null
-for d in 2 8; do
-  stage "speed-multires-fused$d" 25 env GAUSSLAB_MULTIRES_FUSED_MAX_D=$d bash .gpu/run.sh .gpu/bin/gausslab-bench \
-    --sizes 4096 --sigmas 8,12,16,20,24,32 --formats rgba8,f32 --methods multires --no-plot --quick \
-    --budget-seconds 20 --out "$OUT/logs/multires-fused$d"
+for s in 2 8 32 64; do
+  stage "speed-viewer-sigma$s" 25 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 --size 3840x2160 \
+    --window 1920x1080 --sigma "$s"
 done
 speed_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
 speed_ncu() {  # NAME SKIP COUNT BENCH-ARGS...: the kernels of one method's runs after SKIP launches
   local name=$1 skip=$2 count=$3; shift 3
-  stage "speed-ncu-$name" 40 bash .gpu/run.sh ncu --launch-skip "$skip" --launch-count "$count" \
+  stage "speed-ncu-$name" 35 bash .gpu/run.sh ncu --launch-skip "$skip" --launch-count "$count" \
     --metrics "$speed_metrics" .gpu/bin/gausslab-bench --quick --no-plot --sizes 4096 "$@" --out "$(mktemp -d)/r"
 }
 speed_ncu mma-rgba8-sigma2 4 1 --formats rgba8 --sigmas 2 --methods separable_mma
 speed_ncu multires-rgba8-sigma8 12 3 --formats rgba8 --sigmas 8 --methods multires
 speed_ncu multires-rgba8-sigma32 12 4 --formats rgba8 --sigmas 32 --methods multires
 speed_ncu rtiled-f32-sigma4 20 5 --formats f32 --sigmas 4 --methods recursive_tiled
-for s in 2 8 32 64; do
-  stage "speed-viewer-sigma$s" 30 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 --size 3840x2160 \
-    --window 1920x1080 --sigma "$s"
+for d in 2 8; do
+  stage "speed-multires-fused$d" 20 env GAUSSLAB_MULTIRES_FUSED_MAX_D=$d bash .gpu/run.sh .gpu/bin/gausslab-bench \
+    --sizes 4096 --sigmas 8,12,16,20,24,32 --formats rgba8,f32 --methods multires --no-plot --quick \
+    --budget-seconds 15 --out "$OUT/logs/multires-fused$d"
 done

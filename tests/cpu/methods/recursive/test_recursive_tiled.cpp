@@ -147,7 +147,8 @@ TEST(RecursiveTiledModel, EqualsRecursiveForEverySizeBorderAndSigma) {
     double sigma;
   };
   const Case cases[] = {{1, 1, 3.0}, {1, 70, 0.5}, {70, 1, 4.0}, {64, 64, 4.0}, {65, 63, 2.0},
-                        {130, 129, 4.0}, {200, 70, 25.0}, {33, 150, 200.0}};
+                        {130, 129, 4.0}, {200, 70, 25.0}, {33, 150, 200.0},
+                        {1100, 9, 3.0}, {5, 1090, 50.0}};  // 18 segments: more than one carry batch
   for (const Case& c : cases)
     for (BorderMode border : kAllBorderModes) {
       SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " sigma " + std::to_string(c.sigma) + " " +
