@@ -2,29 +2,21 @@
 // decimate by d, blur the small image, expand it back with a cubic B-spline.
 //
 // Algorithm (docs/methods/multires.md; maths in multires_plan.hpp, per-thread code in
-// multires_common.cuh, run unchanged by the CPU model in tests/cpu/test_multires.cpp): the Gaussian of
-// sigma is the product of three separable, normalised, non-negative stages whose variances add up:
-// a Gaussian prefilter of 0.8 d evaluated at every d-th pixel (reduce, d = max(2, floor(sigma/2.5))),
-// a Gaussian blur of the coarse image (sigma2 ≈ 1.7–3.6 coarse pixels), and the cubic B-spline
-// through the coarse samples (variance d²/3). Classic pyramid ideas (Burt & Adelson's REDUCE/EXPAND,
-// B-spline signal processing after Unser) with a bound proven per problem; no code copied.
-// Borders: the coarse grid extends past the image far enough for the blur and the spline, and the
-// reduce reads the border-extended image there, so every output is the pipeline's kernel applied to
-// the same extended image as the reference's: the bound below holds for all five borders.
-//
-// Cost, independent of sigma: per fine pixel and channel about 6.5 (reduce rows) + 6.5/d (columns) +
-// 2 (2 ⌊4 sigma2⌋ + 1)/d² (blur) + 5 + 5/d (expand) multiply-adds; global traffic the image read
-// once, written once, plus the coarse images (8/d² B per pixel each for RGBA8, 16-bit).
-// Kernels: reduce (2D tile, d ≤ 6) or row reduce + column reduce (d > 6); blur (the reduce kernel
-// with d = 1 on the coarse image); expand (tile 64 × 32, output through shared memory).
-//
-// Limits: sigma ≥ 4 (d ≥ 2; below, use a FIR method), truncate ≥ 4 (a shorter reference drops more
-// mass than the bound allows), all five borders, RGBA8 and F32, any size from 1×1; scratch C and B of
-// (W/d + 5 + 2 r2)² coarse pixels and, for d > 6, R of H × (W/d + ...) (8 B per coarse pixel RGBA8).
-// Accuracy (tests/cpu/test_multires.cpp, exact operator error over sigma 4–200): RGBA8 ≤ 0.65 levels
-// for every image (0.5 rounding + ≤ 0.106 approximation, at sigma 4); F32 ≤ 4.2e-4 of the input's
-// range, ≤ 9e-4 of max |reference| (worst measured 6.9e-4, two impulses).
-// Measured: not yet measured.
+// multires_common.cuh, run unchanged by tests/cpu/methods/multires/): three separable, normalised,
+// non-negative stages whose variances add up to sigma^2: a Gaussian prefilter of 0.8 d evaluated at
+// every d-th pixel (reduce, d = max(2, floor(sigma / 2.5))), a Gaussian blur of the coarse image, and
+// the cubic B-spline through the coarse samples (variance d^2 / 3). Pyramid ideas (Burt & Adelson,
+// Unser's B-splines) with the parameters and the bound worked out here; no code copied.
+// Cost, constant in sigma: about 6.5 + 6.5/d + 2(2r2 + 1)/d^2 + 5 + 5/d multiply-adds per pixel and
+// channel; the image read once and written once, plus coarse images of 8/d^2 B per pixel (RGBA8).
+// Kernels: reduce (2D tile; rows + columns above d 4 for RGBA8, 6 for F32), blur (the reduce kernel
+// with d = 1), expand (64 × 32 tile, output through shared memory).
+// Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
+// bound), five borders (the coarse grid extends past the image), RGBA8 and F32, any size.
+// Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): RGBA8
+// <= 0.65 levels (0.5 of it rounding); F32 <= 4.2e-4 of the input's range, <= 9e-4 of the peak.
+// Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.342 ms at sigma 32 (recursive 1.57 ms),
+// 0.38-0.40 ms from sigma 8 to 64; worst GPU-sweep error 0.51 levels.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
