@@ -369,12 +369,6 @@ std::string results_markdown(const BenchHeader& header, const std::vector<BenchR
   for (const auto& [section, format] : groups) {
     md << "## " << section_title(section) << ", " << to_string(format) << "\n\n";
     md << "| method | backend | size | kernel | variant | sigma | radius | ms median | min | p90 | Mpix/s | GB/s | % copy | "
-    md << "## "
-       << (section == kMainSection    ? "Image size × kernel"
-           : section == kSweepSection ? "Time against sigma"
-                                      : "Time against the pixel count")
-       << ", " << to_string(format) << "\n\n";
-    md << "| method | backend | size | kernel | sigma | radius | ms median | min | p90 | Mpix/s | GB/s | % copy | "
           "end-to-end ms | max rel err | max err | PSNR dB | in bound |\n";
     md << "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for (const BenchRow& row : rows) {

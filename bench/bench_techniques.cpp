@@ -147,6 +147,7 @@ std::string pooling_table(const std::vector<BenchRow>& rows) {
 std::string section_title(const std::string& section) {
   if (section == kMainSection) return "Image size × kernel";
   if (section == kSweepSection) return "Time against sigma";
+  if (section == kScalingSection) return "Time against the pixel count";
   if (section == kSignalsSection) return "1D signals, every row";
   if (section == kLutSection) return "Lookup table against multiply, every row";
   if (section == kUnrolledSection) return "Unrolled against looped, every row";
