@@ -58,12 +58,16 @@ TEST(FaultInjection, NoDeviceMakesEveryGpuMethodUnavailableWithTheReasonAndTheCp
     }
     const std::string reason = method_unavailable_reason(entry);
     EXPECT_TRUE(contains(reason, "no CUDA device")) << entry.info.id << ": " << reason;
-    // A problem the method accepts (an RGBA8 or F32 image, or a 1D signal for a 1D method): its
+    // A problem the method accepts (an RGBA8 or F32 image, a 1D signal for a 1D method, or a larger
+    // sigma): its
     // prepare() gets as far as the device check.
     FilterProblem signal{64, 1, PixelFormat::F32, problem.params};
     signal.params.axes = FilterAxes::RowsOnly;
+    FilterProblem large_sigma = problem;  // for a method that starts at sigma 4 (multires)
+    large_sigma.params.sigma = 8.0;
     FilterProblem accepted = problem;
-    for (const FilterProblem& candidate : {problem, FilterProblem{64, 48, PixelFormat::F32, problem.params}, signal})
+    for (const FilterProblem& candidate :
+         {problem, FilterProblem{64, 48, PixelFormat::F32, problem.params}, signal, large_sigma})
       if (method->unsupported_reason(candidate).empty()) {
         accepted = candidate;
         break;
