@@ -31,6 +31,7 @@ std::string filter_usage(const std::string& method_ids) {
              "  --format F          the type of batch outputs: ") +
          output_format_list() +
          " (default png)\n"
+         "  --jpeg-quality Q    JPEG outputs' quality, 1 to 100 (libjpeg's scale; default 90)\n"
          "  --overwrite         replace existing output files (never done otherwise)\n"
          "\n"
          "The filter:\n"
@@ -129,6 +130,8 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
         throw UsageError("--format: unknown output type '" + format + "'; use " + output_format_list());
       options.batch_extension = "." + format;
       format_given = true;
+    } else if (arg == "--jpeg-quality") {
+      options.jpeg_quality = parse_int(arg, reader.value(arg), 1, 100);
     } else if (arg == "--method") {
       options.method_id = reader.value(arg);
       if (options.method_id.empty()) throw UsageError("--method: the id is empty; see --list-methods");

@@ -123,6 +123,7 @@ int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& stan
   run.engine.params = options.params;
   run.engine.pool = options.pool;
   run.engine.overwrite = options.overwrite;
+  run.engine.jpeg_quality = options.jpeg_quality;
   run.engine.threads = options.threads;
   run.engine.max_in_flight = options.max_in_flight;
   run.engine.lanes = options.streams;

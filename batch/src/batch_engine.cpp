@@ -349,15 +349,15 @@ void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
 }
 
 void BatchEngine::Impl::encode_and_write_item(Item& item, const ImageRgba8& image) {
+  const OutputSettings settings{std::nullopt, options_.jpeg_quality, options_.overwrite};
   const double t0 = clock_.now_s();
-  const double write_ms =
+  const WriteTimes times =
       options_.pool == PoolMode::None
-          ? encode_and_write(item.job->output, image, item.outcome.channels, options_.overwrite)
-          : encode_and_write(item.job->output, pooled_result(image, options_.pool), item.outcome.channels,
-                             options_.overwrite);
+          ? encode_and_write(item.job->output, image, item.outcome.channels, settings)
+          : encode_and_write(item.job->output, pooled_result(image, options_.pool), item.outcome.channels, settings);
   const double t1 = clock_.now_s();
-  clock_.add(Stage::Encode, t0, t1 - write_ms / 1000.0);
-  if (write_ms > 0) clock_.add(Stage::Write, t1 - write_ms / 1000.0, t1);
+  clock_.add(Stage::Encode, t0, t1 - times.write_ms / 1000.0);  // pooling, if any, counts as encoding
+  clock_.add(Stage::Write, t1 - times.write_ms / 1000.0, t1);
   item.outcome.ok = true;
 }
 

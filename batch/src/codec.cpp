@@ -1,5 +1,10 @@
 #include "gausslab/batch/codec.hpp"
 
+#include <chrono>
+#include <string_view>
+
+#include "gausslab/core/atomic_file.hpp"
+
 namespace gausslab {
 
 namespace {
@@ -15,9 +20,21 @@ LoadedImage decode_image(const std::vector<unsigned char>& bytes, const std::str
   return load_image_from_memory(bytes.data(), bytes.size(), name);
 }
 
-double encode_and_write(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite) {
-  save_image(path, image, channels, overwrite);
-  return 0;
+WriteTimes encode_and_write(const std::string& path, const ImageRgba8& image, int channels,
+                            const OutputSettings& settings) {
+  const std::optional<ImageFormat> format = settings.format ? settings.format : image_format_from_path(path);
+  if (!format)
+    throw ImageSaveError(quoted(path) + ": no image format for this extension; use " + image_format_list());
+  using Clock = std::chrono::steady_clock;
+  WriteTimes times;
+  const auto start = Clock::now();
+  const std::vector<unsigned char> bytes = encode_image(image, channels, *format, settings.jpeg_quality);
+  const auto encoded = Clock::now();
+  write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                        settings.overwrite);
+  times.encode_ms = std::chrono::duration<double, std::milli>(encoded - start).count();
+  times.write_ms = std::chrono::duration<double, std::milli>(Clock::now() - encoded).count();
+  return times;
 }
 
 std::string output_format_list() { return image_format_list(); }

@@ -267,12 +267,15 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
   try {
     StageRecorder local;
     StageRecorder& clock = engine ? engine->clock() : local;
+    const OutputSettings settings{std::nullopt, options.jpeg_quality, options.overwrite};
     const double t0 = clock.now_s();
-    if (options.pool == PoolMode::None)
-      encode_and_write(job.output, loaded.image, outcome.channels, options.overwrite);
-    else
-      encode_and_write(job.output, pooled_result(loaded.image, options.pool), outcome.channels, options.overwrite);
-    clock.add(Stage::Encode, t0, clock.now_s());
+    const WriteTimes times =
+        options.pool == PoolMode::None
+            ? encode_and_write(job.output, loaded.image, outcome.channels, settings)
+            : encode_and_write(job.output, pooled_result(loaded.image, options.pool), outcome.channels, settings);
+    const double t1 = clock.now_s();
+    clock.add(Stage::Encode, t0, t1 - times.write_ms / 1000.0);
+    clock.add(Stage::Write, t1 - times.write_ms / 1000.0, t1);
     outcome.ok = true;
   } catch (const std::invalid_argument& error) {  // a size --pool cannot pool
     outcome.refused = true;

@@ -149,6 +149,18 @@ def main():
                     for n in ("tall.png", "camera.png", "ga.png")) and len(os.listdir(join("listed"))) == 3,
                 str(os.listdir(join("listed"))))
 
+        # Other output formats: --format and --jpeg-quality reach the writer.
+        for quality in ("40", "95"):
+            c.expect(f"--format jpg --jpeg-quality {quality}", [os.path.join(images, "coffee.png"), "--out-dir",
+                                                               join(f"jpg{quality}"), *cpu, "--format", "jpg",
+                                                               "--jpeg-quality", quality], 0)
+        low, high = (os.path.getsize(join(f"jpg{q}", "coffee.jpg")) for q in ("40", "95"))
+        c.check("--jpeg-quality: quality 40 writes a smaller JPEG than 95", 0 < low < high, f"{low} and {high} bytes")
+        c.expect("--format tga", [os.path.join(images, "ga.png"), "--out-dir", join("tga"), *cpu, "--format", "tga"], 0)
+        c.check("--format tga: the output is there", os.path.exists(join("tga", "ga.tga")), str(os.listdir(join("tga"))))
+        c.expect("--jpeg-quality 0 is refused", [images, "--out-dir", join("never"), *cpu, "--jpeg-quality", "0"], 2,
+                 ["--jpeg-quality"])
+
         # Bands in one process: 4 bands against the single pass, every border.
         image = os.path.join(images, "chelsea.png")
         for border in BORDERS:

@@ -41,6 +41,7 @@ struct EngineOptions {
   std::string method_id;
   FilterParams params;
   Overwrite overwrite = Overwrite::Never;
+  int jpeg_quality = 90;    // for .jpg outputs (1..100)
   int threads = 0;          // CPU pool; 0: this rank's share of the cores
   int max_in_flight = 0;    // 0: threads + lanes + 2
   int lanes = 3;            // CUDA streams

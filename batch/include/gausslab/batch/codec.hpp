@@ -3,6 +3,7 @@
 // codecs themselves are core's (image_io); this splits them into the stages the batch times and
 // runs on its threads.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,24 @@ std::vector<unsigned char> read_image_file(const std::string& path);
 // Decodes bytes read from `name` into RGBA8 (core's decoders). Throws ImageLoadError.
 LoadedImage decode_image(const std::vector<unsigned char>& bytes, const std::string& name);
 
-// Encodes `image` with `channels` channels in the format of `path`'s extension and writes it to a
-// temporary name beside `path`, then moves it into place (core's save_image). Returns the time
-// spent writing, in ms, where it can be told apart from encoding (0 where the codec does both in
-// one call). Throws ImageSaveError.
-double encode_and_write(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite);
+// How results are written: the format (empty: from each output's extension), JPEG's quality and
+// whether an existing file may be replaced.
+struct OutputSettings {
+  std::optional<ImageFormat> format;
+  int jpeg_quality = 90;
+  Overwrite overwrite = Overwrite::Never;
+};
+
+struct WriteTimes {
+  double encode_ms = 0;  // into memory (core's encode_image)
+  double write_ms = 0;   // to a temporary file beside the output, synced and moved into place
+};
+
+// Encodes `image` with `channels` channels (core's encoders), then writes the bytes through
+// core's AtomicFile: never a partial file under `path`, never an existing file replaced unless
+// allowed. Throws ImageSaveError or FileWriteError naming the file.
+WriteTimes encode_and_write(const std::string& path, const ImageRgba8& image, int channels,
+                            const OutputSettings& settings);
 
 // The output types the batch writes: "png, jpg, bmp, tga, pnm" (core's writers).
 std::string output_format_list();
