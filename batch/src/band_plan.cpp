@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "gausslab/cuda/registry.hpp"
+
 namespace gausslab {
 
 BandPlan split_rows(int height, int halo, int count) {
@@ -26,7 +28,10 @@ BandPlan bands_of_at_most(int height, int halo, int max_rows) {
 
 int band_halo(const FilterParams& params) { return params.radius(); }
 
-bool bands_match_single_pass(const std::string& method_id) { return method_id != "fft" && method_id != "recursive"; }
+bool bands_match_single_pass(const std::string& method_id) {
+  const MethodEntry* entry = find_method(method_id);
+  return entry && entry->info.same_bytes_in_bands;
+}
 
 ExtendedRows::ExtendedRows(const ConstImageView& data, int first_row, int image_height, BorderMode border)
     : data_(data), first_row_(first_row), image_height_(image_height), border_(border) {

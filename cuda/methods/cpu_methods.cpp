@@ -77,6 +77,7 @@ MethodEntry cpu_separable_method() {
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
                   "reference",
                   Backend::Cpu, /*filters_along_x_only=*/true};
+  info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::Single); }};
 }
 
@@ -87,6 +88,7 @@ MethodEntry cpu_openmp_method() {
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
                   "reference",
                   Backend::Cpu, /*filters_along_x_only=*/true};
+  info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::OpenMP); }};
 }
 

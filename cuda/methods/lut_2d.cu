@@ -155,6 +155,7 @@ MethodEntry lut_2d_method() {
                   "(2r+1)² table lookups per pixel and channel instead of multiplies, r = 4σ; radius ≤ 8",
                   "float32 table entries and sums: max 0.51 levels against the float64 reference",
                   Backend::Cuda};
+  info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<Lut2d>(info); }};
 }
 

@@ -277,6 +277,7 @@ MethodEntry separable_fused_method() {
                   "at small σ for F32, radius ≤ 64 (separable_shared is faster beyond r ≈ 15 F32, 24 RGBA8)",
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
                   Backend::Cuda};
+  info.same_bytes_in_bands = true;
   MethodEntry entry{info, [info] { return std::make_unique<SeparableFused>(info); }};
   entry.fuses_pooling = true;
   return entry;

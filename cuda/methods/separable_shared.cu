@@ -182,6 +182,7 @@ MethodEntry separable_shared_method() {
                   "2(2r+1) multiply-adds per pixel and channel, r = 4σ: memory-bound at small σ, linear in σ beyond",
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
                   Backend::Cuda, /*filters_along_x_only=*/true};
+  info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<SeparableShared>(info); }};
 }
 

@@ -355,6 +355,7 @@ MethodEntry separable_texture_method() {
                   "multiply-adds and about 2(2r+1)/N fetches per pixel and channel, r = 4σ",
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
                   Backend::Cuda};
+  info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<SeparableTexture>(info); }};
 }
 

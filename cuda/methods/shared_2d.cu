@@ -189,6 +189,7 @@ MethodEntry shared_2d_method() {
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
                   "reference, a little wider from radius 800 (the rounding of its summation tree)",
                   Backend::Cuda};
+  info.same_bytes_in_bands = true;
   MethodEntry entry{info, [info] { return std::make_unique<Shared2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Shared2d>(info, false); };
   return entry;

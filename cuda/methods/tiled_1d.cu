@@ -170,6 +170,7 @@ MethodEntry tiled_1d_method() {
                   "one write per sample, memory-bound at small σ",
                   "float32 rounding: max relative error 1e-5 against the float64 reference (radius up to 631)",
                   Backend::Cuda, /*filters_along_x_only=*/true};
+  info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<Tiled1d>(info); }};
 }
 

@@ -36,10 +36,11 @@ BandPlan bands_of_at_most(int height, int halo, int max_rows);
 // The halo a band needs for `params`: the radius.
 int band_halo(const FilterParams& params);
 
-// Whether a band result equals the single pass byte for byte with this method: true for the FIR
-// methods (their output at a pixel is a fixed sum over the radius); false for fft (its rounding
-// depends on the transform size) and recursive (an IIR filter's output depends on the whole
-// column): their bands agree with the single pass within the method's accuracy bound.
+// Whether a band result equals the single pass byte for byte with this method: its registry entry's
+// MethodInfo::same_bytes_in_bands (the FIR window methods). False for an unknown id, for fft (its
+// rounding depends on the transform size), the recursive filters (an IIR output depends on the whole
+// column), multires (its pyramid reaches past the radius), separable_mma (tile-aligned products) and
+// auto (its choice need not be one of these): their bands agree within the method's accuracy bound.
 bool bands_match_single_pass(const std::string& method_id);
 
 // Rows of an image extended beyond its top and bottom by the border rule. `data` holds the global

@@ -18,6 +18,12 @@ struct MethodInfo {
   // Filters along x only when FilterParams::axes asks for it (1D signals). A method without this
   // refuses such problems (axes_refusal) instead of blurring them in 2D.
   bool filters_along_x_only = false;
+  // Each output pixel is the same fixed sum over its window (radius rows above and below) wherever it
+  // lies, so filtering row bands that carry a halo of radius rows gives the single pass's bytes (the
+  // FIR window methods). False for the methods whose result depends on more than the window or on
+  // where a tile falls (FFT, the recursive filters, multires, the tensor-core tiles, auto's choice);
+  // their bands agree with the single pass within their accuracy bound only.
+  bool same_bytes_in_bands = false;
 };
 
 const char* to_string(Backend backend);  // "cpu" or "cuda"
