@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gausslab/cuda/auto_method.hpp"
+#include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -42,6 +43,9 @@ class AutoMethod final : public Method {
   }
 
   void prepare(const FilterProblem& problem) override {
+    // Registered for the GPU (callers pass device views): without the device it must not fall back
+    // to a CPU method on those views; like every GPU method it is then unavailable.
+    if (info_.backend == Backend::Cuda && !gpu()) throw CudaUnavailable(info_.id + ": " + cuda_device_status().reason);
     if (std::string reason = unsupported_reason(problem); !reason.empty()) throw std::invalid_argument(reason);
     AutoChoice c = choose(problem);
     Method& delegate = instance(c.method_id);

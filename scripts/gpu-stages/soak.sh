@@ -5,11 +5,22 @@
 #                the file and two window sizes (one step every 15 frames). The last line:
 #                  gausslab: soak frames=10000 ... device_used_mib_warm=W ... device_used_mib_end=E
 #                  rss_mib_warm=R rss_mib_end=S
-#                W = E (device memory in use after one whole cycle and at the end) and R ~ S prove
-#                nothing grows.
+#                E - W stays a few MiB whatever the length (a one-time allocation just after the
+#                first cycle: 701 -> 705 MiB over 10,000 frames, 941 -> 945 over 1,500 on the H100)
+#                and R ~ S: nothing grows with the frames.
 #   soak-leaks   compute-sanitizer's leak check over a shorter soak (every step at least once):
 #                "LEAK SUMMARY: 0 bytes leaked" / "ERROR SUMMARY: 0 errors" in the log.
-stage soak-10000 500 bash .gpu/run.sh .gpu/bin/gausslab assets/astronaut.png --offscreen --soak 10000 \
-  --window 1280x800
-stage soak-leaks 300 bash .gpu/run.sh compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
-  .gpu/bin/gausslab assets/astronaut.png --offscreen --soak 1500 --window 640x400
+# The cycle asks lut_2d and separable_mma for sigmas they refuse, so the viewer shows its fallback
+# and ends with exit status 3 (finished on a fallback): 0 and 3 both pass; the sanitizer's own
+# error status is 9.
+soak_viewer() {  # soak_viewer COMMAND...: the viewer's status, 3 (a fallback was shown) counted as 0
+  "$@"
+  local rc=$?
+  [ $rc -eq 3 ] && rc=0
+  return $rc
+}
+export -f soak_viewer
+stage soak-10000 500 bash -c 'soak_viewer bash .gpu/run.sh .gpu/bin/gausslab assets/astronaut.png --offscreen \
+  --soak 10000 --window 1280x800'
+stage soak-leaks 300 bash -c 'soak_viewer bash .gpu/run.sh compute-sanitizer --tool memcheck --leak-check full \
+  --error-exitcode 9 .gpu/bin/gausslab assets/astronaut.png --offscreen --soak 1500 --window 640x400'
