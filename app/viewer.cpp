@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -107,13 +108,15 @@ bool Viewer::run_script_steps(double elapsed_s) {
   if (waiting_in_script_) {
     if (mode_->busy()) return true;
     waiting_in_script_ = false;
+    script_delay_s_ = std::max(script_delay_s_, elapsed_s - wait_began_s_);
   }
-  while (next_step_ < script_.size() && script_[next_step_].at_s <= elapsed_s) {
+  while (next_step_ < script_.size() && script_[next_step_].at_s + script_delay_s_ <= elapsed_s) {
     const ScriptStep& step = script_[next_step_++];
     script_step_frames_.emplace_back(script_frame_ms_.size(), step.text());
     if (step.command == "end") return false;
     if (step.command == "wait") {
       waiting_in_script_ = true;
+      wait_began_s_ = step.at_s;
       return true;
     }
     if (const std::string problem = mode_->run_command(step.command, step.argument); !problem.empty())

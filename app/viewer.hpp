@@ -56,6 +56,10 @@ class Viewer {
   std::vector<ScriptStep> script_;
   std::size_t next_step_ = 0;
   bool waiting_in_script_ = false;
+  // How long the script's waits have held it back: the steps after a 'wait' keep their spacing from
+  // it (two steps half a second apart stay half a second apart however long the wait took).
+  double script_delay_s_ = 0.0;
+  double wait_began_s_ = 0.0;  // the schedule's time of the wait in progress
   // Declaration order is destruction order reversed: the GL context (surface_) outlives everything
   // that owns GL objects.
   std::unique_ptr<GlSurface> surface_;

@@ -148,7 +148,7 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
         for (int j = j0; j < j_end; ++j) {
           const int sx = border_index(x + j - radius, args.src.width, args.border);
           if (sx < 0) continue;
-          part = fma4(row_weights[j], to_accum(row[sx]), part);
+          part = fma4(row_weights[j], to_accum_via_i2f(row[sx]), part);
         }
         row_sum += part;
       }
@@ -371,7 +371,7 @@ GAUSSLAB_HD void stage_chunk(const Shared2dArgs<F, Capacity>& args, Tile tile, c
     const PixelStorage<F>* row = sy >= 0 ? args.src.template row<PixelStorage<F>>(sy) : nullptr;
     for (int lx = tx; lx < columns; lx += P::kThreadsX) {
       const int sx = border_index(gx0 + lx, args.src.width, args.border);
-      window.store(ly * pitch + lx, (row != nullptr && sx >= 0) ? to_accum(row[sx]) : zero_value<PixelAccum<F>>());
+      window.store(ly * pitch + lx, (row != nullptr && sx >= 0) ? to_accum_via_i2f(row[sx]) : zero_value<PixelAccum<F>>());
     }
   }
 }

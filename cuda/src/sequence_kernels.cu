@@ -6,7 +6,8 @@
 // and the schedule. Cost per frame: the whitening reads N + 1 frames and writes one (it bounds the
 // frame at large sizes); the shift estimation reads the frame about three times; the coarse search
 // and the solve are one block each (latency, not bandwidth: they bound the frame at 512²).
-// Measured: not yet measured (scripts/gpu-check.sh sequence fills the README's table).
+// Measured (NVIDIA H100 80GB HBM3, N = 20, as a CUDA graph): 0.064 ms per 512² frame, 0.544 ms per
+// 3648×2736 frame (whitening 0.313 ms of it, 95 % of the copy bandwidth for what it reads).
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/sequence_kernels.hpp"
 
