@@ -135,6 +135,8 @@ void Viewer::soak_step(int frame) {
   if (step == soak_cycle_.size() + 1 && !soak_warm_) {  // one whole cycle done: every buffer made once
     soak_warm_ = MemoryInUse{frame, device_used_bytes(), host_rss_bytes()};
   }
+  if (step > soak_cycle_.size() && step % soak_cycle_.size() == 1)
+    soak_cycle_starts_.push_back(MemoryInUse{frame, device_used_bytes(), host_rss_bytes()});
   const auto& [command, argument] = soak_cycle_[step % soak_cycle_.size()];
   std::string problem;
   if (command == "resize") {
@@ -162,6 +164,18 @@ void Viewer::print_soak_report() {
   }
   if (end.device) line += " device_used_mib_end=" + mib(*end.device);
   line += " rss_mib_end=" + mib(end.rss);
+  if (!soak_cycle_starts_.empty()) {  // the same step of every cycle after the first: first, lowest, highest, last
+    const auto range = [&](auto value) {
+      long long low = value(soak_cycle_starts_.front()), high = low;
+      for (const MemoryInUse& m : soak_cycle_starts_) low = std::min(low, value(m)), high = std::max(high, value(m));
+      return mib(value(soak_cycle_starts_.front())) + "," + mib(low) + "," + mib(high) + "," +
+             mib(value(soak_cycle_starts_.back()));
+    };
+    line += " cycle_starts=" + std::to_string(soak_cycle_starts_.size());
+    if (soak_cycle_starts_.front().device)
+      line += " device_used_mib_cycle_starts=" + range([](const MemoryInUse& m) { return m.device.value_or(0); });
+    line += " rss_mib_cycle_starts=" + range([](const MemoryInUse& m) { return m.rss; });
+  }
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }

@@ -83,6 +83,9 @@ class Viewer {
   };
   std::vector<std::pair<std::string, std::string>> soak_cycle_;
   std::optional<MemoryInUse> soak_warm_;
+  // Memory in use at the same point of every later cycle (its first step): what is in use depends
+  // on the step (window size, view, methods), so growth shows only between the same steps.
+  std::vector<MemoryInUse> soak_cycle_starts_;
 };
 
 }  // namespace gausslab

@@ -4,10 +4,12 @@
 #                view, blink and the difference styles, a resampled picture and back, a reload of
 #                the file and two window sizes (one step every 15 frames). The last line:
 #                  gausslab: soak frames=10000 ... device_used_mib_warm=W ... device_used_mib_end=E
-#                  rss_mib_warm=R rss_mib_end=S
-#                E - W stays a few MiB whatever the length (a one-time allocation just after the
-#                first cycle: 701 -> 705 MiB over 10,000 frames, 941 -> 945 over 1,500 on the H100)
-#                and R ~ S: nothing grows with the frames.
+#                  rss_mib_warm=R rss_mib_end=S cycle_starts=K device_used_mib_cycle_starts=a,lo,hi,z
+#                  rss_mib_cycle_starts=a,lo,hi,z
+#                What is in use depends on the step (window size, view, methods): E - W was 4 MiB
+#                on the H100 because the run ends on another step than the warm point. The same
+#                step of every cycle is the comparison: device memory 701,701,701,701 MiB (first,
+#                lowest, highest, last of 7 cycles), RSS 288-314 MiB without a trend.
 #   soak-leaks   compute-sanitizer's leak check over a shorter soak (every step at least once):
 #                "LEAK SUMMARY: 0 bytes leaked" / "ERROR SUMMARY: 0 errors" in the log.
 # The cycle asks lut_2d and separable_mma for sigmas they refuse, so the viewer shows its fallback
