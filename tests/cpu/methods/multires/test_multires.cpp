@@ -89,6 +89,18 @@ struct SourceArray {
   }
 };
 
+// The reduce kernels' fill step on the CPU: the tile's raw samples and the weights into checked
+// shared memory (each slot stored once before any read).
+template <class In>
+struct CheckedFill {
+  const SourceArray<In>* src;
+  typename CheckedShared<In>::Access raw;
+  typename CheckedShared<float>::Access w;
+  const std::vector<float>* weights;
+  void copy(int slot, int row, int col) const { raw.store(slot, src->at(row, col)); }
+  void copy_weight(int t) const { w.store(t, (*weights)[static_cast<std::size_t>(t)]); }
+};
+
 template <PixelFormat F>
 struct ModelRun {
   using Fine = typename Types<F>::Fine;
@@ -115,18 +127,10 @@ struct ModelRun {
       CheckedShared<Accum> h(static_cast<std::size_t>(l.fine_h * l.h_pitch), "h");
       CheckedShared<In> raw(static_cast<std::size_t>(l.fine_h * l.raw_pitch), "raw");
       const TileOrigin tile = reduce_tile(s, static_cast<int>(block));
-      struct Fill {
-        const SourceArray<In>* src;
-        typename CheckedShared<In>::Access raw;
-        typename CheckedShared<float>::Access w;
-        const std::vector<float>* weights;
-        void copy(int slot, int row, int col) const { raw.store(slot, src->at(row, col)); }
-        void copy_weight(int t) const { w.store(t, (*weights)[static_cast<std::size_t>(t)]); }
-      };
       w.begin_fill();
       raw.begin_fill();
       for (int t = 0; t < P::kThreads; ++t)
-        reduce_fill<P>(s, l, tile, t, Fill{&src, raw.access(), w.access(), &weights});
+        reduce_fill<P>(s, l, tile, t, CheckedFill<In>{&src, raw.access(), w.access(), &weights});
       w.begin_read();
       raw.begin_read();
       h.begin_fill();
@@ -230,17 +234,9 @@ struct ModelRun {
       const RowBlock b = row_reduce_block<P>(s, static_cast<int>(block));
       CheckedShared<float> w(static_cast<std::size_t>(taps), "weights");
       CheckedShared<Fine> raw(static_cast<std::size_t>(32 * pitch), "raw rows");
-      struct Fill {
-        const SourceArray<Fine>* src;
-        typename CheckedShared<Fine>::Access raw;
-        typename CheckedShared<float>::Access w;
-        const std::vector<float>* weights;
-        void copy(int slot, int row, int col) const { raw.store(slot, src->at(row, col)); }
-        void copy_weight(int t) const { w.store(t, (*weights)[static_cast<std::size_t>(t)]); }
-      };
       w.begin_fill();
       raw.begin_fill();
-      for (int t = 0; t < P::kThreads; ++t) row_reduce_fill<P>(s, b, t, Fill{&src, raw.access(), w.access(), &prefilter});
+      for (int t = 0; t < P::kThreads; ++t) row_reduce_fill<P>(s, b, t, CheckedFill<Fine>{&src, raw.access(), w.access(), &prefilter});
       w.begin_read();
       raw.begin_read();
       struct Out {
