@@ -4,15 +4,16 @@
 // work is tiled_1d_common.cuh, which tests/cpu/methods/tiled_1d/ runs on the CPU. docs/methods/tiled_1d.md
 // has the design and the numbers.
 //
-// A block of 256 threads filters 4096 consecutive samples: 16-byte loads of the tile and its halo
+// A block of 64 threads filters 1024 consecutive samples: 16-byte loads of the tile and its halo
 // into shared memory, each thread 16 consecutive outputs from a register window (16 new samples per
 // 16 taps), then 16-byte coalesced stores staged through shared memory. Weights: the 2r+1 floats in
 // the kernel's parameters (the constant bank) up to radius 127, in global memory beyond.
 //
-// Cost in sigma: 2r+1 multiply-adds per sample (r = 4σ), 1 + (2r+1)/8 shared loads, and one 4-byte
-// read and one write per sample (the halo adds 2r / 4096). Memory-bound at small radii; beyond, the
-// instruction issue limits it (per group of 16 taps: 256 FMAs, 16 shared loads, 16 weight loads,
-// 16 adds), and a block's load, compute and store phases overlap only across blocks.
+// Cost in sigma: 2r+1 multiply-adds per sample (r = 4σ), 1 + (2r+1)/16 shared loads, and one 4-byte
+// read and one write per sample (the halo adds 2r / 1024). A block loads, computes and stores in
+// turn, so the memory and the arithmetic overlap only across the blocks on an SM: small blocks (16
+// per SM) keep some loading while others compute. Beyond radius ~20 the instruction issue limits
+// it (per group of 16 taps: 256 FMAs, 16 shared loads, 16 weight loads, 16 adds).
 //
 // Limits: 1D signals only (FilterAxes::RowsOnly, a 1×N F32 image: gausslab-filter's .npy path);
 // any length up to 2^29 samples, any radius up to 2000, the five borders, exact for radii beyond
@@ -22,9 +23,9 @@
 // sum |w x|: promised 1e-5 relative up to radius 1199, that worst case beyond (1.6e-5 at 2000).
 // Its arithmetic against the float64 reference (20 000 samples, 5 borders): 1.5e-7 at radius 20.
 //
-// Measured on an H100 (2^26 samples): 0.221 ms at radius 3 (82 % of copy bandwidth), 0.299 ms at
-// radius 20 (60 %; the issue's target is 70 %: not met), 0.605 ms at radius 64; 16 outputs per
-// thread gained 12 % at radius 20 and 24 % at 64 over 8 (0.340 / 0.793 ms), lost 7 % at radius 3.
+// Measured on an H100 (2^26 samples): 0.191 ms at radius 3 (95 % of copy bandwidth), 0.248 ms at
+// radius 20 (73 %: the 70 % target is met), 0.544 ms at radius 64. Blocks of 256 threads with 8
+// outputs each gave 88 / 53 / 23 %; 16 outputs per thread and then 64-thread blocks made the gain.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -168,7 +169,7 @@ class Tiled1d final : public GpuMethod {
 
 MethodEntry tiled_1d_method() {
   MethodInfo info{"tiled_1d", "Tiled 1D (signals)",
-                  "1D signals: 4096-sample tiles with their halo in shared memory, 16 outputs per thread from a "
+                  "1D signals: 1024-sample tiles with their halo in shared memory, 16 outputs per thread from a "
                   "register window, 16-byte loads and stores; 2r+1 multiply-adds per sample, r = 4σ: one read and "
                   "one write per sample, memory-bound at small σ",
                   "float32 rounding: max relative error 1e-5 against the float64 reference (radius up to 1199)",

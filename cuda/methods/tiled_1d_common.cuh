@@ -13,7 +13,7 @@
 //               window over the samples: per group of kOutputs taps it loads kOutputs new samples
 //               and does kOutputs² multiply-adds (one shared load per kOutputs taps and outputs);
 //   3. store:   the outputs go back through shared memory (after a barrier) so that the block writes
-//               them with coalesced 16-byte stores, thread t the 4 outputs 4t, 4t + 1024, ...
+//               them with coalesced 16-byte stores, thread t the 4 outputs 4t, 4t + 4·kThreads, ...
 // Shared slots are padded by one word per 32 (slot(i) = i + i / 32): in phase 2 lane l reads
 // sample kOutputs·l + j, a stride of 16 words that would hit 2 banks only; with the padding the 32
 // lanes hit 32 different banks.
@@ -27,9 +27,9 @@
 namespace gausslab::tiled1d {
 
 struct Tiled1dPolicy {
-  static constexpr int kThreads = 256;
+  static constexpr int kThreads = 64;
   static constexpr int kOutputs = 16;                 // consecutive outputs per thread: the register window
-  static constexpr int kTile = kThreads * kOutputs;   // 4096 outputs per block
+  static constexpr int kTile = kThreads * kOutputs;   // 1024 outputs per block
   static constexpr int kVector = 4;                   // floats per 16-byte load and store
   static constexpr int kConstantTaps = 2048;          // weights in __constant__ memory up to radius 1023
 };
