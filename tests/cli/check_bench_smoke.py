@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 
+from check_kit import Checks
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -46,20 +48,6 @@ def has_matplotlib():
 def digest(path):
     with open(path, "rb") as file:
         return hashlib.sha256(file.read()).hexdigest()
-
-
-class Checks:
-    def __init__(self):
-        self.failures = []
-        self.count = 0
-
-    def check(self, name, condition, detail=""):
-        self.count += 1
-        if condition:
-            print(f"ok  {name}")
-        else:
-            self.failures.append(f"{name}: {detail}")
-            print(f"FAIL {name}: {detail}")
 
 
 def main():
@@ -192,8 +180,7 @@ def main():
 
         if c.failures:
             print("the bench's stderr, for the diagnosis:\n" + done.stderr[-4000:])
-    print(f"{c.count - len(c.failures)} of {c.count} checks passed")
-    return 1 if c.failures else 0
+    return c.summary()
 
 
 if __name__ == "__main__":

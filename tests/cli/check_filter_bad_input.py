@@ -13,15 +13,16 @@ import subprocess
 import sys
 import tempfile
 
+import check_kit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class Checks:
+class Checks(check_kit.Checks):
     def __init__(self, tool, work):
+        super().__init__()
         self.tool = tool
         self.work = work
-        self.failures = []
-        self.count = 0
 
     def run(self, args):
         return subprocess.run([self.tool, *args], capture_output=True, text=True, timeout=300)
@@ -53,13 +54,6 @@ class Checks:
             said = (done.stderr.strip() or done.stdout.strip() or "(silent)").splitlines()[0]
             print(f"ok  {name}: exit {done.returncode}: {said}")
         return done
-
-    def check(self, name, condition, detail=""):
-        self.count += 1
-        if condition:
-            print(f"ok  {name}")
-        else:
-            self.failures.append(f"{name}: {detail}")
 
     def leftovers(self, folder):
         """Temporary files a failed or refused write might have left behind."""
@@ -206,8 +200,7 @@ def main():
 
     for failure in c.failures:
         print(f"FAIL {failure}")
-    print(f"{c.count - len(c.failures)} of {c.count} checks passed")
-    return 1 if c.failures else 0
+    return c.summary()
 
 
 if __name__ == "__main__":

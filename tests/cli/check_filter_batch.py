@@ -27,18 +27,18 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import check_kit  # noqa: E402
 import png_io  # noqa: E402
 
 BORDERS = ("reflect", "mirror", "nearest", "constant", "wrap")
 GOOD = ("camera.png", "chelsea.png", "coffee.png", "palette_color.png", "hubble_deep_field.jpg")
 
 
-class Checks:
+class Checks(check_kit.Checks):
     def __init__(self, tool, mpiexec):
+        super().__init__()
         self.tool = tool
         self.mpiexec = mpiexec
-        self.failures = []
-        self.count = 0
 
     def mpi_prefix(self, ranks):
         prefix = [self.mpiexec, "--oversubscribe", "-np", str(ranks)]
@@ -52,14 +52,6 @@ class Checks:
         # Containers often forbid the cross-process copy that Open MPI's shared memory uses.
         env.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
         return subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=600, env=env)
-
-    def check(self, name, condition, detail=""):
-        self.count += 1
-        if condition:
-            print(f"ok  {name}")
-        else:
-            self.failures.append(f"{name}: {detail}")
-            print(f"FAIL {name}: {detail}")
 
     def expect(self, name, args, status, words=(), ranks=0, stdin=None):
         done = self.run(args, ranks, stdin)
@@ -203,8 +195,7 @@ def main():
             c.check("cpu_openmp over 3 ranks = cpu_separable single pass (the same float arithmetic)",
                     filecmp.cmp(join("omp-ranks.png"), join("chelsea-single-mirror.png"), shallow=False))
 
-    print(f"{c.count - len(c.failures)} of {c.count} checks passed")
-    return 1 if c.failures else 0
+    return c.summary()
 
 
 if __name__ == "__main__":
