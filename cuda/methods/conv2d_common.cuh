@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>  // fmaf and std::sqrt; kernel_common.cuh needs fmaf declared for the host compiler
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,6 +29,25 @@
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+
+// GAUSSLAB_UNROLL_IF(condition) before a loop, `condition` a constant: true, the loop unrolls
+// completely (the count kUnrollCompletely = INT_MAX is no smaller than any trip count; the SASS is
+// that of a plain #pragma unroll); false, the count is 0, which nvcc ignores (the CUDA programming
+// guide: a count below 1 drops the pragma), so the loop compiles as if it had no pragma. One loop
+// nest thus serves the compile-time kernels (unrolled) and the run-time radius, which must keep
+// nvcc's own choice: a plain #pragma unroll there made naive_2d F32 at 41×41 4–6 % slower on an
+// H100 (issue #10). Each ignored pragma draws nvcc warning 20168, silenced around naive_output.
+// The pragma's argument is not macro-expanded: hence a named constant, not INT_MAX.
+namespace gausslab::conv2d {
+inline constexpr int kUnrollCompletely = std::numeric_limits<int>::max();
+}
+#if defined(__CUDA_ARCH__)
+#define GAUSSLAB_PRAGMA(text) _Pragma(#text)
+#define GAUSSLAB_UNROLL_IF(condition) \
+  GAUSSLAB_PRAGMA(unroll((condition) ? ::gausslab::conv2d::kUnrollCompletely : 0))
+#else
+#define GAUSSLAB_UNROLL_IF(condition)
+#endif
 
 namespace gausslab::conv2d {
 
@@ -116,10 +136,14 @@ void dispatch_radius(int radius, bool unrolled, Fn&& fn) {
   fn(CompileTimeRadius<kRunTimeRadius>{});
 }
 
+#if defined(__CUDACC__)
+#pragma nv_diag_suppress 20168  // the ignored unroll pragmas of the run-time radius (above)
+#endif
 // Output pixel (x, y) of naive_2d: the weights are the (2r+1)² row-major 2D kernel (weights[i *
 // taps + j] multiplies the input at (x + j - r, y + i - r)). Every tap's source goes through the
 // border rule; 'constant' skips the taps that fall outside (they are zero).
-// kRadius >= 0: the compile-time kernel of that radius (args.radius must equal it).
+// kRadius >= 0: the compile-time kernel of that radius (args.radius must equal it), whose loops
+// unroll completely; the run-time radius keeps nvcc's own choice (GAUSSLAB_UNROLL_IF).
 template <PixelFormat F, int kRadius = kRunTimeRadius>
 GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* weights, int x, int y,
                                        CompileTimeRadius<kRadius> = {}) {
@@ -129,22 +153,22 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
   const int taps = 2 * radius + 1;
   const int chunk = kFixed ? summation_chunk_of(2 * kRadius + 1) : args.summation_chunk;
   Accum total = zero_value<Accum>();
-  GAUSSLAB_UNROLL
+  GAUSSLAB_UNROLL_IF(kFixed)
   for (int i0 = 0; i0 < taps; i0 += chunk) {
     const int i_end = min_int(i0 + chunk, taps);
     Accum band = zero_value<Accum>();  // the rows i0 .. i_end - 1
-    GAUSSLAB_UNROLL
+    GAUSSLAB_UNROLL_IF(kFixed)
     for (int i = i0; i < i_end; ++i) {
       const int sy = border_index(y + i - radius, args.src.height, args.border);
       if (sy < 0) continue;  // a whole kernel row of zeros ('constant')
       const PixelStorage<F>* row = args.src.template row<PixelStorage<F>>(sy);
       const float* row_weights = weights + static_cast<long long>(i) * taps;
       Accum row_sum = zero_value<Accum>();
-      GAUSSLAB_UNROLL
+      GAUSSLAB_UNROLL_IF(kFixed)
       for (int j0 = 0; j0 < taps; j0 += chunk) {
         const int j_end = min_int(j0 + chunk, taps);
         Accum part = zero_value<Accum>();  // the taps j0 .. j_end - 1 of kernel row i
-        GAUSSLAB_UNROLL
+        GAUSSLAB_UNROLL_IF(kFixed)
         for (int j = j0; j < j_end; ++j) {
           const int sx = border_index(x + j - radius, args.src.width, args.border);
           if (sx < 0) continue;
@@ -158,6 +182,9 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
   }
   return total;
 }
+#if defined(__CUDACC__)
+#pragma nv_diag_default 20168
+#endif
 
 // The (2r+1)² weights of naive_2d, row-major: each is the float64 product of two normalised 1D
 // weights (the same ones the float64 reference uses), rounded once to float32.
