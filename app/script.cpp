@@ -84,22 +84,28 @@ FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
     for (std::size_t i = first; i < std::min(first + window, frame_ms.size()); ++i) {
       if (s + 1 < step_frames.size() && i >= step_frames[s + 1].first) break;  // the next step's frames
       if (frame_ms[i] > limit) report.slow_after_step.push_back({i, frame_ms[i], step_frames[s].second});
+      if (frame_ms[i] > 2 * report.p50) report.over_2x_p50_after_step.push_back({i, frame_ms[i], step_frames[s].second});
     }
   }
   return report;
 }
 
 std::string describe(const FrameTimeReport& r) {
-  char text[256];
+  char text[320];
   std::snprintf(text, sizeof text,
-                "gausslab: script frames=%zu p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f slow_switch_frames=%zu",
-                r.frames, r.p50, r.p90, r.p99, r.max, r.slow_after_step.size());
+                "gausslab: script frames=%zu p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f slow_switch_frames=%zu "
+                "over_2x_p50_near_steps=%zu",
+                r.frames, r.p50, r.p90, r.p99, r.max, r.slow_after_step.size(), r.over_2x_p50_after_step.size());
   std::string out = text;
-  for (const auto& slow : r.slow_after_step) {
-    std::snprintf(text, sizeof text, "\ngausslab: slow frame %zu: %.3f ms (%.1fx p50) after '%s'", slow.frame, slow.ms,
-                  r.p50 > 0 ? slow.ms / r.p50 : 0.0, slow.after.c_str());
-    out += text;
-  }
+  const auto list = [&](const std::vector<FrameTimeReport::Slow>& frames, const char* what) {
+    for (const auto& slow : frames) {
+      std::snprintf(text, sizeof text, "\ngausslab: %s %zu: %.3f ms (%.1fx p50) after '%s'", what, slow.frame, slow.ms,
+                    r.p50 > 0 ? slow.ms / r.p50 : 0.0, slow.after.c_str());
+      out += text;
+    }
+  };
+  list(r.slow_after_step, "slow frame");
+  list(r.over_2x_p50_after_step, "frame over 2x p50");
   return out;
 }
 

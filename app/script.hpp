@@ -39,6 +39,9 @@ struct FrameTimeReport {
   // Frames within `window` frames after a step slower than twice the run's median and twice the
   // median of the frames under the step's new setting.
   std::vector<Slow> slow_after_step;
+  // Stricter, the issue's literal rule: frames within `window` frames after a step longer than twice
+  // the run's median, whatever the new setting's own median is.
+  std::vector<Slow> over_2x_p50_after_step;
 };
 
 // frame_ms[i]: the time of frame i; step_frames: the frame at which each step ran (with its text).
@@ -46,8 +49,9 @@ FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
                                   const std::vector<std::pair<std::size_t, std::string>>& step_frames,
                                   std::size_t window = 4);
 
-// "gausslab: script frames=612 p50_ms=8.31 p90_ms=9.02 p99_ms=14.1 max_ms=19.5 slow_switch_frames=0"
-// plus one line per slow frame.
+// "gausslab: script frames=612 p50_ms=8.31 p90_ms=9.02 p99_ms=14.1 max_ms=19.5 slow_switch_frames=0
+// over_2x_p50_near_steps=0" plus one line per slow frame ("slow frame ...") and per frame over 2x
+// the p50 near a step ("frame over 2x p50 ...").
 std::string describe(const FrameTimeReport& report);
 
 }  // namespace gausslab

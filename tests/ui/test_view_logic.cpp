@@ -252,6 +252,12 @@ TEST(Script, FrameReportFlagsOnlyTheFramesASwitchMadeSlow) {
   EXPECT_NE(text.find("p50_ms=10.000 "), std::string::npos) << text;
   EXPECT_NE(text.find("slow_switch_frames=1"), std::string::npos);
   EXPECT_NE(text.find("slow frame 20: 50.000 ms (5.0x p50) after 'a fft'"), std::string::npos) << text;
+  // The literal rule counts the slow setting's first frames too (over 2x the run's p50).
+  ASSERT_EQ(report.over_2x_p50_after_step.size(), 5u);
+  EXPECT_EQ(report.over_2x_p50_after_step[1].frame, 60u);
+  EXPECT_EQ(report.over_2x_p50_after_step[4].frame, 63u);
+  EXPECT_NE(text.find("over_2x_p50_near_steps=5"), std::string::npos) << text;
+  EXPECT_NE(text.find("frame over 2x p50 61: 30.000 ms (3.0x p50) after 'a naive_2d'"), std::string::npos) << text;
 }
 
 }  // namespace
