@@ -13,6 +13,7 @@
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
+#include "gausslab/render/sliced_run.hpp"
 #include "gausslab/render/texture.hpp"
 #include "image_resample.hpp"
 #include "save_folder.hpp"
@@ -76,6 +77,7 @@ ComparisonMode::~ComparisonMode() {
   }
   compare_all_.reset();
   numbers_.reset();
+  for (std::unique_ptr<SlicedRun>& run : sliced_) run.reset();
   slot_a_.release_instances();
   slot_b_.release_instances();
 }
@@ -273,6 +275,12 @@ void ComparisonMode::leave_the_gpu(const std::string& why) {
   numbers_ = std::make_unique<NumbersWorker>(false);
   numbers_requested_.reset();
   compare_all_ = std::make_unique<CompareAll>(false, exact_);
+  for (int i = 0; i < 2; ++i) {
+    drop_sliced_run(i);
+    sliced_[i].reset();
+  }
+  spans_.clear();
+  sliced_totals_.clear();
   slot_a_.release_instances();
   slot_b_.release_instances();
   update_method_choices();
@@ -304,22 +312,46 @@ void ComparisonMode::recover(int index, const std::string& why) {
 }
 
 void ComparisonMode::process(FrameContext& frame) {
-  // GPU methods run in the frame, through the pipeline; CPU methods on the worker.
+  // GPU methods run in the frame, through the pipeline, or in tiles over several frames when they
+  // are slow (comparison_slicing.cpp); CPU methods on the worker.
   std::array<ResultPipeline::Job, ResultPipeline::kSlots> jobs{};
-  bool any_gpu = false;
+  std::array<bool, ResultPipeline::kSlots> gpu_slots{};
   for (int i = 0; i < 2; ++i) {
     Slot& s = slot(i);
+    if (schedule_[i].drop_if_changed(s.wanted())) drop_sliced_run(i);
     if (!slot_shown(i) || !s.needs_run(applied_.continuous && !settling_)) continue;
     if (is_gpu_choice(s.wanted().method)) {
-      jobs[static_cast<std::size_t>(i)] = ResultPipeline::Job{s.instance(s.wanted().method), &s.timer()};
-      any_gpu = true;
+      gpu_slots[static_cast<std::size_t>(i)] = true;
     } else if (!cpu_runner_.busy(i) || !s.submitted_current()) {
       cpu_runner_.submit(i, s.wanted(), picture_, applied_.repeat);
       s.mark_submitted();
     }
   }
-  if (any_gpu) {
+  // A GPU failure: a fault inside a kernel leaves the context broken for every later call (the GPU
+  // is left); otherwise the slot goes on with a method that can run.
+  const auto gpu_failed = [&](int i, const std::exception& error) {
+    drop_sliced_run(i);
+    if (dynamic_cast<const CudaError*>(&error) && pipeline_->runs_gpu_methods())
+      if (const std::string broken = broken_context_reason(); !broken.empty()) leave_the_gpu(broken);
+    recover(i, error.what());
+  };
+  bool any_whole = false;
+  for (int i = 0; i < 2; ++i) {
+    if (!gpu_slots[static_cast<std::size_t>(i)]) continue;
     try {
+      if (run_sliced(i, frame)) continue;
+    } catch (const std::exception& error) {
+      gpu_failed(i, error);
+      continue;
+    }
+    Slot& s = slot(i);
+    jobs[static_cast<std::size_t>(i)] = ResultPipeline::Job{s.instance(s.wanted().method), &s.timer(),
+                                                            applied_.pool == PoolMode::None ? tag_whole_run(i) : 0};
+    any_whole = true;
+  }
+  if (any_whole && pipeline_->runs_gpu_methods()) {
+    try {
+
       // Repeat × N: the whole pass N times (each a sample of the stage medians).
       for (int r = 0; r < applied_.repeat; ++r) {
         for (int i = 0; i < 2; ++i)
@@ -336,12 +368,14 @@ void ComparisonMode::process(FrameContext& frame) {
     } catch (const std::exception& error) {
       for (int i = 0; i < 2; ++i)
         if (jobs[static_cast<std::size_t>(i)].method) slot(i).timer().end_frame();
-      // A fault inside a kernel leaves the context broken for every later call: the GPU is left.
-      if (dynamic_cast<const CudaError*>(&error))
-        if (const std::string broken = broken_context_reason(); !broken.empty()) leave_the_gpu(broken);
       for (int i = 0; i < 2; ++i)
-        if (jobs[static_cast<std::size_t>(i)].method) recover(i, error.what());
+        if (jobs[static_cast<std::size_t>(i)].method) gpu_failed(i, error);
     }
+  }
+  try {
+    collect_gpu_times();
+  } catch (const CudaError& error) {
+    if (const std::string broken = broken_context_reason(); !broken.empty()) leave_the_gpu(broken);
   }
   slot_a_.timer().poll();
   slot_b_.timer().poll();
@@ -456,6 +490,9 @@ std::string ComparisonMode::progress() const {
     if (cpu_runner_.busy(i))
       text += std::string(text.empty() ? "" : "; ") + slot_id(slot(i).wanted().method) + " running (" +
               std::to_string(static_cast<int>(cpu_runner_.running_seconds(i))) + " s)";
+  for (int i = 0; i < 2; ++i)
+    if (const std::string sliced = sliced_progress(i); !sliced.empty())
+      text += std::string(text.empty() ? "" : "; ") + (i == 0 ? "A " : "B ") + sliced;
   if (std::optional<double> p = exact_.progress(exact_key()))
     text += std::string(text.empty() ? "" : "; ") + "exact Gaussian " + std::to_string(static_cast<int>(*p * 100)) + " %";
   if (const std::string activity = numbers_->activity(); !activity.empty())

@@ -20,8 +20,10 @@
 #include "compare_all.hpp"
 #include "comparison_numbers.hpp"
 #include "cpu_slot_runner.hpp"
+#include "gausslab/render/slicing.hpp"
 #include "exact_reference.hpp"
 #include "path_badge.hpp"
+#include "slice_schedule.hpp"
 #include "slots.hpp"
 #include "timing_history.hpp"
 #include "view_input.hpp"
@@ -32,6 +34,7 @@ namespace gausslab {
 
 class ImageRenderer;
 class ResultPipeline;
+class SlicedRun;
 struct ImageDrawParams;
 
 // A method in the lists: what it is and whether it can run the current picture and parameters.
@@ -110,6 +113,18 @@ class ComparisonMode final : public ViewerMode {
   ImageDrawParams draw_params() const;
   std::string slot_label(int choice) const;
   std::string slot_id(int choice) const;
+
+  // --- comparison_slicing.cpp: slow GPU methods in tiles over several frames ---
+  // Runs this frame's tiles of slot `index`'s sliced run (starting one when the method is predicted
+  // to take longer than the budget); false when the slot runs whole in the frame instead.
+  bool run_sliced(int index, FrameContext& frame);
+  // A tag for the GPU time of slot `index`'s whole run (the cost model learns from it).
+  std::uint64_t tag_whole_run(int index);
+  // Reads the finished GPU times (no waiting): the cost model learns, finished sliced runs go into
+  // their slot's StageTimer.
+  void collect_gpu_times();
+  void drop_sliced_run(int index);
+  std::string sliced_progress(int index) const;
 
   // --- comparison_ui.cpp: what is drawn with ImGui ---
   void layout(FrameContext& frame);
@@ -192,6 +207,31 @@ class ComparisonMode final : public ViewerMode {
   std::vector<const Action*> pending_actions_;  // from --script, performed in the next frame
   std::optional<Vec2> mouse_override_;  // --script 'mouse X Y' (offscreen runs have no mouse)
   std::map<std::string, bool> section_requests_;  // --script 'expand/collapse NAME': panel sections
+
+  // Slicing: the cost model, each slot's sliced run (its frames' view and its device side), and the
+  // GPU spans in flight (tag -> what they measure).
+  struct TimedSpan {
+    int slot = 0;
+    std::string method;
+    double units = 0;
+    std::uint64_t run = 0;  // the sliced run it belongs to; 0: a whole run
+  };
+  struct SlicedTotal {
+    int slot = 0;
+    SlotSetting setting;
+    double ms = 0;
+    int steps = 0, read = 0, tiles = 0;
+    bool row_bands = true, finished = false, untimed = false;
+  };
+  CostModel cost_model_;
+  SliceSchedule schedule_[2];
+  std::unique_ptr<SlicedRun> sliced_[2];
+  std::uint64_t next_tag_ = 1;
+  std::map<std::uint64_t, TimedSpan> spans_;
+  std::map<std::uint64_t, SlicedTotal> sliced_totals_;
+  std::optional<SlotSetting> slice_refused_[2];  // a setting whose tile the method refused: whole
+  std::string sliced_note_[2];  // "sliced into 17 bands": the slot's last finished sliced run,
+  SlotSetting sliced_note_setting_[2];  // shown while the slot still wants its setting
 
   // Timing.
   OverlayTimings overlay_timings_;

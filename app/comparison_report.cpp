@@ -243,6 +243,7 @@ RunSummary ComparisonMode::automated_summary(const FrameContext& frame) {
 
 int ComparisonMode::finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) {
   pipeline_->synchronize();
+  collect_gpu_times();  // every sliced run finished so far goes into its slot's stages
   slot_a_.timer().flush();
   slot_b_.timer().flush();
   if (run_failed_) {

@@ -278,6 +278,13 @@ void ComparisonMode::slots_section() {
     if (cpu_runner_.busy(i))
       ImGui::TextColored(kDimColour, "%s running on the CPU: %.1f s (the picture shows the last result)",
                          slot_id(s.wanted().method).c_str(), cpu_runner_.running_seconds(i));
+    if (const std::string sliced = sliced_progress(i); !sliced.empty()) {
+      ImGui::ProgressBar(schedule_[i].tiles() > 0 ? static_cast<float>(schedule_[i].next()) / schedule_[i].tiles() : 0.0f,
+                         ImVec2(-1, 0), sliced.c_str());
+      tooltip("A slow GPU method runs in slices of about 2 ms a frame; the picture shows the last finished result");
+    } else if (!sliced_note_[i].empty() && sliced_note_setting_[i] == s.wanted()) {
+      ImGui::TextColored(kDimColour, "%s", sliced_note_[i].c_str());
+    }
     if (s.wanted().method == kExactGaussian) {
       if (std::optional<double> p = exact_.progress(exact_key())) {
         ImGui::ProgressBar(static_cast<float>(*p), ImVec2(-1, 0), "exact Gaussian");

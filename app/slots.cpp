@@ -7,12 +7,19 @@ namespace gausslab {
 
 Slot::Slot(int history) : timer_(4, history) {}
 
-Method* Slot::instance(int method) {
-  if (instances_.size() != method_registry().size()) instances_.resize(method_registry().size());
-  auto& made = instances_.at(static_cast<std::size_t>(method));
+namespace {
+
+Method* made_on_first_use(std::vector<std::unique_ptr<Method>>& instances, int method) {
+  if (instances.size() != method_registry().size()) instances.resize(method_registry().size());
+  auto& made = instances.at(static_cast<std::size_t>(method));
   if (!made) made = method_registry()[static_cast<std::size_t>(method)].create();
   return made.get();
 }
+
+}  // namespace
+
+Method* Slot::instance(int method) { return made_on_first_use(instances_, method); }
+Method* Slot::band_instance(int method) { return made_on_first_use(band_instances_, method); }
 
 void Slot::prepare(const FilterProblem& problem, ResultPipeline& pipeline) {
   if (prepared()) return;

@@ -44,6 +44,10 @@ class Slot {
   // The method instance for a registry index, made on first use.
   Method* instance(int method);
 
+  // A second instance per method for sliced runs (prepared for a tile with its halo, so the
+  // whole-image instance above keeps its preparation), made on first use.
+  Method* band_instance(int method);
+
   // Sets what the slot should show. Cheap; the work happens in prepare() and the pipeline.
   void want(const SlotSetting& setting) { wanted_ = setting; }
   const SlotSetting& wanted() const { return wanted_; }
@@ -74,14 +78,18 @@ class Slot {
   StageTimer& timer() { return timer_; }
   const StageTimer& timer() const { return timer_; }
   // Frees every method instance (queued work must have finished).
-  void release_instances() { instances_.clear(); }
+  void release_instances() {
+    instances_.clear();
+    band_instances_.clear();
+  }
 
  private:
   SlotSetting wanted_;
   std::optional<SlotSetting> prepared_, computed_, submitted_;
   std::string problem_;
   AccuracyBound bound_;
-  std::vector<std::unique_ptr<Method>> instances_;  // per registry index
+  std::vector<std::unique_ptr<Method>> instances_;       // per registry index
+  std::vector<std::unique_ptr<Method>> band_instances_;  // per registry index, for sliced runs
   StageTimer timer_;
 };
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/render/gl_error.hpp"
 #include "gausslab/render/pixel_buffer_ring.hpp"
+#include "gausslab/render/run_clock.hpp"
 #include "gausslab/render/texture.hpp"
 
 namespace gausslab {
@@ -67,8 +69,15 @@ struct Slot {
 
 }  // namespace
 
+// What a GPU slot writes this frame into the device view it is given (a method's run, or the copy
+// of a result made elsewhere); empty: the slot is left alone.
+using Writer = std::function<void(const ImageView& d_output)>;
+using Writers = std::array<Writer, ResultPipeline::kSlots>;
+using Timers = std::array<StageTimer*, ResultPipeline::kSlots>;
+
 struct ResultPipeline::Impl {
   OutputPath path = OutputPath::Cpu;
+  RunClock run_clock;  // each GPU job's whole run, tagged (ResultPipeline::take_run_times)
   std::string reason;
   cudaStream_t stream = nullptr;
   cudaEvent_t staging_done = nullptr;
@@ -151,9 +160,13 @@ struct ResultPipeline::Impl {
            std::to_string(current);
   }
 
-  void run_interop(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
+  void run_interop(const Writers& writers, const Timers& timers, StageTimer* timer);
   void map_ahead(const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
-  void run_staging(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
+  void run_staging(const Writers& writers, const Timers& timers, StageTimer* timer);
+  // Writes every GPU slot's result on the current path (interop, or staging after a fallback).
+  void write_gpu_results(const Writers& writers, const Timers& timers, StageTimer* timer);
+  // Uploads the slot's GPU result just written into its display texture.
+  void upload_gpu_result(int slot_index, GlTimer* gl_timer);
 };
 
 // What the stages recorded here measure. Each is a pair of CUDA events around one call on the
@@ -172,8 +185,9 @@ struct ResultPipeline::Impl {
 // rows unpadded (pitch a multiple of 64 bytes, see pixel_buffer_row_pixels), map / map_next took
 // the frame's whole GL time plus ~0.35 ms (1.21 ms at 3840x2160) wherever the map was issued;
 // with padded rows map_next is 0.59 ms and the frame 0.83 ms instead of 1.45 ms.
-void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu,
-                                       StageTimer* timer) {
+void ResultPipeline::Impl::run_interop(const Writers& writers, const Timers& timers, StageTimer* timer) {
+  std::array<bool, kSlots> on_gpu{};
+  for (int i = 0; i < kSlots; ++i) on_gpu[i] = static_cast<bool>(writers[i]);
   std::array<int, kSlots> write{};  // the ring buffer each GPU slot writes this frame
   std::vector<cudaGraphicsResource_t> cold, written;
   std::vector<int> cold_slots;
@@ -198,7 +212,7 @@ void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, cons
     if (mapped != cudaSuccess) {
       cudaGetLastError();
       fall_back_to_staging("mapping the pixel buffer failed (" + cuda_error_text(mapped) + ")");
-      run_staging(jobs, on_gpu, timer);
+      run_staging(writers, timers, timer);
       return;
     }
     for (int i : cold_slots) slots[i].ring->mark_mapped(write[i]);
@@ -215,7 +229,7 @@ void ResultPipeline::Impl::run_interop(const std::array<Job, kSlots>& jobs, cons
         throw std::logic_error("the mapped pixel buffer holds " + std::to_string(mapped_bytes) + " bytes, not " +
                                std::to_string(slots[i].ring->buffer_bytes()));
       const ImageView d_output{d_pixels, width(), height(), slots[i].ring->pitch_bytes(), PixelFormat::Rgba8};
-      jobs[i].method->run(d_source.view(), d_output, jobs[i].timer, stream);
+      writers[i](d_output);
     }
   } catch (...) {
     // No result: the buffers go back to GL unwritten and are written again next frame.
@@ -270,15 +284,14 @@ void ResultPipeline::Impl::map_ahead(const std::array<bool, kSlots>& on_gpu, Sta
     if (next[i] >= 0) slots[i].ring->mark_mapped(next[i]);
 }
 
-void ResultPipeline::Impl::run_staging(const std::array<Job, kSlots>& jobs, const std::array<bool, kSlots>& on_gpu,
-                                       StageTimer* timer) {
+void ResultPipeline::Impl::run_staging(const Writers& writers, const Timers& timers, StageTimer* timer) {
   for (int i = 0; i < kSlots; ++i) {
-    if (!on_gpu[i]) continue;
+    if (!writers[i]) continue;
     Slot& slot = slots[i];
     slot.d_result.resize(width(), height(), PixelFormat::Rgba8);
-    jobs[i].method->run(d_source.view(), slot.d_result.view(), jobs[i].timer, stream);
+    writers[i](slot.d_result.view());
     slot.h_staging.resize(image_bytes());
-    ScopedStage stage(jobs[i].timer, "download", stream);
+    ScopedStage stage(timers[i], "download", stream);
     copy_image_async(slot.d_result.view(), pinned_view(slot.h_staging), cudaMemcpyDeviceToHost, stream);
   }
   GAUSSLAB_CUDA_CHECK(cudaEventRecord(staging_done, stream));
@@ -319,6 +332,7 @@ ResultPipeline::ResultPipeline(OutputPath best_allowed, int buffers_per_slot) : 
 ResultPipeline::~ResultPipeline() {
   Impl& p = *impl_;
   if (p.stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(p.stream));
+  p.run_clock.release();
   for (Slot& slot : p.slots) p.release_interop(slot);
   if (p.staging_done) GAUSSLAB_CUDA_LOG(cudaEventDestroy(p.staging_done));
   if (p.stream) GAUSSLAB_CUDA_LOG(cudaStreamDestroy(p.stream));
@@ -351,6 +365,7 @@ void ResultPipeline::fall_back_to_cpu(const std::string& why) {
     slot.has_result = false;
   }
   p.d_source.release();
+  p.run_clock.release();
   if (p.staging_done) cudaEventDestroy(p.staging_done);
   if (p.stream) cudaStreamDestroy(p.stream);
   cudaGetLastError();
@@ -478,33 +493,82 @@ void ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
     jobs[i].method->run(p.source.view(), slot.host_result.view(), jobs[i].timer, nullptr);
   }
 
-  // GPU methods: into the mapped pixel buffers, or into device images and through host memory.
-  if (on_gpu[0] || on_gpu[1]) {
-    if (p.path == OutputPath::Interop)
-      for (int i = 0; i < kSlots; ++i)
-        if (on_gpu[i] && !p.ensure_interop(p.slots[i])) break;
-    if (p.path == OutputPath::Interop)
-      p.run_interop(jobs, on_gpu, first_gpu_timer);
-    else
-      p.run_staging(jobs, on_gpu, first_gpu_timer);
+  // GPU methods: into the mapped pixel buffers, or into device images and through host memory. Each
+  // run is timed as a whole by the run clock (tagged with the job's tag).
+  Writers writers;
+  Timers timers{};
+  for (int i = 0; i < kSlots; ++i) {
+    if (!on_gpu[i]) continue;
+    timers[i] = jobs[i].timer;
+    writers[i] = [&p, &job = jobs[i]](const ImageView& d_output) {
+      const bool timed = job.tag != 0 && p.run_clock.begin(job.tag, p.stream);
+      job.method->run(p.d_source.view(), d_output, job.timer, p.stream);
+      if (timed) p.run_clock.end(p.stream);
+    };
   }
+  if (on_gpu[0] || on_gpu[1]) p.write_gpu_results(writers, timers, first_gpu_timer);
 
   // Upload every new result into its display texture.
   for (int i = 0; i < kSlots; ++i) {
     if (!jobs[i].method) continue;
+    if (on_gpu[i]) {
+      p.upload_gpu_result(i, gl_timer);
+      continue;
+    }
     Slot& slot = p.slots[i];
     slot.texture.resize(p.width(), p.height());  // back from a pooled result
     slot.pooled = false;
     if (gl_timer) gl_timer->begin(i == 0 ? "upload" : "upload_b");
-    if (!on_gpu[i])
-      slot.texture.upload(slot.host_result.view());
-    else if (p.path == OutputPath::Interop)
-      slot.ring->upload(slot.texture);  // the buffer just written; the ring moves on
-    else
-      slot.texture.upload(p.pinned_view(slot.h_staging));
+    slot.texture.upload(slot.host_result.view());
     if (gl_timer) gl_timer->end();
     slot.has_result = true;
   }
+}
+
+void ResultPipeline::Impl::write_gpu_results(const Writers& writers, const Timers& timers, StageTimer* timer) {
+  if (path == OutputPath::Interop)
+    for (int i = 0; i < kSlots; ++i)
+      if (writers[i] && !ensure_interop(slots[i])) break;
+  if (path == OutputPath::Interop)
+    run_interop(writers, timers, timer);
+  else
+    run_staging(writers, timers, timer);
+}
+
+void ResultPipeline::Impl::upload_gpu_result(int slot_index, GlTimer* gl_timer) {
+  Slot& slot = slots[slot_index];
+  slot.texture.resize(width(), height());  // back from a pooled result
+  slot.pooled = false;
+  if (gl_timer) gl_timer->begin(slot_index == 0 ? "upload" : "upload_b");
+  if (path == OutputPath::Interop)
+    slot.ring->upload(slot.texture);  // the buffer just written; the ring moves on
+  else
+    slot.texture.upload(pinned_view(slot.h_staging));
+  if (gl_timer) gl_timer->end();
+  slot.has_result = true;
+}
+
+ConstImageView ResultPipeline::device_source() const {
+  return impl_->path == OutputPath::Cpu ? ConstImageView() : ConstImageView(impl_->d_source.view());
+}
+
+void ResultPipeline::show_device_result(int slot_index, const ConstImageView& image, GlTimer* gl_timer) {
+  Impl& p = *impl_;
+  if (p.path == OutputPath::Cpu) throw std::logic_error("ResultPipeline::show_device_result on the cpu path");
+  if (image.width != p.width() || image.height != p.height() || image.format != PixelFormat::Rgba8)
+    throw std::invalid_argument("ResultPipeline::show_device_result: a " + std::to_string(image.width) + "x" +
+                                std::to_string(image.height) + " result for a " + std::to_string(p.width()) + "x" +
+                                std::to_string(p.height()) + " source");
+  Writers writers;
+  writers.at(static_cast<std::size_t>(slot_index)) = [&p, &image](const ImageView& d_output) {
+    copy_image_async(image, d_output, cudaMemcpyDeviceToDevice, p.stream);
+  };
+  p.write_gpu_results(writers, Timers{}, nullptr);
+  p.upload_gpu_result(slot_index, gl_timer);
+}
+
+std::vector<ClockReading> ResultPipeline::take_run_times() {
+  return impl_->path == OutputPath::Cpu ? std::vector<ClockReading>() : impl_->run_clock.poll();
 }
 
 }  // namespace gausslab

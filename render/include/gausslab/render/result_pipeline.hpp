@@ -19,16 +19,19 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/method.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
 #include "gausslab/render/gl_timer.hpp"
+#include "gausslab/render/run_clock.hpp"
 
 namespace gausslab {
 
@@ -51,6 +54,7 @@ class ResultPipeline {
   struct Job {
     Method* method = nullptr;     // prepared for the source's size, RGBA8; null: leave the slot alone
     StageTimer* timer = nullptr;  // the method's stages (and the pipeline's for the first GPU job)
+    std::uint64_t tag = 0;        // non-zero: the GPU run is timed as a whole (take_run_times)
   };
 
   // best_allowed: Interop tries interop and falls back to staging; Staging skips interop; Cpu runs
@@ -97,6 +101,16 @@ class ResultPipeline {
   // The image must have the source's size, or the pooled size (pooled_side of each: then
   // result_is_pooled(slot)); throws std::invalid_argument otherwise.
   void show_host_result(int slot, const ImageRgba8& image, GlTimer* gl_timer);
+  // Shows a result made on the device (a sliced run's, render/sliced_run.hpp): copied on the stream
+  // into the slot's next pixel buffer (interop) or through host memory (staging), then uploaded to
+  // the slot's texture like a method's result. The view must have the source's size, RGBA8
+  // (std::invalid_argument otherwise); std::logic_error on the cpu path.
+  void show_device_result(int slot, const ConstImageView& image, GlTimer* gl_timer);
+  // The source on the device (empty on the cpu path): what sliced runs read.
+  ConstImageView device_source() const;
+  // GPU times of the tagged jobs' whole runs that have finished since the last call (no waiting).
+  std::vector<ClockReading> take_run_times();
+
   // Forgets a slot's result (it shows nothing new until the next process or show_host_result).
   void clear_result(int slot);
 

@@ -1,0 +1,151 @@
+// The comparison's slow GPU methods in slices (render/slicing.hpp has the rules, render/sliced_run.hpp
+// the device side, slice_schedule.hpp the frames' view). A band-exact GPU method whose whole run is
+// predicted longer than kSliceBudgetMs runs in tiles, about one budget of GPU work per frame; the
+// slot shows its last finished result until the last tile is done, then the new one.
+#include <cstdio>
+
+#include "comparison_mode.hpp"
+#include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/registry.hpp"
+#include "gausslab/render/result_pipeline.hpp"
+#include "gausslab/render/sliced_run.hpp"
+
+namespace gausslab {
+
+namespace {
+
+// GPU time a sliced run may take per slot and frame. On the H100 a 4096x4096 session with both
+// slots running fast methods every frame has a frame-time median of ~4 ms; two slots slicing at
+// once add at most 2 x 2 ms, so a frame stays within twice the median.
+constexpr double kSliceBudgetMs = 2.0;
+
+}  // namespace
+
+std::uint64_t ComparisonMode::tag_whole_run(int index) {
+  const SlotSetting& s = slot(index).wanted();
+  const std::string& id = method_registry().at(static_cast<std::size_t>(s.method)).info.id;
+  const std::uint64_t tag = next_tag_++;
+  spans_[tag] = TimedSpan{index,
+                          id,
+                          static_cast<double>(pipeline_->width()) * pipeline_->height() * window_cost(id, s.params.radius()),
+                          0};
+  return tag;
+}
+
+void ComparisonMode::drop_sliced_run(int index) {
+  if (schedule_[index].active()) sliced_totals_.erase(schedule_[index].run());
+  schedule_[index].drop();
+}
+
+bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
+  if (applied_.pool != PoolMode::None) return false;  // pooled runs stay whole (docs/viewer.md)
+  Slot& s = slot(index);
+  const SlotSetting setting = s.wanted();
+  const MethodInfo& info = method_registry().at(static_cast<std::size_t>(setting.method)).info;
+  const int width = pipeline_->width(), height = pipeline_->height(), radius = setting.params.radius();
+  SliceSchedule& schedule = schedule_[index];
+  if (schedule.drop_if_changed(setting)) sliced_totals_.erase(schedule.run());
+  // A probe gives way to the real choice as soon as the method's speed is known.
+  if (schedule.active() && schedule.probe() && cost_model_.knows(info.id)) drop_sliced_run(index);
+
+  if (!schedule.active()) {
+    if (slice_refused_[index] == setting) return false;
+    const RunChoice choice =
+        choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs);
+    if (choice.shape == RunShape::Whole) return false;
+    const TilePlan plan = plan_tiles(width, height, radius, choice.tile);
+    if (!sliced_[index]) sliced_[index] = std::make_unique<SlicedRun>();
+    SlicedRun& run = *sliced_[index];
+    Method* band = s.band_instance(setting.method);
+    const FilterProblem tile_problem{plan.input_width(), plan.input_height(), PixelFormat::Rgba8, setting.params};
+    // Re-preparing or resizing may free buffers that queued tiles still use: let them finish (only
+    // when a setting changes, never between the frames of one setting).
+    if (band->prepared_problem() != tile_problem || !run.started() || !(run.plan().tile == plan.tile) ||
+        run.plan().width != width || run.plan().height != height)
+      pipeline_->synchronize();
+    try {
+      run.start(*band, plan, setting.params);
+    } catch (const std::invalid_argument&) {
+      slice_refused_[index] = setting;  // the method refuses the tile: it runs whole, as before
+      return false;
+    } catch (const CudaOutOfMemory&) {
+      slice_refused_[index] = setting;
+      return false;
+    }
+    const std::uint64_t run_id = next_tag_++;
+    schedule.start(setting, static_cast<int>(plan.tiles.size()), choice.shape == RunShape::Probe, plan.row_bands(),
+                   run_id);
+    SlicedTotal total;
+    total.slot = index;
+    total.setting = setting;
+    total.tiles = static_cast<int>(plan.tiles.size());
+    total.row_bands = plan.row_bands();
+    sliced_totals_[run_id] = total;
+  }
+
+  SlicedRun& run = *sliced_[index];
+  const double tile_units = static_cast<double>(run.plan().computed_pixels_per_tile()) * window_cost(info.id, radius);
+  const int count = schedule.probe() ? 1
+                                     : tiles_this_frame(cost_model_.predict_ms(info.id, tile_units), schedule.remaining(),
+                                                        kSliceBudgetMs);
+  const std::uint64_t tag = next_tag_++;
+  const bool timed = run.run_tiles(pipeline_->device_source(), schedule.next(), count, tag, pipeline_->stream());
+  SlicedTotal& total = sliced_totals_[schedule.run()];
+  if (timed) {
+    spans_[tag] = TimedSpan{index, info.id, tile_units * count, schedule.run()};
+    ++total.steps;
+  } else {
+    total.untimed = true;
+  }
+  schedule.advance(count);
+  if (schedule.all_enqueued()) {
+    pipeline_->show_device_result(index, run.result(), &frame.gl_timer);
+    s.mark_computed();
+    total.finished = true;
+    schedule.drop();  // continuous runs start the next one in the next frame
+  }
+  return true;
+}
+
+void ComparisonMode::collect_gpu_times() {
+  if (!pipeline_->runs_gpu_methods()) return;
+  std::vector<ClockReading> readings = pipeline_->take_run_times();
+  for (const std::unique_ptr<SlicedRun>& run : sliced_)
+    if (run)
+      for (const ClockReading& reading : run->poll()) readings.push_back(reading);
+  for (const ClockReading& reading : readings) {
+    const auto span = spans_.find(reading.tag);
+    if (span == spans_.end()) continue;
+    cost_model_.learn(span->second.method, span->second.units, reading.ms);
+    const auto total = sliced_totals_.find(span->second.run);
+    spans_.erase(span);
+    if (total == sliced_totals_.end()) continue;
+    SlicedTotal& t = total->second;
+    t.ms += reading.ms;
+    ++t.read;
+    if (!t.finished || t.read < t.steps) continue;
+    // A finished run, every span read: its GPU time (gather, filter and copy of every tile) is one
+    // sample of the slot's stage "sliced", while the slot still shows that setting.
+    if (!t.untimed && slot(t.slot).wanted() == t.setting) {
+      StageTimer& timer = slot(t.slot).timer();
+      timer.begin_frame();
+      timer.record_host("sliced", t.ms);
+      timer.end_frame();
+    }
+    sliced_note_setting_[t.slot] = t.setting;
+    sliced_note_[t.slot] = "sliced into " + std::to_string(t.tiles) + (t.row_bands ? " bands" : " tiles");
+    sliced_totals_.erase(total);
+  }
+  // Spans whose events were never recorded or read (a full ring, a dropped run) are forgotten.
+  while (!spans_.empty() && spans_.begin()->first + 4096 < next_tag_) spans_.erase(spans_.begin());
+  while (!sliced_totals_.empty() && sliced_totals_.begin()->first + 4096 < next_tag_)
+    sliced_totals_.erase(sliced_totals_.begin());
+}
+
+std::string ComparisonMode::sliced_progress(int index) const {
+  const int method = slot(index).wanted().method;
+  if (!schedule_[index].active() || method < 0) return {};
+  return schedule_[index].progress(method_registry().at(static_cast<std::size_t>(method)).info.id);
+}
+
+}  // namespace gausslab

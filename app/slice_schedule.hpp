@@ -1,0 +1,53 @@
+#pragma once
+// A slot's sliced GPU run (render/slicing.hpp, render/sliced_run.hpp) as the frames see it: the
+// setting it computes, how many tiles there are and how many are enqueued, whether it is the probe
+// of a method never measured. A setting change drops it (the next frame starts a new one); so does
+// a finished run (in continuous mode the next run starts in the next frame).
+#include <cstdint>
+#include <string>
+
+#include "slots.hpp"
+
+namespace gausslab {
+
+class SliceSchedule {
+ public:
+  void start(const SlotSetting& setting, int tiles, bool probe, bool row_bands, std::uint64_t run) {
+    setting_ = setting;
+    tiles_ = tiles;
+    next_ = 0;
+    probe_ = probe;
+    row_bands_ = row_bands;
+    run_ = run;
+    active_ = true;
+  }
+  // Drops the run when the slot now wants another setting; true when it dropped one.
+  bool drop_if_changed(const SlotSetting& wanted) {
+    if (!active_ || setting_ == wanted) return false;
+    active_ = false;
+    return true;
+  }
+  void drop() { active_ = false; }
+  bool active() const { return active_; }
+  bool probe() const { return probe_; }
+  std::uint64_t run() const { return run_; }
+  int next() const { return next_; }
+  int tiles() const { return tiles_; }
+  int remaining() const { return tiles_ - next_; }
+  void advance(int count) { next_ = next_ + count > tiles_ ? tiles_ : next_ + count; }
+  bool all_enqueued() const { return next_ >= tiles_; }
+  // "naive_2d: band 7 of 17" (the band or tile enqueued last), or "naive_2d: measuring" for a probe.
+  std::string progress(const std::string& method_id) const {
+    if (!active_) return {};
+    if (probe_) return method_id + ": measuring its speed (tile " + std::to_string(next_) + ")";
+    return method_id + ": " + (row_bands_ ? "band " : "tile ") + std::to_string(next_) + " of " + std::to_string(tiles_);
+  }
+
+ private:
+  SlotSetting setting_;
+  int tiles_ = 0, next_ = 0;
+  bool probe_ = false, row_bands_ = true, active_ = false;
+  std::uint64_t run_ = 0;
+};
+
+}  // namespace gausslab

@@ -1,0 +1,51 @@
+#pragma once
+// A GPU method run in tiles over several frames (render/slicing.hpp plans them). Per tile, on the
+// stream: the tile with its halo is gathered from the device source by the border rule
+// (gather_with_border), the method (an instance of its own, prepared once for the tile with its
+// halo) filters it, and the tile's own pixels are copied into the run's device result. When every
+// tile is done the caller shows result() (ResultPipeline::show_device_result). Device memory is
+// allocated in start() only (and kept while the sizes stay), never per tile; nothing here waits.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/cuda/device_buffer.hpp"
+#include "gausslab/cuda/method.hpp"
+#include "gausslab/render/run_clock.hpp"
+#include "gausslab/render/slicing.hpp"
+
+namespace gausslab {
+
+class SlicedRun {
+ public:
+  // Prepares `method` (not the slot's whole-image instance: a separate one, kept by the caller) for
+  // plan's tile with its halo and RGBA8, and sizes the device images. Throws what Method::prepare
+  // throws (std::invalid_argument when the method refuses the tile, CudaOutOfMemory, CudaError).
+  void start(Method& method, const TilePlan& plan, const FilterParams& params);
+  bool started() const { return method_ != nullptr; }
+  const TilePlan& plan() const { return plan_; }
+
+  // Enqueues tiles [first, first + count) on `stream`, reading `source` (the whole picture on the
+  // device, plan's size), with one RunClock span around them tagged `tag` (untimed when the ring is
+  // full: then it returns false). Throws std::invalid_argument for a wrong source or range,
+  // CudaError on a failed launch.
+  bool run_tiles(const ConstImageView& source, int first, int count, std::uint64_t tag, cudaStream_t stream);
+  // The GPU times of finished spans (no waiting).
+  std::vector<ClockReading> poll() { return clock_.poll(); }
+
+  // The assembled result (complete once every tile's work has run on the stream).
+  ConstImageView result() const;
+  // Forgets the method (the caller frees its instances) and the device memory (queued work must be done).
+  void release();
+
+ private:
+  Method* method_ = nullptr;
+  TilePlan plan_;
+  FilterParams params_;
+  DeviceImage input_, output_, result_;
+  RunClock clock_;
+};
+
+}  // namespace gausslab

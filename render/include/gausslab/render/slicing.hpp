@@ -1,0 +1,91 @@
+#pragma once
+// Slow GPU methods in slices (pure logic, no CUDA or GL; render/sliced_run.hpp runs the plans).
+// A GPU run that would take longer than a frame's budget runs as tiles over several frames, each
+// tile with a halo of `radius` pixels taken by the border rule (border_gather.hpp), so for the FIR
+// window methods (MethodInfo::same_bytes_in_bands) the tiles together are the whole run's bytes.
+//   TilePlan      equal-sized tiles (full-width row bands when a band fits the budget, else
+//                 squares); the last tile of a row or column overlaps its neighbour so every tile has
+//                 the same size (one prepared method instance), and each output pixel belongs to
+//                 exactly one tile (its "own" rectangle).
+//   CostModel     what a method's run costs, learned from CUDA event times of its finished runs and
+//                 tiles: ms = kLaunchMs + rate × units, units = computed pixels × window_cost.
+//   choose_run    whole in the frame (predicted within the budget, or not band-exact), a probe tile
+//                 (never measured yet), or sliced with the tile size the budget allows.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gausslab {
+
+struct TileSize {
+  int width = 0, height = 0;
+  friend bool operator==(const TileSize& a, const TileSize& b) { return a.width == b.width && a.height == b.height; }
+};
+
+struct Tile {
+  int x = 0, y = 0;                          // the tile's core (TilePlan::tile) in image coordinates
+  int own_x = 0, own_y = 0, own_w = 0, own_h = 0;  // the pixels it writes: inside the core, disjoint
+};
+
+struct TilePlan {
+  int width = 0, height = 0;  // of the image
+  TileSize tile;              // the core every tile computes and keeps
+  int halo_x = 0, halo_y = 0; // pixels computed beyond the core on each side (0 along a side the tile spans)
+  std::vector<Tile> tiles;    // row by row
+
+  // The size the method is prepared for: the core with its halo.
+  int input_width() const { return tile.width + 2 * halo_x; }
+  int input_height() const { return tile.height + 2 * halo_y; }
+  bool row_bands() const { return tile.width == width; }
+  long long computed_pixels_per_tile() const { return static_cast<long long>(input_width()) * input_height(); }
+};
+
+// Tiles of `tile` (clamped to the image) covering a width × height image with a halo of `halo`.
+// Throws std::invalid_argument for empty sizes or a negative halo.
+TilePlan plan_tiles(int width, int height, int halo, TileSize tile);
+
+// The tile a budget allows, for a method that costs ms_per_pixel per computed pixel: full-width row
+// bands whose computed pixels (rows and halo) fit budget_ms, when the halo is at most their height;
+// else the larger useful area of such bands and of squares that fit (halo on all four sides). When neither fits a core of kMinCore, squares of max(kFallbackCore, 2 × halo): the
+// halo then costs at most 3 times the core, and each tile takes longer than the budget.
+inline constexpr int kMinCore = 8;
+inline constexpr int kFallbackCore = 32;
+TileSize tile_size_for_budget(int width, int height, int halo, double ms_per_pixel, double budget_ms);
+
+// Multiply-adds per output pixel, up to a constant: (2r+1)² for the 2D window methods (ids ending in
+// "_2d": every output reads its whole window), 2r+1 for the others (two 1D passes, or 1D signals).
+double window_cost(const std::string& method_id, int radius);
+
+class CostModel {
+ public:
+  // The fixed part of a run or a tile (launches, the gather and the copy of a small tile); not learned.
+  static constexpr double kLaunchMs = 0.02;
+
+  // A finished run or tile step: `units` (computed pixels × window_cost) took `ms` of GPU time. The
+  // latest measurement counts (a method's cost changes with the GPU's clocks and the tile size).
+  void learn(const std::string& method_id, double units, double ms);
+  bool knows(const std::string& method_id) const { return rate_.count(method_id) > 0; }
+  // kLaunchMs + rate × units; nullopt before the first measurement.
+  std::optional<double> predict_ms(const std::string& method_id, double units) const;
+
+ private:
+  std::map<std::string, double> rate_;  // ms per unit
+};
+
+// How a slot's GPU method runs.
+enum class RunShape { Whole, Probe, Sliced };
+struct RunChoice {
+  RunShape shape = RunShape::Whole;
+  TileSize tile;  // Probe and Sliced
+};
+// The probe for a method never measured: one square tile of this core per frame until its time is
+// known (a core of 256 fills an H100 with blocks, so its time per pixel is the run's).
+inline constexpr int kProbeCore = 256;
+// band_exact: MethodInfo::same_bytes_in_bands (others always run whole, as before).
+RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
+                     int radius, double budget_ms);
+// Tiles to enqueue this frame: at least one, more while their predicted time stays within the budget.
+int tiles_this_frame(std::optional<double> tile_ms, int remaining, double budget_ms);
+
+}  // namespace gausslab

@@ -1,0 +1,63 @@
+#include "gausslab/render/sliced_run.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "gausslab/cuda/border_gather.hpp"
+#include "gausslab/cuda/cuda_check.hpp"
+
+namespace gausslab {
+
+namespace {
+
+// The w × h rectangle at (x, y) of a view (same pitch).
+ImageView part(const ImageView& view, int x, int y, int w, int h) {
+  return {static_cast<char*>(view.data) + static_cast<std::size_t>(y) * view.pitch_bytes +
+              static_cast<std::size_t>(x) * bytes_per_pixel(view.format),
+          w, h, view.pitch_bytes, view.format};
+}
+
+}  // namespace
+
+void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& params) {
+  method_ = nullptr;
+  method.prepare(FilterProblem{plan.input_width(), plan.input_height(), PixelFormat::Rgba8, params});
+  input_.resize(plan.input_width(), plan.input_height(), PixelFormat::Rgba8);
+  output_.resize(plan.input_width(), plan.input_height(), PixelFormat::Rgba8);
+  result_.resize(plan.width, plan.height, PixelFormat::Rgba8);
+  plan_ = plan;
+  params_ = params;
+  method_ = &method;
+}
+
+bool SlicedRun::run_tiles(const ConstImageView& source, int first, int count, std::uint64_t tag, cudaStream_t stream) {
+  if (!method_) throw std::logic_error("SlicedRun::run_tiles before start");
+  if (source.width != plan_.width || source.height != plan_.height || source.format != PixelFormat::Rgba8)
+    throw std::invalid_argument("SlicedRun::run_tiles: the source is not the planned picture");
+  if (first < 0 || count < 0 || first + count > static_cast<int>(plan_.tiles.size()))
+    throw std::invalid_argument("SlicedRun::run_tiles: tiles " + std::to_string(first) + " + " + std::to_string(count) +
+                                " of " + std::to_string(plan_.tiles.size()));
+  const bool timed = clock_.begin(tag, stream);
+  for (int k = first; k < first + count; ++k) {
+    const Tile& tile = plan_.tiles[static_cast<std::size_t>(k)];
+    gather_with_border(source, input_.view(), tile.x - plan_.halo_x, tile.y - plan_.halo_y, params_.border, stream);
+    method_->run(input_.view(), output_.view(), nullptr, stream);
+    const ImageView own = part(output_.view(), plan_.halo_x + tile.own_x - tile.x, plan_.halo_y + tile.own_y - tile.y,
+                               tile.own_w, tile.own_h);
+    copy_image_async(own, part(result_.view(), tile.own_x, tile.own_y, tile.own_w, tile.own_h), cudaMemcpyDeviceToDevice,
+                     stream);
+  }
+  if (timed) clock_.end(stream);
+  return timed;
+}
+
+ConstImageView SlicedRun::result() const { return result_.view(); }
+
+void SlicedRun::release() {
+  method_ = nullptr;
+  input_.release();
+  output_.release();
+  result_.release();
+}
+
+}  // namespace gausslab

@@ -1,0 +1,100 @@
+#include "gausslab/render/slicing.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace gausslab {
+
+namespace {
+
+// Tiles of `core` along a side of `size`: (core origin, owned start, owned length). The last core
+// is moved back to end at the side's end (it overlaps its neighbour); each owns what is left.
+std::vector<std::array<int, 3>> along(int size, int core) {
+  std::vector<std::array<int, 3>> out;
+  for (int start = 0; start < size; start += core) {
+    const int origin = std::min(start, size - core);
+    out.push_back({origin, start, std::min(core, size - start)});
+  }
+  return out;
+}
+
+}  // namespace
+
+TilePlan plan_tiles(int width, int height, int halo, TileSize tile) {
+  if (width < 1 || height < 1 || tile.width < 1 || tile.height < 1 || halo < 0)
+    throw std::invalid_argument("plan_tiles: the image and the tile need positive sizes, the halo must not be negative");
+  TilePlan plan;
+  plan.width = width;
+  plan.height = height;
+  plan.tile = {std::min(tile.width, width), std::min(tile.height, height)};
+  // Along a side the tile spans, the method's own border rule gives the halo: none is gathered.
+  plan.halo_x = plan.tile.width < width ? halo : 0;
+  plan.halo_y = plan.tile.height < height ? halo : 0;
+  for (const auto& row : along(height, plan.tile.height))
+    for (const auto& column : along(width, plan.tile.width))
+      plan.tiles.push_back(Tile{column[0], row[0], column[1], row[1], column[2], row[2]});
+  return plan;
+}
+
+TileSize tile_size_for_budget(int width, int height, int halo, double ms_per_pixel, double budget_ms) {
+  if (ms_per_pixel <= 0 || static_cast<double>(width) * height * ms_per_pixel <= budget_ms) return {width, height};
+  const double pixels = budget_ms / ms_per_pixel;  // computed pixels a tile may have
+  // Full-width bands: no halo along x.
+  const int band_rows = static_cast<int>(std::floor(pixels / width)) - 2 * halo;
+  const double band_area = band_rows >= kMinCore ? static_cast<double>(width) * std::min(band_rows, height) : 0;
+  // Squares: a halo on all four sides.
+  const int side = static_cast<int>(std::floor(std::sqrt(pixels))) - 2 * halo;
+  const double square_area =
+      side >= kMinCore ? static_cast<double>(std::min(side, width)) * std::min(side, height) : 0;
+  // Bands while their halo costs at most twice their rows (fewer tiles, no halo along x).
+  if (band_area > 0 && (band_rows >= halo || band_area >= square_area)) return {width, std::min(band_rows, height)};
+  if (square_area > 0) return {std::min(side, width), std::min(side, height)};
+  const int fallback = std::max(kFallbackCore, 2 * halo);
+  return {std::min(fallback, width), std::min(fallback, height)};
+}
+
+double window_cost(const std::string& method_id, int radius) {
+  const double taps = 2.0 * radius + 1;
+  const bool window_2d = method_id.size() >= 3 && method_id.compare(method_id.size() - 3, 3, "_2d") == 0;
+  return window_2d ? taps * taps : taps;
+}
+
+void CostModel::learn(const std::string& method_id, double units, double ms) {
+  if (!(units > 0) || !(ms >= 0)) return;
+  rate_[method_id] = std::max(0.0, ms - kLaunchMs) / units;
+}
+
+std::optional<double> CostModel::predict_ms(const std::string& method_id, double units) const {
+  const auto found = rate_.find(method_id);
+  if (found == rate_.end()) return std::nullopt;
+  return kLaunchMs + found->second * units;
+}
+
+RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
+                     int radius, double budget_ms) {
+  if (!band_exact) return {};
+  const double cost = window_cost(method_id, radius);
+  const std::optional<double> whole = model.predict_ms(method_id, static_cast<double>(width) * height * cost);
+  if (!whole) {
+    // A picture no larger than a probe runs whole.
+    if (width <= kProbeCore && height <= kProbeCore) return {};
+    return {RunShape::Probe, {std::min(kProbeCore, width), std::min(kProbeCore, height)}};
+  }
+  if (*whole <= budget_ms) return {};
+  const double ms_per_pixel = (*whole - CostModel::kLaunchMs) / (static_cast<double>(width) * height);
+  const TileSize tile = tile_size_for_budget(width, height, radius, ms_per_pixel, budget_ms - CostModel::kLaunchMs);
+  if (tile.width >= width && tile.height >= height) return {};
+  return {RunShape::Sliced, tile};
+}
+
+int tiles_this_frame(std::optional<double> tile_ms, int remaining, double budget_ms) {
+  if (remaining <= 0) return 0;
+  if (!tile_ms || *tile_ms <= 0) return 1;
+  const int fit = static_cast<int>(std::floor(budget_ms / *tile_ms));
+  return std::clamp(fit, 1, remaining);
+}
+
+}  // namespace gausslab

@@ -1,0 +1,171 @@
+// The viewer's slicing of slow GPU methods, without a GPU: the tile plans (equal sizes, every pixel
+// written exactly once, the halos, the last tile overlapping its neighbour), the budget and the
+// cost model (a fast method is never sliced, a slow one is, a method never measured is probed),
+// the frames' schedule (a setting change drops the run), and the border gather's per-thread rule.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "gausslab/cuda/border_gather.hpp"
+#include "gausslab/render/slicing.hpp"
+#include "slice_schedule.hpp"
+
+namespace gausslab {
+namespace {
+
+// How often each output pixel is written by the plan's tiles.
+std::vector<int> writes(const TilePlan& plan) {
+  std::vector<int> count(static_cast<std::size_t>(plan.width) * plan.height, 0);
+  for (const Tile& t : plan.tiles)
+    for (int y = t.own_y; y < t.own_y + t.own_h; ++y)
+      for (int x = t.own_x; x < t.own_x + t.own_w; ++x) ++count[static_cast<std::size_t>(y) * plan.width + x];
+  return count;
+}
+
+TEST(Slicing, TilesHaveOneSizeAndWriteEveryPixelOnce) {
+  for (TileSize tile : {TileSize{317, 40}, TileSize{50, 37}, TileSize{20, 24}, TileSize{400, 300}}) {
+    const TilePlan plan = plan_tiles(317, 259, 12, tile);
+    for (int count : writes(plan)) ASSERT_EQ(count, 1);
+    for (const Tile& t : plan.tiles) {
+      // The core lies inside the image, the owned part inside the core.
+      EXPECT_GE(t.x, 0);
+      EXPECT_GE(t.y, 0);
+      EXPECT_LE(t.x + plan.tile.width, plan.width);
+      EXPECT_LE(t.y + plan.tile.height, plan.height);
+      EXPECT_GE(t.own_x, t.x);
+      EXPECT_GE(t.own_y, t.y);
+      EXPECT_LE(t.own_x + t.own_w, t.x + plan.tile.width);
+      EXPECT_LE(t.own_y + t.own_h, t.y + plan.tile.height);
+    }
+  }
+}
+
+TEST(Slicing, RowBandsCarryAHaloOfTheRadiusAndTheLastOverlaps) {
+  const TilePlan plan = plan_tiles(317, 259, 12, TileSize{317, 40});
+  EXPECT_TRUE(plan.row_bands());
+  EXPECT_EQ(plan.halo_x, 0);  // the method's own border rule along x
+  EXPECT_EQ(plan.halo_y, 12);
+  EXPECT_EQ(plan.input_width(), 317);
+  EXPECT_EQ(plan.input_height(), 40 + 24);
+  ASSERT_EQ(plan.tiles.size(), 7u);  // ceil(259 / 40)
+  const Tile& last = plan.tiles.back();
+  EXPECT_EQ(last.y, 259 - 40);  // moved back: same height as the others
+  EXPECT_EQ(last.own_y, 240);
+  EXPECT_EQ(last.own_h, 19);
+  // A tile as large as the image needs no halo at all.
+  const TilePlan one = plan_tiles(317, 259, 12, TileSize{1000, 1000});
+  EXPECT_EQ(one.tiles.size(), 1u);
+  EXPECT_EQ(one.halo_x, 0);
+  EXPECT_EQ(one.halo_y, 0);
+  EXPECT_THROW(plan_tiles(0, 10, 1, TileSize{1, 1}), std::invalid_argument);
+  EXPECT_THROW(plan_tiles(10, 10, -1, TileSize{1, 1}), std::invalid_argument);
+}
+
+TEST(Slicing, TheBudgetPrefersBandsAndFallsBackToSquares) {
+  // 1e-6 ms a pixel, 2 ms: 2e6 computed pixels a tile. 4096 wide: bands of 488 rows minus the halo
+  // (squares of 1366 would hold a little more, but the bands' halo is small).
+  const TileSize bands = tile_size_for_budget(4096, 4096, 24, 1e-6, 2.0);
+  EXPECT_EQ(bands.width, 4096);
+  EXPECT_EQ(bands.height, 488 - 48);
+  // A halo of 128 leaves no band within the budget at 1e-5 ms a pixel: squares of sqrt(2e5) - 256.
+  const TileSize squares = tile_size_for_budget(4096, 4096, 128, 1e-5, 2.0);
+  EXPECT_EQ(squares.width, 447 - 256);
+  EXPECT_EQ(squares.height, squares.width);
+  // Nothing fits: squares of twice the halo.
+  const TileSize fallback = tile_size_for_budget(4096, 4096, 128, 1e-3, 2.0);
+  EXPECT_EQ(fallback.width, 256);
+  EXPECT_EQ(fallback.height, 256);
+  // Within the budget: the whole picture.
+  const TileSize whole = tile_size_for_budget(512, 512, 8, 1e-6, 2.0);
+  EXPECT_EQ(whole.width, 512);
+  EXPECT_EQ(whole.height, 512);
+}
+
+TEST(Slicing, AFastMethodIsNeverSlicedASlowOneIsAnUnmeasuredOneIsProbed) {
+  CostModel model;
+  EXPECT_EQ(window_cost("naive_2d", 3), 49.0);
+  EXPECT_EQ(window_cost("separable_shared", 3), 7.0);
+  // Never measured: a probe tile, one per frame.
+  RunChoice probe = choose_run(model, "naive_2d", true, 4096, 4096, 24, 2.0);
+  EXPECT_EQ(probe.shape, RunShape::Probe);
+  EXPECT_EQ(probe.tile.width, kProbeCore);
+  // Not band-exact: whole, measured or not.
+  EXPECT_EQ(choose_run(model, "fft", false, 4096, 4096, 24, 2.0).shape, RunShape::Whole);
+  // A picture no larger than the probe runs whole.
+  EXPECT_EQ(choose_run(model, "naive_2d", true, 200, 100, 24, 2.0).shape, RunShape::Whole);
+
+  // separable_shared: 0.5 ms for 4096² at radius 6 (cost 2r+1): fast up to radius 25 or so.
+  const double units = 4096.0 * 4096 * window_cost("separable_shared", 6);
+  model.learn("separable_shared", units, 0.5);
+  EXPECT_TRUE(model.knows("separable_shared"));
+  EXPECT_NEAR(*model.predict_ms("separable_shared", units), 0.5, 1e-12);
+  for (int radius : {1, 6, 24})
+    EXPECT_EQ(choose_run(model, "separable_shared", true, 4096, 4096, radius, 2.0).shape, RunShape::Whole) << radius;
+
+  // naive_2d: 50 ms for 4096² at radius 24: sliced into full-width bands of about 2 ms.
+  model.learn("naive_2d", 4096.0 * 4096 * window_cost("naive_2d", 24), 50.0);
+  const RunChoice slow = choose_run(model, "naive_2d", true, 4096, 4096, 24, 2.0);
+  ASSERT_EQ(slow.shape, RunShape::Sliced);
+  EXPECT_EQ(slow.tile.width, 4096);
+  const TilePlan plan = plan_tiles(4096, 4096, 24, slow.tile);
+  const double tile_ms = *model.predict_ms("naive_2d", plan.computed_pixels_per_tile() * window_cost("naive_2d", 24));
+  EXPECT_LE(tile_ms, 2.0 + 1e-9);
+  EXPECT_GT(tile_ms, 1.0);  // the budget is used, not wasted on halos
+  // At radius 3 the same method is fast: whole.
+  EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 3, 2.0).shape, RunShape::Whole);
+
+  EXPECT_EQ(tiles_this_frame(std::nullopt, 10, 2.0), 1);
+  EXPECT_EQ(tiles_this_frame(0.5, 10, 2.0), 4);
+  EXPECT_EQ(tiles_this_frame(0.5, 3, 2.0), 3);
+  EXPECT_EQ(tiles_this_frame(5.0, 10, 2.0), 1);  // at least one
+  EXPECT_EQ(tiles_this_frame(1.0, 0, 2.0), 0);
+}
+
+TEST(Slicing, ASettingChangeDropsTheRun) {
+  SliceSchedule schedule;
+  SlotSetting a;
+  a.method = 0;
+  a.params.sigma = 6;
+  schedule.start(a, 17, false, true, 42);
+  schedule.advance(7);
+  EXPECT_EQ(schedule.progress("naive_2d"), "naive_2d: band 7 of 17");
+  EXPECT_FALSE(schedule.drop_if_changed(a));
+  EXPECT_TRUE(schedule.active());
+  SlotSetting b = a;
+  b.params.sigma = 8;
+  EXPECT_TRUE(schedule.drop_if_changed(b));
+  EXPECT_FALSE(schedule.active());
+  EXPECT_EQ(schedule.progress("naive_2d"), "");
+  schedule.start(b, 5, false, false, 43);
+  EXPECT_EQ(schedule.next(), 0);  // from the first tile again
+  schedule.advance(9);
+  EXPECT_TRUE(schedule.all_enqueued());
+  EXPECT_EQ(schedule.remaining(), 0);
+}
+
+TEST(Slicing, TheGatherTakesPixelsByTheBorderRule) {
+  int sx = 0, sy = 0;
+  // Wrap: row -1 is the last row, column width is column 0.
+  EXPECT_TRUE(border_gather_source(0, 0, 10, -1, 10, 5, BorderMode::Wrap, &sx, &sy));
+  EXPECT_EQ(sx, 0);
+  EXPECT_EQ(sy, 4);
+  // Reflect: -1 -> 0, -2 -> 1; mirror: -1 -> 1.
+  EXPECT_TRUE(border_gather_source(0, 1, -2, -2, 10, 5, BorderMode::Reflect, &sx, &sy));
+  EXPECT_EQ(sx, 1);
+  EXPECT_EQ(sy, 0);
+  EXPECT_TRUE(border_gather_source(0, 0, -1, 6, 10, 5, BorderMode::Mirror, &sx, &sy));
+  EXPECT_EQ(sx, 1);
+  EXPECT_EQ(sy, 2);
+  // Constant: zero outside, the pixel inside.
+  EXPECT_FALSE(border_gather_source(0, 0, -1, 0, 10, 5, BorderMode::Constant, &sx, &sy));
+  EXPECT_TRUE(border_gather_source(3, 2, 0, 0, 10, 5, BorderMode::Constant, &sx, &sy));
+  EXPECT_EQ(sx, 3);
+  EXPECT_EQ(sy, 2);
+  // A halo far larger than the image (nearest clamps).
+  EXPECT_TRUE(border_gather_source(0, 0, -100, 100, 10, 5, BorderMode::Nearest, &sx, &sy));
+  EXPECT_EQ(sx, 0);
+  EXPECT_EQ(sy, 4);
+}
+
+}  // namespace
+}  // namespace gausslab
