@@ -11,6 +11,7 @@
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
+#include "gausslab/cuda/stream_priority.hpp"
 
 namespace gausslab {
 
@@ -85,7 +86,8 @@ void CompareAll::run(Job& job, const std::atomic<bool>& superseded) {
     const double image_bytes = static_cast<double>(w) * h * 4;
     if (gpu_) {
       GAUSSLAB_CUDA_CHECK(cudaSetDevice(cuda_device_status().device));
-      GAUSSLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      // The least priority, as the numbers worker's: the frames' kernels go first.
+      stream = create_stream_with_priority(StreamPriority::Least, cudaStreamNonBlocking);
       d_source.resize(w, h, PixelFormat::Rgba8);
       d_result.resize(w, h, PixelFormat::Rgba8);
       d_source.upload(picture.view(), stream);

@@ -10,6 +10,7 @@
 #include "gausslab/cuda/image_difference.hpp"
 #include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "gausslab/cuda/stream_priority.hpp"
 
 namespace gausslab {
 
@@ -79,7 +80,8 @@ struct NumbersWorker::State {
     if (stream) return;
     GAUSSLAB_CUDA_CHECK(cudaSetDevice(cuda_device_status().device));
     // Non-blocking: the worker's work never orders itself after the frames' stream, nor the reverse.
-    GAUSSLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    // The least priority: the frames' kernels get in before further blocks of the worker's.
+    stream = create_stream_with_priority(StreamPriority::Least, cudaStreamNonBlocking);
     GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     h_partial.resize(sizeof(DifferencePartial));
   }

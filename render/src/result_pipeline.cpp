@@ -18,6 +18,7 @@
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/pooling.hpp"
 #include "gausslab/cuda/pinned_buffer.hpp"
+#include "gausslab/cuda/stream_priority.hpp"
 #include "gausslab/render/gl_error.hpp"
 #include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/run_clock.hpp"
@@ -316,8 +317,10 @@ ResultPipeline::ResultPipeline(OutputPath best_allowed, int buffers_per_slot) : 
     return;
   }
   // A blocking stream: it stays ordered with work a method's prepare() may put on the legacy
-  // default stream (weight uploads), at no cost when nothing else uses that stream.
-  GAUSSLAB_CUDA_CHECK(cudaStreamCreate(&p.stream));
+  // default stream (weight uploads), at no cost when nothing else uses that stream. The greatest
+  // priority: the frame's kernels (the sliced runs' tiles are enqueued here too) go before further
+  // blocks of the workers' long runs, which are on least-priority streams.
+  p.stream = create_stream_with_priority(StreamPriority::Greatest, cudaStreamDefault);
   GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&p.staging_done, cudaEventDisableTiming));
   if (best_allowed == OutputPath::Staging) {
     p.path = OutputPath::Staging;
