@@ -81,7 +81,9 @@ FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
                                               frame_ms.begin() + static_cast<std::ptrdiff_t>(next)),
                           50);
     const double limit = 2 * std::max(report.p50, steady);
-    for (std::size_t i = first; i < std::min(first + window, frame_ms.size()); ++i) {
+    // Frame 0 is the start-up frame (context, first uploads, first runs): it counts in the
+    // percentiles but belongs to no step, though a script's first steps are at 0 s.
+    for (std::size_t i = std::max<std::size_t>(first, 1); i < std::min(first + window, frame_ms.size()); ++i) {
       if (s + 1 < step_frames.size() && i >= step_frames[s + 1].first) break;  // the next step's frames
       if (frame_ms[i] > limit) report.slow_after_step.push_back({i, frame_ms[i], step_frames[s].second});
       if (frame_ms[i] > 2 * report.p50) report.over_2x_p50_after_step.push_back({i, frame_ms[i], step_frames[s].second});

@@ -36,6 +36,7 @@ struct FrameTimeReport {
     double ms;
     std::string after;  // the step that came just before it
   };
+  // (Frame 0, the start-up frame, counts in the percentiles and max only: it is no step's.)
   // Frames within `window` frames after a step slower than twice the run's median and twice the
   // median of the frames under the step's new setting.
   std::vector<Slow> slow_after_step;

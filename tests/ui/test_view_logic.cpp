@@ -237,6 +237,19 @@ TEST(Script, StepsParseWithTheirLinesAndBadOnesAreRefused) {
   EXPECT_THROW(parse_script("# nothing\n", "s"), UsageError);     // no steps
 }
 
+TEST(Script, FrameReportCountsTheStartUpFrameButBlamesNoStepForIt) {
+  std::vector<double> frames(50, 10.0);
+  frames[0] = 800.0;  // the start-up frame
+  frames[1] = 40.0;   // the step at 0 s did cost this one
+  const FrameTimeReport report = frame_time_report(frames, {{0, "view split"}, {0, "b exact"}});
+  EXPECT_EQ(report.max, 800.0);  // still in the maximum and percentiles
+  EXPECT_EQ(report.p99, 800.0);
+  ASSERT_EQ(report.slow_after_step.size(), 1u);
+  EXPECT_EQ(report.slow_after_step[0].frame, 1u);
+  ASSERT_EQ(report.over_2x_p50_after_step.size(), 1u);
+  EXPECT_EQ(report.over_2x_p50_after_step[0].frame, 1u);
+}
+
 TEST(Script, FrameReportFlagsOnlyTheFramesASwitchMadeSlow) {
   std::vector<double> frames(100, 10.0);
   frames[20] = 50.0;  // the switch at frame 20 cost one frame
