@@ -75,13 +75,20 @@ void ComparisonMode::select_slot(int index, int choice) {
       say("there is no method " + std::to_string(choice + 1) + " (" + std::to_string(choices_.size()) + " in the list)", true);
       return;
     }
-    const MethodChoice& method = choices_[static_cast<std::size_t>(choice)];
-    if (!method.blocked.empty()) {
-      say(method.id + " cannot run: " + method.blocked, true);
+    if (const std::string blocked = requested_refusal(choice); !blocked.empty()) {
+      say(choices_[static_cast<std::size_t>(choice)].id + " cannot run: " + blocked, true);
       return;
     }
   }
   target = choice;
+}
+
+// Against the setting asked for (filter_), not the one applied at the last frame's start: script
+// steps performed in one frame ('sigma 4', then 'a naive_2d') see the earlier steps' effect.
+std::string ComparisonMode::requested_refusal(int choice) {
+  const MethodChoice& method = choices_.at(static_cast<std::size_t>(choice));
+  if (method.gpu && !pipeline_->runs_gpu_methods()) return pipeline_->path_reason();
+  return slot_a_.instance(choice)->unsupported_reason(requested_problem());
 }
 
 std::string ComparisonMode::set_slot_by_name(int index, const std::string& name) {
@@ -95,7 +102,8 @@ std::string ComparisonMode::set_slot_by_name(int index, const std::string& name)
   }
   for (std::size_t i = 0; i < choices_.size(); ++i)
     if (choices_[i].id == name) {
-      if (!choices_[i].blocked.empty()) return name + " cannot run: " + choices_[i].blocked;
+      if (const std::string blocked = requested_refusal(static_cast<int>(i)); !blocked.empty())
+        return name + " cannot run: " + blocked;
       select_slot(index, static_cast<int>(i));
       return {};
     }

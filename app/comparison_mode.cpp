@@ -111,6 +111,10 @@ FilterProblem ComparisonMode::problem() const {
   return FilterProblem{pipeline_->width(), pipeline_->height(), PixelFormat::Rgba8, applied_.params};
 }
 
+FilterProblem ComparisonMode::requested_problem() const {
+  return FilterProblem{pipeline_->width(), pipeline_->height(), PixelFormat::Rgba8, filter_.params};
+}
+
 void ComparisonMode::say(const std::string& text, bool error, double seconds) {
   if (options_.events) {
     std::printf("gausslab-event: %s %s\n", error ? "error" : "message", text.c_str());

@@ -91,6 +91,10 @@ class ComparisonMode final : public ViewerMode {
   bool rebuild_picture();
   void update_method_choices();
   FilterProblem problem() const;
+  // The problem with the parameters asked for (filter_), applied at the next frame's start.
+  FilterProblem requested_problem() const;
+  // Why the method `choice` cannot run at the requested parameters ("" when it can).
+  std::string requested_refusal(int choice);
   Slot& slot(int index) { return index == 0 ? slot_a_ : slot_b_; }
   const Slot& slot(int index) const { return index == 0 ? slot_a_ : slot_b_; }
   bool slot_shown(int index) const;
