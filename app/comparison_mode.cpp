@@ -477,6 +477,7 @@ bool ComparisonMode::busy() const {
     if (s.wanted().method == kExactGaussian && !s.up_to_date() && exact_.error().empty()) return true;
   }
   if (cpu_runner_.busy(0) || cpu_runner_.busy(1)) return true;
+  if (saves_.busy()) return true;
   if (exact_.busy() || numbers_->busy() || compare_all_->busy()) return true;
   if (too_large_to_measure()) return false;
   // The exact Gaussian wanted but not there yet, or there but not yet in the numbers.
@@ -508,6 +509,7 @@ void ComparisonMode::settle() { settling_ = true; }
 
 void ComparisonMode::update(FrameContext& frame) {
   cpu_runner_.frame_drawn();
+  for (const std::string& message : saves_.take_messages()) say(message, message.rfind("could not", 0) == 0);
   if (mouse_override_) ImGui::GetIO().MousePos = ImVec2(static_cast<float>(mouse_override_->x), static_cast<float>(mouse_override_->y));
   layout(frame);
   if (frame.live) {

@@ -23,6 +23,7 @@
 #include "gausslab/render/slicing.hpp"
 #include "exact_reference.hpp"
 #include "path_badge.hpp"
+#include "save_queue.hpp"
 #include "slice_schedule.hpp"
 #include "slots.hpp"
 #include "timing_history.hpp"
@@ -154,7 +155,9 @@ class ComparisonMode final : public ViewerMode {
   // --- comparison_report.cpp: saving and the automated run's report ---
   void save_slot_result(int slot);
   void save_difference();
-  std::string save_with_sidecar(const ImageRgba8& image, const std::string& what, const std::string& name);
+  // Queues the image and its sidecar for the save worker (the sidecar text is made now, from the
+  // setting shown); the message comes when the file is written.
+  void save_with_sidecar(ImageRgba8 image, const std::string& what, const std::string& name);
   std::string sidecar_json(const std::string& what, int width, int height) const;
   std::string export_compare_all();
   RunSummary automated_summary(const FrameContext& frame);
@@ -168,6 +171,7 @@ class ComparisonMode final : public ViewerMode {
   CpuSlotRunner cpu_runner_;
   std::unique_ptr<NumbersWorker> numbers_;
   std::unique_ptr<CompareAll> compare_all_;
+  SaveQueue saves_;  // PNG encoding and writing, off the UI thread
 
   // State the panels and actions edit, and what was last applied.
   FilterState filter_, applied_;

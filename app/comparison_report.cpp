@@ -99,27 +99,32 @@ std::string ComparisonMode::sidecar_json(const std::string& what, int width, int
   return json + "}\n";
 }
 
-std::string ComparisonMode::save_with_sidecar(const ImageRgba8& image, const std::string& what, const std::string& name) {
+void ComparisonMode::save_with_sidecar(ImageRgba8 image, const std::string& what, const std::string& name) {
   namespace fs = std::filesystem;
   const fs::path folder = save_folder_.empty() ? fs::path(".") : fs::path(save_folder_);
   std::string base = name;
   if (base.size() > 4 && base.compare(base.size() - 4, 4, ".png") == 0) base.resize(base.size() - 4);
-  static const char* const kExtensions[] = {".png", ".json"};
-  for (int attempt = 0; attempt < 8; ++attempt) {  // another program may take a free name first
-    const std::string stem = first_free_stem((folder / base).string(), kExtensions, 2);
-    try {
-      save_image(stem + ".png", image, 4, Overwrite::Never);
-    } catch (const ImageSaveError& error) {
+  std::string sidecar = sidecar_json(what, image.width(), image.height());
+  say("saving " + what + "...");
+  // Everything the job needs is captured by value: it may run after this mode has changed setting.
+  saves_.submit([image = std::move(image), path = (folder / base).string(), sidecar = std::move(sidecar)]() -> std::string {
+    static const char* const kExtensions[] = {".png", ".json"};
+    for (int attempt = 0; attempt < 8; ++attempt) {  // another program may take a free name first
+      const std::string stem = first_free_stem(path, kExtensions, 2);
+      try {
+        save_image(stem + ".png", image, 4, Overwrite::Never);
+      } catch (const ImageSaveError& error) {
+        std::error_code ignored;
+        if (fs::exists(stem + ".png", ignored)) continue;
+        return std::string("could not save: ") + error.what();
+      }
+      const std::string problem = write_new_text_file(stem + ".json", sidecar);
       std::error_code ignored;
-      if (fs::exists(stem + ".png", ignored)) continue;
-      return std::string("could not save: ") + error.what();
+      const std::string where = fs::absolute(stem + ".png", ignored).string();
+      return problem.empty() ? "saved " + where + " (+ .json)" : "saved " + where + ", but the sidecar failed: " + problem;
     }
-    const std::string problem = write_new_text_file(stem + ".json", sidecar_json(what, image.width(), image.height()));
-    std::error_code ignored;
-    const std::string where = fs::absolute(stem + ".png", ignored).string();
-    return problem.empty() ? "saved " + where + " (+ .json)" : "saved " + where + ", but the sidecar failed: " + problem;
-  }
-  return "could not save: no free file name next to " + (folder / base).string();
+    return "could not save: no free file name next to " + path;
+  });
 }
 
 void ComparisonMode::save_slot_result(int index) {
@@ -155,7 +160,7 @@ void ComparisonMode::save_slot_result(int index) {
                                                    : pool_2x2(image, applied_.pool);
   std::string name_on_disk = result_file_name(slot_id(choice), applied_.params, image.width(), image.height());
   if (applied_.pool != PoolMode::None) name_on_disk.insert(name_on_disk.size() - 4, std::string("-") + to_string(applied_.pool));
-  say(save_with_sidecar(image, std::string("result ") + name, name_on_disk));
+  save_with_sidecar(std::move(image), std::string("result ") + name, name_on_disk);
 }
 
 void ComparisonMode::save_difference() {
@@ -186,11 +191,11 @@ void ComparisonMode::save_difference() {
     difference.data()[i] = difference_colour(a->data()[i], b->data()[i], style);
   const std::string name = "gausslab-difference-" + slot_id(applied_.method_a) + "-vs-" + slot_id(applied_.method_b) +
                            "-" + result_file_name("x", applied_.params, a->width(), a->height()).substr(11);
-  say(save_with_sidecar(difference, "difference", name));
+  save_with_sidecar(std::move(difference), "difference", name);
 }
 
 void ComparisonMode::view_captured(ImageRgba8 view) {
-  say(save_with_sidecar(view, "view", "gausslab-view-" + slot_id(applied_.method_a) + "-vs-" + slot_id(applied_.method_b) + ".png"));
+  save_with_sidecar(std::move(view), "view", "gausslab-view-" + slot_id(applied_.method_a) + "-vs-" + slot_id(applied_.method_b) + ".png");
 }
 
 std::string ComparisonMode::export_compare_all() {
