@@ -263,10 +263,9 @@ void ComparisonMode::apply_changes(FrameContext& frame) {
     history_.clear_prefix("frame");
     setting_changed_at_ = std::chrono::steady_clock::now();
   }
-  if (a_changed) {
-    slot_a_.prepare(problem(), *pipeline_);
-    update_method_choices();
-  }
+  if (a_changed) update_method_choices();
+  // Every frame: a GPU method's prepare runs on the slot's worker and is taken in when it is done.
+  slot_a_.prepare(problem(), *pipeline_);
   // B's method is prepared when a view shows it (its buffers, plans or spectra may be large).
   if (slot_shown(1)) slot_b_.prepare(problem(), *pipeline_);
   for (int i = 0; i < 2; ++i)
@@ -274,6 +273,8 @@ void ComparisonMode::apply_changes(FrameContext& frame) {
 }
 
 void ComparisonMode::leave_the_gpu(const std::string& why) {
+  slot_a_.wait_preparing();  // no prepare may still use the device
+  slot_b_.wait_preparing();
   pipeline_->fall_back_to_cpu(why);
   path_seen_ = pipeline_->path();
   numbers_ = std::make_unique<NumbersWorker>(false);
@@ -495,6 +496,10 @@ std::string ComparisonMode::progress() const {
     if (cpu_runner_.busy(i))
       text += std::string(text.empty() ? "" : "; ") + slot_id(slot(i).wanted().method) + " running (" +
               std::to_string(static_cast<int>(cpu_runner_.running_seconds(i))) + " s)";
+  for (int i = 0; i < 2; ++i)
+    if (slot_shown(i) && slot(i).preparing())
+      text += std::string(text.empty() ? "" : "; ") + (i == 0 ? "A" : "B") + " preparing " +
+              slot_id(slot(i).wanted().method);
   for (int i = 0; i < 2; ++i)
     if (const std::string sliced = sliced_progress(i); !sliced.empty())
       text += std::string(text.empty() ? "" : "; ") + (i == 0 ? "A " : "B ") + sliced;

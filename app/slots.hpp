@@ -19,6 +19,7 @@
 namespace gausslab {
 
 class ResultPipeline;
+class SlotPreparer;
 
 // What a slot shows. `picture` names the picture as processed: the comparison gives every load and
 // every resampling a new number, so a result of an older picture never counts as current.
@@ -40,6 +41,9 @@ class Slot {
  public:
   // history: frames kept for the stage medians.
   explicit Slot(int history);
+  ~Slot();  // waits for a prepare still running
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
 
   // The method instance for a registry index, made on first use.
   Method* instance(int method);
@@ -54,10 +58,17 @@ class Slot {
   bool shows_method() const { return wanted_.method >= 0; }
 
   // Prepares the wanted method for `problem` unless that setting was prepared already (allocations,
-  // plans and weights stay out of the timed frames). GPU methods need a pipeline that runs them.
-  // Afterwards problem() says why the slot cannot run, or is empty.
+  // plans and weights stay out of the timed frames). GPU methods need a pipeline that runs them and
+  // are prepared on the slot's prepare worker (slot_preparer.hpp): call this every frame, and the
+  // slot is prepared once the worker's outcome for the wanted setting is in. CPU methods prepare
+  // here. Once prepared, problem() says why the slot cannot run, or is empty.
   void prepare(const FilterProblem& problem, ResultPipeline& pipeline);
-  bool prepared() const { return prepared_ && *prepared_ == wanted_; }
+  // A GPU method's prepare for the wanted setting waits or runs on the worker.
+  bool preparing() const { return preparing_ && *preparing_ == wanted_; }
+  // Blocks until the prepare worker is idle (before the GPU goes, at shut-down).
+  void wait_preparing();
+  // Not while a prepare waits or runs on the worker: the frame must not use the instance then.
+  bool prepared() const { return prepared_ && *prepared_ == wanted_ && !preparing_; }
   const std::string& problem() const { return problem_; }
   // The bound the prepared method promises (meaningful when problem() is empty).
   const AccuracyBound& bound() const { return bound_; }
@@ -78,19 +89,18 @@ class Slot {
   StageTimer& timer() { return timer_; }
   const StageTimer& timer() const { return timer_; }
   // Frees every method instance (queued work must have finished).
-  void release_instances() {
-    instances_.clear();
-    band_instances_.clear();
-  }
+  void release_instances();
 
  private:
   SlotSetting wanted_;
   std::optional<SlotSetting> prepared_, computed_, submitted_;
+  std::optional<SlotSetting> preparing_;  // handed to the prepare worker, outcome not yet taken
   std::string problem_;
   AccuracyBound bound_;
   std::vector<std::unique_ptr<Method>> instances_;       // per registry index
   std::vector<std::unique_ptr<Method>> band_instances_;  // per registry index, for sliced runs
   StageTimer timer_;
+  std::unique_ptr<SlotPreparer> preparer_;  // made on the first GPU prepare; after the instances: goes first
 };
 
 }  // namespace gausslab
