@@ -11,6 +11,7 @@
 #include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/stream_priority.hpp"
+#include "numbers_tiles.hpp"
 
 namespace gausslab {
 
@@ -70,6 +71,7 @@ struct NumbersWorker::State {
   cudaEvent_t done = nullptr;
   PinnedBuffer h_partial;  // where the reduction's result lands
   DeviceBuffer scratch;
+  NumbersTileBuffers tiles;  // a slow window method's tiles (numbers_tiles.hpp)
 
   ~State() {
     if (stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(stream));
@@ -189,8 +191,14 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
           keep.push_back(std::move(values));
           return keep.back().get();
         }
-        method->prepare(problem);
-        set_activity("running " + slot_name(setting.method) + " on the float planes");
+        // A slow window method runs its planes in tiles (numbers_tiles.hpp), prepared there.
+        const int tile_core =
+            gpu_ && is_gpu_method(setting.method)
+                ? numbers_tile_core(method->info(), width, height, setting.params.radius())
+                : 0;
+        if (tile_core == 0) method->prepare(problem);
+        set_activity("running " + slot_name(setting.method) + " on the float planes" +
+                     (tile_core > 0 ? " in tiles" : ""));
         if (is_gpu_method(setting.method)) {
           if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
           if (s.d_source_planes.empty()) {
@@ -206,7 +214,14 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
                                      width, height, src_pitch, PixelFormat::F32};
             const ImageView dst{static_cast<char*>(values->d_planes.view().data) + pitch * height * c, width, height,
                                 pitch, PixelFormat::F32};
-            method->run(src, dst, nullptr, s.stream);
+            if (tile_core == 0) {
+              method->run(src, dst, nullptr, s.stream);
+              continue;
+            }
+            const ConstImageView plane{s.source_planes->values.data() + static_cast<std::size_t>(c) * width * height,
+                                       width, height, sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32};
+            if (!run_plane_in_tiles(*method, setting.params, plane, dst, tile_core, s.stream, s.tiles, superseded))
+              return nullptr;  // superseded: the caller returns without keeping anything
           }
           const ImageView all_host{host->values.data(), width, height * 4, sizeof(float) * static_cast<std::size_t>(width),
                                    PixelFormat::F32};

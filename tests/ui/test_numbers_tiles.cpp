@@ -1,0 +1,60 @@
+// The numbers worker's tiling decisions and the border-extended plane (app/numbers_tiles.hpp);
+// tests/gpu NumbersTilesGpu checks that tiled planes equal whole runs.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "gausslab/core/border.hpp"
+#include "gausslab/cuda/registry.hpp"
+#include "numbers_tiles.hpp"
+
+namespace gausslab {
+namespace {
+
+MethodInfo info_of(const std::string& id) {
+  for (const MethodEntry& entry : method_registry())
+    if (entry.info.id == id) return entry.info;
+  ADD_FAILURE() << id << " is not registered";
+  return {};
+}
+
+TEST(NumbersTiles, OnlySlowWindowMethodsAreTiled) {
+  // shared_2d at radius 128 on 4096²: 1.1e12 units, tiled; its tiles never smaller than 2 × radius.
+  const int core = numbers_tile_core(info_of("shared_2d"), 4096, 4096, 128);
+  EXPECT_EQ(core, 256);
+  // naive_2d at radius 24: tiled, with cores whose work (halo included) is about kNumbersTileUnits.
+  const int naive = numbers_tile_core(info_of("naive_2d"), 4096, 4096, 24);
+  ASSERT_GT(naive, 0);
+  const double taps = 49.0 * 49.0;
+  EXPECT_LE((naive + 48.0) * (naive + 48.0) * taps, kNumbersTileUnits);
+  EXPECT_GT((naive + 49.0) * (naive + 49.0) * taps, kNumbersTileUnits);
+  // Cheap enough to run whole: a separable method at radius 128, a 2D one at radius 3, small pictures.
+  EXPECT_EQ(numbers_tile_core(info_of("separable_shared"), 4096, 4096, 128), 0);
+  EXPECT_EQ(numbers_tile_core(info_of("shared_2d"), 4096, 4096, 3), 0);
+  EXPECT_EQ(numbers_tile_core(info_of("shared_2d"), 200, 150, 128), 0);
+  // Not a window method (its tiles would not equal its whole run) or not a GPU method: never.
+  EXPECT_EQ(numbers_tile_core(info_of("fft"), 4096, 4096, 128), 0);
+  EXPECT_EQ(numbers_tile_core(info_of("cpu_separable"), 8192, 8192, 128), 0);
+}
+
+TEST(NumbersTiles, TheExtendedPlaneFollowsTheBorderRuleOnEverySide) {
+  constexpr int kWidth = 7, kHeight = 5, kRadius = 9;  // a halo larger than the plane
+  std::vector<float> plane(kWidth * kHeight);
+  for (std::size_t i = 0; i < plane.size(); ++i) plane[i] = static_cast<float>(i + 1);
+  const ConstImageView view{plane.data(), kWidth, kHeight, sizeof(float) * kWidth, PixelFormat::F32};
+  for (BorderMode border : kAllBorderModes) {
+    const std::vector<float> ext = extend_plane(view, kRadius, border);
+    const int ext_width = kWidth + 2 * kRadius;
+    ASSERT_EQ(ext.size(), static_cast<std::size_t>(ext_width) * (kHeight + 2 * kRadius));
+    for (int y = 0; y < kHeight + 2 * kRadius; ++y)
+      for (int x = 0; x < ext_width; ++x) {
+        const int sx = border_index(x - kRadius, kWidth, border), sy = border_index(y - kRadius, kHeight, border);
+        const float expected = sx < 0 || sy < 0 ? 0.0f : plane[static_cast<std::size_t>(sy) * kWidth + sx];
+        ASSERT_EQ(ext[static_cast<std::size_t>(y) * ext_width + x], expected)
+            << to_string(border) << " at (" << x - kRadius << ", " << y - kRadius << ")";
+      }
+  }
+}
+
+}  // namespace
+}  // namespace gausslab
