@@ -514,6 +514,7 @@ void ComparisonMode::settle() { settling_ = true; }
 
 void ComparisonMode::update(FrameContext& frame) {
   cpu_runner_.frame_drawn();
+  numbers_->frame_drawn();
   for (const std::string& message : saves_.take_messages()) say(message, message.rfind("could not", 0) == 0);
   if (mouse_override_) ImGui::GetIO().MousePos = ImVec2(static_cast<float>(mouse_override_->x), static_cast<float>(mouse_override_->y));
   layout(frame);

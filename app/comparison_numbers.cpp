@@ -122,6 +122,22 @@ std::string NumbersWorker::activity() const {
   return activity_;
 }
 
+void NumbersWorker::frame_drawn() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++frames_drawn_;
+  }
+  frame_changed_.notify_all();
+}
+
+void NumbersWorker::wait_for_next_frame(const std::atomic<bool>& superseded) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const long long seen = frames_drawn_;
+  // Bounded: without frames (a minimised window, a test) the tiles still go on.
+  frame_changed_.wait_for(lock, std::chrono::milliseconds(kTilePaceMs),
+                          [&] { return frames_drawn_ != seen || superseded.load(); });
+}
+
 void NumbersWorker::set_activity(std::string text) {
   std::lock_guard<std::mutex> lock(mutex_);
   activity_ = std::move(text);
@@ -220,7 +236,8 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
             }
             const ConstImageView plane{s.source_planes->values.data() + static_cast<std::size_t>(c) * width * height,
                                        width, height, sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32};
-            if (!run_plane_in_tiles(*method, setting.params, plane, dst, tile_core, s.stream, s.tiles, superseded))
+            if (!run_plane_in_tiles(*method, setting.params, plane, dst, tile_core, s.stream, s.tiles, superseded,
+                                    [&] { wait_for_next_frame(superseded); }))
               return nullptr;  // superseded: the caller returns without keeping anything
           }
           const ImageView all_host{host->values.data(), width, height * 4, sizeof(float) * static_cast<std::size_t>(width),

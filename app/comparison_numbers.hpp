@@ -10,6 +10,7 @@
 //   3. the slots' values stay on the host for the inspector.
 // The newest request wins; one still running stops at its next step.
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -68,6 +69,9 @@ class NumbersWorker {
   // What the worker does right now, for the panel ("running fft on the float planes"); empty if idle.
   std::string activity() const;
   bool busy() const { return thread_.busy(); }
+  // The UI drew a frame: a tiled run (numbers_tiles.hpp) sends its next tile after each frame (or
+  // after kTilePaceMs when no frame comes), so its GPU work never crowds a frame.
+  void frame_drawn();
   void wait_idle() { thread_.wait_idle(); }
 
  private:
@@ -79,12 +83,15 @@ class NumbersWorker {
   struct State;
   void compute(Job& job, const std::atomic<bool>& superseded);
   void set_activity(std::string text);
+  void wait_for_next_frame(const std::atomic<bool>& superseded);
 
   bool gpu_;
   std::unique_ptr<State> state_;  // worker-only: caches, CUDA stream, method instances
   mutable std::mutex mutex_;
   std::optional<ComparisonNumbers> latest_;
   std::string activity_;
+  std::condition_variable frame_changed_;
+  long long frames_drawn_ = 0;
   JobThread<Job> thread_;  // last
 };
 

@@ -39,7 +39,7 @@ std::vector<float> extend_plane(const ConstImageView& plane, int radius, BorderM
 
 bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstImageView& host_plane,
                         const ImageView& d_dst, int core, cudaStream_t stream, NumbersTileBuffers& buffers,
-                        const std::atomic<bool>& superseded) {
+                        const std::atomic<bool>& superseded, const std::function<void()>& before_tile) {
   const int width = host_plane.width, height = host_plane.height, r = params.radius();
   const TilePlan plan = plan_tiles(width, height, r, TileSize{core, core});
   const int in_w = plan.tile.width + 2 * r, in_h = plan.tile.height + 2 * r;
@@ -52,7 +52,10 @@ bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstI
   buffers.tile_out.resize(in_w, in_h, PixelFormat::F32);
   method.prepare(FilterProblem{in_w, in_h, PixelFormat::F32, params});
   const ImageView ext = buffers.extended.view(), out = buffers.tile_out.view();
+  bool first = true;
   for (const Tile& tile : plan.tiles) {
+    if (!first && before_tile) before_tile();
+    first = false;
     if (superseded) return false;
     // The tile's core starts at (tile.x, tile.y) of the plane, i.e. (tile.x + r, tile.y + r) of the
     // extended plane: its input, halo included, starts at (tile.x, tile.y) there.

@@ -9,6 +9,7 @@
 // whole run's values (the same sums over the same values; tests/gpu SlicedRunGpu checks the same
 // property on 8-bit pictures, NumbersTiles the planes).
 #include <atomic>
+#include <functional>
 #include <vector>
 
 #include "gausslab/core/filter_params.hpp"
@@ -20,8 +21,10 @@
 namespace gausslab {
 
 // Work (computed pixels × window_cost) above which a plane is tiled, and the work of one tile.
-inline constexpr double kNumbersWholeRunUnits = 2e10;
+inline constexpr double kNumbersWholeRunUnits = 4e9;
 inline constexpr double kNumbersTileUnits = 4e9;
+// The longest a tile waits for the next frame before it goes anyway.
+inline constexpr int kTilePaceMs = 20;
 
 // The side of the square tile core for a method on a width × height plane, or 0 to run it whole
 // (not a window method, cheap enough, or a tile would cover the plane anyway). Tiles whose halo
@@ -40,8 +43,9 @@ struct NumbersTileBuffers {
 // Filters the float plane `host_plane` into the device plane `d_dst` with `method` (GPU, window) in
 // tiles of `core`, waiting for each tile on `stream`. False when `superseded` stopped it between
 // two tiles (d_dst then holds part of the result).
+// before_tile runs before every tile but the first (the worker waits there for the next frame).
 bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstImageView& host_plane,
                         const ImageView& d_dst, int core, cudaStream_t stream, NumbersTileBuffers& buffers,
-                        const std::atomic<bool>& superseded);
+                        const std::atomic<bool>& superseded, const std::function<void()>& before_tile = {});
 
 }  // namespace gausslab

@@ -73,6 +73,8 @@ FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
   // run's median and twice the median of the frames that follow under the new setting (a method
   // that is slow in every frame is not a switch's cost).
   for (std::size_t s = 0; s < step_frames.size(); ++s) {
+    // A 'wait' switches nothing: the frames after it (results still coming in) belong to no step.
+    if (step_frames[s].second == "wait") continue;
     const std::size_t first = step_frames[s].first;
     const std::size_t next = s + 1 < step_frames.size() ? step_frames[s + 1].first : frame_ms.size();
     double steady = 0;

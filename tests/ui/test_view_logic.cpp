@@ -250,6 +250,18 @@ TEST(Script, FrameReportCountsTheStartUpFrameButBlamesNoStepForIt) {
   EXPECT_EQ(report.over_2x_p50_after_step[0].frame, 1u);
 }
 
+TEST(Script, FrameReportBlamesNothingOnAWait) {
+  std::vector<double> frames(60, 10.0);
+  frames[2] = 300.0;   // results still coming in while the script waits
+  frames[31] = 50.0;   // the switch after the wait
+  const FrameTimeReport report = frame_time_report(frames, {{1, "wait"}, {30, "sigma 8"}});
+  EXPECT_EQ(report.max, 300.0);
+  ASSERT_EQ(report.slow_after_step.size(), 1u);
+  EXPECT_EQ(report.slow_after_step[0].frame, 31u);
+  EXPECT_EQ(report.slow_after_step[0].after, "sigma 8");
+  ASSERT_EQ(report.over_2x_p50_after_step.size(), 1u);
+}
+
 TEST(Script, FrameReportFlagsOnlyTheFramesASwitchMadeSlow) {
   std::vector<double> frames(100, 10.0);
   frames[20] = 50.0;  // the switch at frame 20 cost one frame
