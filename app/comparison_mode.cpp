@@ -14,6 +14,7 @@
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/sliced_run.hpp"
+#include "frame_trace.hpp"
 #include "gausslab/render/texture.hpp"
 #include "image_resample.hpp"
 #include "save_folder.hpp"
@@ -321,12 +322,16 @@ void ComparisonMode::process(FrameContext& frame) {
   // are slow (comparison_slicing.cpp); CPU methods on the worker.
   std::array<ResultPipeline::Job, ResultPipeline::kSlots> jobs{};
   std::array<bool, ResultPipeline::kSlots> gpu_slots{};
+  // While a prepare worker runs (cuFFT plans, allocations and frees that wait for the whole
+  // device), a CUDA call from the frame could wait with it: the GPU slots keep their last results
+  // for those frames instead.
+  const bool gpu_paused = slot_a_.worker_running() || slot_b_.worker_running();
   for (int i = 0; i < 2; ++i) {
     Slot& s = slot(i);
     if (schedule_[i].drop_if_changed(s.wanted())) drop_sliced_run(i);
     if (!slot_shown(i) || !s.needs_run(applied_.continuous && !settling_)) continue;
     if (is_gpu_choice(s.wanted().method)) {
-      gpu_slots[static_cast<std::size_t>(i)] = true;
+      gpu_slots[static_cast<std::size_t>(i)] = !gpu_paused;
     } else if (!cpu_runner_.busy(i) || !s.submitted_current()) {
       cpu_runner_.submit(i, s.wanted(), picture_, applied_.repeat);
       s.mark_submitted();
@@ -344,7 +349,9 @@ void ComparisonMode::process(FrameContext& frame) {
   for (int i = 0; i < 2; ++i) {
     if (!gpu_slots[static_cast<std::size_t>(i)]) continue;
     try {
-      if (run_sliced(i, frame)) continue;
+      const bool sliced = run_sliced(i, frame);
+      FrameTrace::instance().mark(i == 0 ? "sliced_a" : "sliced_b");
+      if (sliced) continue;
     } catch (const std::exception& error) {
       gpu_failed(i, error);
       continue;
@@ -365,6 +372,7 @@ void ComparisonMode::process(FrameContext& frame) {
           pipeline_->process(jobs, &frame.gl_timer);
         else
           pipeline_->process_pooled(jobs, applied_.pool, &frame.gl_timer);
+        FrameTrace::instance().mark("pipeline");
         for (int i = 0; i < 2; ++i)
           if (jobs[static_cast<std::size_t>(i)].method) slot(i).timer().end_frame();
       }
@@ -377,6 +385,8 @@ void ComparisonMode::process(FrameContext& frame) {
         if (jobs[static_cast<std::size_t>(i)].method) gpu_failed(i, error);
     }
   }
+  FrameTrace::instance().mark("process_rest");
+  if (gpu_paused) return;  // event queries too: read in a later frame
   try {
     collect_gpu_times();
   } catch (const CudaError& error) {
@@ -470,6 +480,14 @@ void ComparisonMode::record_timing_history(FrameContext& frame) {
   add(2, "GL ", frame.gl_timer.completed_frames(), frame.gl_timer.stages());
 }
 
+bool ComparisonMode::starting() const {
+  for (int i = 0; i < 2; ++i) {
+    const Slot& s = slot(i);
+    if (slot_shown(i) && s.shows_method() && s.problem().empty() && !s.up_to_date()) return true;
+  }
+  return false;
+}
+
 bool ComparisonMode::busy() const {
   for (int i = 0; i < 2; ++i) {
     const Slot& s = slot(i);
@@ -526,14 +544,20 @@ void ComparisonMode::update(FrameContext& frame) {
     menu_bar(frame);
     side_panel(frame);
   }
+  FrameTrace& trace = FrameTrace::instance();
+  trace.mark("panels");
   if (frame.live) {
     apply_changes(frame);
+    trace.mark("apply_changes");
     process(frame);
+    trace.mark("process");
     take_cpu_results(frame);
     show_exact_results(frame);
+    trace.mark("host_results");
     for (int i = 0; i < 2; ++i)
       if (pending_save_[i] && (slot(i).up_to_date() || !slot(i).problem().empty())) save_slot_result(i);
     request_background_work();
+    trace.mark("background_work");
     record_timing_history(frame);
     if (frame.frame_ms.size() > 0) history_.add("frame", frame.frame_ms.latest());
   }
@@ -554,6 +578,7 @@ void ComparisonMode::update(FrameContext& frame) {
   help_window();
   compare_all_window(frame);
   folder_window();
+  trace.mark("windows");
   if (pending_save_view_) {
     frame.capture_requested = true;
     pending_save_view_ = false;

@@ -70,6 +70,7 @@ class ComparisonMode final : public ViewerMode {
   std::string window_title() const override;
   bool failed() const override { return run_failed_; }
   bool busy() const override;
+  bool starting() const override;
   std::string progress() const override;
   void settle() override;
   std::string run_command(const std::string& command, const std::string& argument) override;

@@ -11,6 +11,7 @@
 #include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/stream_priority.hpp"
+#include "frame_trace.hpp"
 #include "numbers_tiles.hpp"
 
 namespace gausslab {
@@ -253,9 +254,17 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
       keep.push_back(std::move(values));
       return keep.back().get();
     };
-    State::Values* a = values_of(job.key.a);
+    const auto traced = [&](const char* what, auto&& fn) {
+      const auto t0 = std::chrono::steady_clock::now();
+      FrameTrace::instance().note(std::string("numbers ") + what + " begins");
+      auto result = fn();
+      FrameTrace::instance().note(std::string("numbers ") + what + " took " +
+                                  std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()) + " ms");
+      return result;
+    };
+    State::Values* a = traced("values a", [&] { return values_of(job.key.a); });
     if (superseded) return;
-    State::Values* b = values_of(job.key.b);
+    State::Values* b = traced("values b", [&] { return values_of(job.key.b); });
     if (superseded) return;
     s.cache = std::move(keep);  // what this job did not use goes
 
@@ -301,6 +310,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
         return rgba8_operand(s.d_picture.view().data, s.d_picture.view().pitch_bytes);
       }
       if (!s.d_exact_valid || s.d_exact_key != exact->key) {
+        FrameTrace::instance().note("numbers uploads the exact Gaussian");
         s.d_exact.resize(exact->values.size() * sizeof(double));
         GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(s.d_exact.data(), exact->values.data(), exact->values.size() * sizeof(double),
                                             cudaMemcpyHostToDevice, s.stream));
@@ -344,6 +354,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
   set_activity({});
   if (superseded) return;
   numbers.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  FrameTrace::instance().note("numbers done in " + std::to_string(numbers.seconds) + " s");
   std::lock_guard<std::mutex> lock(mutex_);
   latest_ = std::move(numbers);
 }

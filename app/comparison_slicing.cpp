@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "comparison_mode.hpp"
+#include "frame_trace.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/result_pipeline.hpp"
@@ -72,6 +73,9 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
       slice_refused_[index] = setting;
       return false;
     }
+    FrameTrace::instance().note("sliced " + std::string(index == 0 ? "A " : "B ") + info.id + " starts: " +
+                                (choice.shape == RunShape::Probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +
+                                std::to_string(plan.tile.height) + " tiles, " + std::to_string(plan.tiles.size()));
     const std::uint64_t run_id = next_tag_++;
     schedule.start(setting, static_cast<int>(plan.tiles.size()), choice.shape == RunShape::Probe, plan.row_bands(),
                    run_id);
@@ -84,10 +88,12 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
   }
 
   SlicedRun& run = *sliced_[index];
+  if (run.busy()) return true;  // the last tiles are still running: none are queued behind them
   const double tile_units = static_cast<double>(run.plan().computed_pixels_per_tile()) * window_cost(info.id, radius);
   const int count = schedule.probe() ? 1
                                      : tiles_this_frame(cost_model_.predict_ms(info.id, tile_units), schedule.remaining(),
                                                         kSliceBudgetMs);
+  if (count > 1) FrameTrace::instance().note("sliced " + info.id + ": " + std::to_string(count) + " tiles this frame");
   const std::uint64_t tag = next_tag_++;
   const bool timed = run.run_tiles(pipeline_->device_source(), schedule.next(), count, tag, pipeline_->stream());
   SlicedTotal& total = sliced_totals_[schedule.run()];

@@ -38,6 +38,8 @@ void Slot::release_instances() {
   band_instances_.clear();
 }
 
+bool Slot::worker_running() const { return preparer_ && preparer_->busy(); }
+
 void Slot::prepare(const FilterProblem& problem, ResultPipeline& pipeline) {
   if (preparing()) {
     // The outcome for the wanted setting, once the worker is idle (a later job could still be

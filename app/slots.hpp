@@ -69,6 +69,9 @@ class Slot {
   void wait_preparing();
   // Not while a prepare waits or runs on the worker: the frame must not use the instance then.
   bool prepared() const { return prepared_ && *prepared_ == wanted_ && !preparing_; }
+  // The prepare worker is running a job now (its CUDA calls, cuFFT's plans, cudaFree, can hold the
+  // driver's locks and wait for the whole device: the frame issues no CUDA work meanwhile).
+  bool worker_running() const;
   const std::string& problem() const { return problem_; }
   // The bound the prepared method promises (meaningful when problem() is empty).
   const AccuracyBound& bound() const { return bound_; }

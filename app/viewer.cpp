@@ -11,6 +11,7 @@
 #include "gausslab/render/frame_pacer.hpp"
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/glfw_window.hpp"
+#include "frame_trace.hpp"
 #include "imgui_session.hpp"
 #include "memory_report.hpp"
 
@@ -62,6 +63,8 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   std::vector<KeyEvent> keys;
   if (window_) keys = window_->take_key_events();
   imgui_->new_frame(surface_->width(), surface_->height(), interval_ms / 1000.0, keys);
+  FrameTrace& trace = FrameTrace::instance();
+  trace.mark("new_frame");
   FrameContext frame{*surface_, window_, *gl_timer_, frame_ms_, live, options_.frames > 0 || !script_.empty(),
                      frames_drawn_, {}, {}};
   frame.key_events = std::move(keys);
@@ -70,6 +73,7 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
     gl_timer_->begin_frame();
   }
   mode_->update(frame);
+  trace.mark("update_rest");
   ImGui::Render();
   surface_->bind_framebuffer();
   if (surface_->width() > 0 && surface_->height() > 0) {  // not minimised
@@ -80,11 +84,14 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
     imgui_->render_draw_data();
     if (live) gl_timer_->end();
   }
+  trace.mark("draw");
   if (live) gl_timer_->end_frame();
   if (capture) view_capture_ = surface_->capture();
   if (frame.capture_requested) mode_->view_captured(surface_->capture());
+  trace.mark("capture");
   surface_->present();
   pacer_->frame_submitted();
+  trace.mark("present");
   ++frames_drawn_;
   if (options_.events) {
     std::printf("gausslab-event: frame %lld\n", frames_drawn_);
@@ -207,8 +214,9 @@ int Viewer::run() {
   const Clock::time_point first = Clock::now();
   Clock::time_point previous_start = first;
   last_progress_ = first;
+  int counted_from = 0;  // a timed run counts its frames from the first results on
   for (int frame = 0;; ++frame) {
-    if (!scripted && automated && frame >= options_.frames) break;
+    if (!scripted && automated && frame - counted_from >= options_.frames) break;
     if (window_) {
       if (window_->should_close()) break;
       window_->poll_events(window_->iconified() && !automated ? 0.1 : 0.0);
@@ -216,17 +224,24 @@ int Viewer::run() {
       const std::vector<std::string> dropped = window_->take_dropped_paths();
       if (!dropped.empty()) mode_->open_file(dropped.back());  // several files: the last one wins
     }
+    FrameTrace::instance().begin_frame();
     pacer_->wait_for_slot();  // at most two frames queued on the GPU
+    FrameTrace::instance().mark("pacer_wait");
     const Clock::time_point start = Clock::now();
     const double interval_ms = std::chrono::duration<double, std::milli>(start - previous_start).count();
-    if (frame > 0) {
+    const bool warming = !scripted && automated && frame == counted_from && frame > 0 && mode_->starting() &&
+                         std::chrono::duration<double>(start - first).count() < kSettleLimitSeconds;
+    if (warming) ++counted_from;
+    if (frame > counted_from) {
       frame_ms_.add(interval_ms);
       if (scripted) script_frame_ms_.push_back(interval_ms);
     }
     previous_start = start;
     if (scripted && !run_script_steps(std::chrono::duration<double>(start - first).count())) break;
     if (options_.soak > 0) soak_step(frame);
+    FrameTrace::instance().mark("script");
     run_frame(frame > 0 ? interval_ms : 1000.0 / 60.0, true, false);
+    FrameTrace::instance().end_frame(frame);
     if (automated && mode_->failed()) break;
     if (automated)
       print_progress(scripted ? "script step " + std::to_string(next_step_) + " of " + std::to_string(script_.size())

@@ -52,6 +52,10 @@ class ViewerMode {
   // Work still on its way (results, numbers, the exact Gaussian), and what it is, for progress
   // lines; an automated run draws frames until nothing is (after settle(): no new work started).
   virtual bool busy() const { return false; }
+  // The first results are not in yet (a shown slot still prepares or computes its first result): a
+  // timed run (--frames) starts counting frames once this is false, so its medians are of frames that
+  // process, not of the start-up's empty ones.
+  virtual bool starting() const { return false; }
   virtual std::string progress() const { return {}; }
   virtual void settle() {}
   // A --script step: runs the named command; returns "" or why it could not.

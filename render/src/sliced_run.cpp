@@ -19,8 +19,21 @@ ImageView part(const ImageView& view, int x, int y, int w, int h) {
 
 }  // namespace
 
+SlicedRun::~SlicedRun() {
+  if (done_) GAUSSLAB_CUDA_LOG(cudaEventDestroy(done_));
+}
+
+bool SlicedRun::busy() const {
+  if (!done_recorded_) return false;
+  const cudaError_t state = cudaEventQuery(done_);
+  if (state == cudaErrorNotReady) return true;
+  GAUSSLAB_CUDA_CHECK(state);
+  return false;
+}
+
 void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& params) {
   method_ = nullptr;
+  if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
   method.prepare(FilterProblem{plan.input_width(), plan.input_height(), PixelFormat::Rgba8, params});
   input_.resize(plan.input_width(), plan.input_height(), PixelFormat::Rgba8);
   output_.resize(plan.input_width(), plan.input_height(), PixelFormat::Rgba8);
@@ -48,6 +61,8 @@ bool SlicedRun::run_tiles(const ConstImageView& source, int first, int count, st
                      stream);
   }
   if (timed) clock_.end(stream);
+  GAUSSLAB_CUDA_CHECK(cudaEventRecord(done_, stream));
+  done_recorded_ = true;
   return timed;
 }
 

@@ -20,6 +20,11 @@ namespace gausslab {
 
 class SlicedRun {
  public:
+  SlicedRun() = default;
+  ~SlicedRun();
+  SlicedRun(const SlicedRun&) = delete;
+  SlicedRun& operator=(const SlicedRun&) = delete;
+
   // Prepares `method` (not the slot's whole-image instance: a separate one, kept by the caller) for
   // plan's tile with its halo and RGBA8, and sizes the device images. Throws what Method::prepare
   // throws (std::invalid_argument when the method refuses the tile, CudaOutOfMemory, CudaError).
@@ -32,6 +37,11 @@ class SlicedRun {
   // full: then it returns false). Throws std::invalid_argument for a wrong source or range,
   // CudaError on a failed launch.
   bool run_tiles(const ConstImageView& source, int first, int count, std::uint64_t tag, cudaStream_t stream);
+  // True while the tiles enqueued last have not finished (an event query, no waiting). The caller
+  // enqueues no more until they have: nothing in a sliced frame waits for the GPU, so without this
+  // check tiles slower than predicted would pile up on the stream, and the next wait for it (a
+  // setting change) would take as long as all of them.
+  bool busy() const;
   // The GPU times of finished spans (no waiting).
   std::vector<ClockReading> poll() { return clock_.poll(); }
 
@@ -46,6 +56,8 @@ class SlicedRun {
   FilterParams params_;
   DeviceImage input_, output_, result_;
   RunClock clock_;
+  cudaEvent_t done_ = nullptr;  // recorded after each run_tiles
+  bool done_recorded_ = false;
 };
 
 }  // namespace gausslab
