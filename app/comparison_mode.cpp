@@ -535,17 +535,20 @@ void ComparisonMode::update(FrameContext& frame) {
   numbers_->frame_drawn();
   for (const std::string& message : saves_.take_messages()) say(message, message.rfind("could not", 0) == 0);
   if (mouse_override_) ImGui::GetIO().MousePos = ImVec2(static_cast<float>(mouse_override_->x), static_cast<float>(mouse_override_->y));
+  FrameTrace& trace = FrameTrace::instance();
   layout(frame);
+  trace.mark("layout");
   if (frame.live) {
     collect_actions(frame);
     handle_view_mouse(view_, drag_, area_, view_.panels_hidden ? -1.0f : ImGui::GetIO().DisplaySize.x - view_.panel_width);
   }
+  trace.mark("actions");
   if (!view_.panels_hidden) {
     menu_bar(frame);
+    trace.mark("menu_bar");
     side_panel(frame);
   }
-  FrameTrace& trace = FrameTrace::instance();
-  trace.mark("panels");
+  trace.mark("side_panel");
   if (frame.live) {
     apply_changes(frame);
     trace.mark("apply_changes");

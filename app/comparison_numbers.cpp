@@ -60,6 +60,22 @@ struct NumbersWorker::State {
     std::shared_ptr<HostPlanes> host;  // methods' planes on the host
     DeviceImage d_planes;              // the same on the device (GPU methods, or uploaded for a GPU reduction)
   };
+  // Device planes of dropped values, reused by the next ones: freeing device memory (cudaFree) waits
+  // for the whole device and holds the driver's locks, so the frame's CUDA calls would wait with it.
+  std::vector<DeviceImage> spare_planes;
+  static constexpr std::size_t kMaxSparePlanes = 2;
+  void planes_for(Values& values, int width, int height) {
+    if (values.d_planes.empty() && !spare_planes.empty()) {
+      values.d_planes = std::move(spare_planes.back());
+      spare_planes.pop_back();
+    }
+    values.d_planes.resize(width, height * 4, PixelFormat::F32);  // no reallocation at the same size
+  }
+  void retire(std::vector<std::unique_ptr<Values>>& dropped) {
+    for (auto& values : dropped)
+      if (values && !values->d_planes.empty() && spare_planes.size() < kMaxSparePlanes)
+        spare_planes.push_back(std::move(values->d_planes));
+  }
   std::uint64_t picture = 0;
   std::shared_ptr<const HostPlanes> source_planes;
   DeviceImage d_source_planes, d_picture;
@@ -156,6 +172,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
   try {
     if (s.picture != job.key.a.picture) {  // a new picture: nothing cached is of use
       s.cache.clear();
+      s.spare_planes.clear();
       s.source_planes.reset();
       s.d_source_planes.release();
       s.d_picture.release();
@@ -224,7 +241,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
                                      sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32};
             s.d_source_planes.upload(all, s.stream);
           }
-          values->d_planes.resize(width, height * 4, PixelFormat::F32);
+          s.planes_for(*values, width, height);
           const std::size_t pitch = values->d_planes.view().pitch_bytes, src_pitch = s.d_source_planes.view().pitch_bytes;
           for (int c = 0; c < 4; ++c) {
             const ConstImageView src{static_cast<const char*>(s.d_source_planes.view().data) + src_pitch * height * c,
@@ -266,7 +283,8 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
     if (superseded) return;
     State::Values* b = traced("values b", [&] { return values_of(job.key.b); });
     if (superseded) return;
-    s.cache = std::move(keep);  // what this job did not use goes
+    s.retire(s.cache);  // what this job did not use goes (its device planes kept for reuse)
+    s.cache = std::move(keep);
 
     // 2. Operands on the host (and the inspector's values).
     const ExactResult* exact = job.exact.get();
@@ -295,7 +313,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
     const auto device_operand = [&](int method, State::Values* values) -> DifferenceOperand {
       if (values) {
         if (values->d_planes.empty()) {  // a CPU method's planes: uploaded for the GPU reduction
-          values->d_planes.resize(width, height * 4, PixelFormat::F32);
+          s.planes_for(*values, width, height);
           values->d_planes.upload(ConstImageView{values->host->values.data(), width, height * 4,
                                                  sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32},
                                   s.stream);
@@ -355,8 +373,12 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
   if (superseded) return;
   numbers.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   FrameTrace::instance().note("numbers done in " + std::to_string(numbers.seconds) + " s");
-  std::lock_guard<std::mutex> lock(mutex_);
-  latest_ = std::move(numbers);
+  std::optional<ComparisonNumbers> previous;  // freed after the lock (its planes may be the last reference)
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    previous = std::move(latest_);
+    latest_ = std::move(numbers);
+  }
 }
 
 }  // namespace gausslab

@@ -58,12 +58,11 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
     if (!sliced_[index]) sliced_[index] = std::make_unique<SlicedRun>();
     SlicedRun& run = *sliced_[index];
     Method* band = s.band_instance(setting.method);
-    const FilterProblem tile_problem{plan.input_width(), plan.input_height(), PixelFormat::Rgba8, setting.params};
-    // Re-preparing or resizing may free buffers that queued tiles still use: let them finish (only
-    // when a setting changes, never between the frames of one setting).
-    if (band->prepared_problem() != tile_problem || !run.started() || !(run.plan().tile == plan.tile) ||
-        run.plan().width != width || run.plan().height != height)
-      pipeline_->synchronize();
+    // Re-preparing or resizing may free buffers that queued tiles still use: start only once the
+    // last tiles are done (an event query; the frame does not wait: the slot keeps its last result).
+    // The method's scratch waits for its own last run (GpuMethod's fence), and the copy of a finished
+    // result into the pixel buffer is on the same stream, ahead of the next tile.
+    if (run.started() && run.busy()) return true;
     try {
       run.start(*band, plan, setting.params);
     } catch (const std::invalid_argument&) {
