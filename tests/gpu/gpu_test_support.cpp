@@ -454,4 +454,28 @@ void print_summary() {
   if (const char* csv = std::getenv("GAUSSLAB_GPU_TESTS_CSV"); csv && *csv) write_csv(csv);
 }
 
+int for_each_band_exact_case(const ConstImageView& d_source, const ImageView& d_whole,
+                             const std::function<void(const MethodEntry&, const FilterParams&)>& check) {
+  int cases = 0;
+  for (const MethodEntry& entry : method_registry()) {
+    if (entry.info.backend != Backend::Cuda || !entry.info.same_bytes_in_bands) continue;
+    for (BorderMode border : kAllBorderModes) {
+      for (double sigma : {2.0, 8.0}) {
+        FilterParams params;
+        params.sigma = sigma;
+        params.border = border;
+        const FilterProblem problem{d_source.width, d_source.height, d_source.format, params};
+        std::unique_ptr<Method> whole = entry.create();
+        if (!whole->unsupported_reason(problem).empty()) continue;
+        whole->prepare(problem);
+        whole->run(d_source, d_whole, nullptr, nullptr);
+        GAUSSLAB_CUDA_CHECK(cudaDeviceSynchronize());
+        check(entry, params);
+        ++cases;
+      }
+    }
+  }
+  return cases;
+}
+
 }  // namespace gausslab::gpu_test

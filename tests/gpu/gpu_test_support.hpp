@@ -4,6 +4,7 @@
 // method's own accuracy bound, and the summary the lead reads at the end of the log.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <ostream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/cuda/method.hpp"
+#include "gausslab/cuda/registry.hpp"
 
 namespace gausslab::gpu_test {
 
@@ -50,6 +52,14 @@ class TestStream {
 };
 
 // Base fixture: skips with the reason when GPU tests cannot run, else gives a stream.
+// The cases the band tests walk (SlicedRunGpu, NumbersTilesGpu): every band-exact GPU method
+// (MethodInfo::same_bytes_in_bands), every border, sigma 2 and 8, where the method takes the
+// source's size and format. For each, a fresh instance filters the whole source (device) into
+// d_whole and the device is synchronised; then check(entry, params) compares the pieces with it.
+// Returns the number of cases.
+int for_each_band_exact_case(const ConstImageView& d_source, const ImageView& d_whole,
+                             const std::function<void(const MethodEntry&, const FilterParams&)>& check);
+
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override;

@@ -38,35 +38,21 @@ TEST_F(NumbersTilesGpu, TiledPlanesEqualTheWholeRunForEveryBandExactMethodAndBor
   DeviceImage d_whole(kWidth, kHeight, PixelFormat::F32), d_tiled(kWidth, kHeight, PixelFormat::F32);
   NumbersTileBuffers buffers;
   const std::atomic<bool> never{false};
-  int compared = 0;
-  for (const MethodEntry& entry : method_registry()) {
-    if (entry.info.backend != Backend::Cuda || !entry.info.same_bytes_in_bands) continue;
-    for (BorderMode border : kAllBorderModes) {
-      for (double sigma : {2.0, 8.0}) {
-        FilterParams params;
-        params.sigma = sigma;
-        params.border = border;
-        const FilterProblem problem{kWidth, kHeight, PixelFormat::F32, params};
-        std::unique_ptr<Method> method = entry.create();
-        if (!method->unsupported_reason(problem).empty()) continue;
-        method->prepare(problem);
-        method->run(d_plane.view(), d_whole.view(), nullptr, nullptr);
-        const std::vector<float> expected = download(d_whole);
-        for (int core : {64, 45, 20}) {  // sigma 8: radius 32, so 20 is smaller than its halo
-          std::unique_ptr<Method> tiled = entry.create();
-          ASSERT_TRUE(run_plane_in_tiles(*tiled, params, host, d_tiled.view(), core, nullptr, buffers, never));
-          const std::vector<float> got = download(d_tiled);
-          std::size_t first_difference = got.size();
-          for (std::size_t i = 0; i < got.size() && first_difference == got.size(); ++i)
-            if (got[i] != expected[i]) first_difference = i;
-          EXPECT_EQ(first_difference, got.size())
-              << entry.info.id << " " << to_string(border) << " sigma " << sigma << " tiles of " << core
-              << ": first difference at x " << first_difference % kWidth << ", y " << first_difference / kWidth;
-          ++compared;
-        }
-      }
+  const int compared = for_each_band_exact_case(d_plane.view(), d_whole.view(), [&](const MethodEntry& entry,
+                                                                                  const FilterParams& params) {
+    const std::vector<float> expected = download(d_whole);
+    for (int core : {64, 45, 20}) {  // sigma 8: radius 32, so 20 is smaller than its halo
+      std::unique_ptr<Method> tiled = entry.create();
+      ASSERT_TRUE(run_plane_in_tiles(*tiled, params, host, d_tiled.view(), core, nullptr, buffers, never));
+      const std::vector<float> got = download(d_tiled);
+      std::size_t first_difference = got.size();
+      for (std::size_t i = 0; i < got.size() && first_difference == got.size(); ++i)
+        if (got[i] != expected[i]) first_difference = i;
+      EXPECT_EQ(first_difference, got.size())
+          << entry.info.id << " " << to_string(params.border) << " sigma " << params.sigma << " tiles of " << core
+          << ": first difference at x " << first_difference % kWidth << ", y " << first_difference / kWidth;
     }
-  }
+  });
   EXPECT_GT(compared, 0);
 }
 

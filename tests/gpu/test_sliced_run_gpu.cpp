@@ -39,44 +39,31 @@ TEST_F(SlicedRunGpu, TilesGiveTheWholeRunsBytesForEveryBandExactMethodAndBorder)
   DeviceImage d_picture(kWidth, kHeight, PixelFormat::Rgba8);
   d_picture.upload(picture.view());
   DeviceImage d_whole(kWidth, kHeight, PixelFormat::Rgba8);
-  int compared = 0;
-  for (const MethodEntry& entry : method_registry()) {
-    if (entry.info.backend != Backend::Cuda || !entry.info.same_bytes_in_bands) continue;
-    for (BorderMode border : kAllBorderModes) {
-      for (double sigma : {2.0, 8.0}) {
-        FilterParams params;
-        params.sigma = sigma;
-        params.border = border;
-        const FilterProblem problem{kWidth, kHeight, PixelFormat::Rgba8, params};
-        std::unique_ptr<Method> whole = entry.create();
-        if (!whole->unsupported_reason(problem).empty()) continue;
-        whole->prepare(problem);
-        whole->run(d_picture.view(), d_whole.view(), nullptr, nullptr);
-        const ImageRgba8 expected = download(d_whole.view());
-        const int radius = params.radius();
-        // Full-width bands, squares, tiles smaller than their halo (sigma 8: radius 32).
-        for (TileSize tile : {TileSize{kWidth, 40}, TileSize{50, 37}, TileSize{20, 24}}) {
-          std::unique_ptr<Method> banded = entry.create();
-          const TilePlan plan = plan_tiles(kWidth, kHeight, radius, tile);
-          const FilterProblem tile_problem{plan.input_width(), plan.input_height(), PixelFormat::Rgba8, params};
-          if (!banded->unsupported_reason(tile_problem).empty()) continue;
-          SlicedRun run;
-          run.start(*banded, plan, params);
-          // In two calls, as frames would.
-          const int half = static_cast<int>(plan.tiles.size()) / 2;
-          run.run_tiles(d_picture.view(), 0, half, 1, nullptr);
-          run.run_tiles(d_picture.view(), half, static_cast<int>(plan.tiles.size()) - half, 2, nullptr);
-          const ImageRgba8 sliced = download(run.result());
-          const std::string what = entry.info.id + " border " + to_string(border) + " sigma " + std::to_string(sigma) +
-                                   " tile " + std::to_string(plan.tile.width) + "x" + std::to_string(plan.tile.height);
-          for (int y = 0; y < kHeight; ++y)
-            ASSERT_EQ(std::memcmp(sliced.view().row<Rgba8>(y), expected.view().row<Rgba8>(y), kWidth * sizeof(Rgba8)), 0)
-                << what << ": row " << y << " differs";
-          ++compared;
-        }
-      }
+  const int compared = for_each_band_exact_case(d_picture.view(), d_whole.view(), [&](const MethodEntry& entry,
+                                                                                    const FilterParams& params) {
+    const ImageRgba8 expected = download(d_whole.view());
+    const int radius = params.radius();
+    // Full-width bands, squares, tiles smaller than their halo (sigma 8: radius 32).
+    for (TileSize tile : {TileSize{kWidth, 40}, TileSize{50, 37}, TileSize{20, 24}}) {
+      std::unique_ptr<Method> banded = entry.create();
+      const TilePlan plan = plan_tiles(kWidth, kHeight, radius, tile);
+      const FilterProblem tile_problem{plan.input_width(), plan.input_height(), PixelFormat::Rgba8, params};
+      if (!banded->unsupported_reason(tile_problem).empty()) continue;
+      SlicedRun run;
+      run.start(*banded, plan, params);
+      // In two calls, as frames would.
+      const int half = static_cast<int>(plan.tiles.size()) / 2;
+      run.run_tiles(d_picture.view(), 0, half, 1, nullptr);
+      run.run_tiles(d_picture.view(), half, static_cast<int>(plan.tiles.size()) - half, 2, nullptr);
+      const ImageRgba8 sliced = download(run.result());
+      const std::string what = entry.info.id + " border " + to_string(params.border) + " sigma " +
+                               std::to_string(params.sigma) + " tile " + std::to_string(plan.tile.width) + "x" +
+                               std::to_string(plan.tile.height);
+      for (int y = 0; y < kHeight; ++y)
+        ASSERT_EQ(std::memcmp(sliced.view().row<Rgba8>(y), expected.view().row<Rgba8>(y), kWidth * sizeof(Rgba8)), 0)
+            << what << ": row " << y << " differs";
     }
-  }
+  });
   EXPECT_GT(compared, 0) << "no band-exact GPU method ran";
 }
 
