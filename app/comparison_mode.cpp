@@ -328,7 +328,9 @@ void ComparisonMode::process(FrameContext& frame) {
   const bool gpu_paused = slot_a_.worker_running() || slot_b_.worker_running();
   for (int i = 0; i < 2; ++i) {
     Slot& s = slot(i);
-    if (schedule_[i].drop_if_changed(s.wanted())) drop_sliced_run(i);
+    // A setting change drops the slot's sliced run and its unfinished totals (drop_if_changed has
+    // already made it inactive, so drop_sliced_run would keep them).
+    if (schedule_[i].drop_if_changed(s.wanted())) sliced_totals_.erase(schedule_[i].run());
     if (!slot_shown(i) || !s.needs_run(applied_.continuous && !settling_)) continue;
     if (is_gpu_choice(s.wanted().method)) {
       gpu_slots[static_cast<std::size_t>(i)] = !gpu_paused;
@@ -489,10 +491,10 @@ bool ComparisonMode::starting() const {
 }
 
 bool ComparisonMode::busy() const {
+  if (starting()) return true;  // a shown method's first result for its setting
   for (int i = 0; i < 2; ++i) {
     const Slot& s = slot(i);
     if (!slot_shown(i) || !s.problem().empty()) continue;
-    if (s.shows_method() && !s.up_to_date()) return true;
     if (s.wanted().method == kExactGaussian && !s.up_to_date() && exact_.error().empty()) return true;
   }
   if (cpu_runner_.busy(0) || cpu_runner_.busy(1)) return true;

@@ -45,7 +45,6 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
   const MethodInfo& info = method_registry().at(static_cast<std::size_t>(setting.method)).info;
   const int width = pipeline_->width(), height = pipeline_->height(), radius = setting.params.radius();
   SliceSchedule& schedule = schedule_[index];
-  if (schedule.drop_if_changed(setting)) sliced_totals_.erase(schedule.run());
   // A probe gives way to the real choice as soon as the method's speed is known.
   if (schedule.active() && schedule.probe() && cost_model_.knows(info.id)) drop_sliced_run(index);
 

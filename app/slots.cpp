@@ -69,25 +69,25 @@ void Slot::prepare(const FilterProblem& problem, ResultPipeline& pipeline) {
     return;
   }
   Method* method = instance(wanted_.method);
+  const auto prepare_method = [method, problem, &pipeline] {
+    // prepare() may free or rewrite buffers that queued frames still read: let them finish first.
+    if (method->prepared_problem() != problem) pipeline.synchronize();
+    method->prepare(problem);
+    return method->accuracy_bound(problem);
+  };
   if (entry.info.backend == Backend::Cuda) {
     // Off the UI thread: a new sigma makes fft build cuFFT plans and reserve buffers (100+ ms).
     if (!preparer_) preparer_ = std::make_unique<SlotPreparer>();
     preparing_ = wanted_;
-    preparer_->submit(wanted_, [method, problem, &pipeline] {
+    preparer_->submit(wanted_, [prepare_method] {
       GAUSSLAB_CUDA_CHECK(cudaSetDevice(cuda_device_status().device));  // this thread's device
-      // prepare() may free or rewrite buffers that queued frames still read: let them finish first.
-      if (method->prepared_problem() != problem) pipeline.synchronize();
-      method->prepare(problem);
-      return method->accuracy_bound(problem);
+      return prepare_method();
     });
     return;
   }
   prepared_ = wanted_;
   try {
-    // prepare() may free or rewrite buffers that queued frames still read: let them finish first.
-    if (method->prepared_problem() != problem) pipeline.synchronize();
-    method->prepare(problem);
-    bound_ = method->accuracy_bound(problem);
+    bound_ = prepare_method();
   } catch (const std::exception& error) {
     problem_ = error.what();
   }
