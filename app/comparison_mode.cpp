@@ -18,6 +18,7 @@
 #include "gausslab/render/texture.hpp"
 #include "image_resample.hpp"
 #include "save_folder.hpp"
+#include "slot_preparer.hpp"
 
 namespace gausslab {
 
@@ -78,6 +79,7 @@ ComparisonMode::~ComparisonMode() {
   }
   compare_all_.reset();
   numbers_.reset();
+  wait_sliced_starts();
   for (std::unique_ptr<SlicedRun>& run : sliced_) run.reset();
   slot_a_.release_instances();
   slot_b_.release_instances();
@@ -276,6 +278,7 @@ void ComparisonMode::apply_changes(FrameContext& frame) {
 void ComparisonMode::leave_the_gpu(const std::string& why) {
   slot_a_.wait_preparing();  // no prepare may still use the device
   slot_b_.wait_preparing();
+  wait_sliced_starts();
   pipeline_->fall_back_to_cpu(why);
   path_seen_ = pipeline_->path();
   numbers_ = std::make_unique<NumbersWorker>(false);
@@ -325,7 +328,7 @@ void ComparisonMode::process(FrameContext& frame) {
   // While a prepare worker runs (cuFFT plans, allocations and frees that wait for the whole
   // device), a CUDA call from the frame could wait with it: the GPU slots keep their last results
   // for those frames instead.
-  const bool gpu_paused = slot_a_.worker_running() || slot_b_.worker_running();
+  const bool gpu_paused = slot_a_.worker_running() || slot_b_.worker_running() || sliced_start_running();
   for (int i = 0; i < 2; ++i) {
     Slot& s = slot(i);
     // A setting change drops the slot's sliced run and its unfinished totals (drop_if_changed has

@@ -36,6 +36,7 @@ namespace gausslab {
 class ImageRenderer;
 class ResultPipeline;
 class SlicedRun;
+class SlotPreparer;
 struct ImageDrawParams;
 
 // A method in the lists: what it is and whether it can run the current picture and parameters.
@@ -131,6 +132,10 @@ class ComparisonMode final : public ViewerMode {
   void collect_gpu_times();
   void drop_sliced_run(int index);
   std::string sliced_progress(int index) const;
+  // A sliced start (see sliced_starter_) waits or runs on a worker.
+  bool sliced_start_running() const;
+  // Blocks until no sliced start waits or runs (before the runs or the GPU go).
+  void wait_sliced_starts();
 
   // --- comparison_ui.cpp: what is drawn with ImGui ---
   void layout(FrameContext& frame);
@@ -235,6 +240,17 @@ class ComparisonMode final : public ViewerMode {
   CostModel cost_model_;
   SliceSchedule schedule_[2];
   std::unique_ptr<SlicedRun> sliced_[2];
+  // Starting a sliced run (its band instance prepared for the tile with its halo, its device images
+  // sized) can take tens of milliseconds (cuFFT plans, allocations, a new border's weights): it runs
+  // on a worker per slot, as the slots' prepares do, and until its outcome is in the slot keeps its
+  // last result and the frame leaves the run alone. Declared after sliced_: its job uses the run.
+  struct SlicedStart {
+    SlotSetting setting;
+    TilePlan plan;
+    bool probe = false;
+  };
+  std::optional<SlicedStart> sliced_starting_[2];
+  std::unique_ptr<SlotPreparer> sliced_starter_[2];
   std::uint64_t next_tag_ = 1;
   std::map<std::uint64_t, TimedSpan> spans_;
   std::map<std::uint64_t, SlicedTotal> sliced_totals_;

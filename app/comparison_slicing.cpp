@@ -7,9 +7,11 @@
 #include "comparison_mode.hpp"
 #include "frame_trace.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/sliced_run.hpp"
+#include "slot_preparer.hpp"
 
 namespace gausslab {
 
@@ -36,6 +38,18 @@ std::uint64_t ComparisonMode::tag_whole_run(int index) {
 void ComparisonMode::drop_sliced_run(int index) {
   if (schedule_[index].active()) sliced_totals_.erase(schedule_[index].run());
   schedule_[index].drop();
+  sliced_starting_[index].reset();  // a start still on the worker is not taken
+}
+
+bool ComparisonMode::sliced_start_running() const {
+  for (const std::unique_ptr<SlotPreparer>& starter : sliced_starter_)
+    if (starter && starter->busy()) return true;
+  return false;
+}
+
+void ComparisonMode::wait_sliced_starts() {
+  for (const std::unique_ptr<SlotPreparer>& starter : sliced_starter_)
+    if (starter) starter->wait_idle();
 }
 
 bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
@@ -50,33 +64,58 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
 
   if (!schedule.active()) {
     if (slice_refused_[index] == setting) return false;
-    const RunChoice choice =
-        choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs);
-    if (choice.shape == RunShape::Whole) return false;
-    const TilePlan plan = plan_tiles(width, height, radius, choice.tile);
-    if (!sliced_[index]) sliced_[index] = std::make_unique<SlicedRun>();
-    SlicedRun& run = *sliced_[index];
-    Method* band = s.band_instance(setting.method);
-    // Re-preparing or resizing may free buffers that queued tiles still use: start only once the
-    // last tiles are done (an event query; the frame does not wait: the slot keeps its last result).
-    // The method's scratch waits for its own last run (GpuMethod's fence), and the copy of a finished
-    // result into the pixel buffer is on the same stream, ahead of the next tile.
-    if (run.started() && run.busy()) return true;
-    try {
-      run.start(*band, plan, setting.params);
-    } catch (const std::invalid_argument&) {
-      slice_refused_[index] = setting;  // the method refuses the tile: it runs whole, as before
-      return false;
-    } catch (const CudaOutOfMemory&) {
-      slice_refused_[index] = setting;
-      return false;
+    // A start on the worker: the run is the worker's until its outcome is in.
+    if (sliced_starter_[index] && sliced_starter_[index]->busy()) return true;
+    std::optional<SlicedStart> started;
+    if (sliced_starting_[index]) {
+      std::optional<PrepareOutcome> outcome = sliced_starter_[index]->take(sliced_starting_[index]->setting);
+      if (outcome && sliced_starting_[index]->setting == setting) {
+        if (outcome->failure) {
+          try {
+            std::rethrow_exception(outcome->failure);
+          } catch (const std::invalid_argument&) {
+            slice_refused_[index] = setting;  // the method refuses the tile: it runs whole, as before
+            sliced_starting_[index].reset();
+            return false;
+          } catch (const CudaOutOfMemory&) {
+            slice_refused_[index] = setting;
+            sliced_starting_[index].reset();
+            return false;
+          }  // anything else is a GPU failure (process's gpu_failed)
+        }
+        started = std::move(sliced_starting_[index]);
+      }
+      sliced_starting_[index].reset();  // an outcome for an older setting: started again below
     }
+    if (!started) {
+      const RunChoice choice =
+          choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs);
+      if (choice.shape == RunShape::Whole) return false;
+      if (!sliced_[index]) sliced_[index] = std::make_unique<SlicedRun>();
+      SlicedRun* run = sliced_[index].get();
+      // Re-preparing or resizing may free buffers that queued tiles still use: start only once the
+      // last tiles are done (an event query; the frame does not wait: the slot keeps its last result).
+      // The method's scratch waits for its own last run (GpuMethod's fence), and the copy of a
+      // finished result into the pixel buffer is on the same stream, ahead of the next tile.
+      if (run->started() && run->busy()) return true;
+      SlicedStart start{setting, plan_tiles(width, height, radius, choice.tile), choice.shape == RunShape::Probe};
+      Method* band = s.band_instance(setting.method);
+      if (!sliced_starter_[index]) sliced_starter_[index] = std::make_unique<SlotPreparer>();
+      const int device = cuda_device_status().device;
+      sliced_starter_[index]->submit(setting, [run, band, plan = start.plan, params = setting.params, device] {
+        GAUSSLAB_CUDA_CHECK(cudaSetDevice(device));  // this thread's device
+        run->start(*band, plan, params);
+        return AccuracyBound{};
+      });
+      sliced_starting_[index] = std::move(start);
+      return true;  // the slot keeps its last result while the worker starts the run
+    }
+    const TilePlan& plan = started->plan;
     FrameTrace::instance().note("sliced " + std::string(index == 0 ? "A " : "B ") + info.id + " starts: " +
-                                (choice.shape == RunShape::Probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +
+                                (started->probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +
                                 std::to_string(plan.tile.height) + " tiles, " + std::to_string(plan.tiles.size()));
     const std::uint64_t run_id = next_tag_++;
-    schedule.start(setting, static_cast<int>(plan.tiles.size()), choice.shape == RunShape::Probe, plan.row_bands(),
-                   run_id);
+    schedule.start(setting, static_cast<int>(plan.tiles.size()), started->probe, plan.row_bands(), run_id);
     SlicedTotal total;
     total.slot = index;
     total.setting = setting;

@@ -22,12 +22,16 @@ std::optional<PrepareOutcome> SlotPreparer::take(const SlotSetting& setting) {
 }
 
 void SlotPreparer::run(Job& job) {
-  PrepareOutcome outcome{job.setting, {}, {}};
+  PrepareOutcome outcome{job.setting, {}, {}, {}};
   try {
     outcome.bound = job.work();
   } catch (const std::exception& error) {
     outcome.error = error.what();
     if (outcome.error.empty()) outcome.error = "the method could not be prepared";
+    outcome.failure = std::current_exception();
+  } catch (...) {
+    outcome.error = "the method could not be prepared";
+    outcome.failure = std::current_exception();
   }
   std::lock_guard<std::mutex> lock(mutex_);
   outcome_ = std::move(outcome);

@@ -7,6 +7,7 @@
 // its setting, is taken only by a slot that still wants that setting. The method instance must not
 // be used by the frame while a job for it waits or runs.
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -20,7 +21,8 @@ namespace gausslab {
 
 struct PrepareOutcome {
   SlotSetting setting;
-  std::string error;  // what the preparation threw ("" when it succeeded)
+  std::string error;          // what the preparation threw ("" when it succeeded)
+  std::exception_ptr failure;  // the same exception, for callers that tell its kinds apart
   AccuracyBound bound;
 };
 

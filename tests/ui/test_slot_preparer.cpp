@@ -38,6 +38,26 @@ TEST(SlotPreparer, AnErrorComesBackAsText) {
   const std::optional<PrepareOutcome> outcome = preparer.take(setting_with_sigma(8));
   ASSERT_TRUE(outcome);
   EXPECT_EQ(outcome->error, "cufftPlan2d failed");
+  EXPECT_TRUE(outcome->failure);
+}
+
+// A sliced run's start tells a refused tile (std::invalid_argument: the slot runs whole) from a GPU
+// failure by the exception's kind, which the outcome keeps; a success carries none.
+TEST(SlotPreparer, TheFailureKeepsTheExceptionsKind) {
+  SlotPreparer preparer;
+  preparer.submit(setting_with_sigma(4), []() -> AccuracyBound { throw std::invalid_argument("tile too small"); });
+  preparer.wait_idle();
+  std::optional<PrepareOutcome> outcome = preparer.take(setting_with_sigma(4));
+  ASSERT_TRUE(outcome);
+  ASSERT_TRUE(outcome->failure);
+  EXPECT_THROW(std::rethrow_exception(outcome->failure), std::invalid_argument);
+
+  preparer.submit(setting_with_sigma(5), [] { return AccuracyBound{}; });
+  preparer.wait_idle();
+  outcome = preparer.take(setting_with_sigma(5));
+  ASSERT_TRUE(outcome);
+  EXPECT_FALSE(outcome->failure);
+  EXPECT_TRUE(outcome->error.empty());
 }
 
 TEST(SlotPreparer, ANewerSettingReplacesOneStillWaitingAndTheRunningOneFinishes) {
