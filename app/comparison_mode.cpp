@@ -419,8 +419,23 @@ void ComparisonMode::take_cpu_results(FrameContext& frame) {
       s.timer().record_host("filter (cpu)", ms);
       s.timer().end_frame();
     }
-    pipeline_->show_host_result(result.slot, result.image, &frame.gl_timer);
-    s.mark_computed();
+    show_host_image(result.slot, std::make_shared<const ImageRgba8>(std::move(result.image)), frame);
+  }
+}
+
+void ComparisonMode::show_host_image(int index, std::shared_ptr<const ImageRgba8> image, FrameContext& frame) {
+  pipeline_->show_host_result(index, std::move(image), &frame.gl_timer);
+  uploading_[index] = slot(index).wanted();
+  continue_host_uploads(frame);  // counts a small image, in at once, as computed in this frame
+}
+
+void ComparisonMode::continue_host_uploads(FrameContext& frame) {
+  if (uploading_[0] || uploading_[1]) pipeline_->continue_host_uploads(&frame.gl_timer);
+  for (int i = 0; i < 2; ++i) {
+    if (!uploading_[i] || pipeline_->host_upload_pending(i)) continue;
+    // The slot counts as computed once its texture holds the result (a save reads the texture).
+    if (slot(i).wanted() == *uploading_[i]) slot(i).mark_computed();
+    uploading_[i].reset();
   }
 }
 
@@ -429,17 +444,19 @@ void ComparisonMode::show_exact_results(FrameContext& frame) {
   // the original is the source texture itself).
   for (int i = 0; i < 2; ++i) {
     Slot& s = slot(i);
-    if (s.up_to_date()) continue;
+    if (s.up_to_date() || uploading_[i] == s.wanted()) continue;
     const PoolMode pool = s.wanted().pool;
     if (s.wanted().method == kExactGaussian) {
-      if (std::shared_ptr<const ExactResult> exact = exact_.find(exact_key())) {
-        pipeline_->show_host_result(i, pool == PoolMode::None ? exact->rounded : pool_2x2(exact->rounded, pool),
-                                    &frame.gl_timer);
-        s.mark_computed();
-      }
+      if (std::shared_ptr<const ExactResult> exact = exact_.find(exact_key()))
+        show_host_image(i,
+                        pool == PoolMode::None ? std::shared_ptr<const ImageRgba8>(exact, &exact->rounded)
+                                               : std::make_shared<const ImageRgba8>(pool_2x2(exact->rounded, pool)),
+                        frame);
     } else if (s.wanted().method == kOriginalPicture) {
-      if (pool != PoolMode::None) pipeline_->show_host_result(i, pool_2x2(*picture_, pool), &frame.gl_timer);
-      s.mark_computed();
+      if (pool != PoolMode::None)
+        show_host_image(i, std::make_shared<const ImageRgba8>(pool_2x2(*picture_, pool)), frame);
+      else
+        s.mark_computed();
     }
   }
 }
@@ -561,6 +578,7 @@ void ComparisonMode::update(FrameContext& frame) {
     trace.mark("process");
     take_cpu_results(frame);
     show_exact_results(frame);
+    continue_host_uploads(frame);
     trace.mark("host_results");
     for (int i = 0; i < 2; ++i)
       if (pending_save_[i] && (slot(i).up_to_date() || !slot(i).problem().empty())) save_slot_result(i);

@@ -104,6 +104,10 @@ class ComparisonMode final : public ViewerMode {
   void process(FrameContext& frame);
   void take_cpu_results(FrameContext& frame);
   void show_exact_results(FrameContext& frame);
+  // A host image into slot `index` for its wanted setting, a band per frame (ResultPipeline::
+  // show_host_result); the slot counts as computed once the last band is in.
+  void show_host_image(int index, std::shared_ptr<const ImageRgba8> image, FrameContext& frame);
+  void continue_host_uploads(FrameContext& frame);
   void request_background_work();
   void record_timing_history(FrameContext& frame);
   // A slot's method failed or could not be prepared (out of memory, a failed launch, a lost
@@ -250,10 +254,12 @@ class ComparisonMode final : public ViewerMode {
     bool probe = false;
   };
   std::optional<SlicedStart> sliced_starting_[2];
+  std::optional<SlicedStart> sliced_last_start_[2];  // what the run was last started with
   std::unique_ptr<SlotPreparer> sliced_starter_[2];
   std::uint64_t next_tag_ = 1;
   std::map<std::uint64_t, TimedSpan> spans_;
   std::map<std::uint64_t, SlicedTotal> sliced_totals_;
+  std::optional<SlotSetting> uploading_[2];  // the setting of a host image on its way to the slot
   std::optional<SlotSetting> slice_refused_[2];  // a setting whose tile the method refused: whole
   std::string sliced_note_[2];  // "sliced into 17 bands": the slot's last finished sliced run,
   SlotSetting sliced_note_setting_[2];  // shown while the slot still wants its setting

@@ -9,6 +9,7 @@
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/image_difference.hpp"
 #include "gausslab/cuda/pinned_buffer.hpp"
+#include "gausslab/cuda/staged_copy.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/stream_priority.hpp"
 #include "frame_trace.hpp"
@@ -87,6 +88,21 @@ struct NumbersWorker::State {
   cudaStream_t stream = nullptr;
   cudaEvent_t done = nullptr;
   PinnedBuffer h_partial;  // where the reduction's result lands
+  PinnedBuffer staging;    // large copies go through it a piece at a time (staged_copy.hpp)
+  // A host image up to the device, or back, through `staging` (waits for each piece).
+  void upload(const ConstImageView& host, DeviceImage& device) {
+    device.resize(host.width, host.height, host.format);
+    const std::size_t row = static_cast<std::size_t>(host.width) * bytes_per_pixel(host.format);
+    copy_rows_through_pinned(RowCopy{host.data, host.pitch_bytes, device.view().data, device.view().pitch_bytes, row,
+                                     host.height},
+                             cudaMemcpyHostToDevice, staging, stream);
+  }
+  void download(const DeviceImage& device, const ImageView& host) {
+    const std::size_t row = static_cast<std::size_t>(host.width) * bytes_per_pixel(host.format);
+    copy_rows_through_pinned(RowCopy{device.view().data, device.view().pitch_bytes, host.data, host.pitch_bytes, row,
+                                     host.height},
+                             cudaMemcpyDeviceToHost, staging, stream);
+  }
   DeviceBuffer scratch;
   NumbersTileBuffers tiles;  // a slow window method's tiles (numbers_tiles.hpp)
 
@@ -208,14 +224,10 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
           ImageRgba8 result(width, height);
           if (is_gpu_method(setting.method)) {
             if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
-            if (s.d_picture.empty()) {
-              s.d_picture.resize(width, height, PixelFormat::Rgba8);
-              s.d_picture.upload(picture.view(), s.stream);
-            }
+            if (s.d_picture.empty()) s.upload(picture.view(), s.d_picture);
             DeviceImage d_result(width, height, PixelFormat::Rgba8);
             method->run(s.d_picture.view(), d_result.view(), nullptr, s.stream);
-            d_result.download(result.view(), s.stream);
-            GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+            s.download(d_result, result.view());
           } else {
             method->run(picture.view(), result.view(), nullptr, nullptr);
           }
@@ -235,12 +247,10 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
                      (tile_core > 0 ? " in tiles" : ""));
         if (is_gpu_method(setting.method)) {
           if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
-          if (s.d_source_planes.empty()) {
-            s.d_source_planes.resize(width, height * 4, PixelFormat::F32);
-            const ConstImageView all{s.source_planes->values.data(), width, height * 4,
-                                     sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32};
-            s.d_source_planes.upload(all, s.stream);
-          }
+          if (s.d_source_planes.empty())
+            s.upload(ConstImageView{s.source_planes->values.data(), width, height * 4,
+                                    sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32},
+                     s.d_source_planes);
           s.planes_for(*values, width, height);
           const std::size_t pitch = values->d_planes.view().pitch_bytes, src_pitch = s.d_source_planes.view().pitch_bytes;
           for (int c = 0; c < 4; ++c) {
@@ -260,8 +270,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
           }
           const ImageView all_host{host->values.data(), width, height * 4, sizeof(float) * static_cast<std::size_t>(width),
                                    PixelFormat::F32};
-          values->d_planes.download(all_host, s.stream);
-          GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+          s.download(values->d_planes, all_host);
         } else {
           HostPlanes& source = const_cast<HostPlanes&>(*s.source_planes);
           for (int c = 0; c < 4 && !superseded; ++c) method->run(source.plane(c), host->plane(c), nullptr, nullptr);
@@ -314,9 +323,9 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
       if (values) {
         if (values->d_planes.empty()) {  // a CPU method's planes: uploaded for the GPU reduction
           s.planes_for(*values, width, height);
-          values->d_planes.upload(ConstImageView{values->host->values.data(), width, height * 4,
-                                                 sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32},
-                                  s.stream);
+          s.upload(ConstImageView{values->host->values.data(), width, height * 4,
+                                  sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32},
+                   values->d_planes);
         }
         return planes_operand(values->d_planes.view().data, values->d_planes.view().pitch_bytes, height, SampleType::F32);
       }
@@ -327,17 +336,15 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
         if (!s.d_source_planes.empty())
           return planes_operand(s.d_source_planes.view().data, s.d_source_planes.view().pitch_bytes, height,
                                 SampleType::F32);
-        if (s.d_picture.empty()) {
-          s.d_picture.resize(width, height, PixelFormat::Rgba8);
-          s.d_picture.upload(picture.view(), s.stream);
-        }
+        if (s.d_picture.empty()) s.upload(picture.view(), s.d_picture);
         return rgba8_operand(s.d_picture.view().data, s.d_picture.view().pitch_bytes);
       }
       if (!s.d_exact_valid || s.d_exact_key != exact->key) {
         FrameTrace::instance().note("numbers uploads the exact Gaussian");
         s.d_exact.resize(exact->values.size() * sizeof(double));
-        GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(s.d_exact.data(), exact->values.data(), exact->values.size() * sizeof(double),
-                                            cudaMemcpyHostToDevice, s.stream));
+        const std::size_t row = sizeof(double) * 4 * static_cast<std::size_t>(width);  // interleaved RGBA
+        copy_rows_through_pinned(RowCopy{exact->values.data(), row, s.d_exact.data(), row, row, height},
+                                 cudaMemcpyHostToDevice, s.staging, s.stream);
         s.d_exact_key = exact->key;
         s.d_exact_valid = true;
       }

@@ -87,6 +87,12 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
       }
       sliced_starting_[index].reset();  // an outcome for an older setting: started again below
     }
+    // Continuous processing starts the same setting's run again as soon as the last one is
+    // enqueued: it keeps the prepared tile plan (a new plan would re-prepare the band instance and
+    // resize the run's images for a tile a few rows taller or shorter, every run).
+    if (!started && sliced_last_start_[index] && sliced_last_start_[index]->setting == setting &&
+        !sliced_last_start_[index]->probe && sliced_[index] && sliced_[index]->started())
+      started = sliced_last_start_[index];
     if (!started) {
       const RunChoice choice =
           choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs);
@@ -102,6 +108,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
       Method* band = s.band_instance(setting.method);
       if (!sliced_starter_[index]) sliced_starter_[index] = std::make_unique<SlotPreparer>();
       const int device = cuda_device_status().device;
+      sliced_last_start_[index].reset();  // the run is re-prepared: its old plan goes
       sliced_starter_[index]->submit(setting, [run, band, plan = start.plan, params = setting.params, device] {
         GAUSSLAB_CUDA_CHECK(cudaSetDevice(device));  // this thread's device
         run->start(*band, plan, params);
@@ -110,6 +117,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
       sliced_starting_[index] = std::move(start);
       return true;  // the slot keeps its last result while the worker starts the run
     }
+    sliced_last_start_[index] = started;
     const TilePlan& plan = started->plan;
     FrameTrace::instance().note("sliced " + std::string(index == 0 ? "A " : "B ") + info.id + " starts: " +
                                 (started->probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +

@@ -18,6 +18,7 @@
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/pooling.hpp"
 #include "gausslab/cuda/pinned_buffer.hpp"
+#include "gausslab/render/banded_upload.hpp"
 #include "gausslab/cuda/stream_priority.hpp"
 #include "gausslab/render/gl_error.hpp"
 #include "gausslab/render/pixel_buffer_ring.hpp"
@@ -66,6 +67,9 @@ struct Slot {
   DeviceImage d_pooled;
   ImageRgba8 host_pooled;
   bool pooled = false;  // the texture holds a pooled result
+  // a host result on its way to the texture, a band per frame (show_host_result)
+  BandedUpload host_upload;
+  bool host_upload_pooled = false;
 };
 
 }  // namespace
@@ -90,6 +94,10 @@ struct ResultPipeline::Impl {
 
   int width() const { return source.width(); }
   int height() const { return source.height(); }
+  // The next band of a slot's host result (show_host_result); the texture takes it after the last.
+  void continue_host_upload(int slot, GlTimer* gl_timer);
+  // A host image into the slot's texture in one call (pooled results: a quarter of the pixels).
+  void show_host_now(int slot, const ImageRgba8& image, GlTimer* gl_timer);
   std::size_t image_bytes() const { return static_cast<std::size_t>(width()) * height() * sizeof(Rgba8); }
   ImageView pinned_view(const PinnedBuffer& buffer) const {
     return {buffer.data(), width(), height(), static_cast<std::size_t>(width()) * sizeof(Rgba8), PixelFormat::Rgba8};
@@ -378,20 +386,46 @@ void ResultPipeline::fall_back_to_cpu(const std::string& why) {
   p.reason = why + "; only the CPU methods run now (cpu path)";
 }
 
-void ResultPipeline::show_host_result(int slot_index, const ImageRgba8& image, GlTimer* gl_timer) {
+void ResultPipeline::show_host_result(int slot_index, std::shared_ptr<const ImageRgba8> image, GlTimer* gl_timer) {
   Impl& p = *impl_;
-  const bool full = image.width() == p.width() && image.height() == p.height();
-  const bool pooled = image.width() == pooled_side(p.width()) && image.height() == pooled_side(p.height());
+  if (!image) throw std::invalid_argument("ResultPipeline::show_host_result: no image");
+  const bool full = image->width() == p.width() && image->height() == p.height();
+  const bool pooled = image->width() == pooled_side(p.width()) && image->height() == pooled_side(p.height());
   if (!full && !pooled)
-    throw std::invalid_argument("ResultPipeline::show_host_result: a " + std::to_string(image.width()) + "x" +
-                                std::to_string(image.height()) + " result for a " + std::to_string(p.width()) + "x" +
+    throw std::invalid_argument("ResultPipeline::show_host_result: a " + std::to_string(image->width()) + "x" +
+                                std::to_string(image->height()) + " result for a " + std::to_string(p.width()) + "x" +
                                 std::to_string(p.height()) + " source");
   Slot& slot = p.slots.at(slot_index);
+  slot.host_upload.start(std::move(image));
+  slot.host_upload_pooled = !full;
+  p.continue_host_upload(slot_index, gl_timer);  // the first band now: a small image is in at once
+}
+
+void ResultPipeline::continue_host_uploads(GlTimer* gl_timer) {
+  for (int i = 0; i < kSlots; ++i) impl_->continue_host_upload(i, gl_timer);
+}
+
+bool ResultPipeline::host_upload_pending(int slot) const { return impl_->slots.at(slot).host_upload.pending(); }
+
+void ResultPipeline::Impl::continue_host_upload(int slot_index, GlTimer* gl_timer) {
+  Slot& slot = slots.at(slot_index);
+  if (!slot.host_upload.pending()) return;
+  if (gl_timer) gl_timer->begin(slot_index == 0 ? "upload" : "upload_b");
+  const bool done = slot.host_upload.step(slot.texture);
+  if (gl_timer) gl_timer->end();
+  if (!done) return;
+  slot.pooled = slot.host_upload_pooled;
+  slot.has_result = true;
+}
+
+void ResultPipeline::Impl::show_host_now(int slot_index, const ImageRgba8& image, GlTimer* gl_timer) {
+  Slot& slot = slots.at(slot_index);
+  slot.host_upload.cancel();
   if (gl_timer) gl_timer->begin(slot_index == 0 ? "upload" : "upload_b");
   slot.texture.resize(image.width(), image.height());
   slot.texture.upload(image.view());
   if (gl_timer) gl_timer->end();
-  slot.pooled = image.width() != p.width() || image.height() != p.height();
+  slot.pooled = image.width() != width() || image.height() != height();
   slot.has_result = true;
 }
 
@@ -440,11 +474,14 @@ void ResultPipeline::process_pooled(const std::array<Job, kSlots>& jobs, PoolMod
     Slot& slot = p.slots[i];
     if (jobs[i].method->info().backend == Backend::Cuda)
       std::memcpy(slot.host_pooled.data(), slot.h_staging.data(), static_cast<std::size_t>(pw) * ph * sizeof(Rgba8));
-    show_host_result(i, slot.host_pooled, gl_timer);
+    p.show_host_now(i, slot.host_pooled, gl_timer);
   }
 }
 
-void ResultPipeline::clear_result(int slot) { impl_->slots.at(slot).has_result = false; }
+void ResultPipeline::clear_result(int slot) {
+  impl_->slots.at(slot).host_upload.cancel();
+  impl_->slots.at(slot).has_result = false;
+}
 
 void ResultPipeline::synchronize() {
   if (impl_->stream) GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
@@ -464,6 +501,7 @@ void ResultPipeline::set_source(ImageRgba8 image) {
   }
   for (Slot& slot : p.slots) {
     slot.has_result = false;
+    slot.host_upload.cancel();  // a result of the old source
     if (!resized) continue;
     p.release_interop(slot);
     slot.d_result.release();
@@ -486,6 +524,10 @@ void ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
       throw std::logic_error(jobs[i].method->info().id + " is a GPU method, and this is the cpu path");
     if (on_gpu[i] && !first_gpu_timer) first_gpu_timer = jobs[i].timer;
   }
+
+  // A newer result than a host result still on its way: that upload goes.
+  for (int i = 0; i < kSlots; ++i)
+    if (jobs[i].method) p.slots[i].host_upload.cancel();
 
   // CPU methods: host source into host memory.
   for (int i = 0; i < kSlots; ++i) {
@@ -562,6 +604,7 @@ void ResultPipeline::show_device_result(int slot_index, const ConstImageView& im
     throw std::invalid_argument("ResultPipeline::show_device_result: a " + std::to_string(image.width) + "x" +
                                 std::to_string(image.height) + " result for a " + std::to_string(p.width()) + "x" +
                                 std::to_string(p.height()) + " source");
+  p.slots.at(slot_index).host_upload.cancel();  // a newer result than a host result on its way
   Writers writers;
   writers.at(static_cast<std::size_t>(slot_index)) = [&p, &image](const ImageView& d_output) {
     copy_image_async(image, d_output, cudaMemcpyDeviceToDevice, p.stream);

@@ -12,6 +12,7 @@
 #include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "gausslab/render/banded_upload.hpp"
 #include "gausslab/render/difference_view.hpp"
 #include "gausslab/render/egl_offscreen.hpp"
 #include "gausslab/render/frame_pacer.hpp"
@@ -278,6 +279,43 @@ TEST_F(GlRender, TextureTakesPitchedViewsAndReadsBack) {
   EXPECT_THROW(texture.upload(ImageRgba8(12, 9).view()), std::invalid_argument);
 }
 
+// A host result in bands (banded_upload.hpp): the texture keeps its old pixels until the last band
+// is in, then holds the new image exactly; a new start replaces an unfinished upload; other GL
+// work between the bands changes nothing.
+TEST_F(GlRender, BandedUploadShowsTheImageOnlyWhenTheLastBandIsIn) {
+  const ImageRgba8 old_pixels = make_random_rgba8(37, 29, 5);
+  Texture texture;
+  texture.resize(37, 29);
+  texture.upload(old_pixels.view());
+  const auto image = std::make_shared<const ImageRgba8>(make_random_rgba8(37, 29, 6));
+  const std::size_t three_rows = 3 * 37 * sizeof(Rgba8);
+  BandedUpload upload;
+  upload.start(std::make_shared<const ImageRgba8>(make_random_rgba8(37, 29, 7)));  // replaced before it is in
+  EXPECT_FALSE(upload.step(texture, three_rows));
+  upload.start(image);
+  int steps = 0;
+  while (!upload.step(texture, three_rows)) {
+    ++steps;
+    ASSERT_TRUE(upload.pending());
+    EXPECT_EQ(texture.read().pixels(), old_pixels.pixels()) << "after band " << steps;
+    Texture other;  // unrelated GL work between frames
+    other.resize(5, 5);
+    other.upload(ImageRgba8(5, 5).view());
+  }
+  EXPECT_EQ(steps, 9);  // 29 rows in bands of 3: 10 steps, the last one finishes
+  EXPECT_FALSE(upload.pending());
+  EXPECT_EQ(texture.read().pixels(), image->pixels());
+  // A band smaller than a row still moves a row per step; a texture of another size is resized.
+  Texture small;
+  small.resize(4, 4);
+  upload.start(image);
+  steps = 1;
+  while (!upload.step(small, 1)) ++steps;
+  EXPECT_EQ(steps, 29);
+  EXPECT_EQ(small.width(), 37);
+  EXPECT_EQ(small.read().pixels(), image->pixels());
+}
+
 // The interop path's ring with the host as the writer (glMapBufferRange where CUDA would map):
 // each frame's pixels must reach the texture, for every ring size, with other GL work between
 // frames, and rows of a width that is not a multiple of 4 pixels, packed or padded.
@@ -355,10 +393,12 @@ TEST_F(GlRender, CpuPathShowsExactlyTheCpuFilterResult) {
 
   // A result made elsewhere (a CPU method on a worker, the exact Gaussian) shows the same way,
   // and one of another size is refused.
-  pipeline.show_host_result(1, expected, nullptr);
+  // (This image is smaller than a band: it is in at once.)
+  pipeline.show_host_result(1, std::make_shared<const ImageRgba8>(expected), nullptr);
+  ASSERT_FALSE(pipeline.host_upload_pending(1));
   ASSERT_TRUE(pipeline.has_result(1));
   EXPECT_EQ(pipeline.read_result(1).pixels(), expected.pixels());
-  EXPECT_THROW(pipeline.show_host_result(1, ImageRgba8(3, 3), nullptr), std::invalid_argument);
+  EXPECT_THROW(pipeline.show_host_result(1, std::make_shared<const ImageRgba8>(3, 3), nullptr), std::invalid_argument);
 
   // The stages: the method's on the host clock, the upload from a GL timer query.
   gl_timer.flush();

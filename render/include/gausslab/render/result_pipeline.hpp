@@ -96,11 +96,18 @@ class ResultPipeline {
   // pixels; one host wait per processed frame, stage "wait"). mode must not be PoolMode::None.
   void process_pooled(const std::array<Job, kSlots>& jobs, PoolMode mode, GlTimer* gl_timer);
 
-  // Shows a result made elsewhere (a CPU method on a worker thread, the exact Gaussian) in a slot:
-  // uploads it into the slot's texture (GL stage "upload" or "upload_b" in gl_timer if given).
-  // The image must have the source's size, or the pooled size (pooled_side of each: then
-  // result_is_pooled(slot)); throws std::invalid_argument otherwise.
-  void show_host_result(int slot, const ImageRgba8& image, GlTimer* gl_timer);
+  // Shows a result made elsewhere (a CPU method on a worker thread, the exact Gaussian) in a slot,
+  // a band per frame (render/banded_upload.hpp: 64 MiB in one glTexSubImage2D held a frame up for
+  // 80-120 ms): this call and each continue_host_uploads copy the next band (GL stage "upload" or
+  // "upload_b" in gl_timer if given), and the slot's texture takes the image after the last one;
+  // then host_upload_pending(slot) is false and has_result(slot) true. Until then the slot shows
+  // its last result. A newer result for the slot (this call, process, show_device_result,
+  // clear_result, set_source) replaces an unfinished upload. The image must have the source's size,
+  // or the pooled size (pooled_side of each: then result_is_pooled(slot)); std::invalid_argument
+  // otherwise. GlError when the pixel buffer cannot be mapped.
+  void show_host_result(int slot, std::shared_ptr<const ImageRgba8> image, GlTimer* gl_timer);
+  void continue_host_uploads(GlTimer* gl_timer);
+  bool host_upload_pending(int slot) const;
   // Shows a result made on the device (a sliced run's, render/sliced_run.hpp): copied on the stream
   // into the slot's next pixel buffer (interop) or through host memory (staging), then uploaded to
   // the slot's texture like a method's result. The view must have the source's size, RGBA8

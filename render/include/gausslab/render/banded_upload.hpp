@@ -1,0 +1,47 @@
+#pragma once
+// A host image into a texture without holding a frame up. glTexSubImage2D from host memory copies
+// the whole image on the calling thread before it returns: 64 MiB (4096x4096 RGBA8, a CPU method's
+// or the exact Gaussian's result) took 80-120 ms of one frame on an H100. Here the rows go into a
+// mapped pixel buffer a band per frame (step), and when the last band is in, the texture takes the
+// buffer in one copy on the GPU. Until then the texture keeps what it showed. Needs a current GL
+// context for every call, the destructor included.
+#include <cstddef>
+#include <memory>
+
+#include "gausslab/core/image.hpp"
+
+namespace gausslab {
+
+class Texture;
+
+// Bytes copied per frame: 8 MiB is about a millisecond of memcpy into the mapped buffer.
+constexpr std::size_t kUploadBandBytes = std::size_t{8} << 20;
+
+class BandedUpload {
+ public:
+  BandedUpload() = default;
+  ~BandedUpload();
+  BandedUpload(const BandedUpload&) = delete;
+  BandedUpload& operator=(const BandedUpload&) = delete;
+
+  // Starts uploading `image` (kept alive until it is in), replacing an upload not finished.
+  void start(std::shared_ptr<const ImageRgba8> image);
+  // Copies the next band_bytes of rows (at least one row); when the last row is in, copies the
+  // buffer into `texture` (resized to the image first) and returns true: the upload is then over.
+  // Throws GlError when the buffer cannot be made or mapped (the upload is then dropped).
+  bool step(Texture& texture, std::size_t band_bytes = kUploadBandBytes);
+  bool pending() const { return image_ != nullptr; }
+  // Drops an unfinished upload (the texture keeps what it showed).
+  void cancel();
+
+ private:
+  void unmap();
+
+  std::shared_ptr<const ImageRgba8> image_;
+  unsigned buffer_ = 0;
+  std::size_t buffer_bytes_ = 0;
+  unsigned char* mapped_ = nullptr;
+  int next_row_ = 0;
+};
+
+}  // namespace gausslab
