@@ -425,12 +425,19 @@ void ComparisonMode::take_cpu_results(FrameContext& frame) {
 
 void ComparisonMode::show_host_image(int index, std::shared_ptr<const ImageRgba8> image, FrameContext& frame) {
   pipeline_->show_host_result(index, std::move(image), &frame.gl_timer);
-  uploading_[index] = slot(index).wanted();
-  continue_host_uploads(frame);  // counts a small image, in at once, as computed in this frame
+  uploading_[index] = slot(index).wanted();  // computed once in (continue_host_uploads, this frame on)
 }
 
 void ComparisonMode::continue_host_uploads(FrameContext& frame) {
-  if (uploading_[0] || uploading_[1]) pipeline_->continue_host_uploads(&frame.gl_timer);
+  if (uploading_[0] || uploading_[1]) {
+    const auto start = std::chrono::steady_clock::now();
+    pipeline_->continue_host_uploads(&frame.gl_timer);
+    if (FrameTrace::instance().enabled())
+      FrameTrace::instance().note(
+          "host upload band: " +
+          std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()) +
+          " ms" + (pipeline_->host_upload_pending(0) || pipeline_->host_upload_pending(1) ? "" : " (the last)"));
+  }
   for (int i = 0; i < 2; ++i) {
     if (!uploading_[i] || pipeline_->host_upload_pending(i)) continue;
     // The slot counts as computed once its texture holds the result (a save reads the texture).

@@ -13,7 +13,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actions.hpp"
@@ -233,6 +235,7 @@ class ComparisonMode final : public ViewerMode {
     std::string method;
     double units = 0;
     std::uint64_t run = 0;  // the sliced run it belongs to; 0: a whole run
+    int radius = 0;
   };
   struct SlicedTotal {
     int slot = 0;
@@ -258,6 +261,8 @@ class ComparisonMode final : public ViewerMode {
   std::unique_ptr<SlotPreparer> sliced_starter_[2];
   std::uint64_t next_tag_ = 1;
   std::map<std::uint64_t, TimedSpan> spans_;
+  // (method, radius) pairs with a GPU time read back: elsewhere the cost model extrapolates.
+  std::set<std::pair<std::string, int>> timed_windows_;
   std::map<std::uint64_t, SlicedTotal> sliced_totals_;
   std::optional<SlotSetting> uploading_[2];  // the setting of a host image on its way to the slot
   std::optional<SlotSetting> slice_refused_[2];  // a setting whose tile the method refused: whole

@@ -31,7 +31,7 @@ std::uint64_t ComparisonMode::tag_whole_run(int index) {
   spans_[tag] = TimedSpan{index,
                           id,
                           static_cast<double>(pipeline_->width()) * pipeline_->height() * window_cost(id, s.params.radius()),
-                          0};
+                          0, s.params.radius()};
   return tag;
 }
 
@@ -135,15 +135,19 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
   SlicedRun& run = *sliced_[index];
   if (run.busy()) return true;  // the last tiles are still running: none are queued behind them
   const double tile_units = static_cast<double>(run.plan().computed_pixels_per_tile()) * window_cost(info.id, radius);
-  const int count = schedule.probe() ? 1
-                                     : tiles_this_frame(cost_model_.predict_ms(info.id, tile_units), schedule.remaining(),
-                                                        kSliceBudgetMs);
+  // At a radius never timed the model extrapolates from other radii (after a jump from sigma 32 to
+  // 4 its tiles took twice their budget on the H100): one tile per frame until a time is read back.
+  const bool timed_here = timed_windows_.count({info.id, radius}) > 0;
+  const int count = schedule.probe() || !timed_here
+                        ? 1
+                        : tiles_this_frame(cost_model_.predict_ms(info.id, tile_units), schedule.remaining(),
+                                           kSliceBudgetMs);
   if (count > 1) FrameTrace::instance().note("sliced " + info.id + ": " + std::to_string(count) + " tiles this frame");
   const std::uint64_t tag = next_tag_++;
   const bool timed = run.run_tiles(pipeline_->device_source(), schedule.next(), count, tag, pipeline_->stream());
   SlicedTotal& total = sliced_totals_[schedule.run()];
   if (timed) {
-    spans_[tag] = TimedSpan{index, info.id, tile_units * count, schedule.run()};
+    spans_[tag] = TimedSpan{index, info.id, tile_units * count, schedule.run(), radius};
     ++total.steps;
   } else {
     total.untimed = true;
@@ -168,6 +172,7 @@ void ComparisonMode::collect_gpu_times() {
     const auto span = spans_.find(reading.tag);
     if (span == spans_.end()) continue;
     cost_model_.learn(span->second.method, span->second.units, reading.ms);
+    timed_windows_.insert({span->second.method, span->second.radius});
     const auto total = sliced_totals_.find(span->second.run);
     spans_.erase(span);
     if (total == sliced_totals_.end()) continue;

@@ -28,6 +28,26 @@ void BandedUpload::cancel() {
   next_row_ = 0;
 }
 
+void BandedUpload::reserve(std::size_t bytes) {
+  if (buffer_ && buffer_bytes_ >= bytes) return;
+  cancel();  // not while mapped
+  make_storage(bytes);
+}
+
+void BandedUpload::make_storage(std::size_t bytes) {
+  if (buffer_ && buffer_bytes_ >= bytes) return;
+  // Written once by the host, read once by GL: a "stream draw" buffer, which drivers keep in
+  // host-visible memory, so the memcpy in step is a plain store and the texture copy a DMA.
+  if (!buffer_) glGenBuffers(1, &buffer_);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer_);
+  glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_DRAW);
+  // Mapped once here so that the driver makes the storage now, not in the first band's frame.
+  if (glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_WRITE_BIT))
+    glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  buffer_bytes_ = bytes;
+}
+
 void BandedUpload::start(std::shared_ptr<const ImageRgba8> image) {
   cancel();
   if (!image || image->empty()) return;
@@ -40,16 +60,12 @@ bool BandedUpload::step(Texture& texture, std::size_t band_bytes) {
   const std::size_t row_bytes = static_cast<std::size_t>(image.width()) * sizeof(Rgba8);
   const std::size_t bytes = row_bytes * static_cast<std::size_t>(image.height());
   if (!mapped_) {
-    // Written once by the host, read once by GL: a "stream draw" buffer, which drivers keep in
-    // host-visible memory, so the memcpy below is a plain store and the texture copy a DMA.
-    if (!buffer_) glGenBuffers(1, &buffer_);
+    make_storage(bytes);  // (not mapped here: a larger buffer is made in place)
+    // Write only, no invalidation: an invalidated buffer may be given new storage (tens of
+    // milliseconds to allocate and pin 64 MiB); the last texture copy out of it is long done.
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer_);
-    if (buffer_bytes_ != bytes) {
-      glBufferData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_STREAM_DRAW);
-      buffer_bytes_ = bytes;
-    }
-    mapped_ = static_cast<unsigned char*>(glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes),
-                                                           GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT));
+    mapped_ = static_cast<unsigned char*>(
+        glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes), GL_MAP_WRITE_BIT));
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     if (!mapped_) {
       const std::string problem = gl_error_message("mapping a pixel buffer for a host result");

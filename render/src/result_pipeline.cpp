@@ -502,6 +502,7 @@ void ResultPipeline::set_source(ImageRgba8 image) {
   for (Slot& slot : p.slots) {
     slot.has_result = false;
     slot.host_upload.cancel();  // a result of the old source
+    slot.host_upload.reserve(p.image_bytes());  // now, not in the frame of the first host result
     if (!resized) continue;
     p.release_interop(slot);
     slot.d_result.release();

@@ -24,6 +24,9 @@ class BandedUpload {
   BandedUpload(const BandedUpload&) = delete;
   BandedUpload& operator=(const BandedUpload&) = delete;
 
+  // Makes the pixel buffer for images of up to `bytes` now (a picture's load), so that the first
+  // band of the first upload does not pay for it; drops an upload not finished when it must grow.
+  void reserve(std::size_t bytes);
   // Starts uploading `image` (kept alive until it is in), replacing an upload not finished.
   void start(std::shared_ptr<const ImageRgba8> image);
   // Copies the next band_bytes of rows (at least one row); when the last row is in, copies the
@@ -36,6 +39,7 @@ class BandedUpload {
 
  private:
   void unmap();
+  void make_storage(std::size_t bytes);  // at least `bytes`; not while mapped
 
   std::shared_ptr<const ImageRgba8> image_;
   unsigned buffer_ = 0;
