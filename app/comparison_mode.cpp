@@ -399,6 +399,7 @@ void ComparisonMode::process(FrameContext& frame) {
   }
   slot_a_.timer().poll();
   slot_b_.timer().poll();
+  submit_sliced_starts();
   // A failed registration or map falls back to staging: the reasons shown must follow.
   if (pipeline_->path() != path_seen_) {
     path_seen_ = pipeline_->path();

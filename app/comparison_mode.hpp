@@ -10,6 +10,7 @@
 // does), comparison_ui.cpp (menu, panels, overlay, help, inspector, legend), comparison_report.cpp
 // (saving with sidecars, the automated run's summary).
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -142,6 +143,8 @@ class ComparisonMode final : public ViewerMode {
   bool sliced_start_running() const;
   // Blocks until no sliced start waits or runs (before the runs or the GPU go).
   void wait_sliced_starts();
+  // Hands this frame's sliced starts to their workers (at the end of process: after the frame's CUDA calls).
+  void submit_sliced_starts();
 
   // --- comparison_ui.cpp: what is drawn with ImGui ---
   void layout(FrameContext& frame);
@@ -259,6 +262,7 @@ class ComparisonMode final : public ViewerMode {
   std::optional<SlicedStart> sliced_starting_[2];
   std::optional<SlicedStart> sliced_last_start_[2];  // what the run was last started with
   std::unique_ptr<SlotPreparer> sliced_starter_[2];
+  std::function<AccuracyBound()> sliced_start_job_[2];  // made in the frame, submitted at its end
   std::uint64_t next_tag_ = 1;
   std::map<std::uint64_t, TimedSpan> spans_;
   // (method, radius) pairs with a GPU time read back: elsewhere the cost model extrapolates.

@@ -47,6 +47,14 @@ bool ComparisonMode::sliced_start_running() const {
   return false;
 }
 
+void ComparisonMode::submit_sliced_starts() {
+  for (int i = 0; i < 2; ++i) {
+    if (!sliced_start_job_[i]) continue;
+    if (sliced_starting_[i]) sliced_starter_[i]->submit(sliced_starting_[i]->setting, std::move(sliced_start_job_[i]));
+    sliced_start_job_[i] = nullptr;
+  }
+}
+
 void ComparisonMode::wait_sliced_starts() {
   for (const std::unique_ptr<SlotPreparer>& starter : sliced_starter_)
     if (starter) starter->wait_idle();
@@ -109,11 +117,13 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
       if (!sliced_starter_[index]) sliced_starter_[index] = std::make_unique<SlotPreparer>();
       const int device = cuda_device_status().device;
       sliced_last_start_[index].reset();  // the run is re-prepared: its old plan goes
-      sliced_starter_[index]->submit(setting, [run, band, plan = start.plan, params = setting.params, device] {
+      // Handed to the worker at the end of process (submit_sliced_starts): started now, its
+      // allocations would hold up this frame's own CUDA calls still to come (12 ms on the H100).
+      sliced_start_job_[index] = [run, band, plan = start.plan, params = setting.params, device] {
         GAUSSLAB_CUDA_CHECK(cudaSetDevice(device));  // this thread's device
         run->start(*band, plan, params);
         return AccuracyBound{};
-      });
+      };
       sliced_starting_[index] = std::move(start);
       return true;  // the slot keeps its last result while the worker starts the run
     }
