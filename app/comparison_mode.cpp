@@ -46,6 +46,8 @@ ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, G
       slot_b_(history_frames(options)),
       history_(300) {
   const bool automated = options.frames > 0 || !options.script.empty();
+  if (FrameTrace::instance().enabled())
+    pipeline_->set_trace_marks([](const char* step) { FrameTrace::instance().mark(step); });
   numbers_ = std::make_unique<NumbersWorker>(pipeline_->runs_gpu_methods());
   compare_all_ = std::make_unique<CompareAll>(pipeline_->runs_gpu_methods(), exact_);
   filter_.method_a = plan.method_a;

@@ -67,8 +67,9 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
   const MethodInfo& info = method_registry().at(static_cast<std::size_t>(setting.method)).info;
   const int width = pipeline_->width(), height = pipeline_->height(), radius = setting.params.radius();
   SliceSchedule& schedule = schedule_[index];
-  // A probe gives way to the real choice as soon as the method's speed is known.
-  if (schedule.active() && schedule.probe() && cost_model_.knows(info.id)) drop_sliced_run(index);
+  // A probe gives way to the real choice as soon as the method's speed at this radius is known.
+  const bool timed_here = timed_windows_.count({info.id, radius}) > 0;
+  if (schedule.active() && schedule.probe() && timed_here) drop_sliced_run(index);
 
   if (!schedule.active()) {
     if (slice_refused_[index] == setting) return false;
@@ -103,7 +104,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
       started = sliced_last_start_[index];
     if (!started) {
       const RunChoice choice =
-          choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs);
+          choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs, timed_here);
       if (choice.shape == RunShape::Whole) return false;
       if (!sliced_[index]) sliced_[index] = std::make_unique<SlicedRun>();
       SlicedRun* run = sliced_[index].get();
@@ -147,7 +148,6 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
   const double tile_units = static_cast<double>(run.plan().computed_pixels_per_tile()) * window_cost(info.id, radius);
   // At a radius never timed the model extrapolates from other radii (after a jump from sigma 32 to
   // 4 its tiles took twice their budget on the H100): one tile per frame until a time is read back.
-  const bool timed_here = timed_windows_.count({info.id, radius}) > 0;
   const int count = schedule.probe() || !timed_here
                         ? 1
                         : tiles_this_frame(cost_model_.predict_ms(info.id, tile_units), schedule.remaining(),

@@ -169,6 +169,10 @@ struct ResultPipeline::Impl {
            std::to_string(current);
   }
 
+  std::function<void(const char*)> trace_mark;  // set_trace_marks: host time per step, or empty
+  void mark(const char* step) const {
+    if (trace_mark) trace_mark(step);
+  }
   void run_interop(const Writers& writers, const Timers& timers, StageTimer* timer);
   void map_ahead(const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
   void run_staging(const Writers& writers, const Timers& timers, StageTimer* timer);
@@ -226,6 +230,7 @@ void ResultPipeline::Impl::run_interop(const Writers& writers, const Timers& tim
     }
     for (int i : cold_slots) slots[i].ring->mark_mapped(write[i]);
   }
+  mark("pipeline_map");
 
   try {
     for (int i = 0; i < kSlots; ++i) {
@@ -248,6 +253,7 @@ void ResultPipeline::Impl::run_interop(const Writers& writers, const Timers& tim
     throw;
   }
 
+  mark("pipeline_runs");
   cudaError_t unmapped;
   {
     ScopedStage stage(timer, "unmap", stream);
@@ -256,8 +262,10 @@ void ResultPipeline::Impl::run_interop(const Writers& writers, const Timers& tim
   for (int i = 0; i < kSlots; ++i)
     if (on_gpu[i]) slots[i].ring->mark_unmapped(write[i], unmapped == cudaSuccess);
   GAUSSLAB_CUDA_CHECK(unmapped);
+  mark("pipeline_unmap");
 
   map_ahead(on_gpu, timer);
+  mark("pipeline_map_next");
 }
 
 // Maps each GPU slot's next buffer now, while this frame's upload and drawing are not yet issued:
@@ -478,6 +486,8 @@ void ResultPipeline::process_pooled(const std::array<Job, kSlots>& jobs, PoolMod
   }
 }
 
+void ResultPipeline::set_trace_marks(std::function<void(const char*)> mark) { impl_->trace_mark = std::move(mark); }
+
 void ResultPipeline::clear_result(int slot) {
   impl_->slots.at(slot).host_upload.cancel();
   impl_->slots.at(slot).has_result = false;
@@ -555,6 +565,7 @@ void ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
   if (on_gpu[0] || on_gpu[1]) p.write_gpu_results(writers, timers, first_gpu_timer);
 
   // Upload every new result into its display texture.
+  p.mark("pipeline_cpu_and_writes");
   for (int i = 0; i < kSlots; ++i) {
     if (!jobs[i].method) continue;
     if (on_gpu[i]) {

@@ -74,11 +74,11 @@ std::optional<double> CostModel::predict_ms(const std::string& method_id, double
 }
 
 RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
-                     int radius, double budget_ms) {
+                     int radius, double budget_ms, bool radius_timed) {
   if (!band_exact) return {};
   const double cost = window_cost(method_id, radius);
   const std::optional<double> whole = model.predict_ms(method_id, static_cast<double>(width) * height * cost);
-  if (!whole) {
+  if (!whole || (!radius_timed && *whole > budget_ms / 4)) {
     // A picture no larger than a probe runs whole.
     if (width <= kProbeCore && height <= kProbeCore) return {};
     return {RunShape::Probe, {std::min(kProbeCore, width), std::min(kProbeCore, height)}};

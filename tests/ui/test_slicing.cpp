@@ -113,6 +113,11 @@ TEST(Slicing, AFastMethodIsNeverSlicedASlowOneIsAnUnmeasuredOneIsProbed) {
   EXPECT_GT(tile_ms, 1.0);  // the budget is used, not wasted on halos
   // At radius 3 the same method is fast: whole.
   EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 3, 2.0).shape, RunShape::Whole);
+  // At a radius never timed the prediction is an extrapolation: above a quarter of the budget the
+  // run is probed first (radius 12: ~13 ms predicted), below it runs whole (radius 1: ~0.2 ms).
+  EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 12, 2.0, false).shape, RunShape::Probe);
+  EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 1, 2.0, false).shape, RunShape::Whole);
+  EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 12, 2.0, true).shape, RunShape::Sliced);
 
   EXPECT_EQ(tiles_this_frame(std::nullopt, 10, 2.0), 1);
   EXPECT_EQ(tiles_this_frame(0.5, 10, 2.0), 4);

@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -117,6 +118,10 @@ class ResultPipeline {
   ConstImageView device_source() const;
   // GPU times of the tagged jobs' whole runs that have finished since the last call (no waiting).
   std::vector<ClockReading> take_run_times();
+
+  // A diagnostic: `mark(step)` is called after each step of process (the map, the writes, the unmap,
+  // the next frame's map), so that a frame trace (app/frame_trace.hpp) can charge its host time.
+  void set_trace_marks(std::function<void(const char*)> mark);
 
   // Forgets a slot's result (it shows nothing new until the next process or show_host_result).
   void clear_result(int slot);

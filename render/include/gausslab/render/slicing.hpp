@@ -10,7 +10,8 @@
 //   CostModel     what a method's run costs, learned from CUDA event times of its finished runs and
 //                 tiles: ms = kLaunchMs + rate × units, units = computed pixels × window_cost.
 //   choose_run    whole in the frame (predicted within the budget, or not band-exact), a probe tile
-//                 (never measured yet), or sliced with the tile size the budget allows.
+//                 (never measured yet, or not at this radius), or sliced with the tile size the
+//                 budget allows.
 #include <map>
 #include <optional>
 #include <string>
@@ -83,8 +84,11 @@ struct RunChoice {
 // known (a core of 256 fills an H100 with blocks, so its time per pixel is the run's).
 inline constexpr int kProbeCore = 256;
 // band_exact: MethodInfo::same_bytes_in_bands (others always run whole, as before).
+// radius_timed: the model has a time of this method at this radius. Otherwise its prediction is an
+// extrapolation from other radii (off by 2-4x on the H100 after a jump from sigma 32 to 4), so a run
+// predicted above a quarter of the budget is probed first, as a method never measured.
 RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
-                     int radius, double budget_ms);
+                     int radius, double budget_ms, bool radius_timed = true);
 // Tiles to enqueue this frame: at least one, more while their predicted time stays within the budget.
 int tiles_this_frame(std::optional<double> tile_ms, int remaining, double budget_ms);
 
