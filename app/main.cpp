@@ -1,7 +1,6 @@
 // gausslab: the viewer. Parses the command line, checks everything it can before the first frame
 // (bad input exits with status 2 and a message naming the problem), then runs the viewer.
 #include <cstdio>
-#include <cstdlib>
 
 #include "gausslab/core/cli_args.hpp"
 #include "startup.hpp"
@@ -10,13 +9,6 @@
 
 int main(int argc, char** argv) {
   using namespace gausslab;
-  // Every kernel loaded when the CUDA context is made (0.5-0.7 s more at start on the H100), not at
-  // its first launch: loading a kernel in the middle of a session can wait for the work queued on the
-  // GPU, and a switch to a method or sigma not used before is such a first launch. In the scripted
-  // 4096x4096 session on the H100 the frames over 2x the median after a switch went from 8-10 a run
-  // to 2-10 and the slow switch frames from 0-3 to 0-1 (docs/results/viewer-session). Before the
-  // first CUDA call; a value the user set wins.
-  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   ViewerOptions options;
   try {
     options = parse_viewer_args(argc, argv);
