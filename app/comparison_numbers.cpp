@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "gausslab/cuda/cuda_check.hpp"
@@ -89,19 +90,20 @@ struct NumbersWorker::State {
   cudaEvent_t done = nullptr;
   PinnedBuffer h_partial;  // where the reduction's result lands
   PinnedBuffer staging;    // large copies go through it a piece at a time (staged_copy.hpp)
-  // A host image up to the device, or back, through `staging` (waits for each piece).
+  std::function<void()> between_pieces;  // set per job: one piece per frame drawn
+  // A host image up to the device, or back, through `staging`, one piece per frame (waits for each).
   void upload(const ConstImageView& host, DeviceImage& device) {
     device.resize(host.width, host.height, host.format);
     const std::size_t row = static_cast<std::size_t>(host.width) * bytes_per_pixel(host.format);
     copy_rows_through_pinned(RowCopy{host.data, host.pitch_bytes, device.view().data, device.view().pitch_bytes, row,
                                      host.height},
-                             cudaMemcpyHostToDevice, staging, stream);
+                             cudaMemcpyHostToDevice, staging, stream, kStagedPieceBytes, between_pieces);
   }
   void download(const DeviceImage& device, const ImageView& host) {
     const std::size_t row = static_cast<std::size_t>(host.width) * bytes_per_pixel(host.format);
     copy_rows_through_pinned(RowCopy{device.view().data, device.view().pitch_bytes, host.data, host.pitch_bytes, row,
                                      host.height},
-                             cudaMemcpyDeviceToHost, staging, stream);
+                             cudaMemcpyDeviceToHost, staging, stream, kStagedPieceBytes, between_pieces);
   }
   DeviceBuffer scratch;
   NumbersTileBuffers tiles;  // a slow window method's tiles (numbers_tiles.hpp)
@@ -196,6 +198,12 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
     }
     if (!s.source_planes) s.source_planes = std::make_shared<HostPlanes>(split_channels(picture));
     if (gpu_) s.ensure_cuda();
+    // Large copies go one piece per frame the viewer draws (staged_copy.hpp), for this job only.
+    s.between_pieces = [this, &superseded] { wait_for_next_frame(superseded); };
+    struct ForgetPieceWait {
+      State& state;
+      ~ForgetPieceWait() { state.between_pieces = nullptr; }
+    } forget_piece_wait{s};
 
     // 1. Each slot's values (a method's float planes are computed once per setting).
     std::vector<std::unique_ptr<State::Values>> keep;
@@ -344,7 +352,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
         s.d_exact.resize(exact->values.size() * sizeof(double));
         const std::size_t row = sizeof(double) * 4 * static_cast<std::size_t>(width);  // interleaved RGBA
         copy_rows_through_pinned(RowCopy{exact->values.data(), row, s.d_exact.data(), row, row, height},
-                                 cudaMemcpyHostToDevice, s.staging, s.stream);
+                                 cudaMemcpyHostToDevice, s.staging, s.stream, kStagedPieceBytes, s.between_pieces);
         s.d_exact_key = exact->key;
         s.d_exact_valid = true;
       }

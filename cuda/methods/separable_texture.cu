@@ -245,6 +245,16 @@ class SeparableTexture final : public GpuMethod {
       create(intermediate_texture_, intermediate_.data, intermediate_.pitch_bytes, problem.width, problem.height,
              channel, mode);
     }
+    // The source texture follows the border's address mode and the format too. It is made in run()
+    // (it depends on the source's address), but one that no longer fits goes here: prepare may wait
+    // for the last run (the viewer prepares on a worker), run() must not (in the viewer's frame that
+    // wait lasted as long as the frames queued on the GPU, up to 8 ms on the H100).
+    const cudaChannelFormatDesc source = source_channel(problem.format);
+    if (source_texture_.object && (source_texture_.address_mode != mode || source_texture_.channel.x != source.x ||
+                                   source_texture_.channel.f != source.f)) {
+      fence().wait_for_last_run();
+      destroy(source_texture_);
+    }
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {

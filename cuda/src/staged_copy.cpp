@@ -9,7 +9,7 @@
 namespace gausslab {
 
 void copy_rows_through_pinned(const RowCopy& copy, cudaMemcpyKind kind, PinnedBuffer& staging, cudaStream_t stream,
-                              std::size_t piece_bytes) {
+                              std::size_t piece_bytes, const std::function<void()>& between_pieces) {
   if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost)
     throw std::invalid_argument("copy_rows_through_pinned: only host-to-device and device-to-host copies");
   if (copy.rows <= 0 || copy.row_bytes == 0) return;
@@ -20,6 +20,7 @@ void copy_rows_through_pinned(const RowCopy& copy, cudaMemcpyKind kind, PinnedBu
   staging.resize(static_cast<std::size_t>(rows_per_piece) * copy.row_bytes);
   char* pinned = staging.as<char>();
   for (int y = 0; y < copy.rows; y += rows_per_piece) {
+    if (y > 0 && between_pieces) between_pieces();
     const int n = std::min(rows_per_piece, copy.rows - y);
     const char* src = static_cast<const char*>(copy.src) + static_cast<std::size_t>(y) * copy.src_pitch;
     char* dst = static_cast<char*>(copy.dst) + static_cast<std::size_t>(y) * copy.dst_pitch;

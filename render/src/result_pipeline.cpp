@@ -556,10 +556,11 @@ void ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
   for (int i = 0; i < kSlots; ++i) {
     if (!on_gpu[i]) continue;
     timers[i] = jobs[i].timer;
-    writers[i] = [&p, &job = jobs[i]](const ImageView& d_output) {
+    writers[i] = [&p, &job = jobs[i], i](const ImageView& d_output) {
       const bool timed = job.tag != 0 && p.run_clock.begin(job.tag, p.stream);
       job.method->run(p.d_source.view(), d_output, job.timer, p.stream);
       if (timed) p.run_clock.end(p.stream);
+      p.mark(i == 0 ? "pipeline_write_a" : "pipeline_write_b");
     };
   }
   if (on_gpu[0] || on_gpu[1]) p.write_gpu_results(writers, timers, first_gpu_timer);

@@ -3,6 +3,7 @@
 // between rows of the destination stay as they were.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
@@ -33,8 +34,11 @@ TEST_F(StagedCopyGpu, RowsGoUpAndComeBackExactlyInPiecesOfAnySize) {
     copy_rows_through_pinned(RowCopy{host.data(), kHostPitch, device.data(), kDevicePitch, kRowBytes, kRows},
                              cudaMemcpyHostToDevice, staging, stream(), piece);
     std::vector<std::uint8_t> back(kBackPitch * kRows, 0xA5);
+    int pauses = 0;  // the worker's wait for the next frame, between pieces only
     copy_rows_through_pinned(RowCopy{device.data(), kDevicePitch, back.data(), kBackPitch, kRowBytes, kRows},
-                             cudaMemcpyDeviceToHost, staging, stream(), piece);
+                             cudaMemcpyDeviceToHost, staging, stream(), piece, [&] { ++pauses; });
+    const int rows_per_piece = static_cast<int>(std::max<std::size_t>(piece / kRowBytes, 1));
+    EXPECT_EQ(pauses, (kRows + rows_per_piece - 1) / rows_per_piece - 1);
     for (int y = 0; y < kRows; ++y) {
       for (std::size_t x = 0; x < kRowBytes; ++x)
         ASSERT_EQ(back[y * kBackPitch + x], host[y * kHostPitch + x]) << "row " << y << " byte " << x;
