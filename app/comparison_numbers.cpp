@@ -267,6 +267,12 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
             const ImageView dst{static_cast<char*>(values->d_planes.view().data) + pitch * height * c, width, height,
                                 pitch, PixelFormat::F32};
             if (tile_core == 0) {
+              // One plane per frame drawn, as the tiles below: four planes at once kept the GPU busy
+              // for the frames' kernels to wait behind.
+              if (c > 0) {
+                GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+                wait_for_next_frame(superseded);
+              }
               method->run(src, dst, nullptr, s.stream);
               continue;
             }
