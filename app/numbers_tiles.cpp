@@ -5,6 +5,7 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/staged_copy.hpp"
 #include "gausslab/render/slicing.hpp"
 
 namespace gausslab {
@@ -46,9 +47,12 @@ bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstI
   const std::vector<float> extended = extend_plane(host_plane, r, params.border);
   const int ext_w = width + 2 * r, ext_h = height + 2 * r;
   buffers.extended.resize(ext_w, ext_h, PixelFormat::F32);
-  buffers.extended.upload(ConstImageView{extended.data(), ext_w, ext_h, sizeof(float) * static_cast<std::size_t>(ext_w),
-                                         PixelFormat::F32},
-                          stream);
+  // Up to ~75 MiB: through pinned memory a piece per frame, not in one pageable copy that holds the
+  // copy engine while the frame's pixel buffers wait.
+  const std::size_t row = sizeof(float) * static_cast<std::size_t>(ext_w);
+  copy_rows_through_pinned(RowCopy{extended.data(), row, buffers.extended.view().data,
+                                   buffers.extended.view().pitch_bytes, row, ext_h},
+                           cudaMemcpyHostToDevice, buffers.staging, stream, kStagedPieceBytes, before_tile);
   buffers.tile_out.resize(in_w, in_h, PixelFormat::F32);
   method.prepare(FilterProblem{in_w, in_h, PixelFormat::F32, params});
   const ImageView ext = buffers.extended.view(), out = buffers.tile_out.view();

@@ -17,6 +17,7 @@
 #include "gausslab/core/method_info.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/method.hpp"
+#include "gausslab/cuda/pinned_buffer.hpp"
 
 namespace gausslab {
 
@@ -38,12 +39,14 @@ std::vector<float> extend_plane(const ConstImageView& plane, int radius, BorderM
 // The device buffers a tiled run reuses from plane to plane.
 struct NumbersTileBuffers {
   DeviceImage extended, tile_out;
+  PinnedBuffer staging;  // the extended plane goes up through it, a piece per frame (staged_copy.hpp)
 };
 
 // Filters the float plane `host_plane` into the device plane `d_dst` with `method` (GPU, window) in
 // tiles of `core`, waiting for each tile on `stream`. False when `superseded` stopped it between
 // two tiles (d_dst then holds part of the result).
-// before_tile runs before every tile but the first (the worker waits there for the next frame).
+// before_tile runs before every tile but the first, and between the pieces of the extended plane's
+// upload (the worker waits there for the next frame).
 bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstImageView& host_plane,
                         const ImageView& d_dst, int core, cudaStream_t stream, NumbersTileBuffers& buffers,
                         const std::atomic<bool>& superseded, const std::function<void()>& before_tile = {});
