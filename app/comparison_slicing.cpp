@@ -22,6 +22,12 @@ namespace {
 // once add at most 2 x 2 ms, so a frame stays within twice the median.
 constexpr double kSliceBudgetMs = 2.0;
 
+// A sliced run keeps its plan while a new choice's tile is within 1.5x of it on each side.
+bool close_tiles(const TileSize& kept, const TileSize& wanted) {
+  const double w = static_cast<double>(wanted.width) / kept.width, h = static_cast<double>(wanted.height) / kept.height;
+  return w >= 1 / 1.5 && w <= 1.5 && h >= 1 / 1.5 && h <= 1.5;
+}
+
 }  // namespace
 
 std::uint64_t ComparisonMode::tag_whole_run(int index) {
@@ -96,16 +102,21 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
       }
       sliced_starting_[index].reset();  // an outcome for an older setting: started again below
     }
-    // Continuous processing starts the same setting's run again as soon as the last one is
-    // enqueued: it keeps the prepared tile plan (a new plan would re-prepare the band instance and
-    // resize the run's images for a tile a few rows taller or shorter, every run).
-    if (!started && sliced_last_start_[index] && sliced_last_start_[index]->setting == setting &&
-        !sliced_last_start_[index]->probe && sliced_[index] && sliced_[index]->started())
-      started = sliced_last_start_[index];
+    std::optional<RunChoice> choice;
     if (!started) {
-      const RunChoice choice =
-          choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs, timed_here);
-      if (choice.shape == RunShape::Whole) return false;
+      choice = choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs,
+                          timed_here);
+      if (choice->shape == RunShape::Whole) return false;
+      // Continuous processing starts the same setting's run again as soon as the last one is
+      // enqueued: it keeps the prepared tile plan while the new choice is close to it (a plan a few
+      // rows different would re-prepare the band instance and resize the run's images every run),
+      // but not one the model has since found far off (a first measurement disturbed by other work).
+      const std::optional<SlicedStart>& last = sliced_last_start_[index];
+      if (last && last->setting == setting && !last->probe && choice->shape == RunShape::Sliced && sliced_[index] &&
+          sliced_[index]->started() && close_tiles(last->plan.tile, choice->tile))
+        started = last;
+    }
+    if (!started) {
       if (!sliced_[index]) sliced_[index] = std::make_unique<SlicedRun>();
       SlicedRun* run = sliced_[index].get();
       // Re-preparing or resizing may free buffers that queued tiles still use: start only once the
@@ -113,7 +124,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
       // The method's scratch waits for its own last run (GpuMethod's fence), and the copy of a
       // finished result into the pixel buffer is on the same stream, ahead of the next tile.
       if (run->started() && run->busy()) return true;
-      SlicedStart start{setting, plan_tiles(width, height, radius, choice.tile), choice.shape == RunShape::Probe};
+      SlicedStart start{setting, plan_tiles(width, height, radius, choice->tile), choice->shape == RunShape::Probe};
       Method* band = s.band_instance(setting.method);
       if (!sliced_starter_[index]) sliced_starter_[index] = std::make_unique<SlotPreparer>();
       const int device = cuda_device_status().device;
