@@ -125,7 +125,10 @@ struct NumbersWorker::State {
   Method* instance(int method) {
     if (instances.size() != method_registry().size()) instances.resize(method_registry().size());
     auto& made = instances.at(static_cast<std::size_t>(method));
-    if (!made) made = method_registry()[static_cast<std::size_t>(method)].create();
+    if (!made) {
+      const MethodEntry& entry = method_registry()[static_cast<std::size_t>(method)];
+      made = entry.create_for_worker ? entry.create_for_worker() : entry.create();
+    }
     return made.get();
   }
   Values* find(const SlotSetting& setting) {

@@ -86,7 +86,10 @@ std::uint64_t next_weights_number() {
 class Naive2d final : public GpuMethod {
  public:
   // unrolled: radius 1..3 through the compile-time kernels (false: the run-time loop for every radius).
-  Naive2d(MethodInfo info, bool unrolled) : GpuMethod(std::move(info)), unrolled_(unrolled) {}
+  // own_weights: the weights in this instance's global memory at every radius, never in the shared
+  // constant bank (the viewer's background workers: no turn to wait for, none to make others wait).
+  Naive2d(MethodInfo info, bool unrolled, bool own_weights = false)
+      : GpuMethod(std::move(info)), unrolled_(unrolled && !own_weights), own_weights_(own_weights) {}
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     const double relative = error_bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
@@ -106,7 +109,7 @@ class Naive2d final : public GpuMethod {
     if (radius == weights_radius_ && params.sigma == weights_sigma_) return;
     weights_radius_ = -1;  // until the new weights are complete
     const std::vector<float> weights_2d = naive_weights_2d(params.sigma, radius);
-    if (radius <= kMaxConstantRadius) {
+    if (radius <= kMaxConstantRadius && !own_weights_) {
       weights().set_for_symbol(weights_2d);  // run_kernels copies them into the shared constant bank
     } else {
       const std::size_t taps = 2 * static_cast<std::size_t>(radius) + 1;
@@ -135,7 +138,7 @@ class Naive2d final : public GpuMethod {
     const dim3 grid(static_cast<unsigned int>(blocks));
     const dim3 block(NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
 
-    if (args.radius > kMaxConstantRadius) {  // this instance's own weights in global memory
+    if (args.radius > kMaxConstantRadius || own_weights_) {  // this instance's own weights in global memory
       ScopedStage stage(timer, "convolve", stream);
       naive2dKernel<F, false><<<grid, block, 0, stream>>>(args, weights().device(), tiles_x);
       GAUSSLAB_CUDA_CHECK_LAUNCH("naive2dKernel (global weights)", stream);
@@ -172,6 +175,7 @@ class Naive2d final : public GpuMethod {
   }
 
   bool unrolled_ = true;
+  bool own_weights_ = false;
   int weights_radius_ = -1;
   double weights_sigma_ = 0;
   std::uint64_t weights_number_ = 0;  // names these weights in the constant bank's turn
@@ -190,6 +194,7 @@ MethodEntry naive_2d_method() {
   info.same_bytes_in_bands = true;
   MethodEntry entry{info, [info] { return std::make_unique<Naive2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Naive2d>(info, false); };
+  entry.create_for_worker = [info] { return std::make_unique<Naive2d>(info, false, true); };
   return entry;
 }
 

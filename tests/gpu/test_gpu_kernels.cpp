@@ -203,6 +203,18 @@ TEST_F(GpuLut, Lut2dEqualsThePlainLoopOfItsTableSumsBitForBit) {
 
 class GpuUnrolled : public GpuTest {};
 
+// a and b give the same pixels, bit for bit, on a random image of that size and format.
+void expect_same_pixels(Method& a, Method& b, PixelFormat format, int width, int height, const FilterParams& params,
+                        const RunOptions& options, const std::string& where) {
+  if (format == PixelFormat::Rgba8) {
+    const ImageRgba8 src = make_random_rgba8(width, height, 5u);
+    EXPECT_EQ(run_on_host(a, src, params, options).pixels(), run_on_host(b, src, params, options).pixels()) << where;
+  } else {
+    const ImageF32 src = make_random_f32(width, height, 5u);
+    EXPECT_EQ(run_on_host(a, src, params, options).pixels(), run_on_host(b, src, params, options).pixels()) << where;
+  }
+}
+
 TEST_F(GpuUnrolled, CompileTimeKernelsEqualTheRunTimeLoopBitForBit) {
   int compared = 0;
   for (const MethodEntry& entry : method_registry()) {
@@ -220,21 +232,36 @@ TEST_F(GpuUnrolled, CompileTimeKernelsEqualTheRunTimeLoopBitForBit) {
             params.border = border;
             const std::string where = entry.info.id + " " + to_string(format) + " " + std::to_string(size.first) + "x" +
                                       std::to_string(size.second) + ", " + describe(params);
-            if (format == PixelFormat::Rgba8) {
-              const ImageRgba8 src = make_random_rgba8(size.first, size.second, 5u);
-              EXPECT_EQ(run_on_host(*unrolled, src, params, options).pixels(),
-                        run_on_host(*looped, src, params, options).pixels())
-                  << where;
-            } else {
-              const ImageF32 src = make_random_f32(size.first, size.second, 5u);
-              EXPECT_EQ(run_on_host(*unrolled, src, params, options).pixels(),
-                        run_on_host(*looped, src, params, options).pixels())
-                  << where;
-            }
+            expect_same_pixels(*unrolled, *looped, format, size.first, size.second, params, options, where);
             ++compared;
           }
   }
   EXPECT_GT(compared, 0) << "no method has compile-time small-radius kernels";
+}
+
+// A worker's instance (MethodEntry::create_for_worker: naive_2d with its weights in global memory)
+// gives the viewer's instance's results bit for bit, at the compile-time radii and beyond, while the
+// two alternate (each run re-uploads nothing the other needs).
+TEST_F(GpuUnrolled, WorkerInstancesEqualTheUsualOnesBitForBit) {
+  int compared = 0;
+  for (const MethodEntry& entry : method_registry()) {
+    if (!entry.create_for_worker) continue;
+    const std::unique_ptr<Method> usual = entry.create(), worker = entry.create_for_worker();
+    RunOptions options;
+    options.stream = stream();
+    for (const PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32})
+      for (const int radius : {1, 3, 4, 17, 63, 64})
+        for (const BorderMode border : {BorderMode::Reflect, BorderMode::Constant, BorderMode::Wrap}) {
+          FilterParams params;
+          params.sigma = radius / 3.0;
+          params.fixed_radius = radius;
+          params.border = border;
+          expect_same_pixels(*usual, *worker, format, 97, 61, params, options,
+                             entry.info.id + " " + to_string(format) + ", " + describe(params));
+          ++compared;
+        }
+  }
+  EXPECT_GT(compared, 0) << "no method has a worker instance";
 }
 
 class GpuPooling : public GpuTest {};

@@ -18,6 +18,11 @@ struct MethodEntry {
   // every radius: the benchmark's --unrolled comparison and the tests that the two agree bit for
   // bit. Empty for a method without such kernels.
   std::function<std::unique_ptr<Method>()> create_looped = {};
+  // An instance for a background worker that shares no device-wide state with the others, bit for
+  // bit the same results (naive_2d: its weights in its own global memory, not the device's one
+  // constant bank, whose turns made the viewer's frames wait on the GPU for the worker's tiles).
+  // Empty for a method whose instances share nothing anyway.
+  std::function<std::unique_ptr<Method>()> create_for_worker = {};
   // Its instances implement FusedPooling (cuda/pooling.hpp): 2×2 pooling fused into the last pass.
   bool fuses_pooling = false;
 };
