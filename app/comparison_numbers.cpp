@@ -13,6 +13,7 @@
 #include "gausslab/cuda/staged_copy.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/stream_priority.hpp"
+#include "gausslab/render/sliced_run.hpp"
 #include "frame_trace.hpp"
 #include "numbers_tiles.hpp"
 
@@ -106,7 +107,7 @@ struct NumbersWorker::State {
                              cudaMemcpyDeviceToHost, staging, stream, kStagedPieceBytes, between_pieces);
   }
   DeviceBuffer scratch;
-  NumbersTileBuffers tiles;  // a slow window method's tiles (numbers_tiles.hpp)
+  SlicedRun tiles;  // a slow window method's planes in tiles (numbers_tiles.hpp)
 
   ~State() {
     if (stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(stream));
@@ -279,9 +280,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
               method->run(src, dst, nullptr, s.stream);
               continue;
             }
-            const ConstImageView plane{s.source_planes->values.data() + static_cast<std::size_t>(c) * width * height,
-                                       width, height, sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32};
-            if (!run_plane_in_tiles(*method, setting.params, plane, dst, tile_core, s.stream, s.tiles, superseded,
+            if (!run_plane_in_tiles(*method, setting.params, src, dst, tile_core, s.stream, s.tiles, superseded,
                                     [&] { wait_for_next_frame(superseded); }))
               return nullptr;  // superseded: the caller returns without keeping anything
           }

@@ -4,22 +4,21 @@
 // own kernels (and any device-wide wait in the frame) wait behind it, whatever the streams'
 // priorities. Cut into square tiles of a few ms each, with the worker waiting for each tile before
 // it sends the next, the frame's work gets the GPU between two tiles.
-// Only for the FIR window methods (MethodInfo::same_bytes_in_bands): each tile is filtered from the
-// plane extended by the border rule on every side (extend_plane), so a tile's kept pixels are the
-// whole run's values (the same sums over the same values; tests/gpu SlicedRunGpu checks the same
-// property on 8-bit pictures, NumbersTiles the planes).
+// Only for the FIR window methods (MethodInfo::same_bytes_in_bands): the tiles are a SlicedRun's
+// (render/sliced_run.hpp), each gathered with its halo from the device plane by the border rule, so
+// a tile's kept pixels are the whole run's values (the same sums over the same values; tests/gpu
+// NumbersTilesGpu checks it on float planes, SlicedRunGpu on 8-bit pictures).
 #include <atomic>
 #include <functional>
-#include <vector>
 
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/method_info.hpp"
-#include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/method.hpp"
-#include "gausslab/cuda/pinned_buffer.hpp"
 
 namespace gausslab {
+
+class SlicedRun;
 
 // Work (computed pixels × window_cost) above which a plane is tiled, and the work of one tile.
 inline constexpr double kNumbersWholeRunUnits = 4e9;
@@ -32,23 +31,13 @@ inline constexpr int kTilePaceMs = 20;
 // outweighs them are not made smaller than max(64, 2 × radius).
 int numbers_tile_core(const MethodInfo& info, int width, int height, int radius);
 
-// The plane extended by `radius` on every side: (width + 2r) × (height + 2r) values, each the
-// plane's value that the border rule maps that position to ('constant': 0).
-std::vector<float> extend_plane(const ConstImageView& plane, int radius, BorderMode border);
-
-// The device buffers a tiled run reuses from plane to plane.
-struct NumbersTileBuffers {
-  DeviceImage extended, tile_out;
-  PinnedBuffer staging;  // the extended plane goes up through it, a piece per frame (staged_copy.hpp)
-};
-
-// Filters the float plane `host_plane` into the device plane `d_dst` with `method` (GPU, window) in
-// tiles of `core`, waiting for each tile on `stream`. False when `superseded` stopped it between
-// two tiles (d_dst then holds part of the result).
-// before_tile runs before every tile but the first, and between the pieces of the extended plane's
-// upload (the worker waits there for the next frame).
-bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstImageView& host_plane,
-                        const ImageView& d_dst, int core, cudaStream_t stream, NumbersTileBuffers& buffers,
+// Filters the device float plane `d_plane` into `d_dst` with `method` (GPU, window) in tiles of
+// `core`, one after another through `run` (started here for float planes, its buffers reused from
+// plane to plane), waiting for each tile on `stream`. False when `superseded` stopped it between two
+// tiles (d_dst then unchanged). before_tile runs before every tile but the first (the worker waits
+// there for the next frame).
+bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstImageView& d_plane,
+                        const ImageView& d_dst, int core, cudaStream_t stream, SlicedRun& run,
                         const std::atomic<bool>& superseded, const std::function<void()>& before_tile = {});
 
 }  // namespace gausslab

@@ -1,5 +1,6 @@
 // gather_with_border: one thread per window pixel, a 1D grid in row order (no 65535 limit on rows);
-// each thread maps its pixel through the border rule (border_gather_source) and copies 4 bytes.
+// each thread maps its pixel through the border rule (border_gather_source) and copies its 4 bytes
+// (an RGBA8 pixel or a float).
 // Memory-bound and small next to the method it feeds (a tile with its halo, once per tile).
 #include "gausslab/cuda/border_gather.hpp"
 
@@ -22,7 +23,7 @@ __global__ void __launch_bounds__(kGatherThreads)
   const int i = static_cast<int>(index - static_cast<long long>(j) * dst.width);
   int sx = 0, sy = 0;
   const bool inside = border_gather_source(i, j, x0, y0, src.width, src.height, border, &sx, &sy);
-  dst.row<uchar4>(j)[i] = inside ? src.row<uchar4>(sy)[sx] : make_uchar4(0, 0, 0, 0);
+  dst.row<unsigned>(j)[i] = inside ? src.row<unsigned>(sy)[sx] : 0u;  // a pixel's 4 bytes; 0 is 0.0f too
 }
 
 bool four_byte_rows(const void* data, std::size_t pitch_bytes) {
@@ -34,8 +35,8 @@ bool four_byte_rows(const void* data, std::size_t pitch_bytes) {
 void gather_with_border(const ConstImageView& src, const ImageView& dst, int x0, int y0, BorderMode border,
                         cudaStream_t stream) {
   if (src.empty() || dst.empty()) throw std::invalid_argument("gather_with_border: empty image");
-  if (src.format != PixelFormat::Rgba8 || dst.format != PixelFormat::Rgba8)
-    throw std::invalid_argument("gather_with_border: RGBA8 images only");
+  if (src.format != dst.format || bytes_per_pixel(src.format) != 4)
+    throw std::invalid_argument("gather_with_border: RGBA8 or F32 images, both of the same format");
   if (!four_byte_rows(src.data, src.pitch_bytes) || !four_byte_rows(dst.data, dst.pitch_bytes))
     throw std::invalid_argument("gather_with_border: every image row must start on a 4-byte boundary");
   const long long count = static_cast<long long>(dst.width) * dst.height;

@@ -31,13 +31,13 @@ bool SlicedRun::busy() const {
   return false;
 }
 
-void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& params) {
+void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& params, PixelFormat format) {
   method_ = nullptr;
   if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-  method.prepare(FilterProblem{plan.input_width(), plan.input_height(), PixelFormat::Rgba8, params});
-  input_.resize(plan.input_width(), plan.input_height(), PixelFormat::Rgba8);
-  output_.resize(plan.input_width(), plan.input_height(), PixelFormat::Rgba8);
-  result_.resize(plan.width, plan.height, PixelFormat::Rgba8);
+  method.prepare(FilterProblem{plan.input_width(), plan.input_height(), format, params});
+  input_.resize(plan.input_width(), plan.input_height(), format);
+  output_.resize(plan.input_width(), plan.input_height(), format);
+  result_.resize(plan.width, plan.height, format);
   plan_ = plan;
   params_ = params;
   method_ = &method;
@@ -45,12 +45,12 @@ void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& 
 
 bool SlicedRun::run_tiles(const ConstImageView& source, int first, int count, std::uint64_t tag, cudaStream_t stream) {
   if (!method_) throw std::logic_error("SlicedRun::run_tiles before start");
-  if (source.width != plan_.width || source.height != plan_.height || source.format != PixelFormat::Rgba8)
+  if (source.width != plan_.width || source.height != plan_.height || source.format != result_.format())
     throw std::invalid_argument("SlicedRun::run_tiles: the source is not the planned picture");
   if (first < 0 || count < 0 || first + count > static_cast<int>(plan_.tiles.size()))
     throw std::invalid_argument("SlicedRun::run_tiles: tiles " + std::to_string(first) + " + " + std::to_string(count) +
                                 " of " + std::to_string(plan_.tiles.size()));
-  const bool timed = clock_.begin(tag, stream);
+  const bool timed = tag != 0 && clock_.begin(tag, stream);
   for (int k = first; k < first + count; ++k) {
     const Tile& tile = plan_.tiles[static_cast<std::size_t>(k)];
     gather_with_border(source, input_.view(), tile.x - plan_.halo_x, tile.y - plan_.halo_y, params_.border, stream);

@@ -10,6 +10,7 @@
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "gausslab/render/sliced_run.hpp"
 #include "gpu_test_support.hpp"
 #include "numbers_tiles.hpp"
 
@@ -36,14 +37,14 @@ TEST_F(NumbersTilesGpu, TiledPlanesEqualTheWholeRunForEveryBandExactMethodAndBor
   DeviceImage d_plane(kWidth, kHeight, PixelFormat::F32);
   d_plane.upload(host);
   DeviceImage d_whole(kWidth, kHeight, PixelFormat::F32), d_tiled(kWidth, kHeight, PixelFormat::F32);
-  NumbersTileBuffers buffers;
+  SlicedRun run;
   const std::atomic<bool> never{false};
   const int compared = for_each_band_exact_case(d_plane.view(), d_whole.view(), [&](const MethodEntry& entry,
                                                                                   const FilterParams& params) {
     const std::vector<float> expected = download(d_whole);
     for (int core : {64, 45, 20}) {  // sigma 8: radius 32, so 20 is smaller than its halo
       std::unique_ptr<Method> tiled = entry.create();
-      ASSERT_TRUE(run_plane_in_tiles(*tiled, params, host, d_tiled.view(), core, nullptr, buffers, never));
+      ASSERT_TRUE(run_plane_in_tiles(*tiled, params, d_plane.view(), d_tiled.view(), core, nullptr, run, never));
       const std::vector<float> got = download(d_tiled);
       std::size_t first_difference = got.size();
       for (std::size_t i = 0; i < got.size() && first_difference == got.size(); ++i)

@@ -1,10 +1,11 @@
-// The numbers worker's tiling decisions and the border-extended plane (app/numbers_tiles.hpp);
+// The numbers worker's tiling decisions and its tiles' border rule (app/numbers_tiles.hpp);
 // tests/gpu NumbersTilesGpu checks that tiled planes equal whole runs.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "gausslab/core/border.hpp"
+#include "gausslab/cuda/border_gather.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "numbers_tiles.hpp"
 
@@ -37,16 +38,23 @@ TEST(NumbersTiles, OnlySlowWindowMethodsAreTiled) {
   EXPECT_EQ(numbers_tile_core(info_of("cpu_separable"), 8192, 8192, 128), 0);
 }
 
-TEST(NumbersTiles, TheExtendedPlaneFollowsTheBorderRuleOnEverySide) {
+// A tile's input is gathered from the device plane by border_gather_source's rule (the kernel's
+// per-thread code, run here on the CPU): a window reaching past every side of the plane, by more
+// than the plane's size, takes the values the border rule names ('constant': zeros).
+TEST(NumbersTiles, TheGatheredWindowFollowsTheBorderRuleOnEverySide) {
   constexpr int kWidth = 7, kHeight = 5, kRadius = 9;  // a halo larger than the plane
   std::vector<float> plane(kWidth * kHeight);
   for (std::size_t i = 0; i < plane.size(); ++i) plane[i] = static_cast<float>(i + 1);
-  const ConstImageView view{plane.data(), kWidth, kHeight, sizeof(float) * kWidth, PixelFormat::F32};
+  const int ext_width = kWidth + 2 * kRadius, ext_height = kHeight + 2 * kRadius;
   for (BorderMode border : kAllBorderModes) {
-    const std::vector<float> ext = extend_plane(view, kRadius, border);
-    const int ext_width = kWidth + 2 * kRadius;
-    ASSERT_EQ(ext.size(), static_cast<std::size_t>(ext_width) * (kHeight + 2 * kRadius));
-    for (int y = 0; y < kHeight + 2 * kRadius; ++y)
+    std::vector<float> ext(static_cast<std::size_t>(ext_width) * ext_height);
+    for (int j = 0; j < ext_height; ++j)
+      for (int i = 0; i < ext_width; ++i) {
+        int sx = 0, sy = 0;
+        const bool inside = border_gather_source(i, j, -kRadius, -kRadius, kWidth, kHeight, border, &sx, &sy);
+        ext[static_cast<std::size_t>(j) * ext_width + i] = inside ? plane[static_cast<std::size_t>(sy) * kWidth + sx] : 0.0f;
+      }
+    for (int y = 0; y < ext_height; ++y)
       for (int x = 0; x < ext_width; ++x) {
         const int sx = border_index(x - kRadius, kWidth, border), sy = border_index(y - kRadius, kHeight, border);
         const float expected = sx < 0 || sy < 0 ? 0.0f : plane[static_cast<std::size_t>(sy) * kWidth + sx];

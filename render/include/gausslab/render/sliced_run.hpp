@@ -1,5 +1,6 @@
 #pragma once
-// A GPU method run in tiles over several frames (render/slicing.hpp plans them). Per tile, on the
+// A GPU method run in tiles over several frames (render/slicing.hpp plans them), or one tile at a
+// time by the numbers worker (app/numbers_tiles.hpp). Per tile, on the
 // stream: the tile with its halo is gathered from the device source by the border rule
 // (gather_with_border), the method (an instance of its own, prepared once for the tile with its
 // halo) filters it, and the tile's own pixels are copied into the run's device result. When every
@@ -26,15 +27,17 @@ class SlicedRun {
   SlicedRun& operator=(const SlicedRun&) = delete;
 
   // Prepares `method` (not the slot's whole-image instance: a separate one, kept by the caller) for
-  // plan's tile with its halo and RGBA8, and sizes the device images. Throws what Method::prepare
-  // throws (std::invalid_argument when the method refuses the tile, CudaOutOfMemory, CudaError).
-  void start(Method& method, const TilePlan& plan, const FilterParams& params);
+  // plan's tile with its halo in `format` (the viewer's RGBA8, the numbers worker's float planes), and
+  // sizes the device images. Throws what Method::prepare throws (std::invalid_argument when the method
+  // refuses the tile, CudaOutOfMemory, CudaError).
+  void start(Method& method, const TilePlan& plan, const FilterParams& params,
+             PixelFormat format = PixelFormat::Rgba8);
   bool started() const { return method_ != nullptr; }
   const TilePlan& plan() const { return plan_; }
 
   // Enqueues tiles [first, first + count) on `stream`, reading `source` (the whole picture on the
-  // device, plan's size), with one RunClock span around them tagged `tag` (untimed when the ring is
-  // full: then it returns false). Throws std::invalid_argument for a wrong source or range,
+  // device, plan's size and the start's format), with one RunClock span around them tagged `tag`
+  // (untimed when the ring is full or the tag is 0: then it returns false). Throws std::invalid_argument for a wrong source or range,
   // CudaError on a failed launch.
   bool run_tiles(const ConstImageView& source, int first, int count, std::uint64_t tag, cudaStream_t stream);
   // True while the tiles enqueued last have not finished (an event query, no waiting). The caller
