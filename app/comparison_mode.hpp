@@ -14,9 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "actions.hpp"
@@ -265,8 +263,6 @@ class ComparisonMode final : public ViewerMode {
   std::function<AccuracyBound()> sliced_start_job_[2];  // made in the frame, submitted at its end
   std::uint64_t next_tag_ = 1;
   std::map<std::uint64_t, TimedSpan> spans_;
-  // (method, radius) pairs with a GPU time read back: elsewhere the cost model extrapolates.
-  std::set<std::pair<std::string, int>> timed_windows_;
   std::map<std::uint64_t, SlicedTotal> sliced_totals_;
   std::optional<SlotSetting> uploading_[2];  // the setting of a host image on its way to the slot
   std::optional<SlotSetting> slice_refused_[2];  // a setting whose tile the method refused: whole

@@ -74,7 +74,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
   const int width = pipeline_->width(), height = pipeline_->height(), radius = setting.params.radius();
   SliceSchedule& schedule = schedule_[index];
   // A probe gives way to the real choice as soon as the method's speed at this radius is known.
-  const bool timed_here = timed_windows_.count({info.id, radius}) > 0;
+  const bool timed_here = cost_model_.timed_at(info.id, radius);
   if (schedule.active() && schedule.probe() && timed_here) drop_sliced_run(index);
 
   if (!schedule.active()) {
@@ -192,8 +192,7 @@ void ComparisonMode::collect_gpu_times() {
   for (const ClockReading& reading : readings) {
     const auto span = spans_.find(reading.tag);
     if (span == spans_.end()) continue;
-    cost_model_.learn(span->second.method, span->second.units, reading.ms);
-    timed_windows_.insert({span->second.method, span->second.radius});
+    cost_model_.learn(span->second.method, span->second.radius, span->second.units, reading.ms);
     const auto total = sliced_totals_.find(span->second.run);
     spans_.erase(span);
     if (total == sliced_totals_.end()) continue;

@@ -62,9 +62,10 @@ double window_cost(const std::string& method_id, int radius) {
   return window_2d ? taps * taps : taps;
 }
 
-void CostModel::learn(const std::string& method_id, double units, double ms) {
+void CostModel::learn(const std::string& method_id, int radius, double units, double ms) {
   if (!(units > 0) || !(ms >= 0)) return;
   rate_[method_id] = std::max(0.0, ms - kLaunchMs) / units;
+  timed_.insert({method_id, radius});
 }
 
 std::optional<double> CostModel::predict_ms(const std::string& method_id, double units) const {

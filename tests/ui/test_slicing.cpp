@@ -96,14 +96,14 @@ TEST(Slicing, AFastMethodIsNeverSlicedASlowOneIsAnUnmeasuredOneIsProbed) {
 
   // separable_shared: 0.5 ms for 4096² at radius 6 (cost 2r+1): fast up to radius 25 or so.
   const double units = 4096.0 * 4096 * window_cost("separable_shared", 6);
-  model.learn("separable_shared", units, 0.5);
+  model.learn("separable_shared", 6, units, 0.5);
   EXPECT_TRUE(model.knows("separable_shared"));
   EXPECT_NEAR(*model.predict_ms("separable_shared", units), 0.5, 1e-12);
   for (int radius : {1, 6, 24})
     EXPECT_EQ(choose_run(model, "separable_shared", true, 4096, 4096, radius, 2.0).shape, RunShape::Whole) << radius;
 
   // naive_2d: 50 ms for 4096² at radius 24: sliced into full-width bands of about 2 ms.
-  model.learn("naive_2d", 4096.0 * 4096 * window_cost("naive_2d", 24), 50.0);
+  model.learn("naive_2d", 24, 4096.0 * 4096 * window_cost("naive_2d", 24), 50.0);
   const RunChoice slow = choose_run(model, "naive_2d", true, 4096, 4096, 24, 2.0);
   ASSERT_EQ(slow.shape, RunShape::Sliced);
   EXPECT_EQ(slow.tile.width, 4096);
@@ -115,6 +115,8 @@ TEST(Slicing, AFastMethodIsNeverSlicedASlowOneIsAnUnmeasuredOneIsProbed) {
   EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 3, 2.0).shape, RunShape::Whole);
   // At a radius never timed the prediction is an extrapolation: above a quarter of the budget the
   // run is probed first (radius 12: ~13 ms predicted), below it runs whole (radius 1: ~0.2 ms).
+  EXPECT_TRUE(model.timed_at("naive_2d", 24));
+  EXPECT_FALSE(model.timed_at("naive_2d", 12));
   EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 12, 2.0, false).shape, RunShape::Probe);
   EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 1, 2.0, false).shape, RunShape::Whole);
   EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 12, 2.0, true).shape, RunShape::Sliced);

@@ -14,7 +14,9 @@
 //                 budget allows.
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gausslab {
@@ -63,15 +65,19 @@ class CostModel {
   // The fixed part of a run or a tile (launches, the gather and the copy of a small tile); not learned.
   static constexpr double kLaunchMs = 0.02;
 
-  // A finished run or tile step: `units` (computed pixels × window_cost) took `ms` of GPU time. The
-  // latest measurement counts (a method's cost changes with the GPU's clocks and the tile size).
-  void learn(const std::string& method_id, double units, double ms);
+  // A finished run or tile step at `radius`: `units` (computed pixels × window_cost) took `ms` of GPU
+  // time. The latest measurement counts (a method's cost changes with the GPU's clocks and the tile
+  // size).
+  void learn(const std::string& method_id, int radius, double units, double ms);
   bool knows(const std::string& method_id) const { return rate_.count(method_id) > 0; }
+  // A time of this method at this radius was learned; at other radii predict_ms extrapolates.
+  bool timed_at(const std::string& method_id, int radius) const { return timed_.count({method_id, radius}) > 0; }
   // kLaunchMs + rate × units; nullopt before the first measurement.
   std::optional<double> predict_ms(const std::string& method_id, double units) const;
 
  private:
   std::map<std::string, double> rate_;  // ms per unit
+  std::set<std::pair<std::string, int>> timed_;  // (method, radius) pairs learned
 };
 
 // How a slot's GPU method runs.
@@ -84,7 +90,8 @@ struct RunChoice {
 // known (a core of 256 fills an H100 with blocks, so its time per pixel is the run's).
 inline constexpr int kProbeCore = 256;
 // band_exact: MethodInfo::same_bytes_in_bands (others always run whole, as before).
-// radius_timed: the model has a time of this method at this radius. Otherwise its prediction is an
+// radius_timed: the model has a time of this method at this radius (CostModel::timed_at). Otherwise
+// its prediction is an
 // extrapolation from other radii (off by 2-4x on the H100 after a jump from sigma 32 to 4), so a run
 // predicted above a quarter of the budget is probed first, as a method never measured.
 RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
