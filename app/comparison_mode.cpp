@@ -370,7 +370,6 @@ void ComparisonMode::process(FrameContext& frame) {
   }
   if (any_whole && pipeline_->runs_gpu_methods()) {
     try {
-
       // Repeat × N: the whole pass N times (each a sample of the stage medians).
       for (int r = 0; r < applied_.repeat; ++r) {
         for (int i = 0; i < 2; ++i)

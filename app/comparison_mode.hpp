@@ -143,6 +143,17 @@ class ComparisonMode final : public ViewerMode {
   void wait_sliced_starts();
   // Hands this frame's sliced starts to their workers (at the end of process: after the frame's CUDA calls).
   void submit_sliced_starts();
+  struct SlicedStart;
+  // The start the worker finished for `setting` (nullopt when none is in: none was asked, it was for
+  // an older setting, or the method refused the tile, which slice_refused_ then records); a GPU
+  // failure is thrown.
+  std::optional<SlicedStart> take_sliced_start(int index, const SlotSetting& setting);
+  // A continuous run may start again with its last plan (see comparison_slicing.cpp).
+  bool keeps_plan(int index, const SlotSetting& setting, const RunChoice& choice) const;
+  // Plans a run for `choice` and queues its start for the slot's worker (submit_sliced_starts).
+  void queue_sliced_start(int index, const SlotSetting& setting, const RunChoice& choice);
+  // The frames' side of a started run: its schedule and its GPU-time total.
+  void begin_sliced_run(int index, const SlicedStart& started, const std::string& method_id);
 
   // --- comparison_ui.cpp: what is drawn with ImGui ---
   void layout(FrameContext& frame);

@@ -66,12 +66,80 @@ void ComparisonMode::wait_sliced_starts() {
     if (starter) starter->wait_idle();
 }
 
+std::optional<ComparisonMode::SlicedStart> ComparisonMode::take_sliced_start(int index, const SlotSetting& setting) {
+  std::optional<SlicedStart> asked = std::move(sliced_starting_[index]);
+  sliced_starting_[index].reset();
+  if (!asked || asked->setting != setting) return std::nullopt;  // none, or for an older setting
+  std::optional<PrepareOutcome> outcome = sliced_starter_[index]->take(setting);
+  if (!outcome) return std::nullopt;  // lost: started again
+  if (outcome->failure) {
+    try {
+      std::rethrow_exception(outcome->failure);
+    } catch (const std::invalid_argument&) {  // the method refuses the tile: it runs whole, as before
+    } catch (const CudaOutOfMemory&) {
+    }  // anything else is a GPU failure (process's gpu_failed)
+    slice_refused_[index] = setting;
+    return std::nullopt;
+  }
+  return asked;
+}
+
+bool ComparisonMode::keeps_plan(int index, const SlotSetting& setting, const RunChoice& choice) const {
+  // Continuous processing starts the same setting's run again as soon as the last one is enqueued:
+  // it keeps the prepared tile plan while the new choice is close to it (a plan a few rows different
+  // would re-prepare the band instance and resize the run's images every run), but not one the model
+  // has since found far off (a first measurement disturbed by other work).
+  const std::optional<SlicedStart>& last = sliced_last_start_[index];
+  return last && last->setting == setting && !last->probe && choice.shape == RunShape::Sliced && sliced_[index] &&
+         sliced_[index]->started() && close_tiles(last->plan.tile, choice.tile);
+}
+
+void ComparisonMode::queue_sliced_start(int index, const SlotSetting& setting, const RunChoice& choice) {
+  if (!sliced_[index]) sliced_[index] = std::make_unique<SlicedRun>();
+  SlicedRun* run = sliced_[index].get();
+  // Re-preparing or resizing may free buffers that queued tiles still use: start only once the last
+  // tiles are done (an event query; the frame does not wait: the slot keeps its last result). The
+  // method's scratch waits for its own last run (GpuMethod's fence), and the copy of a finished
+  // result into the pixel buffer is on the same stream, ahead of the next tile.
+  if (run->started() && run->busy()) return;
+  SlicedStart start{setting, plan_tiles(pipeline_->width(), pipeline_->height(), setting.params.radius(), choice.tile),
+                    choice.shape == RunShape::Probe};
+  Method* band = slot(index).band_instance(setting.method);
+  if (!sliced_starter_[index]) sliced_starter_[index] = std::make_unique<SlotPreparer>();
+  const int device = cuda_device_status().device;
+  sliced_last_start_[index].reset();  // the run is re-prepared: its old plan goes
+  // Handed to the worker at the end of process (submit_sliced_starts): started now, its allocations
+  // would hold up this frame's own CUDA calls still to come (12 ms on the H100).
+  sliced_start_job_[index] = [run, band, plan = start.plan, params = setting.params, device] {
+    GAUSSLAB_CUDA_CHECK(cudaSetDevice(device));  // this thread's device
+    run->start(*band, plan, params);
+    return AccuracyBound{};
+  };
+  sliced_starting_[index] = std::move(start);
+}
+
+void ComparisonMode::begin_sliced_run(int index, const SlicedStart& started, const std::string& method_id) {
+  sliced_last_start_[index] = started;
+  const TilePlan& plan = started.plan;
+  FrameTrace::instance().note("sliced " + std::string(index == 0 ? "A " : "B ") + method_id + " starts: " +
+                              (started.probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +
+                              std::to_string(plan.tile.height) + " tiles, " + std::to_string(plan.tiles.size()));
+  const std::uint64_t run_id = next_tag_++;
+  schedule_[index].start(started.setting, static_cast<int>(plan.tiles.size()), started.probe, plan.row_bands(), run_id);
+  SlicedTotal total;
+  total.slot = index;
+  total.setting = started.setting;
+  total.tiles = static_cast<int>(plan.tiles.size());
+  total.row_bands = plan.row_bands();
+  sliced_totals_[run_id] = total;
+}
+
 bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
   if (applied_.pool != PoolMode::None) return false;  // pooled runs stay whole (docs/viewer.md)
   Slot& s = slot(index);
   const SlotSetting setting = s.wanted();
   const MethodInfo& info = method_registry().at(static_cast<std::size_t>(setting.method)).info;
-  const int width = pipeline_->width(), height = pipeline_->height(), radius = setting.params.radius();
+  const int radius = setting.params.radius();
   SliceSchedule& schedule = schedule_[index];
   // A probe gives way to the real choice as soon as the method's speed at this radius is known.
   const bool timed_here = cost_model_.timed_at(info.id, radius);
@@ -81,77 +149,19 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
     if (slice_refused_[index] == setting) return false;
     // A start on the worker: the run is the worker's until its outcome is in.
     if (sliced_starter_[index] && sliced_starter_[index]->busy()) return true;
-    std::optional<SlicedStart> started;
-    if (sliced_starting_[index]) {
-      std::optional<PrepareOutcome> outcome = sliced_starter_[index]->take(sliced_starting_[index]->setting);
-      if (outcome && sliced_starting_[index]->setting == setting) {
-        if (outcome->failure) {
-          try {
-            std::rethrow_exception(outcome->failure);
-          } catch (const std::invalid_argument&) {
-            slice_refused_[index] = setting;  // the method refuses the tile: it runs whole, as before
-            sliced_starting_[index].reset();
-            return false;
-          } catch (const CudaOutOfMemory&) {
-            slice_refused_[index] = setting;
-            sliced_starting_[index].reset();
-            return false;
-          }  // anything else is a GPU failure (process's gpu_failed)
-        }
-        started = std::move(sliced_starting_[index]);
+    std::optional<SlicedStart> started = take_sliced_start(index, setting);
+    if (slice_refused_[index] == setting) return false;
+    if (!started) {
+      const RunChoice choice = choose_run(cost_model_, info.id, info.same_bytes_in_bands, pipeline_->width(),
+                                          pipeline_->height(), radius, kSliceBudgetMs, timed_here);
+      if (choice.shape == RunShape::Whole) return false;
+      if (!keeps_plan(index, setting, choice)) {
+        queue_sliced_start(index, setting, choice);
+        return true;  // the slot keeps its last result while the worker starts the run
       }
-      sliced_starting_[index].reset();  // an outcome for an older setting: started again below
+      started = sliced_last_start_[index];
     }
-    std::optional<RunChoice> choice;
-    if (!started) {
-      choice = choose_run(cost_model_, info.id, info.same_bytes_in_bands, width, height, radius, kSliceBudgetMs,
-                          timed_here);
-      if (choice->shape == RunShape::Whole) return false;
-      // Continuous processing starts the same setting's run again as soon as the last one is
-      // enqueued: it keeps the prepared tile plan while the new choice is close to it (a plan a few
-      // rows different would re-prepare the band instance and resize the run's images every run),
-      // but not one the model has since found far off (a first measurement disturbed by other work).
-      const std::optional<SlicedStart>& last = sliced_last_start_[index];
-      if (last && last->setting == setting && !last->probe && choice->shape == RunShape::Sliced && sliced_[index] &&
-          sliced_[index]->started() && close_tiles(last->plan.tile, choice->tile))
-        started = last;
-    }
-    if (!started) {
-      if (!sliced_[index]) sliced_[index] = std::make_unique<SlicedRun>();
-      SlicedRun* run = sliced_[index].get();
-      // Re-preparing or resizing may free buffers that queued tiles still use: start only once the
-      // last tiles are done (an event query; the frame does not wait: the slot keeps its last result).
-      // The method's scratch waits for its own last run (GpuMethod's fence), and the copy of a
-      // finished result into the pixel buffer is on the same stream, ahead of the next tile.
-      if (run->started() && run->busy()) return true;
-      SlicedStart start{setting, plan_tiles(width, height, radius, choice->tile), choice->shape == RunShape::Probe};
-      Method* band = s.band_instance(setting.method);
-      if (!sliced_starter_[index]) sliced_starter_[index] = std::make_unique<SlotPreparer>();
-      const int device = cuda_device_status().device;
-      sliced_last_start_[index].reset();  // the run is re-prepared: its old plan goes
-      // Handed to the worker at the end of process (submit_sliced_starts): started now, its
-      // allocations would hold up this frame's own CUDA calls still to come (12 ms on the H100).
-      sliced_start_job_[index] = [run, band, plan = start.plan, params = setting.params, device] {
-        GAUSSLAB_CUDA_CHECK(cudaSetDevice(device));  // this thread's device
-        run->start(*band, plan, params);
-        return AccuracyBound{};
-      };
-      sliced_starting_[index] = std::move(start);
-      return true;  // the slot keeps its last result while the worker starts the run
-    }
-    sliced_last_start_[index] = started;
-    const TilePlan& plan = started->plan;
-    FrameTrace::instance().note("sliced " + std::string(index == 0 ? "A " : "B ") + info.id + " starts: " +
-                                (started->probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +
-                                std::to_string(plan.tile.height) + " tiles, " + std::to_string(plan.tiles.size()));
-    const std::uint64_t run_id = next_tag_++;
-    schedule.start(setting, static_cast<int>(plan.tiles.size()), started->probe, plan.row_bands(), run_id);
-    SlicedTotal total;
-    total.slot = index;
-    total.setting = setting;
-    total.tiles = static_cast<int>(plan.tiles.size());
-    total.row_bands = plan.row_bands();
-    sliced_totals_[run_id] = total;
+    begin_sliced_run(index, *started, info.id);
   }
 
   SlicedRun& run = *sliced_[index];
