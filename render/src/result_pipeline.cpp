@@ -69,7 +69,6 @@ struct Slot {
   bool pooled = false;  // the texture holds a pooled result
   // a host result on its way to the texture, a band per frame (show_host_result)
   BandedUpload host_upload;
-  bool host_upload_pooled = false;
 };
 
 }  // namespace
@@ -405,7 +404,6 @@ void ResultPipeline::show_host_result(int slot_index, std::shared_ptr<const Imag
                                 std::to_string(p.height()) + " source");
   Slot& slot = p.slots.at(slot_index);
   slot.host_upload.start(std::move(image));
-  slot.host_upload_pooled = !full;
   p.continue_host_upload(slot_index, gl_timer);  // the first band now: a small image is in at once
 }
 
@@ -422,7 +420,7 @@ void ResultPipeline::Impl::continue_host_upload(int slot_index, GlTimer* gl_time
   const bool done = slot.host_upload.step(slot.texture);
   if (gl_timer) gl_timer->end();
   if (!done) return;
-  slot.pooled = slot.host_upload_pooled;
+  slot.pooled = slot.texture.width() != width() || slot.texture.height() != height();  // the texture took its size
   slot.has_result = true;
 }
 
