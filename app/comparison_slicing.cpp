@@ -121,9 +121,10 @@ void ComparisonMode::queue_sliced_start(int index, const SlotSetting& setting, c
 void ComparisonMode::begin_sliced_run(int index, const SlicedStart& started, const std::string& method_id) {
   sliced_last_start_[index] = started;
   const TilePlan& plan = started.plan;
-  FrameTrace::instance().note("sliced " + std::string(index == 0 ? "A " : "B ") + method_id + " starts: " +
-                              (started.probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +
-                              std::to_string(plan.tile.height) + " tiles, " + std::to_string(plan.tiles.size()));
+  if (FrameTrace::instance().enabled())  // the text is made only for the trace
+    FrameTrace::instance().note("sliced " + std::string(index == 0 ? "A " : "B ") + method_id + " starts: " +
+                                (started.probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +
+                                std::to_string(plan.tile.height) + " tiles, " + std::to_string(plan.tiles.size()));
   const std::uint64_t run_id = next_tag_++;
   schedule_[index].start(started.setting, static_cast<int>(plan.tiles.size()), started.probe, plan.row_bands(), run_id);
   SlicedTotal total;
@@ -173,7 +174,8 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
                         ? 1
                         : tiles_this_frame(cost_model_.predict_ms(info.id, tile_units), schedule.remaining(),
                                            kSliceBudgetMs);
-  if (count > 1) FrameTrace::instance().note("sliced " + info.id + ": " + std::to_string(count) + " tiles this frame");
+  if (count > 1 && FrameTrace::instance().enabled())
+    FrameTrace::instance().note("sliced " + info.id + ": " + std::to_string(count) + " tiles this frame");
   const std::uint64_t tag = next_tag_++;
   const bool timed = run.run_tiles(pipeline_->device_source(), schedule.next(), count, tag, pipeline_->stream());
   SlicedTotal& total = sliced_totals_[schedule.run()];

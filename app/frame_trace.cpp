@@ -39,12 +39,10 @@ void FrameTrace::end_frame(long long frame) {
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
-}  // namespace gausslab
-
-namespace gausslab {
 void FrameTrace::note(const std::string& text) const {
   if (!enabled()) return;
   std::fprintf(stderr, "gausslab: trace at %.1f: %s\n",
                std::chrono::duration<double, std::milli>(Clock::now() - origin_).count(), text.c_str());
 }
+
 }  // namespace gausslab
