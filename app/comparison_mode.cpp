@@ -353,10 +353,14 @@ void ComparisonMode::process(FrameContext& frame) {
     recover(i, error.what());
   };
   bool any_whole = false;
+  // The slots slicing in this frame share one budget of GPU time (comparison_slicing.cpp).
+  int slicing = 0;
+  for (int i = 0; i < 2; ++i) slicing += gpu_slots[static_cast<std::size_t>(i)] && slices(i);
+  const double slice_budget = slice_budget_ms(slicing);
   for (int i = 0; i < 2; ++i) {
     if (!gpu_slots[static_cast<std::size_t>(i)]) continue;
     try {
-      const bool sliced = run_sliced(i, frame);
+      const bool sliced = run_sliced(i, frame, slice_budget);
       FrameTrace::instance().mark(i == 0 ? "sliced_a" : "sliced_b");
       if (sliced) continue;
     } catch (const std::exception& error) {

@@ -127,9 +127,15 @@ class ComparisonMode final : public ViewerMode {
   std::string slot_id(int choice) const;
 
   // --- comparison_slicing.cpp: slow GPU methods in tiles over several frames ---
-  // Runs this frame's tiles of slot `index`'s sliced run (starting one when the method is predicted
-  // to take longer than the budget); false when the slot runs whole in the frame instead.
-  bool run_sliced(int index, FrameContext& frame);
+  // Runs this frame's tiles of slot `index`'s sliced run, about budget_ms of GPU time (starting one
+  // when the method is predicted to take longer than the frame's budget); false when the slot runs
+  // whole in the frame instead.
+  bool run_sliced(int index, FrameContext& frame, double budget_ms);
+  // Slot `index` is slicing: a run in progress, or its setting's last run was sliced (continuous
+  // processing starts it again).
+  bool slices(int index) const;
+  // Each slicing slot's share of the frame's budget.
+  static double slice_budget_ms(int slicing_slots);
   // A tag for the GPU time of slot `index`'s whole run (the cost model learns from it).
   std::uint64_t tag_whole_run(int index);
   // Reads the finished GPU times (no waiting): the cost model learns, finished sliced runs go into

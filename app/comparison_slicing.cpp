@@ -1,7 +1,8 @@
 // The comparison's slow GPU methods in slices (render/slicing.hpp has the rules, render/sliced_run.hpp
 // the device side, slice_schedule.hpp the frames' view). A band-exact GPU method whose whole run is
-// predicted longer than kSliceBudgetMs runs in tiles, about one budget of GPU work per frame; the
-// slot shows its last finished result until the last tile is done, then the new one.
+// predicted longer than kFrameSliceBudgetMs runs in tiles, the slots slicing in a frame sharing one
+// budget of GPU work; the slot shows its last finished result until the last tile is done, then
+// the new one.
 #include <cstdio>
 
 #include "comparison_mode.hpp"
@@ -17,10 +18,14 @@ namespace gausslab {
 
 namespace {
 
-// GPU time a sliced run may take per slot and frame. On the H100 a 4096x4096 session with both
-// slots running fast methods every frame has a frame-time median of ~4 ms; two slots slicing at
-// once add at most 2 x 2 ms, so a frame stays within twice the median.
-constexpr double kSliceBudgetMs = 2.0;
+// GPU time the sliced runs of a frame may take together, and of one tile: a run predicted within
+// the frame's budget runs whole, a slower one in tiles of half of it, so that when both slots slice
+// (two slow methods, a blink between them) each enqueues one tile and the frame's GPU work stays
+// that of one slot slicing. On the H100 a 2 ms budget per slot, 4 ms with both slicing plus the
+// numbers worker's tile and the display, made frames wait in the pacer at 2.5-3x the median of a
+// 4096x4096 session (docs/results/viewer-session/).
+constexpr double kFrameSliceBudgetMs = 2.0;
+constexpr double kSliceTileMs = kFrameSliceBudgetMs / 2;
 
 // A sliced run keeps its plan while a new choice's tile is within 1.5x of it on each side.
 bool close_tiles(const TileSize& kept, const TileSize& wanted) {
@@ -135,7 +140,16 @@ void ComparisonMode::begin_sliced_run(int index, const SlicedStart& started, con
   sliced_totals_[run_id] = total;
 }
 
-bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
+bool ComparisonMode::slices(int index) const {
+  const std::optional<SlicedStart>& last = sliced_last_start_[index];
+  return schedule_[index].active() || (last && last->setting == slot(index).wanted());
+}
+
+double ComparisonMode::slice_budget_ms(int slicing_slots) {
+  return kFrameSliceBudgetMs / (slicing_slots > 1 ? slicing_slots : 1);
+}
+
+bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms) {
   if (applied_.pool != PoolMode::None) return false;  // pooled runs stay whole (docs/viewer.md)
   Slot& s = slot(index);
   const SlotSetting setting = s.wanted();
@@ -154,7 +168,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
     if (slice_refused_[index] == setting) return false;
     if (!started) {
       const RunChoice choice = choose_run(cost_model_, info.id, info.same_bytes_in_bands, pipeline_->width(),
-                                          pipeline_->height(), radius, kSliceBudgetMs, timed_here);
+                                          pipeline_->height(), radius, kFrameSliceBudgetMs, timed_here, kSliceTileMs);
       if (choice.shape == RunShape::Whole) return false;
       if (!keeps_plan(index, setting, choice)) {
         queue_sliced_start(index, setting, choice);
@@ -173,7 +187,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame) {
   const int count = schedule.probe() || !timed_here
                         ? 1
                         : tiles_this_frame(cost_model_.predict_ms(info.id, tile_units), schedule.remaining(),
-                                           kSliceBudgetMs);
+                                           budget_ms);
   if (count > 1 && FrameTrace::instance().enabled())
     FrameTrace::instance().note("sliced " + info.id + ": " + std::to_string(count) + " tiles this frame");
   const std::uint64_t tag = next_tag_++;

@@ -75,7 +75,7 @@ std::optional<double> CostModel::predict_ms(const std::string& method_id, double
 }
 
 RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
-                     int radius, double budget_ms, bool radius_timed) {
+                     int radius, double budget_ms, bool radius_timed, double tile_budget_ms) {
   if (!band_exact) return {};
   const double cost = window_cost(method_id, radius);
   const std::optional<double> whole = model.predict_ms(method_id, static_cast<double>(width) * height * cost);
@@ -86,7 +86,8 @@ RunChoice choose_run(const CostModel& model, const std::string& method_id, bool 
   }
   if (*whole <= budget_ms) return {};
   const double ms_per_pixel = (*whole - CostModel::kLaunchMs) / (static_cast<double>(width) * height);
-  const TileSize tile = tile_size_for_budget(width, height, radius, ms_per_pixel, budget_ms - CostModel::kLaunchMs);
+  const double tile_ms = tile_budget_ms > 0 ? std::min(tile_budget_ms, budget_ms) : budget_ms;
+  const TileSize tile = tile_size_for_budget(width, height, radius, ms_per_pixel, tile_ms - CostModel::kLaunchMs);
   if (tile.width >= width && tile.height >= height) return {};
   return {RunShape::Sliced, tile};
 }

@@ -111,6 +111,18 @@ TEST(Slicing, AFastMethodIsNeverSlicedASlowOneIsAnUnmeasuredOneIsProbed) {
   const double tile_ms = *model.predict_ms("naive_2d", plan.computed_pixels_per_tile() * window_cost("naive_2d", 24));
   EXPECT_LE(tile_ms, 2.0 + 1e-9);
   EXPECT_GT(tile_ms, 1.0);  // the budget is used, not wasted on halos
+  // Tiles of half the budget (two slots slicing share a frame's budget a tile each): the decision
+  // whole-or-sliced is the budget's, the tile is half as long.
+  const RunChoice half = choose_run(model, "naive_2d", true, 4096, 4096, 24, 2.0, true, 1.0);
+  ASSERT_EQ(half.shape, RunShape::Sliced);
+  const double half_ms = *model.predict_ms(
+      "naive_2d", plan_tiles(4096, 4096, 24, half.tile).computed_pixels_per_tile() * window_cost("naive_2d", 24));
+  EXPECT_LE(half_ms, 1.0 + 1e-9);
+  EXPECT_GT(half_ms, 0.5);
+  EXPECT_LT(half.tile.height, slow.tile.height);
+  // A run predicted at 1.5 ms stays whole with a 2 ms budget whatever the tile budget.
+  model.learn("separable_shared", 40, 4096.0 * 4096 * window_cost("separable_shared", 40), 1.5);
+  EXPECT_EQ(choose_run(model, "separable_shared", true, 4096, 4096, 40, 2.0, true, 1.0).shape, RunShape::Whole);
   // At radius 3 the same method is fast: whole.
   EXPECT_EQ(choose_run(model, "naive_2d", true, 4096, 4096, 3, 2.0).shape, RunShape::Whole);
   // At a radius never timed the prediction is an extrapolation: above a quarter of the budget the

@@ -94,8 +94,11 @@ inline constexpr int kProbeCore = 256;
 // its prediction is an
 // extrapolation from other radii (off by 2-4x on the H100 after a jump from sigma 32 to 4), so a run
 // predicted above a quarter of the budget is probed first, as a method never measured.
+// tile_budget_ms: the GPU time of one tile when sliced (0: budget_ms). A run predicted within
+// budget_ms runs whole; a slower one in tiles of tile_budget_ms, so that two slots slicing in the same
+// frame can share one budget a tile each.
 RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
-                     int radius, double budget_ms, bool radius_timed = true);
+                     int radius, double budget_ms, bool radius_timed = true, double tile_budget_ms = 0);
 // Tiles to enqueue this frame: at least one, more while their predicted time stays within the budget.
 int tiles_this_frame(std::optional<double> tile_ms, int remaining, double budget_ms);
 
