@@ -28,9 +28,9 @@
 // Tiles at the right and bottom edges compute only the row groups, rows and column groups that reach
 // an output inside the image (FusedExtent).
 //
-// Two kinds of kernel per format (FusedPolicyFor): radius 0–8 with the tap count as a template
-// argument (loops fully unrolled, the weights in registers), and radius 9–kMaxFusedRadius with a
-// run-time tap count (weights read from shared memory as broadcasts).
+// Two kinds of kernel per format (FusedPolicyFor): radius 0–8 (F32: 0–22) with the tap count as a
+// template argument (loops fully unrolled, the weights in registers), and the larger radii up to
+// kMaxFusedRadius with a run-time tap count (weights read from shared memory as broadcasts).
 #include <type_traits>
 #include <utility>
 
@@ -45,6 +45,14 @@ namespace gausslab::fused {
 inline constexpr int kMaxFusedRadius = 64;
 // Radii up to this one run kernels compiled for their tap count.
 inline constexpr int kMaxExactRadius = 8;
+// F32 radii above kMaxExactRadius up to this one also run kernels compiled for their tap count
+// (the weights in registers instead of a shared-memory broadcast per tap and thread: the run-time
+// kernel's row and column passes load a weight for every sample they load). RGBA8 stays at 8: its
+// float4 window and accumulators leave no registers for 2r + 1 weights.
+inline constexpr int kMaxMediumRadius = 22;
+// The largest radius a format runs with its tap count compiled in.
+template <PixelFormat F>
+inline constexpr int kMaxCompiledRadius = F == PixelFormat::F32 ? kMaxMediumRadius : kMaxExactRadius;
 
 template <int TileW, int TileH, int Warps, int RowOutputs, int ColumnOutputs, int MaxRadius, int MinBlocksPerSm>
 struct FusedPolicy {
@@ -77,6 +85,12 @@ template <>
 struct FusedPolicyFor<PixelFormat::F32, true> {
   using type = FusedPolicy<64, 64, 8, 8, 8, kMaxFusedRadius, 2>;
 };
+// F32 radii 9–22 with their tap count compiled in: the run-time kernel's tile, three blocks per SM
+// (73.6 KiB of shared memory at radius 22, the largest radius for which three fit; at most 80
+// registers a thread, for up to 45 weights, no spills).
+struct FusedMediumPolicyF32 {
+  using type = FusedPolicy<64, 64, 8, 8, 8, kMaxMediumRadius, 3>;
+};
 template <>
 struct FusedPolicyFor<PixelFormat::Rgba8, false> {
   using type = FusedPolicy<32, 64, 8, 8, 4, kMaxExactRadius, 3>;
@@ -100,12 +114,28 @@ void dispatch_exact_radius(int radius, Fn& fn, std::integer_sequence<int, R...>)
   (void)((radius == R ? (fn(PolicyTag<P>{}, std::integral_constant<int, 2 * R + 1>{}), true) : false) || ...);
 }
 
+template <class Fn, int... R>
+void dispatch_medium_radius(int radius, Fn& fn, std::integer_sequence<int, R...>) {
+  using P = FusedMediumPolicyF32::type;
+  constexpr int kFirst = kMaxExactRadius + 1;
+  (void)((radius == kFirst + R ? (fn(PolicyTag<P>{}, std::integral_constant<int, 2 * (kFirst + R) + 1>{}), true)
+                               : false) ||
+         ...);
+}
+
 template <PixelFormat F, class Fn>
 void dispatch_fused_kernel(int radius, Fn&& fn) {
-  if (radius <= kMaxExactRadius)
+  if (radius <= kMaxExactRadius) {
     dispatch_exact_radius<F>(radius, fn, std::make_integer_sequence<int, kMaxExactRadius + 1>{});
-  else
-    fn(PolicyTag<typename FusedPolicyFor<F, true>::type>{}, std::integral_constant<int, 0>{});
+    return;
+  }
+  if constexpr (F == PixelFormat::F32) {
+    if (radius <= kMaxMediumRadius) {
+      dispatch_medium_radius(radius, fn, std::make_integer_sequence<int, kMaxMediumRadius - kMaxExactRadius>{});
+      return;
+    }
+  }
+  fn(PolicyTag<typename FusedPolicyFor<F, true>::type>{}, std::integral_constant<int, 0>{});
 }
 
 // The image and filter of one launch.

@@ -8,7 +8,7 @@
 //     once.
 // The results must equal, bit for bit, a plain per-pixel loop of the same formula (fmaf over the
 // 2r + 1 taps in ascending order, border_index for every sample, rows first) for both formats, all
-// five borders, radii from 0 through the compiled-radius kernels (0–8) and the run-time one (9–64)
+// five borders, radii from 0 through the compiled-radius kernels (0–8, F32 0–22) and the run-time one (up to 64)
 // to radii larger than the image, and sizes from 1×1 past several tiles. The model also meets the
 // method's accuracy bound against the float64 reference, and the method refuses what it cannot run.
 //
@@ -52,6 +52,7 @@ using namespace test;
 
 using F32Small = FusedPolicyFor<PixelFormat::F32, false>::type;
 using F32Large = FusedPolicyFor<PixelFormat::F32, true>::type;
+using F32Medium = FusedMediumPolicyF32::type;
 using RgbaSmall = FusedPolicyFor<PixelFormat::Rgba8, false>::type;
 using RgbaLarge = FusedPolicyFor<PixelFormat::Rgba8, true>::type;
 
@@ -277,18 +278,26 @@ TEST(SeparableFusedWindow, EqualsTheDirectSumInTheSameOrderForEveryTapCount) {
   expect_window_is_the_direct_sum<8, 17>(99);
 }
 
-TEST(SeparableFusedKernelChoice, CompiledRadiiUpToEightThenTheRunTimeKernel) {
+template <PixelFormat F>
+void expect_compiled_radii_then_the_run_time_kernel(int last_compiled) {
   for (int radius = 0; radius <= kMaxFusedRadius; ++radius) {
     int calls = 0, taps = -1, max_radius = -1;
-    dispatch_fused_kernel<PixelFormat::F32>(radius, [&](auto policy, auto k) {
+    dispatch_fused_kernel<F>(radius, [&](auto policy, auto k) {
       ++calls;
       taps = decltype(k)::value;
       max_radius = decltype(policy)::type::kMaxRadius;
     });
     EXPECT_EQ(calls, 1) << "radius " << radius;
-    EXPECT_EQ(taps, radius <= kMaxExactRadius ? 2 * radius + 1 : 0) << "radius " << radius;
+    EXPECT_EQ(taps, radius <= last_compiled ? 2 * radius + 1 : 0) << "radius " << radius;
     EXPECT_GE(max_radius, radius);
   }
+}
+
+TEST(SeparableFusedKernelChoice, CompiledRadiiUpToEightF32UpTo22ThenTheRunTimeKernel) {
+  EXPECT_EQ(kMaxCompiledRadius<PixelFormat::F32>, kMaxMediumRadius);
+  EXPECT_EQ(kMaxCompiledRadius<PixelFormat::Rgba8>, kMaxExactRadius);
+  expect_compiled_radii_then_the_run_time_kernel<PixelFormat::F32>(kMaxMediumRadius);
+  expect_compiled_radii_then_the_run_time_kernel<PixelFormat::Rgba8>(kMaxExactRadius);
 }
 
 template <class P, class In>
@@ -321,6 +330,9 @@ TEST(SeparableFusedPolicy, SharedMemoryFitsAndTheLargestRadiusFitsAnH100) {
   expect_layouts_fit<F32Small, float>(0, kTuringSharedPerBlock, "f32 small");
   expect_layouts_fit<RgbaSmall, uchar4>(0, kTuringSharedPerBlock, "rgba8 small");
   expect_layouts_fit<F32Large, float>(kMaxExactRadius + 1, kH100SharedPerBlock, "f32 large");
+  // The compiled F32 radii 9–22: three blocks on an H100 SM (228 KiB, 1 KiB of it reserved per block).
+  expect_layouts_fit<F32Medium, float>(kMaxExactRadius + 1, (228u * 1024u) / 3u - 1024u, "f32 medium");
+  EXPECT_EQ(F32Medium::kMaxRadius, kMaxMediumRadius);
   expect_layouts_fit<RgbaLarge, uchar4>(kMaxExactRadius + 1, kH100SharedPerBlock, "rgba8 large");
   EXPECT_EQ(F32Large::kMaxRadius, kMaxFusedRadius);
   EXPECT_EQ(RgbaLarge::kMaxRadius, kMaxFusedRadius);
@@ -462,14 +474,15 @@ TEST(SeparableFusedModel, ARaceOrAMissingFillIsCaught) {
 
 TEST(SeparableFusedModel, OddSizesEveryBorderEveryKindOfKernel) {
   // Radii: 0, the compiled ones around the window sizes (4, 8) and the largest compiled one (8), the
-  // run-time kernel's first (9), a tail of every length, and the largest (64); most exceed the image.
-  const std::vector<int> radii = {0, 1, 3, 4, 8, 9, 10, 17, 64};
+  // next kernel's first (9: F32 compiled, RGBA8 run-time), a tail of every length, the last compiled
+  // F32 one (22) and the run-time F32 kernel's first (23), and the largest (64); most exceed the image.
+  const std::vector<int> radii = {0, 1, 3, 4, 8, 9, 10, 17, 22, 23, 64};
   int cases = 0;
   for (const auto& [w, h] : {std::pair{1, 1}, {1, 13}, {13, 1}, {7, 5}, {2, 3}, {17, 11}}) {
     cases += check_model_matches_plain_loop<Rgba8>(w, h, radii);
     cases += check_model_matches_plain_loop<float>(w, h, radii);
   }
-  EXPECT_EQ(cases, 6 * 2 * 9 * 5);
+  EXPECT_EQ(cases, 6 * 2 * 11 * 5);
 }
 
 TEST(SeparableFusedModel, FusedPoolingEqualsPoolingTheResultOnTheCpu) {
@@ -527,13 +540,18 @@ TEST(SeparableFusedModel, LargestRadiusOnLinesAndTilesItExceedsManyTimes) {
   check_model_matches_plain_loop<Rgba8>(29, 41, {kMaxFusedRadius});
 }
 
-TEST(SeparableFusedModel, ChoosesTheCompiledKernelUpToRadiusEight) {
+TEST(SeparableFusedModel, ChoosesTheCompiledKernelUpToRadiusEightF32UpTo22) {
   const ImageF32 image = make_random_f32(9, 9, 1);
   ModelRun run;
   model_separable_fused(image, radius_params(8, BorderMode::Reflect), &run);
   EXPECT_EQ(run.exact_taps, 17);
   EXPECT_EQ(run.max_radius, kMaxExactRadius);
   model_separable_fused(image, radius_params(9, BorderMode::Reflect), &run);
+  EXPECT_EQ(run.exact_taps, 19);
+  EXPECT_EQ(run.max_radius, kMaxMediumRadius);
+  model_separable_fused(image, radius_params(22, BorderMode::Reflect), &run);
+  EXPECT_EQ(run.exact_taps, 45);
+  model_separable_fused(image, radius_params(23, BorderMode::Reflect), &run);
   EXPECT_EQ(run.exact_taps, 0);
   EXPECT_EQ(run.max_radius, kMaxFusedRadius);
 }
