@@ -4,16 +4,17 @@
 // (cp.async), filters its rows into a shared float tile and that tile's columns into the output,
 // which it writes once: 8 B of global traffic per pixel, against separable_shared's 16 (F32) or 40
 // (RGBA8). The fusion NVIDIA's convolutionSeparable sample leaves for later; our own code. Radii
-// 0–8 run kernels compiled for their tap count, 9–64 a run-time one. The per-thread code is
-// separable_fused_common.cuh; the CPU model runs it (tests/cpu/methods/separable/).
+// 0–8 (F32: 0–22) run kernels compiled for their tap count, the rest up to 64 a run-time one. The
+// per-thread code is separable_fused_common.cuh; the CPU model runs it (tests/cpu/methods/separable/).
 // Cost: 2(2r+1)(1 + r/64) multiply-adds per pixel and channel (the row pass also filters the apron
-// rows): faster than separable_shared up to radius ~15 (F32) and ~24 (RGBA8).
+// rows): faster than separable_shared up to radius 22 (F32) and ~24 (RGBA8).
 // Limits: radius ≤ 64 (kMaxFusedRadius: the RGBA8 tile and apron need 220 KiB of shared memory, an
 // H100 block may have 227 KiB; a GPU with less refuses the radii that do not fit), any size, all
 // five borders, RGBA8 and F32; rows on 4-byte boundaries.
 // Accuracy: float32 rounding, bit for bit the plain loop's (and separable_shared's); bound 1e-5
 // relative (F32), 0.51 levels (RGBA8).
-// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0611 ms, 74 % of copy bandwidth.
+// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0611 ms, 74 % of copy bandwidth;
+// 41×41 0.150 ms (separable_shared 0.177).
 // Tile shapes tried, shared memory, resources and the accuracy table: docs/methods/separable_fused.md.
 // Fused 2×2 pooling (FusedPooling): the column pass stages its rounded outputs in the raw tile,
 // a pool pass writes the pooled tile; bit for bit the separate pooling kernel.
@@ -274,7 +275,7 @@ MethodEntry separable_fused_method() {
   MethodInfo info{"separable_fused", "Separable (fused, one kernel)",
                   "One kernel: row pass into a shared-memory tile, column pass from it, each pixel read and written "
                   "once (8 B); 2(2r+1)(1+r/64) multiply-adds per pixel and channel, r = 4σ: near copy bandwidth "
-                  "at small σ for F32, radius ≤ 64 (separable_shared is faster beyond r ≈ 15 F32, 24 RGBA8)",
+                  "at small σ for F32, radius ≤ 64 (separable_shared is faster beyond r ≈ 22 F32, 24 RGBA8)",
                   "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
                   Backend::Cuda};
   info.same_bytes_in_bands = true;
