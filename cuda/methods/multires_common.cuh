@@ -214,10 +214,16 @@ GAUSSLAB_HD void reduce_fill(const ReduceStage& s, const ReduceLayout& l, TileOr
   const int fx0 = s.d * tile.cx0 + s.origin_x;
   const int fy0 = s.d * tile.cy0 + s.origin_y;
   const int lane = thread % 32;
-  for (int row = thread / 32; row < l.fine_h; row += P::kWarps) {
-    const int source_row = border_index(fy0 + row, s.src_h, s.border);
-    for (int col = lane; col < l.fine_w; col += 32)
-      fill.copy(row * l.raw_pitch + col, source_row, border_index(fx0 + col, s.src_w, s.border));
+  if (fx0 >= 0 && fy0 >= 0 && fx0 + l.fine_w <= s.src_w && fy0 + l.fine_h <= s.src_h) {
+    // The tile with its apron inside the source (all tiles but the edges'): no border mapping.
+    for (int row = thread / 32; row < l.fine_h; row += P::kWarps)
+      for (int col = lane; col < l.fine_w; col += 32) fill.copy(row * l.raw_pitch + col, fy0 + row, fx0 + col);
+  } else {
+    for (int row = thread / 32; row < l.fine_h; row += P::kWarps) {
+      const int source_row = border_index(fy0 + row, s.src_h, s.border);
+      for (int col = lane; col < l.fine_w; col += 32)
+        fill.copy(row * l.raw_pitch + col, source_row, border_index(fx0 + col, s.src_w, s.border));
+    }
   }
   for (int t = thread; t < s.taps; t += P::kThreads) fill.copy_weight(t);
 }
@@ -345,9 +351,10 @@ GAUSSLAB_HD void row_reduce_fill(const RowReduceStage& s, RowBlock b, int thread
   const int pitch = row_reduce_pitch<P>(s);
   const int fx0 = s.d * b.c0 + s.origin;
   const int lane = thread % 32;
+  const bool inside = fx0 >= 0 && fx0 + span <= s.src_w;  // no border mapping along the rows
   for (int row = thread / 32; row < 32 && b.y0 + row < s.src_h; row += P::kWarps)
     for (int col = lane; col < span; col += 32)
-      fill.copy(row * pitch + col, b.y0 + row, border_index(fx0 + col, s.src_w, s.border));
+      fill.copy(row * pitch + col, b.y0 + row, inside ? fx0 + col : border_index(fx0 + col, s.src_w, s.border));
   for (int t = thread; t < s.taps; t += P::kThreads) fill.copy_weight(t);
 }
 

@@ -73,6 +73,9 @@ struct DeviceFill {
       raw[slot] = zero_value<In>();
       return;
     }
+    copy_inside(slot, source_row, source_col);
+  }
+  __device__ void copy_inside(int slot, int source_row, int source_col) const {
     copy_word_async(raw + slot, reinterpret_cast<const In*>(src + static_cast<std::size_t>(source_row) * src_pitch_bytes) +
                                     source_col);
   }

@@ -61,6 +61,9 @@ constexpr unsigned kTuringSharedPerBlock = 64 * 1024;   // the same on sm_75, th
 
 // ---- checked memory: the kit's shared arrays, and global memory here --------------------------------
 
+// Copies made by fill_tile's fast path (tiles whose apron lies inside the image), over all models.
+long long g_inside_copies = 0;
+
 // The fill phase's memory, as DeviceFill in separable_fused.cu: checked source reads.
 template <class In>
 struct ModelFill {
@@ -80,6 +83,13 @@ struct ModelFill {
       throw ModelError("global read of (" + std::to_string(source_col) + ", " + std::to_string(source_row) +
                        ") outside the " + std::to_string(width) + "×" + std::to_string(height) + " source");
     raw.store(slot, (*src)[static_cast<std::size_t>(source_row) * width + source_col]);
+  }
+  // The fast path's copy: the indices must be inside the image (-1 is an error here, not a zero).
+  void copy_inside(int slot, int source_row, int source_col) const {
+    if (source_row < 0 || source_col < 0)
+      throw ModelError("copy_inside of (" + std::to_string(source_col) + ", " + std::to_string(source_row) + ")");
+    copy(slot, source_row, source_col);
+    ++g_inside_copies;
   }
   void copy_weight(int t) const {
     if (t < 0 || static_cast<std::size_t>(t) >= weights->size())
@@ -523,6 +533,18 @@ TEST(SeparableFusedPolicy, StagedOutputsFitTheRawTile) {
     const FusedLayout layout = fused_layout<P, float, float>(0);
     EXPECT_GE((layout.total_bytes - layout.raw_offset_bytes) / sizeof(float), static_cast<unsigned>(staged_slots<P>()));
   });
+}
+
+TEST(SeparableFusedModel, TilesInsideTheImageTakeTheFastFillAndMatch) {
+  // Three or more tiles each way, so that inner tiles have their whole apron inside the image (the
+  // fast fill, no border mapping) beside edge tiles (the general one): every border, both kinds of
+  // kernel, F32's compiled radii 9-22 too.
+  g_inside_copies = 0;
+  check_model_matches_plain_loop<float>(211, 197, {1, 3, 8, 20, 29});
+  const long long f32_inside = g_inside_copies;
+  EXPECT_GT(f32_inside, 0);
+  check_model_matches_plain_loop<Rgba8>(101, 197, {2, 8, 12});
+  EXPECT_GT(g_inside_copies, f32_inside);
 }
 
 TEST(SeparableFusedModel, PrimeSizesLargerThanATile) {
