@@ -254,6 +254,7 @@ class ComparisonMode final : public ViewerMode {
     double units = 0;
     std::uint64_t run = 0;  // the sliced run it belongs to; 0: a whole run
     int radius = 0;
+    int launches = 1;  // tiles in the span (one for a whole run)
   };
   struct SlicedTotal {
     int slot = 0;

@@ -194,7 +194,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms
   const bool timed = run.run_tiles(pipeline_->device_source(), schedule.next(), count, tag, pipeline_->stream());
   SlicedTotal& total = sliced_totals_[schedule.run()];
   if (timed) {
-    spans_[tag] = TimedSpan{index, info.id, tile_units * count, schedule.run(), radius};
+    spans_[tag] = TimedSpan{index, info.id, tile_units * count, schedule.run(), radius, count};
     ++total.steps;
   } else {
     total.untimed = true;
@@ -218,7 +218,7 @@ void ComparisonMode::collect_gpu_times() {
   for (const ClockReading& reading : readings) {
     const auto span = spans_.find(reading.tag);
     if (span == spans_.end()) continue;
-    cost_model_.learn(span->second.method, span->second.radius, span->second.units, reading.ms);
+    cost_model_.learn(span->second.method, span->second.radius, span->second.units, reading.ms, span->second.launches);
     const auto total = sliced_totals_.find(span->second.run);
     spans_.erase(span);
     if (total == sliced_totals_.end()) continue;

@@ -52,7 +52,10 @@ TileSize tile_size_for_budget(int width, int height, int halo, double ms_per_pix
   // Bands while their halo costs at most twice their rows (fewer tiles, no halo along x).
   if (band_area > 0 && (band_rows >= halo || band_area >= square_area)) return {width, std::min(band_rows, height)};
   if (square_area > 0) return {std::min(side, width), std::min(side, height)};
-  const int fallback = std::max(kFallbackCore, 2 * halo);
+  // The largest square whose tile, halo included, stays within kFallbackBudgets budgets: the halo may
+  // then cost many times the core (the run takes longer), but no frame carries a long tile.
+  const int capped = static_cast<int>(std::floor(std::sqrt(kFallbackBudgets * pixels))) - 2 * halo;
+  const int fallback = std::max(kFallbackCore, capped);
   return {std::min(fallback, width), std::min(fallback, height)};
 }
 
@@ -62,16 +65,38 @@ double window_cost(const std::string& method_id, int radius) {
   return window_2d ? taps * taps : taps;
 }
 
-void CostModel::learn(const std::string& method_id, int radius, double units, double ms) {
-  if (!(units > 0) || !(ms >= 0)) return;
-  rate_[method_id] = std::max(0.0, ms - kLaunchMs) / units;
+void CostModel::learn(const std::string& method_id, int radius, double units, double ms, int launches) {
+  if (!(units > 0) || !(ms >= 0) || launches < 1) return;
   timed_.insert({method_id, radius});
+  Fit fit{kLaunchMs, std::max(0.0, ms - launches * kLaunchMs) / units};
+  std::vector<Sample>& samples = samples_[method_id];
+  const double per_launch = units / launches;
+  for (auto other = samples.rbegin(); other != samples.rend(); ++other) {
+    if (other->radius != radius) continue;
+    const double other_per_launch = other->units / other->launches;
+    if (std::max(per_launch, other_per_launch) < 1.5 * std::min(per_launch, other_per_launch)) continue;
+    // ms = launches × fixed + units × rate, for both samples.
+    const double det = launches * other->units - other->launches * units;
+    const double fixed = (ms * other->units - other->ms * units) / det;
+    const double rate = (launches * other->ms - other->launches * ms) / det;
+    if (fixed >= kLaunchMs && rate > 0) fit = Fit{fixed, rate};
+    break;  // the latest of another size only
+  }
+  fit_[method_id] = fit;
+  samples.push_back(Sample{radius, launches, units, ms});
+  if (samples.size() > kSamplesKept) samples.erase(samples.begin());
 }
 
-std::optional<double> CostModel::predict_ms(const std::string& method_id, double units) const {
-  const auto found = rate_.find(method_id);
-  if (found == rate_.end()) return std::nullopt;
-  return kLaunchMs + found->second * units;
+std::optional<double> CostModel::predict_ms(const std::string& method_id, double units, int launches) const {
+  const auto found = fit_.find(method_id);
+  if (found == fit_.end()) return std::nullopt;
+  return launches * found->second.fixed_ms + found->second.rate * units;
+}
+
+std::optional<CostModel::Fit> CostModel::fit(const std::string& method_id) const {
+  const auto found = fit_.find(method_id);
+  if (found == fit_.end()) return std::nullopt;
+  return found->second;
 }
 
 RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
@@ -85,9 +110,12 @@ RunChoice choose_run(const CostModel& model, const std::string& method_id, bool 
     return {RunShape::Probe, {std::min(kProbeCore, width), std::min(kProbeCore, height)}};
   }
   if (*whole <= budget_ms) return {};
-  const double ms_per_pixel = (*whole - CostModel::kLaunchMs) / (static_cast<double>(width) * height);
+  const CostModel::Fit fit = *model.fit(method_id);
+  const double ms_per_pixel = fit.rate * cost;
   const double tile_ms = tile_budget_ms > 0 ? std::min(tile_budget_ms, budget_ms) : budget_ms;
-  const TileSize tile = tile_size_for_budget(width, height, radius, ms_per_pixel, tile_ms - CostModel::kLaunchMs);
+  // A tile's own work gets what its fixed cost leaves (at least a quarter of the budget).
+  const TileSize tile =
+      tile_size_for_budget(width, height, radius, ms_per_pixel, std::max(tile_ms - fit.fixed_ms, tile_ms / 4));
   if (tile.width >= width && tile.height >= height) return {};
   return {RunShape::Sliced, tile};
 }

@@ -71,10 +71,15 @@ TEST(Slicing, TheBudgetPrefersBandsAndFallsBackToSquares) {
   const TileSize squares = tile_size_for_budget(4096, 4096, 128, 1e-5, 2.0);
   EXPECT_EQ(squares.width, 447 - 256);
   EXPECT_EQ(squares.height, squares.width);
-  // Nothing fits: squares of twice the halo.
+  // Nothing fits a core of 8 (1.8e-5 ms a pixel, 1 ms: 55.6e3 computed pixels, a square of 235 with
+  // a halo of 2 x 128): the largest square within two budgets, sqrt(111.1e3) - 256 = 77.
+  const TileSize capped = tile_size_for_budget(4096, 4096, 128, 1.8e-5, 1.0);
+  EXPECT_EQ(capped.width, 77);
+  EXPECT_EQ(capped.height, 77);
+  // Even that leaves no core: the smallest fallback square.
   const TileSize fallback = tile_size_for_budget(4096, 4096, 128, 1e-3, 2.0);
-  EXPECT_EQ(fallback.width, 256);
-  EXPECT_EQ(fallback.height, 256);
+  EXPECT_EQ(fallback.width, kFallbackCore);
+  EXPECT_EQ(fallback.height, kFallbackCore);
   // Within the budget: the whole picture.
   const TileSize whole = tile_size_for_budget(512, 512, 8, 1e-6, 2.0);
   EXPECT_EQ(whole.width, 512);
@@ -138,6 +143,50 @@ TEST(Slicing, AFastMethodIsNeverSlicedASlowOneIsAnUnmeasuredOneIsProbed) {
   EXPECT_EQ(tiles_this_frame(0.5, 3, 2.0), 3);
   EXPECT_EQ(tiles_this_frame(5.0, 10, 2.0), 1);  // at least one
   EXPECT_EQ(tiles_this_frame(1.0, 0, 2.0), 0);
+}
+
+TEST(Slicing, TwoTileSizesGiveTheFixedCostAndTheRate) {
+  CostModel model;
+  // One size: all but kLaunchMs is the rate.
+  model.learn("m", 8, 1e6, 0.3);
+  EXPECT_NEAR(model.fit("m")->fixed_ms, CostModel::kLaunchMs, 1e-12);
+  EXPECT_NEAR(model.fit("m")->rate, 0.28e-6, 1e-15);
+  // Another size per launch at the same radius: 0.2 ms a launch, 1e-7 ms a unit.
+  model.learn("m", 8, 4e6, 0.6);
+  EXPECT_NEAR(model.fit("m")->fixed_ms, 0.2, 1e-9);
+  EXPECT_NEAR(model.fit("m")->rate, 1e-7, 1e-15);
+  EXPECT_NEAR(*model.predict_ms("m", 8e6), 1.0, 1e-9);
+  EXPECT_NEAR(*model.predict_ms("m", 8e6, 3), 1.4, 1e-9);
+  // A step of three tiles of the first size is fitted with the latest sample of another size.
+  model.learn("m", 8, 3e6, 0.9, 3);
+  EXPECT_NEAR(model.fit("m")->fixed_ms, 0.2, 1e-9);
+  EXPECT_NEAR(model.fit("m")->rate, 1e-7, 1e-15);
+  // Another radius is not fitted with these (its window cost is only roughly its work).
+  model.learn("m", 20, 2e7, 2.0);
+  EXPECT_NEAR(model.fit("m")->fixed_ms, CostModel::kLaunchMs, 1e-12);
+  // A fit that makes no sense (a negative rate) keeps the one-size reading.
+  CostModel odd;
+  odd.learn("m", 8, 1e6, 0.5);
+  odd.learn("m", 8, 4e6, 0.4);
+  EXPECT_NEAR(odd.fit("m")->fixed_ms, CostModel::kLaunchMs, 1e-12);
+  EXPECT_NEAR(odd.fit("m")->rate, 0.38 / 4e6, 1e-15);
+
+  // The plan: with the fixed cost known the tiles are larger than a one-size reading of the small
+  // probe would make them (a 256² probe of a separable method: 0.25 ms, 0.2 of it fixed).
+  CostModel probe_only, fitted;
+  const double probe_units = 256.0 * 256 * window_cost("separable_texture", 32);
+  probe_only.learn("separable_texture", 32, probe_units, 0.25);
+  fitted.learn("separable_texture", 32, probe_units, 0.25);
+  fitted.learn("separable_texture", 32, 4 * probe_units, 0.4);  // 0.2 + 4 × 0.05
+  const RunChoice small = choose_run(probe_only, "separable_texture", true, 4096, 4096, 32, 2.0, true, 1.0);
+  const RunChoice large = choose_run(fitted, "separable_texture", true, 4096, 4096, 32, 2.0, true, 1.0);
+  ASSERT_EQ(small.shape, RunShape::Sliced);
+  ASSERT_EQ(large.shape, RunShape::Sliced);  // 0.2 + 256 × 0.05 = 13 ms whole
+  // 81 squares of 464 against 22 full-width bands of 191 rows.
+  const std::size_t small_tiles = plan_tiles(4096, 4096, 32, small.tile).tiles.size();
+  const std::size_t large_tiles = plan_tiles(4096, 4096, 32, large.tile).tiles.size();
+  EXPECT_EQ(small_tiles, 81u);
+  EXPECT_EQ(large_tiles, 22u);
 }
 
 TEST(Slicing, ASettingChangeDropsTheRun) {

@@ -8,7 +8,7 @@
 //                 the same size (one prepared method instance), and each output pixel belongs to
 //                 exactly one tile (its "own" rectangle).
 //   CostModel     what a method's run costs, learned from CUDA event times of its finished runs and
-//                 tiles: ms = kLaunchMs + rate × units, units = computed pixels × window_cost.
+//                 tiles: ms = launches × fixed + rate × units, units = computed pixels × window_cost.
 //   choose_run    whole in the frame (predicted within the budget, or not band-exact), a probe tile
 //                 (never measured yet, or not at this radius), or sliced with the tile size the
 //                 budget allows.
@@ -50,10 +50,15 @@ TilePlan plan_tiles(int width, int height, int halo, TileSize tile);
 
 // The tile a budget allows, for a method that costs ms_per_pixel per computed pixel: full-width row
 // bands whose computed pixels (rows and halo) fit budget_ms, when the halo is at most their height;
-// else the larger useful area of such bands and of squares that fit (halo on all four sides). When neither fits a core of kMinCore, squares of max(kFallbackCore, 2 × halo): the
-// halo then costs at most 3 times the core, and each tile takes longer than the budget.
+// else the larger useful area of such bands and of squares that fit (halo on all four sides). When
+// neither fits a core of kMinCore (a 2D window method at a large radius, where even a small core's
+// halo is too much work), the largest squares whose tile takes at most kFallbackBudgets budgets, and
+// no smaller than kFallbackCore: the run computes its halos many times over and takes longer, but a
+// frame never waits for a long tile. (Squares of 2 × halo, as before, were 4.7 ms tiles for
+// shared_2d at radius 128 on the H100, and the frames of that setting 8-13 ms.)
 inline constexpr int kMinCore = 8;
 inline constexpr int kFallbackCore = 32;
+inline constexpr double kFallbackBudgets = 2.0;
 TileSize tile_size_for_budget(int width, int height, int halo, double ms_per_pixel, double budget_ms);
 
 // Multiply-adds per output pixel, up to a constant: (2r+1)² for the 2D window methods (ids ending in
@@ -62,22 +67,38 @@ double window_cost(const std::string& method_id, int radius);
 
 class CostModel {
  public:
-  // The fixed part of a run or a tile (launches, the gather and the copy of a small tile); not learned.
+  // The least fixed cost of a run or a tile (its launches); with a single size measured, all of it.
   static constexpr double kLaunchMs = 0.02;
 
-  // A finished run or tile step at `radius`: `units` (computed pixels × window_cost) took `ms` of GPU
-  // time. The latest measurement counts (a method's cost changes with the GPU's clocks and the tile
-  // size).
-  void learn(const std::string& method_id, int radius, double units, double ms);
-  bool knows(const std::string& method_id) const { return rate_.count(method_id) > 0; }
+  struct Fit {
+    double fixed_ms = kLaunchMs;  // per run or tile: launches, the gather and the copy of a tile
+    double rate = 0;              // ms per unit
+  };
+
+  // A finished run or tile step at `radius`: `launches` runs or tiles of `units` in all (computed
+  // pixels × window_cost) took `ms` of GPU time. The latest measurement counts (a method's cost
+  // changes with the GPU's clocks), fitted together with the latest one at the same radius and of
+  // another size per launch (1.5× or more apart): two sizes give the fixed cost and the rate. With one
+  // size, the rate takes all but kLaunchMs, and small tiles' fixed costs read as a high rate: a probe
+  // of 256² made separable_texture's plan 841 tiles where a few bands do. (Across radii the window
+  // cost is only roughly the work, so other radii are not fitted together.)
+  void learn(const std::string& method_id, int radius, double units, double ms, int launches = 1);
+  bool knows(const std::string& method_id) const { return fit_.count(method_id) > 0; }
   // A time of this method at this radius was learned; at other radii predict_ms extrapolates.
   bool timed_at(const std::string& method_id, int radius) const { return timed_.count({method_id, radius}) > 0; }
-  // kLaunchMs + rate × units; nullopt before the first measurement.
-  std::optional<double> predict_ms(const std::string& method_id, double units) const;
+  // launches × fixed + rate × units; nullopt before the first measurement.
+  std::optional<double> predict_ms(const std::string& method_id, double units, int launches = 1) const;
+  std::optional<Fit> fit(const std::string& method_id) const;
 
  private:
-  std::map<std::string, double> rate_;  // ms per unit
-  std::set<std::pair<std::string, int>> timed_;  // (method, radius) pairs learned
+  struct Sample {
+    int radius, launches;
+    double units, ms;
+  };
+  static constexpr std::size_t kSamplesKept = 8;
+  std::map<std::string, Fit> fit_;
+  std::map<std::string, std::vector<Sample>> samples_;  // the latest last, at most kSamplesKept
+  std::set<std::pair<std::string, int>> timed_;          // (method, radius) pairs learned
 };
 
 // How a slot's GPU method runs.
