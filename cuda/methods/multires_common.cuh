@@ -351,10 +351,11 @@ GAUSSLAB_HD void row_reduce_fill(const RowReduceStage& s, RowBlock b, int thread
   const int pitch = row_reduce_pitch<P>(s);
   const int fx0 = s.d * b.c0 + s.origin;
   const int lane = thread % 32;
-  const bool inside = fx0 >= 0 && fx0 + span <= s.src_w;  // no border mapping along the rows
+  // (A no-mapping path for blocks inside the image, as reduce_fill has, was slower here on the
+  // H100: the row reduce of sigma 32 and 64 took 0.155 and 0.203 ms instead of 0.144 and 0.182.)
   for (int row = thread / 32; row < 32 && b.y0 + row < s.src_h; row += P::kWarps)
     for (int col = lane; col < span; col += 32)
-      fill.copy(row * pitch + col, b.y0 + row, inside ? fx0 + col : border_index(fx0 + col, s.src_w, s.border));
+      fill.copy(row * pitch + col, b.y0 + row, border_index(fx0 + col, s.src_w, s.border));
   for (int t = thread; t < s.taps; t += P::kThreads) fill.copy_weight(t);
 }
 
