@@ -1,6 +1,8 @@
 #include "gausslab/cuda/device_buffer.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -102,6 +104,7 @@ DeviceImage::DeviceImage(DeviceImage&& other) noexcept
       width_(std::exchange(other.width_, 0)),
       height_(std::exchange(other.height_, 0)),
       pitch_bytes_(std::exchange(other.pitch_bytes_, 0)),
+      capacity_rows_(std::exchange(other.capacity_rows_, 0)),
       format_(other.format_) {}
 
 DeviceImage& DeviceImage::operator=(DeviceImage&& other) noexcept {
@@ -111,6 +114,7 @@ DeviceImage& DeviceImage::operator=(DeviceImage&& other) noexcept {
     width_ = std::exchange(other.width_, 0);
     height_ = std::exchange(other.height_, 0);
     pitch_bytes_ = std::exchange(other.pitch_bytes_, 0);
+    capacity_rows_ = std::exchange(other.capacity_rows_, 0);
     format_ = other.format_;
   }
   return *this;
@@ -124,13 +128,32 @@ void DeviceImage::resize(int width, int height, PixelFormat format) {
                    static_cast<std::size_t>(height));
   width_ = width;
   height_ = height;
+  capacity_rows_ = height;
+  format_ = format;
+}
+
+void DeviceImage::fit(int width, int height, PixelFormat format) {
+  if (width < 1 || height < 1) throw std::invalid_argument("DeviceImage: size must be at least 1×1");
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * bytes_per_pixel(format);
+  if (d_data_ && row_bytes <= pitch_bytes_ && height <= capacity_rows_) {
+    width_ = width;
+    height_ = height;
+    format_ = format;
+    return;
+  }
+  release();
+  const std::size_t room_rows = static_cast<std::size_t>(height) + static_cast<std::size_t>(height) / 4;
+  allocate_pitched(&d_data_, &pitch_bytes_, row_bytes + row_bytes / 4, room_rows);
+  width_ = width;
+  height_ = height;
+  capacity_rows_ = static_cast<int>(std::min<std::size_t>(room_rows, std::numeric_limits<int>::max()));
   format_ = format;
 }
 
 void DeviceImage::release() {
   if (d_data_) GAUSSLAB_CUDA_LOG(cudaFree(d_data_));
   d_data_ = nullptr;
-  width_ = height_ = 0;
+  width_ = height_ = capacity_rows_ = 0;
   pitch_bytes_ = 0;
 }
 

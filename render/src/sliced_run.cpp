@@ -35,8 +35,10 @@ void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& 
   method_ = nullptr;
   if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
   method.prepare(FilterProblem{plan.input_width(), plan.input_height(), format, params});
-  input_.resize(plan.input_width(), plan.input_height(), format);
-  output_.resize(plan.input_width(), plan.input_height(), format);
+  // The tile's images keep their allocation while a new plan's tiles fit (a continuous run's plan
+  // changes by a few rows now and then): no cudaFree on the worker while frames run.
+  input_.fit(plan.input_width(), plan.input_height(), format);
+  output_.fit(plan.input_width(), plan.input_height(), format);
   result_.resize(plan.width, plan.height, format);
   plan_ = plan;
   params_ = params;

@@ -51,6 +51,14 @@ class DeviceImage {
 
   // Reallocates only when the size or format changes.
   void resize(int width, int height, PixelFormat format);
+  // Like resize, but keeps the allocation while the new image fits in it (rows no wider than its
+  // pitch, no more rows than it holds); a new allocation gets a quarter more of each as room. For
+  // buffers whose size changes a little from one use to the next on a worker thread (a sliced run's
+  // tile): freeing device memory (cudaFree) waits for the whole device and holds the driver's locks,
+  // so the frame's CUDA calls on another thread wait with it.
+  void fit(int width, int height, PixelFormat format);
+  // Rows the allocation holds (at least height()).
+  int capacity_rows() const { return capacity_rows_; }
   void release();
 
   ImageView view() const { return {d_data_, width_, height_, pitch_bytes_, format_}; }
@@ -68,6 +76,7 @@ class DeviceImage {
   void* d_data_ = nullptr;
   int width_ = 0, height_ = 0;
   std::size_t pitch_bytes_ = 0;
+  int capacity_rows_ = 0;  // of the allocation: resize allocates exactly height, fit more
   PixelFormat format_ = PixelFormat::Rgba8;
 };
 
