@@ -251,7 +251,10 @@ void ComparisonMode::apply_changes(FrameContext& frame) {
   // A slot's stage history goes when its own setting changes (A's stay when only B changes), the
   // frame times when either does.
   const SlotSetting a_before = slot_a_.wanted(), b_before = slot_b_.wanted();
+  FrameTrace& trace = FrameTrace::instance();  // the parts of apply_changes, for slow frames after a step
+  trace.mark("apply_filter");
   want_slots();
+  trace.mark("apply_want");
   const bool a_changed = slot_a_.wanted() != a_before, b_changed = slot_b_.wanted() != b_before;
   if (a_changed) {
     slot_a_.timer().reset_history();
@@ -269,10 +272,13 @@ void ComparisonMode::apply_changes(FrameContext& frame) {
     setting_changed_at_ = std::chrono::steady_clock::now();
   }
   if (a_changed) update_method_choices();
+  trace.mark("apply_choices");
   // Every frame: a GPU method's prepare runs on the slot's worker and is taken in when it is done.
   slot_a_.prepare(problem(), *pipeline_);
+  trace.mark("apply_prepare_a");
   // B's method is prepared when a view shows it (its buffers, plans or spectra may be large).
   if (slot_shown(1)) slot_b_.prepare(problem(), *pipeline_);
+  trace.mark("apply_prepare_b");
   for (int i = 0; i < 2; ++i)
     if (slot(i).shows_method() && slot(i).prepared() && !slot(i).problem().empty()) recover(i, slot(i).problem());
 }
