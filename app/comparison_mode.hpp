@@ -207,6 +207,7 @@ class ComparisonMode final : public ViewerMode {
   FilterState filter_, applied_;
   ViewState view_;
   std::vector<MethodChoice> choices_;
+  FilterProblem choices_problem_;  // the problem choices_ were made for
   MouseDrag drag_ = MouseDrag::None;
   PictureArea area_;
   float menu_height_ = 0;
