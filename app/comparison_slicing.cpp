@@ -110,7 +110,8 @@ void ComparisonMode::queue_sliced_start(int index, const SlotSetting& setting, c
   SlicedStart start{setting, plan_tiles(pipeline_->width(), pipeline_->height(), setting.params.radius(), choice.tile),
                     choice.shape == RunShape::Probe};
   Method* band = slot(index).band_instance(setting.method);
-  if (!sliced_starter_[index]) sliced_starter_[index] = std::make_unique<SlotPreparer>();
+  if (!sliced_starter_[index])
+    sliced_starter_[index] = std::make_unique<SlotPreparer>(index == 0 ? "sliced start A" : "sliced start B");
   const int device = cuda_device_status().device;
   sliced_last_start_[index].reset();  // the run is re-prepared: its old plan goes
   // Handed to the worker at the end of process (submit_sliced_starts): started now, its allocations

@@ -1,10 +1,16 @@
 #include "slot_preparer.hpp"
 
+#include <chrono>
 #include <exception>
+#include <string>
+
+#include "frame_trace.hpp"
+#include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
 
-SlotPreparer::SlotPreparer() : thread_([this](Job& job, const std::atomic<bool>&) { run(job); }) {}
+SlotPreparer::SlotPreparer(std::string name)
+    : name_(std::move(name)), thread_([this](Job& job, const std::atomic<bool>&) { run(job); }) {}
 
 SlotPreparer::~SlotPreparer() = default;
 
@@ -22,6 +28,16 @@ std::optional<PrepareOutcome> SlotPreparer::take(const SlotSetting& setting) {
 }
 
 void SlotPreparer::run(Job& job) {
+  // With the frame trace on: when each job ran, to set beside the frames it may have held up (a
+  // worker's CUDA calls, a free above all, can make the frame's calls wait).
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool traced = FrameTrace::instance().enabled();
+  const auto& registry = method_registry();
+  const std::string what =
+      name_ + (job.setting.method >= 0 && static_cast<std::size_t>(job.setting.method) < registry.size()
+                   ? " " + registry[static_cast<std::size_t>(job.setting.method)].info.id
+                   : std::string());
+  if (traced) FrameTrace::instance().note(what + " begins");
   PrepareOutcome outcome{job.setting, {}, {}, {}};
   try {
     outcome.bound = job.work();
@@ -33,6 +49,10 @@ void SlotPreparer::run(Job& job) {
     outcome.error = "the method could not be prepared";
     outcome.failure = std::current_exception();
   }
+  if (traced)
+    FrameTrace::instance().note(
+        what + " took " +
+        std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()) + " ms");
   std::lock_guard<std::mutex> lock(mutex_);
   outcome_ = std::move(outcome);
 }

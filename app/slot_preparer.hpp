@@ -32,7 +32,8 @@ class SlotPreparer {
   // PrepareOutcome::error.
   using Work = std::function<AccuracyBound()>;
 
-  SlotPreparer();
+  // name: how the frame trace (GAUSSLAB_FRAME_TRACE_MS) names this worker's jobs.
+  explicit SlotPreparer(std::string name = "worker");
   ~SlotPreparer();  // waits for the job running
   SlotPreparer(const SlotPreparer&) = delete;
   SlotPreparer& operator=(const SlotPreparer&) = delete;
@@ -50,6 +51,7 @@ class SlotPreparer {
   };
   void run(Job& job);
 
+  std::string name_;
   std::mutex mutex_;
   std::optional<PrepareOutcome> outcome_;
   JobThread<Job> thread_;  // last: joined before the rest goes

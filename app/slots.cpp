@@ -77,7 +77,7 @@ void Slot::prepare(const FilterProblem& problem, ResultPipeline& pipeline) {
   };
   if (entry.info.backend == Backend::Cuda) {
     // Off the UI thread: a new sigma makes fft build cuFFT plans and reserve buffers (100+ ms).
-    if (!preparer_) preparer_ = std::make_unique<SlotPreparer>();
+    if (!preparer_) preparer_ = std::make_unique<SlotPreparer>("slot prepare");
     preparing_ = wanted_;
     preparer_->submit(wanted_, [prepare_method] {
       GAUSSLAB_CUDA_CHECK(cudaSetDevice(cuda_device_status().device));  // this thread's device
