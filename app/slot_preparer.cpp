@@ -32,12 +32,13 @@ void SlotPreparer::run(Job& job) {
   // worker's CUDA calls, a free above all, can make the frame's calls wait).
   const auto t0 = std::chrono::steady_clock::now();
   const bool traced = FrameTrace::instance().enabled();
-  const auto& registry = method_registry();
-  const std::string what =
-      name_ + (job.setting.method >= 0 && static_cast<std::size_t>(job.setting.method) < registry.size()
-                   ? " " + registry[static_cast<std::size_t>(job.setting.method)].info.id
-                   : std::string());
-  if (traced) FrameTrace::instance().note(what + " begins");
+  std::string what;  // made only when tracing is on
+  if (traced) {
+    const auto& registry = method_registry();
+    const auto method = static_cast<std::size_t>(job.setting.method);
+    what = name_ + (job.setting.method >= 0 && method < registry.size() ? " " + registry[method].info.id : "");
+    FrameTrace::instance().note(what + " begins");
+  }
   PrepareOutcome outcome{job.setting, {}, {}, {}};
   try {
     outcome.bound = job.work();
