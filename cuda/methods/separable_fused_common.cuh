@@ -129,8 +129,8 @@ void dispatch_fused_kernel(int radius, Fn&& fn) {
     dispatch_exact_radius<F>(radius, fn, std::make_integer_sequence<int, kMaxExactRadius + 1>{});
     return;
   }
-  if constexpr (F == PixelFormat::F32) {
-    if (radius <= kMaxMediumRadius) {
+  if constexpr (kMaxCompiledRadius<F> > kMaxExactRadius) {
+    if (radius <= kMaxCompiledRadius<F>) {
       dispatch_medium_radius(radius, fn, std::make_integer_sequence<int, kMaxMediumRadius - kMaxExactRadius>{});
       return;
     }
