@@ -3,7 +3,10 @@
 // frame longer than N ms prints one line "gausslab: frame trace F: T ms: section=ms ..." to stderr
 // (sections marked with FrameTrace::mark in the frame loop and the mode's update). Off (no clock
 // reads) without the variable. A diagnostic for the H100 sessions: time spent waiting inside a
-// section names the wait (the pacer's fence, a map, a prepare).
+// section names the wait (the pacer's fence, a map, a prepare). Each section also shows the UI
+// thread's own CPU time in it, and the frame its context switches: a section whose wall time is long
+// but CPU time short waited (voluntary switches: a lock or a sync) or was not given a core
+// (involuntary switches: the other threads had them all).
 #include <chrono>
 #include <string>
 #include <utility>
@@ -27,8 +30,15 @@ class FrameTrace {
   using Clock = std::chrono::steady_clock;
   double limit_ms_ = 0;
   Clock::time_point origin_ = Clock::now();
+  struct Section {
+    const char* name;
+    double wall_ms;
+    double cpu_ms;
+  };
   Clock::time_point start_, last_;
-  std::vector<std::pair<const char*, double>> sections_;
+  double last_cpu_ms_ = 0;
+  long start_voluntary_ = 0, start_involuntary_ = 0;
+  std::vector<Section> sections_;
 };
 
 }  // namespace gausslab
