@@ -11,6 +11,7 @@
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
+#include "background_threads.hpp"
 #include "gausslab/cuda/stream_priority.hpp"
 
 namespace gausslab {
@@ -67,6 +68,7 @@ std::string CompareAll::progress() const {
 }
 
 void CompareAll::run(Job& job, const std::atomic<bool>& superseded) {
+  use_background_cpu_share(false);  // it makes CUDA calls: its priority stays
   const ImageRgba8& picture = *job.picture;
   const int w = picture.width(), h = picture.height();
   const FilterProblem problem{w, h, PixelFormat::Rgba8, job.key.params};

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "background_threads.hpp"
 #include "gausslab/core/pooling.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -50,6 +51,13 @@ void CpuSlotRunner::wait_idle() {
 }
 
 void CpuSlotRunner::run(const std::atomic<bool>& superseded) {
+  // CPU methods only (no CUDA calls): a lowered priority and a share of the cores, so the UI thread
+  // keeps drawing while a slow one runs.
+  static thread_local bool lowered = false;
+  if (!lowered) {
+    use_background_cpu_share(true);
+    lowered = true;
+  }
   // Takes what waits, slot A first, until nothing does.
   while (true) {
     int slot = -1;

@@ -1,26 +1,12 @@
 #include "exact_reference.hpp"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 
+#include "background_threads.hpp"
 #include "gausslab/core/reference.hpp"
 
 namespace gausslab {
-
-namespace {
-
-// The UI thread must win the cores when both want them: this thread (and the OpenMP team it
-// starts, which inherits its niceness) runs at nice 10.
-void lower_this_threads_priority() {
-  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-  setpriority(PRIO_PROCESS, tid, 10);  // best effort: nothing to do when refused
-}
-
-}  // namespace
 
 ExactReference::ExactReference() : thread_([this](Job& job, const std::atomic<bool>& superseded) { compute(job, superseded); }) {}
 
@@ -58,9 +44,11 @@ std::string ExactReference::error() const {
 }
 
 void ExactReference::compute(Job& job, const std::atomic<bool>& superseded) {
+  // The UI thread must win the cores when both want them: this thread (and the OpenMP team it
+  // starts, which inherits its niceness) runs at nice 10, on fewer threads than the machine has.
   static thread_local bool lowered = false;
   if (!lowered) {
-    lower_this_threads_priority();
+    use_background_cpu_share(true);
     lowered = true;
   }
   const auto start = std::chrono::steady_clock::now();
