@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "gausslab/cuda/cuda_check.hpp"
@@ -14,6 +16,7 @@
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/stream_priority.hpp"
 #include "gausslab/render/sliced_run.hpp"
+#include "background_threads.hpp"
 #include "frame_trace.hpp"
 #include "numbers_tiles.hpp"
 
@@ -44,15 +47,52 @@ struct HostPlanes {
   }
 };
 
-HostPlanes split_channels(const ImageRgba8& picture) {
-  HostPlanes planes{picture.width(), picture.height(), {}};
+void split_channels(const ImageRgba8& picture, HostPlanes& planes) {
+  planes.width = picture.width();
+  planes.height = picture.height();
   const std::size_t n = static_cast<std::size_t>(picture.width()) * picture.height();
   planes.values.resize(n * 4);
   const std::uint8_t* bytes = &picture.data()->r;
   for (std::size_t i = 0; i < n; ++i)
     for (int c = 0; c < 4; ++c) planes.values[c * n + i] = bytes[i * 4 + c];
-  return planes;
 }
+
+// Spare host memory for the methods' float planes. Freeing a set (256 MiB at 4096x4096) unmaps its
+// pages, ~15 ms of the thread that drops the last reference, whichever it is (the worker, or the UI
+// thread letting go of old numbers); the planes come back here instead, for the next setting.
+class HostPlanesPool : public std::enable_shared_from_this<HostPlanesPool> {
+ public:
+  std::shared_ptr<HostPlanes> make(int width, int height) {
+    std::vector<float> values;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!spare_.empty()) {
+        values = std::move(spare_.back());
+        spare_.pop_back();
+      }
+    }
+    values.resize(static_cast<std::size_t>(width) * height * 4);  // no new memory when the size is kept
+    const std::weak_ptr<HostPlanesPool> pool = weak_from_this();
+    return std::shared_ptr<HostPlanes>(new HostPlanes{width, height, std::move(values)}, [pool](HostPlanes* planes) {
+      if (const auto alive = pool.lock()) alive->give_back(std::move(planes->values));
+      delete planes;
+    });
+  }
+  void clear() {
+    std::vector<std::vector<float>> dropped;
+    std::lock_guard<std::mutex> lock(mutex_);
+    dropped.swap(spare_);
+  }
+
+ private:
+  static constexpr std::size_t kMaxSpare = 2;  // a job makes at most two sets
+  void give_back(std::vector<float>&& values) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (spare_.size() < kMaxSpare) spare_.push_back(std::move(values));
+  }
+  std::mutex mutex_;
+  std::vector<std::vector<float>> spare_;
+};
 
 }  // namespace
 
@@ -65,8 +105,10 @@ struct NumbersWorker::State {
   };
   // Device planes of dropped values, reused by the next ones: freeing device memory (cudaFree) waits
   // for the whole device and holds the driver's locks, so the frame's CUDA calls would wait with it.
+  // Up to four: a job's two and the two of the job before, so that the usual switches of one slot
+  // free nothing.
   std::vector<DeviceImage> spare_planes;
-  static constexpr std::size_t kMaxSparePlanes = 2;
+  static constexpr std::size_t kMaxSparePlanes = 4;
   void planes_for(Values& values, int width, int height) {
     if (values.d_planes.empty() && !spare_planes.empty()) {
       values.d_planes = std::move(spare_planes.back());
@@ -79,6 +121,7 @@ struct NumbersWorker::State {
       if (values && !values->d_planes.empty() && spare_planes.size() < kMaxSparePlanes)
         spare_planes.push_back(std::move(values->d_planes));
   }
+  std::shared_ptr<HostPlanesPool> host_pool = std::make_shared<HostPlanesPool>();
   std::uint64_t picture = 0;
   std::shared_ptr<const HostPlanes> source_planes;
   DeviceImage d_source_planes, d_picture;
@@ -106,6 +149,7 @@ struct NumbersWorker::State {
                                      host.height},
                              cudaMemcpyDeviceToHost, staging, stream, kStagedPieceBytes, between_pieces);
   }
+  DeviceImage d_result8;  // an 8-bit-only method's result, kept (no allocation and free per job)
   DeviceBuffer scratch;
   SlicedRun tiles;  // a slow window method's planes in tiles (numbers_tiles.hpp)
 
@@ -184,6 +228,11 @@ void NumbersWorker::set_activity(std::string text) {
 
 void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
   State& s = *state_;
+  static thread_local bool shared_out = false;
+  if (!shared_out) {
+    use_background_cpu_share(false);  // its CPU paths leave cores free; it makes CUDA calls: priority stays
+    shared_out = true;
+  }
   const auto start = std::chrono::steady_clock::now();
   const ImageRgba8& picture = *job.picture;
   const int width = picture.width(), height = picture.height();
@@ -195,12 +244,17 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
     if (s.picture != job.key.a.picture) {  // a new picture: nothing cached is of use
       s.cache.clear();
       s.spare_planes.clear();
+      s.host_pool->clear();
       s.source_planes.reset();
       s.d_source_planes.release();
       s.d_picture.release();
       s.picture = job.key.a.picture;
     }
-    if (!s.source_planes) s.source_planes = std::make_shared<HostPlanes>(split_channels(picture));
+    if (!s.source_planes) {
+      auto planes = std::make_shared<HostPlanes>();
+      split_channels(picture, *planes);
+      s.source_planes = std::move(planes);
+    }
     if (gpu_) s.ensure_cuda();
     // Large copies go one piece per frame the viewer draws (staged_copy.hpp), for this job only.
     s.between_pieces = [this, &superseded] { wait_for_next_frame(superseded); };
@@ -211,6 +265,14 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
 
     // 1. Each slot's values (a method's float planes are computed once per setting).
     std::vector<std::unique_ptr<State::Values>> keep;
+    // However the job ends (superseded included), the device planes it made go to the spares: a
+    // cudaFree here waits for the whole device and holds the driver's locks, and the frame's own
+    // CUDA calls wait with it (holds of 15–24 ms at a superseded job's end in the H100 sessions).
+    struct RetireKept {
+      State& state;
+      std::vector<std::unique_ptr<State::Values>>& kept;
+      ~RetireKept() { state.retire(kept); }
+    } retire_kept{s, keep};
     std::vector<std::string> eight_bit_only;
     const auto values_of = [&](const SlotSetting& setting) -> State::Values* {
       if (setting.method < 0) return nullptr;  // original, exact: used as they are
@@ -224,10 +286,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
         values->setting = setting;
         Method* method = s.instance(setting.method);
         const FilterProblem problem{width, height, PixelFormat::F32, setting.params};
-        auto host = std::make_shared<HostPlanes>();
-        host->width = width;
-        host->height = height;
-        host->values.resize(static_cast<std::size_t>(width) * height * 4);
+        std::shared_ptr<HostPlanes> host = s.host_pool->make(width, height);
         if (!method->unsupported_reason(problem).empty()) {
           // A method with no float path (lut_2d works on 8-bit values only): its 8-bit result.
           const FilterProblem problem8{width, height, PixelFormat::Rgba8, setting.params};
@@ -237,13 +296,13 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
           if (is_gpu_method(setting.method)) {
             if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
             if (s.d_picture.empty()) s.upload(picture.view(), s.d_picture);
-            DeviceImage d_result(width, height, PixelFormat::Rgba8);
-            method->run(s.d_picture.view(), d_result.view(), nullptr, s.stream);
-            s.download(d_result, result.view());
+            s.d_result8.resize(width, height, PixelFormat::Rgba8);
+            method->run(s.d_picture.view(), s.d_result8.view(), nullptr, s.stream);
+            s.download(s.d_result8, result.view());
           } else {
             method->run(picture.view(), result.view(), nullptr, nullptr);
           }
-          *host = split_channels(result);
+          split_channels(result, *host);
           values->host = std::move(host);
           eight_bit_only.push_back(slot_name(setting.method));
           keep.push_back(std::move(values));
@@ -281,8 +340,10 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
               continue;
             }
             if (!run_plane_in_tiles(*method, setting.params, src, dst, tile_core, s.stream, s.tiles, superseded,
-                                    [&] { wait_for_next_frame(superseded); }))
-              return nullptr;  // superseded: the caller returns without keeping anything
+                                    [&] { wait_for_next_frame(superseded); })) {
+              keep.push_back(std::move(values));  // superseded: its planes go to the spares with the others
+              return nullptr;                     // and the caller returns without keeping anything
+            }
           }
           const ImageView all_host{host->values.data(), width, height * 4, sizeof(float) * static_cast<std::size_t>(width),
                                    PixelFormat::F32};
