@@ -20,9 +20,14 @@ namespace gausslab {
 
 class SlicedRun;
 
-// Work (computed pixels × window_cost) above which a plane is tiled, and the work of one tile.
-inline constexpr double kNumbersWholeRunUnits = 4e9;
-inline constexpr double kNumbersTileUnits = 4e9;
+// Work (computed pixels × window_cost) above which a plane is tiled, and the work of one tile. The
+// frame's own GPU work takes ~2.5 ms in the 4096² H100 session, so a worker's piece that lands in
+// a frame must stay well under that: with 4e9, 9 of 10 frames over 5.5 ms came while a numbers job
+// ran and 4 of 4 sessions had a slow frame after a switch; with 1e9, 1 of 4 (the numbers of a
+// setting arrive as soon: 0.06–0.9 s); with 2.5e8, 0 of 4, but jobs took so long that fewer
+// finished before the next switch.
+inline constexpr double kNumbersWholeRunUnits = 1e9;
+inline constexpr double kNumbersTileUnits = 1e9;
 // The longest a tile waits for the next frame before it goes anyway.
 inline constexpr int kTilePaceMs = 20;
 
