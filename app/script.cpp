@@ -71,7 +71,10 @@ FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
   report.max = *std::max_element(frame_ms.begin(), frame_ms.end());
   // A frame right after a step is slow because of the switch only if it is slower than twice the
   // run's median and twice the median of the frames that follow under the new setting (a method
-  // that is slow in every frame is not a switch's cost).
+  // that is slow in every frame is not a switch's cost), and slower than the p99 of the frames under
+  // the setting before the step: the step's own frame waits in the pacer for the GPU work the frames
+  // before it sent, so a setting whose frames were already that slow now and then is not the switch's
+  // doing either (those frames are listed apart, as "as slow before the step").
   for (std::size_t s = 0; s < step_frames.size(); ++s) {
     // A 'wait' switches nothing: the frames after it (results still coming in) belong to no step.
     if (step_frames[s].second == "wait") continue;
@@ -83,11 +86,23 @@ FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
                                               frame_ms.begin() + static_cast<std::ptrdiff_t>(next)),
                           50);
     const double limit = 2 * std::max(report.p50, steady);
+    // The frames under the previous setting, after its own first `window` (none before the first step).
+    double before = 0;
+    if (s > 0) {
+      const std::size_t from = step_frames[s - 1].first + window;
+      if (first > from + 8)
+        before = percentile(std::vector<double>(frame_ms.begin() + static_cast<std::ptrdiff_t>(from),
+                                                frame_ms.begin() + static_cast<std::ptrdiff_t>(first)),
+                            99);
+    }
     // Frame 0 is the start-up frame (context, first uploads, first runs): it counts in the
     // percentiles but belongs to no step, though a script's first steps are at 0 s.
     for (std::size_t i = std::max<std::size_t>(first, 1); i < std::min(first + window, frame_ms.size()); ++i) {
       if (s + 1 < step_frames.size() && i >= step_frames[s + 1].first) break;  // the next step's frames
-      if (frame_ms[i] > limit) report.slow_after_step.push_back({i, frame_ms[i], step_frames[s].second});
+      if (frame_ms[i] > limit && frame_ms[i] > before)
+        report.slow_after_step.push_back({i, frame_ms[i], step_frames[s].second});
+      else if (frame_ms[i] > limit)
+        report.as_slow_before_step.push_back({i, frame_ms[i], step_frames[s].second});
       if (frame_ms[i] > 2 * report.p50) report.over_2x_p50_after_step.push_back({i, frame_ms[i], step_frames[s].second});
     }
   }
@@ -98,8 +113,9 @@ std::string describe(const FrameTimeReport& r) {
   char text[320];
   std::snprintf(text, sizeof text,
                 "gausslab: script frames=%zu p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f slow_switch_frames=%zu "
-                "over_2x_p50_near_steps=%zu",
-                r.frames, r.p50, r.p90, r.p99, r.max, r.slow_after_step.size(), r.over_2x_p50_after_step.size());
+                "over_2x_p50_near_steps=%zu as_slow_before_step=%zu",
+                r.frames, r.p50, r.p90, r.p99, r.max, r.slow_after_step.size(), r.over_2x_p50_after_step.size(),
+                r.as_slow_before_step.size());
   std::string out = text;
   const auto list = [&](const std::vector<FrameTimeReport::Slow>& frames, const char* what) {
     for (const auto& slow : frames) {
@@ -110,6 +126,7 @@ std::string describe(const FrameTimeReport& r) {
   };
   list(r.slow_after_step, "slow frame");
   list(r.over_2x_p50_after_step, "frame over 2x p50");
+  list(r.as_slow_before_step, "frame as slow as before the step");
   return out;
 }
 

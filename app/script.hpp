@@ -37,9 +37,13 @@ struct FrameTimeReport {
     std::string after;  // the step that came just before it
   };
   // (Frame 0, the start-up frame, counts in the percentiles and max only: it is no step's.)
-  // Frames within `window` frames after a step slower than twice the run's median and twice the
-  // median of the frames under the step's new setting.
+  // Frames within `window` frames after a step slower than twice the run's median, twice the
+  // median of the frames under the step's new setting, and the p99 of the frames under the setting
+  // before it.
   std::vector<Slow> slow_after_step;
+  // Frames over the first two but not the last: as slow as frames the previous setting already had
+  // without a switch (the step's frame waits for the GPU work sent before the step).
+  std::vector<Slow> as_slow_before_step;
   // Stricter, the issue's literal rule: frames within `window` frames after a step longer than twice
   // the run's median, whatever the new setting's own median is.
   std::vector<Slow> over_2x_p50_after_step;
@@ -51,8 +55,9 @@ FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,
                                   std::size_t window = 4);
 
 // "gausslab: script frames=612 p50_ms=8.31 p90_ms=9.02 p99_ms=14.1 max_ms=19.5 slow_switch_frames=0
-// over_2x_p50_near_steps=0" plus one line per slow frame ("slow frame ...") and per frame over 2x
-// the p50 near a step ("frame over 2x p50 ...").
+// over_2x_p50_near_steps=0 as_slow_before_step=0" plus one line per slow frame ("slow frame ..."),
+// per frame over 2x the p50 near a step ("frame over 2x p50 ...") and per frame as slow as before
+// its step ("frame as slow as before the step ...").
 std::string describe(const FrameTimeReport& report);
 
 }  // namespace gausslab

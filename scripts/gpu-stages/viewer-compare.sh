@@ -10,8 +10,10 @@
 #                           (viewer-compare-session.script): the last lines of its log are the
 #                           frame-time p50/p90/p99 and every frame slower than 2x the median within
 #                           4 frames of a switch: "slow_switch_frames=" (2x the run's median and the
-#                           new setting's) and "over_2x_p50_near_steps=" (2x the run's median
-#                           whatever the setting; the rule), each with its frames listed.
+#                           new setting's, and over the previous setting's p99), "over_2x_p50_near_steps="
+#                           (2x the run's median whatever the setting) and "as_slow_before_step="
+#                           (over the first two limits, not over the previous setting's p99), each
+#                           with its frames listed.
 #                           Slow GPU methods (shared_2d at sigma 32, naive_2d) now run sliced.
 #   viewer-compare-numbers  the A-vs-B numbers of two GPU methods reduced on the GPU, and 0 for A = B.
 #   viewer-compare-gpu-tests the GPU reduction against the CPU implementation, and sliced runs against

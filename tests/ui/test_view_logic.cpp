@@ -250,6 +250,24 @@ TEST(Script, FrameReportCountsTheStartUpFrameButBlamesNoStepForIt) {
   EXPECT_EQ(report.over_2x_p50_after_step[0].frame, 1u);
 }
 
+TEST(Script, FrameReportDoesNotBlameASwitchForThePreviousSettingsOwnSlowFrames) {
+  std::vector<double> frames(120, 10.0);
+  for (std::size_t i = 20; i < 60; i += 5) frames[i] = 30.0;  // the setting before the step: slow now and then
+  frames[60] = 28.0;   // the step's frame, waiting for that setting's GPU work
+  frames[100] = 29.0;  // the next step's frame: slower than anything the quiet setting before it had
+  const FrameTimeReport report = frame_time_report(frames, {{10, "a recursive"}, {60, "a naive_2d"}, {100, "view a"}});
+  ASSERT_EQ(report.as_slow_before_step.size(), 1u);
+  EXPECT_EQ(report.as_slow_before_step[0].frame, 60u);
+  ASSERT_EQ(report.slow_after_step.size(), 1u);
+  EXPECT_EQ(report.slow_after_step[0].frame, 100u);
+  EXPECT_EQ(report.slow_after_step[0].after, "view a");
+  const std::string text = describe(report);
+  EXPECT_NE(text.find("slow_switch_frames=1 "), std::string::npos) << text;
+  EXPECT_NE(text.find("as_slow_before_step=1"), std::string::npos) << text;
+  EXPECT_NE(text.find("frame as slow as before the step 60: 28.000 ms (2.8x p50) after 'a naive_2d'"), std::string::npos)
+      << text;
+}
+
 TEST(Script, FrameReportBlamesNothingOnAWait) {
   std::vector<double> frames(60, 10.0);
   frames[2] = 300.0;   // results still coming in while the script waits
