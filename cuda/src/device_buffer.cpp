@@ -132,10 +132,15 @@ void DeviceImage::resize(int width, int height, PixelFormat format) {
   format_ = format;
 }
 
+bool DeviceImage::fits(int width, int height, PixelFormat format) const {
+  const std::size_t row_bytes = static_cast<std::size_t>(std::max(width, 0)) * bytes_per_pixel(format);
+  return d_data_ && width >= 1 && height >= 1 && row_bytes <= pitch_bytes_ && height <= capacity_rows_;
+}
+
 void DeviceImage::fit(int width, int height, PixelFormat format) {
   if (width < 1 || height < 1) throw std::invalid_argument("DeviceImage: size must be at least 1×1");
   const std::size_t row_bytes = static_cast<std::size_t>(width) * bytes_per_pixel(format);
-  if (d_data_ && row_bytes <= pitch_bytes_ && height <= capacity_rows_) {
+  if (fits(width, height, format)) {
     width_ = width;
     height_ = height;
     format_ = format;

@@ -24,12 +24,16 @@ TEST_F(DeviceImageGpu, FitKeepsTheAllocationWhileTheImageFits) {
   EXPECT_GE(image.view().pitch_bytes, 500u);  // a quarter more than 400 bytes a row
   // Smaller, a little larger within the room, another format of the same pixel size: kept.
   for (const auto& [w, h] : {std::pair{90, 55}, {125, 62}, {1, 1}}) {
+    EXPECT_TRUE(image.fits(w, h, PixelFormat::F32)) << w << "x" << h;
     image.fit(w, h, PixelFormat::F32);
     EXPECT_EQ(image.view().data, first) << w << "x" << h;
     EXPECT_EQ(image.width(), w);
     EXPECT_EQ(image.height(), h);
   }
   // Beyond the room: a new allocation.
+  EXPECT_FALSE(image.fits(100, 80, PixelFormat::Rgba8));
+  EXPECT_FALSE(image.fits(126, 10, PixelFormat::Rgba8));
+  EXPECT_FALSE(DeviceImage{}.fits(1, 1, PixelFormat::Rgba8));  // nothing allocated yet
   image.fit(100, 80, PixelFormat::Rgba8);
   EXPECT_GE(image.capacity_rows(), 100);
   EXPECT_EQ(image.height(), 80);

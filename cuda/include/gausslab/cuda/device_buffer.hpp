@@ -57,6 +57,8 @@ class DeviceImage {
   // tile): freeing device memory (cudaFree) waits for the whole device and holds the driver's locks,
   // so the frame's CUDA calls on another thread wait with it.
   void fit(int width, int height, PixelFormat format);
+  // Whether fit() would keep the allocation (no free, no new allocation).
+  bool fits(int width, int height, PixelFormat format) const;
   // Rows the allocation holds (at least height()).
   int capacity_rows() const { return capacity_rows_; }
   void release();
