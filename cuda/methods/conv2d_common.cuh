@@ -97,7 +97,20 @@ struct NaiveArgs {
   int radius = 0;
   BorderMode border = BorderMode::Reflect;
   int summation_chunk = 1;  // taps per partial sum, in each direction (summation_chunk() below)
+  bool halo_in_memory = false;  // read beyond src from the memory around it (HaloReads)
 };
+
+// The source row or column of a tap at index i (may be -radius .. n - 1 + radius): the border rule
+// (-1 for a 'constant' zero), or, when the caller has put the halo in memory around the view, i.
+GAUSSLAB_HD int tap_source(int i, int n, BorderMode border, bool halo_in_memory) {
+  return halo_in_memory ? i : border_index(i, n, border);
+}
+// Row sy of a view, for any sy the memory around the view holds (negative ones included).
+template <class Pixel>
+GAUSSLAB_HD const Pixel* source_row(const ConstImageView& view, int sy) {
+  return reinterpret_cast<const Pixel*>(static_cast<const char*>(view.data) +
+                                        static_cast<long long>(sy) * static_cast<long long>(view.pitch_bytes));
+}
 
 // Taps summed into one partial sum before it joins the next level: about sqrt(taps), so that each
 // of the four levels (taps of a kernel row, partials of a row, rows, partials of rows) adds at
@@ -159,9 +172,9 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
     Accum band = zero_value<Accum>();  // the rows i0 .. i_end - 1
     GAUSSLAB_UNROLL_IF(kFixed)
     for (int i = i0; i < i_end; ++i) {
-      const int sy = border_index(y + i - radius, args.src.height, args.border);
-      if (sy < 0) continue;  // a whole kernel row of zeros ('constant')
-      const PixelStorage<F>* row = args.src.template row<PixelStorage<F>>(sy);
+      const int sy = tap_source(y + i - radius, args.src.height, args.border, args.halo_in_memory);
+      if (!args.halo_in_memory && sy < 0) continue;  // a whole kernel row of zeros ('constant')
+      const PixelStorage<F>* row = source_row<PixelStorage<F>>(args.src, sy);
       const float* row_weights = weights + static_cast<long long>(i) * taps;
       Accum row_sum = zero_value<Accum>();
       GAUSSLAB_UNROLL_IF(kFixed)
@@ -170,8 +183,8 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
         Accum part = zero_value<Accum>();  // the taps j0 .. j_end - 1 of kernel row i
         GAUSSLAB_UNROLL_IF(kFixed)
         for (int j = j0; j < j_end; ++j) {
-          const int sx = border_index(x + j - radius, args.src.width, args.border);
-          if (sx < 0) continue;
+          const int sx = tap_source(x + j - radius, args.src.width, args.border, args.halo_in_memory);
+          if (!args.halo_in_memory && sx < 0) continue;
           part = fma4(row_weights[j], to_accum_via_i2f(row[sx]), part);
         }
         row_sum += part;
@@ -345,6 +358,7 @@ struct Shared2dArgs {
   BorderMode border = BorderMode::Reflect;
   ChunkPlan chunks;
   int tiles_x = 1;
+  bool halo_in_memory = false;  // read beyond src from the memory around it (HaloReads)
   RowWeights<Capacity> weights;  // w[0 .. 2r]
 };
 
@@ -394,11 +408,14 @@ GAUSSLAB_HD void stage_chunk(const Shared2dArgs<F, Capacity>& args, Tile tile, c
   const int gy0 = tile.y0 + chunk.i0 - args.radius;
   const int gx0 = tile.x0 + chunk.j0 - args.radius;
   for (int ly = ty; ly < rows; ly += P::kThreadsY) {
-    const int sy = border_index(gy0 + ly, args.src.height, args.border);
-    const PixelStorage<F>* row = sy >= 0 ? args.src.template row<PixelStorage<F>>(sy) : nullptr;
+    const int sy = tap_source(gy0 + ly, args.src.height, args.border, args.halo_in_memory);
+    const PixelStorage<F>* row =
+        args.halo_in_memory || sy >= 0 ? source_row<PixelStorage<F>>(args.src, sy) : nullptr;
     for (int lx = tx; lx < columns; lx += P::kThreadsX) {
-      const int sx = border_index(gx0 + lx, args.src.width, args.border);
-      window.store(ly * pitch + lx, (row != nullptr && sx >= 0) ? to_accum_via_i2f(row[sx]) : zero_value<PixelAccum<F>>());
+      const int sx = tap_source(gx0 + lx, args.src.width, args.border, args.halo_in_memory);
+      window.store(ly * pitch + lx, (row != nullptr && (args.halo_in_memory || sx >= 0))
+                                        ? to_accum_via_i2f(row[sx])
+                                        : zero_value<PixelAccum<F>>());
     }
   }
 }

@@ -16,6 +16,8 @@
 // The cost estimate, launch policy and accuracy measurements: docs/methods/naive_2d.md.
 // Radius 1–3: compile-time kernels (the radius a template argument: loops unrolled, each weight at a
 // fixed constant-bank offset), chosen automatically, bit for bit the loop (create_looped forces it).
+// HaloReads: a sliced run's tile core alone, its halo read from the gathered tile around it (the
+// kernels' halo_in_memory), the same bytes as the whole run's (cuda/halo_reads.hpp).
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -29,6 +31,7 @@
 #include "conv2d_common.cuh"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
+#include "gausslab/cuda/halo_reads.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "gausslab/cuda/registry.hpp"
 
@@ -83,13 +86,24 @@ std::uint64_t next_weights_number() {
 
 // ---- the method ------------------------------------------------------------------------------
 
-class Naive2d final : public GpuMethod {
+class Naive2d final : public GpuMethod, public HaloReads {
  public:
   // unrolled: radius 1..3 through the compile-time kernels (false: the run-time loop for every radius).
   // own_weights: the weights in this instance's global memory at every radius, never in the shared
   // constant bank (the viewer's background workers: no turn to wait for, none to make others wait).
   Naive2d(MethodInfo info, bool unrolled, bool own_weights = false)
       : GpuMethod(std::move(info)), unrolled_(unrolled && !own_weights), own_weights_(own_weights) {}
+
+  void run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) override {
+    run_checked(src, dst, stream, [&] {
+      halo_in_memory_ = true;
+      struct Reset {
+        bool& flag;
+        ~Reset() { flag = false; }
+      } reset{halo_in_memory_};
+      run_kernels(src, dst, nullptr, stream);
+    });
+  }
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     const double relative = error_bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
@@ -131,7 +145,8 @@ class Naive2d final : public GpuMethod {
  private:
   template <PixelFormat F>
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) {
-    const NaiveArgs<F> args = make_naive_args<F>(src, dst, prepared_problem().params);
+    NaiveArgs<F> args = make_naive_args<F>(src, dst, prepared_problem().params);
+    args.halo_in_memory = halo_in_memory_;
     const int tiles_x = div_up(dst.width, NaivePolicy::kThreadsX);
     const long long blocks = tile_count(dst.width, dst.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
     if (blocks > INT_MAX) throw std::invalid_argument("naive_2d: the image needs more thread blocks than a grid holds");
@@ -176,6 +191,7 @@ class Naive2d final : public GpuMethod {
 
   bool unrolled_ = true;
   bool own_weights_ = false;
+  bool halo_in_memory_ = false;  // during run_reading_halo
   int weights_radius_ = -1;
   double weights_sigma_ = 0;
   std::uint64_t weights_number_ = 0;  // names these weights in the constant bank's turn
@@ -192,6 +208,7 @@ MethodEntry naive_2d_method() {
                   "reference, a little wider from radius 861 (the rounding of its summation tree)",
                   Backend::Cuda};
   info.same_bytes_in_bands = true;
+  info.computes_core_from_halo = true;
   MethodEntry entry{info, [info] { return std::make_unique<Naive2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Naive2d>(info, false); };
   entry.create_for_worker = [info] { return std::make_unique<Naive2d>(info, false, true); };

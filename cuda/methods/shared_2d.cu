@@ -16,6 +16,8 @@
 // Chunks, launch policy, shared memory and accuracy measurements: docs/methods/shared_2d.md.
 // Radius 1–3: compile-time kernels (the radius a template argument: loops unrolled, each weight at a
 // fixed constant-bank offset), chosen automatically, bit for bit the loop (create_looped forces it).
+// HaloReads: a sliced run's tile core alone, its halo read from the gathered tile around it (the
+// kernels' halo_in_memory), the same bytes as the whole run's (cuda/halo_reads.hpp).
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
@@ -26,6 +28,7 @@
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
+#include "gausslab/cuda/halo_reads.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "gausslab/cuda/registry.hpp"
 
@@ -92,10 +95,21 @@ CostEstimate shared_2d_cost(const FilterProblem& problem, int radius) {
   return naive.seconds < own.seconds ? naive : own;
 }
 
-class Shared2d final : public GpuMethod {
+class Shared2d final : public GpuMethod, public HaloReads {
  public:
   // unrolled: radius 1..3 through the compile-time kernels (false: the run-time loop for every radius).
   Shared2d(MethodInfo info, bool unrolled) : GpuMethod(std::move(info)), unrolled_(unrolled) {}
+
+  void run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) override {
+    run_checked(src, dst, stream, [&] {
+      halo_in_memory_ = true;
+      struct Reset {
+        bool& flag;
+        ~Reset() { flag = false; }
+      } reset{halo_in_memory_};
+      run_kernels(src, dst, nullptr, stream);
+    });
+  }
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     // The chunk depends on the device; before prepare(), assume the policy's (the bound barely moves).
@@ -156,8 +170,9 @@ class Shared2d final : public GpuMethod {
   template <PixelFormat F, int Capacity>
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) const {
     using P = Shared2dPolicy<F>;
-    const Shared2dArgs<F, Capacity> args =
+    Shared2dArgs<F, Capacity> args =
         make_shared_2d_args<F, Capacity>(src, dst, prepared_problem().params, plan_, row_weights_);
+    args.halo_in_memory = halo_in_memory_;
     const long long blocks = tile_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight);
     if (blocks > INT_MAX) throw std::invalid_argument("shared_2d: the image needs more thread blocks than a grid holds");
 
@@ -178,6 +193,7 @@ class Shared2d final : public GpuMethod {
   }
 
   bool unrolled_ = true;
+  bool halo_in_memory_ = false;  // during run_reading_halo
   ChunkPlan plan_;
   std::size_t window_bytes_ = 0;
   std::vector<float> row_weights_;  // 2r + 1 normalised weights, passed by value in every launch
@@ -194,6 +210,7 @@ MethodEntry shared_2d_method() {
                   "reference, a little wider from radius 800 (the rounding of its summation tree)",
                   Backend::Cuda};
   info.same_bytes_in_bands = true;
+  info.computes_core_from_halo = true;
   MethodEntry entry{info, [info] { return std::make_unique<Shared2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Shared2d>(info, false); };
   return entry;

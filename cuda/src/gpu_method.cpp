@@ -5,6 +5,7 @@
 
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
+#include "gausslab/cuda/halo_reads.hpp"
 
 namespace gausslab {
 
@@ -46,11 +47,18 @@ void GpuMethod::prepare(const FilterProblem& problem) {
 }
 
 void GpuMethod::run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) {
+  run_checked(src, dst, stream, [&] { run_kernels(src, dst, timer, stream); });
+}
+
+void GpuMethod::run_checked(const ConstImageView& src, const ImageView& dst, cudaStream_t stream,
+                            const std::function<void()>& kernels) {
   check_views(src, dst);
   if (std::string problem = row_alignment_problem(info_.id, src, dst, reads_source_as_words()); !problem.empty())
     throw std::invalid_argument(problem);
-  run_fenced(stream, [&] { run_kernels(src, dst, timer, stream); });
+  run_fenced(stream, kernels);
 }
+
+HaloReads* halo_reads(Method& method) { return dynamic_cast<HaloReads*>(&method); }
 
 void GpuMethod::run_fenced(cudaStream_t stream, const std::function<void()>& kernels) {
   fence_.begin_run(stream);

@@ -24,6 +24,10 @@ struct MethodInfo {
   // where a tile falls (FFT, the recursive filters, multires, the tensor-core tiles, auto's choice);
   // their bands agree with the single pass within their accuracy bound only.
   bool same_bytes_in_bands = false;
+  // Can compute just a tile's core from a source whose halo (the radius around it) the caller has
+  // put in memory (HaloReads, cuda/halo_reads.hpp): a sliced run's tiles then cost their core, not
+  // core and halo (shared_2d and naive_2d, whose halo outweighs a small core many times over).
+  bool computes_core_from_halo = false;
 };
 
 const char* to_string(Backend backend);  // "cpu" or "cuda"

@@ -49,6 +49,9 @@ class GpuMethod : public Method {
   // A method's other entry points (FusedPooling::run_pooled) run their kernels through this, as
   // run() runs run_kernels: inside the run fence, after the weights' upload.
   void run_fenced(cudaStream_t stream, const std::function<void()>& kernels);
+  // run()'s checks of the views, then `kernels` through run_fenced (HaloReads::run_reading_halo).
+  void run_checked(const ConstImageView& src, const ImageView& dst, cudaStream_t stream,
+                   const std::function<void()>& kernels);
 
   const RunFence& fence() const { return fence_; }
   DeviceWeights& weights() { return weights_; }

@@ -147,13 +147,15 @@ AccuracyBound bound_of(const char* method_id, int width, int height, PixelFormat
 
 // naive_2d: every thread of every 32 × 8 block, as naive2dKernel runs them.
 // `unrolled`: radius 1..3 through the compile-time code, as the method's default instance runs it.
+// halo_in_memory: src is a view inside a gathered tile whose memory holds the halo (HaloReads).
 template <PixelFormat F>
-void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const FilterParams& params,
-                     bool unrolled = true) {
-  const NaiveArgs<F> args = make_naive_args<F>(src.view(), dst.view(), params);
+void run_naive_model(const ConstImageView& src, GuardedImage<F>& dst, const FilterParams& params, bool unrolled = true,
+                     bool halo_in_memory = false) {
+  NaiveArgs<F> args = make_naive_args<F>(src, dst.view(), params);
+  args.halo_in_memory = halo_in_memory;
   const std::vector<float> weights = naive_weights_2d(params.sigma, params.radius());
-  const int tiles_x = div_up(src.width(), NaivePolicy::kThreadsX);
-  const long long blocks = tile_count(src.width(), src.height(), NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+  const int tiles_x = div_up(src.width, NaivePolicy::kThreadsX);
+  const long long blocks = tile_count(src.width, src.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
   for (long long block = 0; block < blocks; ++block) {
     const Tile tile = tile_at(block, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
     for (int ty = 0; ty < NaivePolicy::kThreadsY; ++ty)
@@ -171,18 +173,19 @@ void run_naive_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const Fil
 // shared_2d: every block; per chunk all threads stage, (barrier), all threads accumulate — the
 // order of shared2dKernel. `max_chunk` stands for the device's shared-memory limit.
 template <PixelFormat F, int Capacity = kLargeWeightCapacity>
-void run_shared_model(const GuardedImage<F>& src, GuardedImage<F>& dst, const FilterParams& params, int max_chunk,
-                      bool unrolled = true) {
+void run_shared_model(const ConstImageView& src, GuardedImage<F>& dst, const FilterParams& params, int max_chunk,
+                      bool unrolled = true, bool halo_in_memory = false) {
   using P = Shared2dPolicy<F>;
   const int taps = 2 * params.radius() + 1;
   const ChunkPlan plan = make_chunk_plan(taps, max_chunk);
-  const Shared2dArgs<F, Capacity> args = make_shared_2d_args<F, Capacity>(
-      src.view(), dst.view(), params, plan, gaussian_weights_f32(params.sigma, params.radius()));
+  Shared2dArgs<F, Capacity> args = make_shared_2d_args<F, Capacity>(
+      src, dst.view(), params, plan, gaussian_weights_f32(params.sigma, params.radius()));
+  args.halo_in_memory = halo_in_memory;
   // Exactly what the launch allocates: window_bytes of the plan's chunk, checked (kit/checked_shared.hpp).
   test::CheckedShared<PixelAccum<F>> shared(window_bytes<F>(plan.chunk) / sizeof(PixelAccum<F>), "window");
   auto window = shared.access();
   std::vector<ThreadSums<F>> sums(P::kThreads);
-  const long long blocks = tile_count(src.width(), src.height(), P::kTileWidth, P::kTileHeight);
+  const long long blocks = tile_count(src.width, src.height, P::kTileWidth, P::kTileHeight);
   for (long long block = 0; block < blocks; ++block) {
     const Tile tile = shared_2d_tile<F>(block, args.tiles_x);
     for (ThreadSums<F>& s : sums) clear(s);
@@ -219,9 +222,9 @@ Check run_case(Model model, int width, int height, const FilterParams& params, i
   const GuardedImage<F> src = random_image<F>(width, height, seed);
   GuardedImage<F> dst(width, height);
   if (model == Model::Naive)
-    run_naive_model(src, dst, params);
+    run_naive_model(src.view(), dst, params);
   else
-    run_shared_model(src, dst, params, max_chunk);
+    run_shared_model(src.view(), dst, params, max_chunk);
   return check_against_reference(src, dst, params);
 }
 
@@ -286,11 +289,11 @@ void expect_unrolled_equals_looped(Model model, int width, int height, const Fil
   const GuardedImage<F> src = random_image<F>(width, height, 11u);
   GuardedImage<F> unrolled(width, height), looped(width, height);
   if (model == Model::Naive) {
-    run_naive_model(src, unrolled, params, true);
-    run_naive_model(src, looped, params, false);
+    run_naive_model(src.view(), unrolled, params, true);
+    run_naive_model(src.view(), looped, params, false);
   } else {
-    run_shared_model(src, unrolled, params, 32, true);
-    run_shared_model(src, looped, params, 32, false);
+    run_shared_model(src.view(), unrolled, params, 32, true);
+    run_shared_model(src.view(), looped, params, 32, false);
   }
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x)
@@ -315,6 +318,52 @@ TEST(Conv2dModels, CompileTimeSmallKernelsEqualTheRunTimeLoopBitForBit) {
   // The compile-time chunk is the run-time one.
   for (int taps = 1; taps <= 2 * kMaxRadius + 1; ++taps) ASSERT_EQ(summation_chunk_of(taps), summation_chunk(taps));
   static_assert(summation_chunk_of(7) == 3 && summation_chunk_of(5) == 3 && summation_chunk_of(3) == 2);
+}
+
+// A tile's core computed from a gathered tile whose halo is in memory (HaloReads, the sliced
+// runs' tiles): the same sums over the same values as the whole run, so the same bytes, for both
+// models, every border (wrap and 'constant' included), radii 1 (compile-time code) to 9, with
+// tiles at the picture's corners and inside it.
+template <PixelFormat F>
+void expect_core_from_halo_equals_whole_run(Model model, int width, int height, const FilterParams& params, int x0,
+                                            int y0, int core_w, int core_h) {
+  const GuardedImage<F> src = random_image<F>(width, height, 23u);
+  GuardedImage<F> whole(width, height);
+  if (model == Model::Naive)
+    run_naive_model(src.view(), whole, params);
+  else
+    run_shared_model(src.view(), whole, params, 32);
+  const int r = params.radius();
+  GuardedImage<F> gathered(core_w + 2 * r, core_h + 2 * r);  // the tile with its halo, border rule applied
+  for (int y = 0; y < core_h + 2 * r; ++y)
+    for (int x = 0; x < core_w + 2 * r; ++x) {
+      const int sx = border_index(x0 - r + x, width, params.border), sy = border_index(y0 - r + y, height, params.border);
+      gathered.at(x, y) = sx < 0 || sy < 0 ? zero_value<PixelStorage<F>>() : src.at(sx, sy);
+    }
+  const ConstImageView core{&gathered.at(r, r), core_w, core_h, gathered.view().pitch_bytes, F};
+  GuardedImage<F> out(core_w, core_h);
+  if (model == Model::Naive)
+    run_naive_model(core, out, params, true, true);
+  else
+    run_shared_model(core, out, params, 32, true, true);
+  EXPECT_EQ(out.guard_writes(), 0);
+  for (int y = 0; y < core_h && y0 + y < height; ++y)
+    for (int x = 0; x < core_w && x0 + x < width; ++x)
+      ASSERT_EQ(std::memcmp(&out.at(x, y), &whole.at(x0 + x, y0 + y), sizeof(PixelStorage<F>)), 0)
+          << (model == Model::Naive ? "naive" : "shared") << " border " << to_string(params.border) << " radius " << r
+          << " tile at " << x0 << "," << y0 << ": pixel " << x << "," << y;
+}
+
+TEST(Conv2dModels, ACoreReadFromItsHaloInMemoryEqualsTheWholeRunBitForBit) {
+  for (BorderMode border : kAllBorderModes)
+    for (double sigma : {0.4, 1.0, 3.0})
+      for (Model model : {Model::Naive, Model::Shared}) {
+        const FilterParams params = params_of(sigma, border);
+        // The top-left corner (halo beyond two sides), the middle, the bottom-right corner overhanging.
+        expect_core_from_halo_equals_whole_run<PixelFormat::Rgba8>(model, 45, 37, params, 0, 0, 20, 13);
+        expect_core_from_halo_equals_whole_run<PixelFormat::Rgba8>(model, 45, 37, params, 12, 9, 20, 13);
+        expect_core_from_halo_equals_whole_run<PixelFormat::F32>(model, 45, 37, params, 30, 28, 20, 13);
+      }
 }
 
 TEST(Conv2dSummation, ChunkIsTheCeilingOfTheSquareRoot) {
@@ -434,9 +483,9 @@ TEST(Conv2dModels, ConstantImageStaysConstantExceptWithZeroBorder) {
         for (int x = 0; x < 23; ++x) src.at(x, y) = make_uchar4(255, 0, 128, 77);
       const FilterParams params = params_of(6.0, border);
       if (model == Model::Naive)
-        run_naive_model(src, dst, params);
+        run_naive_model(src.view(), dst, params);
       else
-        run_shared_model(src, dst, params, 32);
+        run_shared_model(src.view(), dst, params, 32);
       int changed = 0;
       for (int y = 0; y < 14; ++y)
         for (int x = 0; x < 23; ++x) {

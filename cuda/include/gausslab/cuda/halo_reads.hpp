@@ -1,0 +1,28 @@
+#pragma once
+// A window method that can filter a tile's core alone, reading its halo from memory. A sliced run
+// (render/sliced_run.hpp) gathers each tile with a halo of the radius on every side, border rule
+// applied; a plain run filters all of it, halo included, and keeps the core: at radius 128 a 77²
+// core comes with 333² computed pixels. run_reading_halo filters only the core: the kernels read
+// the rows and columns beyond the view from the memory around it instead of applying the border
+// rule, so every output is the same sum over the same values, bit for bit the plain run's.
+#include <cuda_runtime.h>
+
+#include "gausslab/core/image.hpp"
+
+namespace gausslab {
+
+class Method;
+
+class HaloReads {
+ public:
+  virtual ~HaloReads() = default;
+  // Like Method::run for the prepared problem (src and dst of its size), but src is a view inside a
+  // larger device image that holds, around it, the radius of pixels on every side the border rule
+  // would give. Enqueues on `stream`, never synchronises.
+  virtual void run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) = 0;
+};
+
+// The method's HaloReads, or nullptr where it has none.
+HaloReads* halo_reads(Method& method);
+
+}  // namespace gausslab
