@@ -107,7 +107,9 @@ void ComparisonMode::queue_sliced_start(int index, const SlotSetting& setting, c
   // method's scratch waits for its own last run (GpuMethod's fence), and the copy of a finished
   // result into the pixel buffer is on the same stream, ahead of the next tile.
   if (run->started() && run->busy()) return;
-  SlicedStart start{setting, plan_tiles(pipeline_->width(), pipeline_->height(), setting.params.radius(), choice.tile),
+  const bool core_only = method_registry().at(static_cast<std::size_t>(setting.method)).info.computes_core_from_halo;
+  SlicedStart start{setting,
+                    plan_tiles(pipeline_->width(), pipeline_->height(), setting.params.radius(), choice.tile, core_only),
                     choice.shape == RunShape::Probe};
   Method* band = slot(index).band_instance(setting.method);
   if (!sliced_starter_[index])
@@ -169,7 +171,8 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms
     if (slice_refused_[index] == setting) return false;
     if (!started) {
       const RunChoice choice = choose_run(cost_model_, info.id, info.same_bytes_in_bands, pipeline_->width(),
-                                          pipeline_->height(), radius, kFrameSliceBudgetMs, timed_here, kSliceTileMs);
+                                          pipeline_->height(), radius, kFrameSliceBudgetMs, timed_here, kSliceTileMs,
+                                          info.computes_core_from_halo);
       if (choice.shape == RunShape::Whole) return false;
       if (!keeps_plan(index, setting, choice)) {
         queue_sliced_start(index, setting, choice);

@@ -33,8 +33,11 @@ inline constexpr int kTilePaceMs = 20;
 
 // The side of the square tile core for a method on a width × height plane, or 0 to run it whole
 // (not a window method, cheap enough, or a tile would cover the plane anyway). Tiles whose halo
-// outweighs them are not made smaller than max(64, 2 × radius).
+// outweighs them are not made smaller than max(64, 2 × radius), except for a method that computes
+// the core alone (MethodInfo::computes_core_from_halo): its tiles cost their core, at least 64².
 int numbers_tile_core(const MethodInfo& info, int width, int height, int radius);
+// The work of one tile for a method: kNumbersTileUnits, four times that for shared_2d.
+double numbers_tile_units(const MethodInfo& info);
 
 // Filters the device float plane `d_plane` into `d_dst` with `method` (GPU, window) in tiles of
 // `core`, one after another through `run` (started here for float planes, its buffers reused from

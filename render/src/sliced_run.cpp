@@ -5,6 +5,7 @@
 
 #include "gausslab/cuda/border_gather.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
+#include "gausslab/cuda/halo_reads.hpp"
 
 namespace gausslab {
 
@@ -33,10 +34,26 @@ bool SlicedRun::busy() const {
 
 void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& params, PixelFormat format) {
   method_ = nullptr;
+  halo_reads_ = nullptr;
+  if (plan.core_only) {
+    halo_reads_ = halo_reads(method);
+    if (!halo_reads_)
+      throw std::logic_error("SlicedRun: a core-only plan for " + method.info().id + ", which cannot read its halo");
+  }
   if (!done_) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-  method.prepare(FilterProblem{plan.input_width(), plan.input_height(), format, params});
+  // A core-only method is prepared for the core; the others for the gathered tile, halo included.
+  if (plan.core_only)
+    method.prepare(FilterProblem{plan.tile.width, plan.tile.height, format, params});
+  else
+    method.prepare(FilterProblem{plan.input_width(), plan.input_height(), format, params});
   // The tile's images keep their allocation while a new plan's tiles fit (a continuous run's plan
   // changes by a few rows now and then): no cudaFree on the worker while frames run.
+  // One that must grow keeps its old allocation until release(): a cudaFree on this worker waits
+  // for the whole device and holds the driver's locks, and a frame's tile enqueue waited 9 ms
+  // behind one on the H100 (the numbers worker's tiles after a method change).
+  for (DeviceImage* image : {&input_, &output_})
+    if (!image->empty() && !image->fits(plan.input_width(), plan.input_height(), format))
+      outgrown_.push_back(std::move(*image));
   input_.fit(plan.input_width(), plan.input_height(), format);
   output_.fit(plan.input_width(), plan.input_height(), format);
   result_.resize(plan.width, plan.height, format);
@@ -56,7 +73,12 @@ bool SlicedRun::run_tiles(const ConstImageView& source, int first, int count, st
   for (int k = first; k < first + count; ++k) {
     const Tile& tile = plan_.tiles[static_cast<std::size_t>(k)];
     gather_with_border(source, input_.view(), tile.x - plan_.halo_x, tile.y - plan_.halo_y, params_.border, stream);
-    method_->run(input_.view(), output_.view(), nullptr, stream);
+    if (halo_reads_)
+      halo_reads_->run_reading_halo(part(input_.view(), plan_.halo_x, plan_.halo_y, plan_.tile.width, plan_.tile.height),
+                                    part(output_.view(), plan_.halo_x, plan_.halo_y, plan_.tile.width, plan_.tile.height),
+                                    stream);
+    else
+      method_->run(input_.view(), output_.view(), nullptr, stream);
     const ImageView own = part(output_.view(), plan_.halo_x + tile.own_x - tile.x, plan_.halo_y + tile.own_y - tile.y,
                                tile.own_w, tile.own_h);
     copy_image_async(own, part(result_.view(), tile.own_x, tile.own_y, tile.own_w, tile.own_h), cudaMemcpyDeviceToDevice,
@@ -75,6 +97,7 @@ void SlicedRun::release() {
   input_.release();
   output_.release();
   result_.release();
+  outgrown_.clear();
 }
 
 }  // namespace gausslab

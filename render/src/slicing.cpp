@@ -23,7 +23,7 @@ std::vector<std::array<int, 3>> along(int size, int core) {
 
 }  // namespace
 
-TilePlan plan_tiles(int width, int height, int halo, TileSize tile) {
+TilePlan plan_tiles(int width, int height, int halo, TileSize tile, bool core_only) {
   if (width < 1 || height < 1 || tile.width < 1 || tile.height < 1 || halo < 0)
     throw std::invalid_argument("plan_tiles: the image and the tile need positive sizes, the halo must not be negative");
   TilePlan plan;
@@ -31,17 +31,26 @@ TilePlan plan_tiles(int width, int height, int halo, TileSize tile) {
   plan.height = height;
   plan.tile = {std::min(tile.width, width), std::min(tile.height, height)};
   // Along a side the tile spans, the method's own border rule gives the halo: none is gathered.
-  plan.halo_x = plan.tile.width < width ? halo : 0;
-  plan.halo_y = plan.tile.height < height ? halo : 0;
+  plan.halo_x = plan.tile.width < width || core_only ? halo : 0;
+  plan.halo_y = plan.tile.height < height || core_only ? halo : 0;
+  plan.core_only = core_only;
   for (const auto& row : along(height, plan.tile.height))
     for (const auto& column : along(width, plan.tile.width))
       plan.tiles.push_back(Tile{column[0], row[0], column[1], row[1], column[2], row[2]});
   return plan;
 }
 
-TileSize tile_size_for_budget(int width, int height, int halo, double ms_per_pixel, double budget_ms) {
+TileSize tile_size_for_budget(int width, int height, int halo, double ms_per_pixel, double budget_ms,
+                              bool core_only) {
   if (ms_per_pixel <= 0 || static_cast<double>(width) * height * ms_per_pixel <= budget_ms) return {width, height};
   const double pixels = budget_ms / ms_per_pixel;  // computed pixels a tile may have
+  if (core_only) {
+    // Only the core is computed: full-width bands of the budget's rows, or squares of it.
+    const int rows = static_cast<int>(std::floor(pixels / width));
+    if (rows >= kMinCore) return {width, std::min(rows, height)};
+    const int side = std::max(kMinCore, static_cast<int>(std::floor(std::sqrt(pixels))));
+    return {std::min(side, width), std::min(side, height)};
+  }
   // Full-width bands: no halo along x.
   const int band_rows = static_cast<int>(std::floor(pixels / width)) - 2 * halo;
   const double band_area = band_rows >= kMinCore ? static_cast<double>(width) * std::min(band_rows, height) : 0;
@@ -100,7 +109,7 @@ std::optional<CostModel::Fit> CostModel::fit(const std::string& method_id) const
 }
 
 RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
-                     int radius, double budget_ms, bool radius_timed, double tile_budget_ms) {
+                     int radius, double budget_ms, bool radius_timed, double tile_budget_ms, bool core_only) {
   if (!band_exact) return {};
   const double cost = window_cost(method_id, radius);
   const std::optional<double> whole = model.predict_ms(method_id, static_cast<double>(width) * height * cost);
@@ -115,7 +124,7 @@ RunChoice choose_run(const CostModel& model, const std::string& method_id, bool 
   const double tile_ms = tile_budget_ms > 0 ? std::min(tile_budget_ms, budget_ms) : budget_ms;
   // A tile's own work gets what its fixed cost leaves (at least a quarter of the budget).
   const TileSize tile =
-      tile_size_for_budget(width, height, radius, ms_per_pixel, std::max(tile_ms - fit.fixed_ms, tile_ms / 4));
+      tile_size_for_budget(width, height, radius, ms_per_pixel, std::max(tile_ms - fit.fixed_ms, tile_ms / 4), core_only);
   if (tile.width >= width && tile.height >= height) return {};
   return {RunShape::Sliced, tile};
 }

@@ -1,7 +1,8 @@
 // The viewer's sliced runs (render/sliced_run.hpp) against whole runs: every band-exact GPU method
 // (MethodInfo::same_bytes_in_bands), on an odd-sized picture, for all five borders (wrap included,
 // whose halo rows come from the far side), in full-width bands, in square tiles and in tiles
-// smaller than their halo, must give the whole run's bytes exactly.
+// smaller than their halo, must give the whole run's bytes exactly; so must the tiles of the methods
+// that compute a tile's core alone from its gathered halo (HaloReads).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -44,10 +45,14 @@ TEST_F(SlicedRunGpu, TilesGiveTheWholeRunsBytesForEveryBandExactMethodAndBorder)
     const ImageRgba8 expected = download(d_whole.view());
     const int radius = params.radius();
     // Full-width bands, squares, tiles smaller than their halo (sigma 8: radius 32).
+    // And, for a method that computes a tile's core alone (HaloReads), the same plans core-only.
+    for (bool core_only : {false, true})
     for (TileSize tile : {TileSize{kWidth, 40}, TileSize{50, 37}, TileSize{20, 24}}) {
+      if (core_only && !entry.info.computes_core_from_halo) continue;
       std::unique_ptr<Method> banded = entry.create();
-      const TilePlan plan = plan_tiles(kWidth, kHeight, radius, tile);
-      const FilterProblem tile_problem{plan.input_width(), plan.input_height(), PixelFormat::Rgba8, params};
+      const TilePlan plan = plan_tiles(kWidth, kHeight, radius, tile, core_only);
+      const FilterProblem tile_problem{core_only ? plan.tile.width : plan.input_width(),
+                                       core_only ? plan.tile.height : plan.input_height(), PixelFormat::Rgba8, params};
       if (!banded->unsupported_reason(tile_problem).empty()) continue;
       SlicedRun run;
       run.start(*banded, plan, params);
@@ -56,7 +61,7 @@ TEST_F(SlicedRunGpu, TilesGiveTheWholeRunsBytesForEveryBandExactMethodAndBorder)
       run.run_tiles(d_picture.view(), 0, half, 1, nullptr);
       run.run_tiles(d_picture.view(), half, static_cast<int>(plan.tiles.size()) - half, 2, nullptr);
       const ImageRgba8 sliced = download(run.result());
-      const std::string what = entry.info.id + " border " + to_string(params.border) + " sigma " +
+      const std::string what = entry.info.id + (core_only ? " core-only" : "") + " border " + to_string(params.border) + " sigma " +
                                std::to_string(params.sigma) + " tile " + std::to_string(plan.tile.width) + "x" +
                                std::to_string(plan.tile.height);
       for (int y = 0; y < kHeight; ++y)

@@ -61,6 +61,30 @@ TEST(Slicing, RowBandsCarryAHaloOfTheRadiusAndTheLastOverlaps) {
   EXPECT_THROW(plan_tiles(10, 10, -1, TileSize{1, 1}), std::invalid_argument);
 }
 
+TEST(Slicing, ACoreOnlyPlanGathersAHaloOnEverySideAndCostsItsCore) {
+  // A tile spanning the width still gathers a halo along x: the method reads it from memory.
+  const TilePlan plan = plan_tiles(317, 259, 12, TileSize{317, 40}, true);
+  EXPECT_TRUE(plan.core_only);
+  EXPECT_EQ(plan.halo_x, 12);
+  EXPECT_EQ(plan.halo_y, 12);
+  EXPECT_EQ(plan.input_width(), 317 + 24);
+  EXPECT_EQ(plan.computed_pixels_per_tile(), 317LL * 40);
+  const TilePlan usual = plan_tiles(317, 259, 12, TileSize{317, 40});
+  EXPECT_EQ(usual.halo_x, 0);
+  EXPECT_EQ(usual.computed_pixels_per_tile(), 317LL * (40 + 24));
+  // At radius 128 the halo would cost many times a small core; core-only tiles are the budget's
+  // pixels: bands of 1e6 / 4096 = 244 rows, or squares of 1000² where a band would be too thin.
+  EXPECT_EQ(tile_size_for_budget(4096, 4096, 128, 1e-6, 1.0, true).height, 244);
+  EXPECT_EQ(tile_size_for_budget(4096, 4096, 128, 1e-6, 1.0, true).width, 4096);
+  const TileSize squares = tile_size_for_budget(200000, 4096, 128, 1e-6, 1.0, true);
+  EXPECT_EQ(squares.width, 1000);
+  EXPECT_EQ(squares.height, 1000);
+  // 2e5 computed pixels: bands of 48 rows of the core alone, or with the halo a square of
+  // 447 - 2 × 128 = 191² (a third as many useful pixels a tile).
+  EXPECT_EQ(tile_size_for_budget(4096, 4096, 128, 1e-5, 2.0, true).height, 48);
+  EXPECT_EQ(tile_size_for_budget(4096, 4096, 128, 1e-5, 2.0).width, 191);
+}
+
 TEST(Slicing, TheBudgetPrefersBandsAndFallsBackToSquares) {
   // 1e-6 ms a pixel, 2 ms: 2e6 computed pixels a tile. 4096 wide: bands of 488 rows minus the halo
   // (squares of 1366 would hold a little more, but the bands' halo is small).

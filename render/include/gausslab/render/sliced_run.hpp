@@ -19,6 +19,8 @@
 
 namespace gausslab {
 
+class HaloReads;
+
 class SlicedRun {
  public:
   SlicedRun() = default;
@@ -55,9 +57,12 @@ class SlicedRun {
 
  private:
   Method* method_ = nullptr;
+  HaloReads* halo_reads_ = nullptr;  // the method's, for a core-only plan
   TilePlan plan_;
   FilterParams params_;
   DeviceImage input_, output_, result_;
+  // Tile images a larger plan replaced, freed by release() (or the destructor), not while frames run.
+  std::vector<DeviceImage> outgrown_;
   RunClock clock_;
   cudaEvent_t done_ = nullptr;  // recorded after each run_tiles
   bool done_recorded_ = false;

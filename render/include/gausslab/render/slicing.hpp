@@ -36,17 +36,24 @@ struct TilePlan {
   TileSize tile;              // the core every tile computes and keeps
   int halo_x = 0, halo_y = 0; // pixels computed beyond the core on each side (0 along a side the tile spans)
   std::vector<Tile> tiles;    // row by row
+  // The method computes only each tile's core, reading the gathered halo from memory (HaloReads;
+  // MethodInfo::computes_core_from_halo); otherwise the whole gathered tile, halo included.
+  bool core_only = false;
 
-  // The size the method is prepared for: the core with its halo.
+  // The gathered tile: the core with its halo (what the method is prepared for unless core_only).
   int input_width() const { return tile.width + 2 * halo_x; }
   int input_height() const { return tile.height + 2 * halo_y; }
   bool row_bands() const { return tile.width == width; }
-  long long computed_pixels_per_tile() const { return static_cast<long long>(input_width()) * input_height(); }
+  long long computed_pixels_per_tile() const {
+    return core_only ? static_cast<long long>(tile.width) * tile.height
+                     : static_cast<long long>(input_width()) * input_height();
+  }
 };
 
-// Tiles of `tile` (clamped to the image) covering a width × height image with a halo of `halo`.
-// Throws std::invalid_argument for empty sizes or a negative halo.
-TilePlan plan_tiles(int width, int height, int halo, TileSize tile);
+// Tiles of `tile` (clamped to the image) covering a width × height image with a halo of `halo`
+// (none along a side the tile spans, unless core_only: a core-only method reads its halo from the
+// gathered tile on every side). Throws std::invalid_argument for empty sizes or a negative halo.
+TilePlan plan_tiles(int width, int height, int halo, TileSize tile, bool core_only = false);
 
 // The tile a budget allows, for a method that costs ms_per_pixel per computed pixel: full-width row
 // bands whose computed pixels (rows and halo) fit budget_ms, when the halo is at most their height;
@@ -59,7 +66,9 @@ TilePlan plan_tiles(int width, int height, int halo, TileSize tile);
 inline constexpr int kMinCore = 8;
 inline constexpr int kFallbackCore = 32;
 inline constexpr double kFallbackBudgets = 2.0;
-TileSize tile_size_for_budget(int width, int height, int halo, double ms_per_pixel, double budget_ms);
+// core_only: the method computes the core alone (TilePlan::core_only): the halo costs nothing.
+TileSize tile_size_for_budget(int width, int height, int halo, double ms_per_pixel, double budget_ms,
+                              bool core_only = false);
 
 // Multiply-adds per output pixel, up to a constant: (2r+1)² for the 2D window methods (ids ending in
 // "_2d": every output reads its whole window), 2r+1 for the others (two 1D passes, or 1D signals).
@@ -118,8 +127,10 @@ inline constexpr int kProbeCore = 256;
 // tile_budget_ms: the GPU time of one tile when sliced (0: budget_ms). A run predicted within
 // budget_ms runs whole; a slower one in tiles of tile_budget_ms, so that two slots slicing in the same
 // frame can share one budget a tile each.
+// core_only: the method computes a tile's core alone (MethodInfo::computes_core_from_halo).
 RunChoice choose_run(const CostModel& model, const std::string& method_id, bool band_exact, int width, int height,
-                     int radius, double budget_ms, bool radius_timed = true, double tile_budget_ms = 0);
+                     int radius, double budget_ms, bool radius_timed = true, double tile_budget_ms = 0,
+                     bool core_only = false);
 // Tiles to enqueue this frame: at least one, more while their predicted time stays within the budget.
 int tiles_this_frame(std::optional<double> tile_ms, int remaining, double budget_ms);
 
