@@ -68,7 +68,8 @@ void write_file_atomically(const std::string& path, std::string_view content, Ov
 // Removes the temporary files of every AtomicFile not yet committed. Async-signal-safe: for a
 // program that installs its own SIGINT/SIGTERM handler. (Where SIGINT, SIGTERM and SIGHUP still
 // have their default action, AtomicFile installs a handler that calls this and then dies of the
-// signal as before.)
+// signal as before.) It waits for threads creating a temporary file at that moment, and after it no
+// AtomicFile can be created (FileWriteError: the program is stopping).
 void remove_pending_temporary_files() noexcept;
 
 // For tests only: the next AtomicFile operation of this kind fails with `error_number` (ENOSPC,
