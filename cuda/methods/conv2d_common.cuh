@@ -53,6 +53,7 @@ namespace gausslab::conv2d {
 
 // min for int in code that both compilers see (device code has a built-in min, the host does not).
 GAUSSLAB_HD int min_int(int a, int b) { return a < b ? a : b; }
+GAUSSLAB_HD int max_int(int a, int b) { return a > b ? a : b; }
 
 // ---- tiles -----------------------------------------------------------------------------------
 
@@ -100,10 +101,12 @@ struct NaiveArgs {
   bool halo_in_memory = false;  // read beyond src from the memory around it (HaloReads)
 };
 
-// The source row or column of a tap at index i (may be -radius .. n - 1 + radius): the border rule
-// (-1 for a 'constant' zero), or, when the caller has put the halo in memory around the view, i.
-GAUSSLAB_HD int tap_source(int i, int n, BorderMode border, bool halo_in_memory) {
-  return halo_in_memory ? i : border_index(i, n, border);
+// The source row or column of a tap at index i: the border rule (-1 for a 'constant' zero), or,
+// when the caller has put the halo of `radius` in memory around the view, i itself, kept within that
+// halo (shared_2d stages a whole block tile, whose rows and columns past the image feed outputs that
+// are never stored: they must still read inside the memory the caller provides).
+GAUSSLAB_HD int tap_source(int i, int n, BorderMode border, bool halo_in_memory, int radius) {
+  return halo_in_memory ? min_int(max_int(i, -radius), n - 1 + radius) : border_index(i, n, border);
 }
 // Row sy of a view, for any sy the memory around the view holds (negative ones included).
 template <class Pixel>
@@ -172,7 +175,7 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
     Accum band = zero_value<Accum>();  // the rows i0 .. i_end - 1
     GAUSSLAB_UNROLL_IF(kFixed)
     for (int i = i0; i < i_end; ++i) {
-      const int sy = tap_source(y + i - radius, args.src.height, args.border, args.halo_in_memory);
+      const int sy = tap_source(y + i - radius, args.src.height, args.border, args.halo_in_memory, radius);
       if (!args.halo_in_memory && sy < 0) continue;  // a whole kernel row of zeros ('constant')
       const PixelStorage<F>* row = source_row<PixelStorage<F>>(args.src, sy);
       const float* row_weights = weights + static_cast<long long>(i) * taps;
@@ -183,7 +186,7 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
         Accum part = zero_value<Accum>();  // the taps j0 .. j_end - 1 of kernel row i
         GAUSSLAB_UNROLL_IF(kFixed)
         for (int j = j0; j < j_end; ++j) {
-          const int sx = tap_source(x + j - radius, args.src.width, args.border, args.halo_in_memory);
+          const int sx = tap_source(x + j - radius, args.src.width, args.border, args.halo_in_memory, radius);
           if (!args.halo_in_memory && sx < 0) continue;
           part = fma4(row_weights[j], to_accum_via_i2f(row[sx]), part);
         }
@@ -408,11 +411,11 @@ GAUSSLAB_HD void stage_chunk(const Shared2dArgs<F, Capacity>& args, Tile tile, c
   const int gy0 = tile.y0 + chunk.i0 - args.radius;
   const int gx0 = tile.x0 + chunk.j0 - args.radius;
   for (int ly = ty; ly < rows; ly += P::kThreadsY) {
-    const int sy = tap_source(gy0 + ly, args.src.height, args.border, args.halo_in_memory);
+    const int sy = tap_source(gy0 + ly, args.src.height, args.border, args.halo_in_memory, args.radius);
     const PixelStorage<F>* row =
         args.halo_in_memory || sy >= 0 ? source_row<PixelStorage<F>>(args.src, sy) : nullptr;
     for (int lx = tx; lx < columns; lx += P::kThreadsX) {
-      const int sx = tap_source(gx0 + lx, args.src.width, args.border, args.halo_in_memory);
+      const int sx = tap_source(gx0 + lx, args.src.width, args.border, args.halo_in_memory, args.radius);
       window.store(ly * pitch + lx, (row != nullptr && (args.halo_in_memory || sx >= 0))
                                         ? to_accum_via_i2f(row[sx])
                                         : zero_value<PixelAccum<F>>());
