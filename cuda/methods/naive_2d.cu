@@ -86,24 +86,13 @@ std::uint64_t next_weights_number() {
 
 // ---- the method ------------------------------------------------------------------------------
 
-class Naive2d final : public GpuMethod, public HaloReads {
+class Naive2d final : public HaloReadingGpuMethod {
  public:
   // unrolled: radius 1..3 through the compile-time kernels (false: the run-time loop for every radius).
   // own_weights: the weights in this instance's global memory at every radius, never in the shared
   // constant bank (the viewer's background workers: no turn to wait for, none to make others wait).
   Naive2d(MethodInfo info, bool unrolled, bool own_weights = false)
-      : GpuMethod(std::move(info)), unrolled_(unrolled && !own_weights), own_weights_(own_weights) {}
-
-  void run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) override {
-    run_checked(src, dst, stream, [&] {
-      halo_in_memory_ = true;
-      struct Reset {
-        bool& flag;
-        ~Reset() { flag = false; }
-      } reset{halo_in_memory_};
-      run_kernels(src, dst, nullptr, stream);
-    });
-  }
+      : HaloReadingGpuMethod(std::move(info)), unrolled_(unrolled && !own_weights), own_weights_(own_weights) {}
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     const double relative = error_bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
@@ -146,7 +135,7 @@ class Naive2d final : public GpuMethod, public HaloReads {
   template <PixelFormat F>
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) {
     NaiveArgs<F> args = make_naive_args<F>(src, dst, prepared_problem().params);
-    args.halo_in_memory = halo_in_memory_;
+    args.halo_in_memory = halo_in_memory();
     const int tiles_x = div_up(dst.width, NaivePolicy::kThreadsX);
     const long long blocks = tile_count(dst.width, dst.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
     if (blocks > INT_MAX) throw std::invalid_argument("naive_2d: the image needs more thread blocks than a grid holds");
@@ -191,7 +180,6 @@ class Naive2d final : public GpuMethod, public HaloReads {
 
   bool unrolled_ = true;
   bool own_weights_ = false;
-  bool halo_in_memory_ = false;  // during run_reading_halo
   int weights_radius_ = -1;
   double weights_sigma_ = 0;
   std::uint64_t weights_number_ = 0;  // names these weights in the constant bank's turn

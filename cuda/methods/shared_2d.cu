@@ -95,21 +95,10 @@ CostEstimate shared_2d_cost(const FilterProblem& problem, int radius) {
   return naive.seconds < own.seconds ? naive : own;
 }
 
-class Shared2d final : public GpuMethod, public HaloReads {
+class Shared2d final : public HaloReadingGpuMethod {
  public:
   // unrolled: radius 1..3 through the compile-time kernels (false: the run-time loop for every radius).
-  Shared2d(MethodInfo info, bool unrolled) : GpuMethod(std::move(info)), unrolled_(unrolled) {}
-
-  void run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) override {
-    run_checked(src, dst, stream, [&] {
-      halo_in_memory_ = true;
-      struct Reset {
-        bool& flag;
-        ~Reset() { flag = false; }
-      } reset{halo_in_memory_};
-      run_kernels(src, dst, nullptr, stream);
-    });
-  }
+  Shared2d(MethodInfo info, bool unrolled) : HaloReadingGpuMethod(std::move(info)), unrolled_(unrolled) {}
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     // The chunk depends on the device; before prepare(), assume the policy's (the bound barely moves).
@@ -172,7 +161,7 @@ class Shared2d final : public GpuMethod, public HaloReads {
     using P = Shared2dPolicy<F>;
     Shared2dArgs<F, Capacity> args =
         make_shared_2d_args<F, Capacity>(src, dst, prepared_problem().params, plan_, row_weights_);
-    args.halo_in_memory = halo_in_memory_;
+    args.halo_in_memory = halo_in_memory();
     const long long blocks = tile_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight);
     if (blocks > INT_MAX) throw std::invalid_argument("shared_2d: the image needs more thread blocks than a grid holds");
 
@@ -193,7 +182,6 @@ class Shared2d final : public GpuMethod, public HaloReads {
   }
 
   bool unrolled_ = true;
-  bool halo_in_memory_ = false;  // during run_reading_halo
   ChunkPlan plan_;
   std::size_t window_bytes_ = 0;
   std::vector<float> row_weights_;  // 2r + 1 normalised weights, passed by value in every launch

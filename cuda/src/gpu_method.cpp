@@ -60,6 +60,17 @@ void GpuMethod::run_checked(const ConstImageView& src, const ImageView& dst, cud
 
 HaloReads* halo_reads(Method& method) { return dynamic_cast<HaloReads*>(&method); }
 
+void HaloReadingGpuMethod::run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) {
+  run_checked(src, dst, stream, [&] {
+    halo_in_memory_ = true;
+    struct Reset {
+      bool& flag;
+      ~Reset() { flag = false; }
+    } reset{halo_in_memory_};
+    run_kernels(src, dst, nullptr, stream);
+  });
+}
+
 void GpuMethod::run_fenced(cudaStream_t stream, const std::function<void()>& kernels) {
   fence_.begin_run(stream);
   try {

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "gausslab/core/image.hpp"
+#include "gausslab/cuda/gpu_method.hpp"
 
 namespace gausslab {
 
@@ -20,6 +21,20 @@ class HaloReads {
   // larger device image that holds, around it, the radius of pixels on every side the border rule
   // would give. Enqueues on `stream`, never synchronises.
   virtual void run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) = 0;
+};
+
+// A GpuMethod whose kernels can read the halo from memory: run_reading_halo is run() with
+// halo_in_memory() true while run_kernels runs (naive_2d, shared_2d).
+class HaloReadingGpuMethod : public GpuMethod, public HaloReads {
+ public:
+  using GpuMethod::GpuMethod;
+  void run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) final;
+
+ protected:
+  bool halo_in_memory() const { return halo_in_memory_; }
+
+ private:
+  bool halo_in_memory_ = false;
 };
 
 // The method's HaloReads, or nullptr where it has none.
