@@ -17,6 +17,9 @@ int background_cpu_threads(int hardware_threads, int openmp_limit) {
 }
 
 void use_background_cpu_share(bool lower_priority) {
+  static thread_local bool done = false;  // once per thread: the callers run it at every job
+  if (done) return;
+  done = true;
   // omp_set_num_threads on a thread that is not in a team sets that thread's own setting only.
   omp_set_num_threads(background_cpu_threads(static_cast<int>(std::thread::hardware_concurrency()), omp_get_max_threads()));
   if (lower_priority) {

@@ -12,8 +12,8 @@ namespace gausslab {
 // user's OMP_NUM_THREADS, when set).
 int background_cpu_threads(int hardware_threads, int openmp_limit);
 
-// For the calling thread (and the OpenMP teams it starts): background_cpu_threads of this machine;
-// with `lower_priority`, also nice 10 (only for threads that make no CUDA calls: a lowered thread
+// For the calling thread (and the OpenMP teams it starts), once (later calls do nothing):
+// background_cpu_threads of this machine; with `lower_priority`, also nice 10 (only for threads that make no CUDA calls: a lowered thread
 // holding a driver lock would hold up the UI thread's calls behind it).
 void use_background_cpu_share(bool lower_priority);
 

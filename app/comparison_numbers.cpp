@@ -228,11 +228,7 @@ void NumbersWorker::set_activity(std::string text) {
 
 void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
   State& s = *state_;
-  static thread_local bool shared_out = false;
-  if (!shared_out) {
-    use_background_cpu_share(false);  // its CPU paths leave cores free; it makes CUDA calls: priority stays
-    shared_out = true;
-  }
+  use_background_cpu_share(false);  // its CPU paths leave cores free; it makes CUDA calls: priority stays
   const auto start = std::chrono::steady_clock::now();
   const ImageRgba8& picture = *job.picture;
   const int width = picture.width(), height = picture.height();

@@ -53,11 +53,7 @@ void CpuSlotRunner::wait_idle() {
 void CpuSlotRunner::run(const std::atomic<bool>& superseded) {
   // CPU methods only (no CUDA calls): a lowered priority and a share of the cores, so the UI thread
   // keeps drawing while a slow one runs.
-  static thread_local bool lowered = false;
-  if (!lowered) {
-    use_background_cpu_share(true);
-    lowered = true;
-  }
+  use_background_cpu_share(true);
   // Takes what waits, slot A first, until nothing does.
   while (true) {
     int slot = -1;

@@ -46,11 +46,7 @@ std::string ExactReference::error() const {
 void ExactReference::compute(Job& job, const std::atomic<bool>& superseded) {
   // The UI thread must win the cores when both want them: this thread (and the OpenMP team it
   // starts, which inherits its niceness) runs at nice 10, on fewer threads than the machine has.
-  static thread_local bool lowered = false;
-  if (!lowered) {
-    use_background_cpu_share(true);
-    lowered = true;
-  }
+  use_background_cpu_share(true);
   const auto start = std::chrono::steady_clock::now();
   const ImageRgba8& picture = *job.picture;
   const int width = picture.width(), height = picture.height();
