@@ -137,22 +137,27 @@ bool DeviceImage::fits(int width, int height, PixelFormat format) const {
   return d_data_ && width >= 1 && height >= 1 && row_bytes <= pitch_bytes_ && height <= capacity_rows_;
 }
 
-void DeviceImage::fit(int width, int height, PixelFormat format) {
+DeviceImage DeviceImage::fit(int width, int height, PixelFormat format) {
   if (width < 1 || height < 1) throw std::invalid_argument("DeviceImage: size must be at least 1×1");
-  const std::size_t row_bytes = static_cast<std::size_t>(width) * bytes_per_pixel(format);
   if (fits(width, height, format)) {
     width_ = width;
     height_ = height;
     format_ = format;
-    return;
+    return {};
   }
-  release();
-  const std::size_t room_rows = static_cast<std::size_t>(height) + static_cast<std::size_t>(height) / 4;
-  allocate_pitched(&d_data_, &pitch_bytes_, row_bytes + row_bytes / 4, room_rows);
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * bytes_per_pixel(format);
+  const std::size_t rows = static_cast<std::size_t>(height);
+  const bool wider = !d_data_ || row_bytes > pitch_bytes_;
+  const bool taller = !d_data_ || height > capacity_rows_;
+  const std::size_t room_row_bytes = wider ? row_bytes + row_bytes / 4 : pitch_bytes_;
+  const std::size_t room_rows = taller ? rows + rows / 4 : static_cast<std::size_t>(capacity_rows_);
+  DeviceImage outgrown = std::move(*this);  // this one is empty now
+  allocate_pitched(&d_data_, &pitch_bytes_, room_row_bytes, room_rows);
   width_ = width;
   height_ = height;
   capacity_rows_ = static_cast<int>(std::min<std::size_t>(room_rows, std::numeric_limits<int>::max()));
   format_ = format;
+  return outgrown;
 }
 
 void DeviceImage::release() {

@@ -46,16 +46,13 @@ void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& 
     method.prepare(FilterProblem{plan.tile.width, plan.tile.height, format, params});
   else
     method.prepare(FilterProblem{plan.input_width(), plan.input_height(), format, params});
-  // The tile's images keep their allocation while a new plan's tiles fit (a continuous run's plan
-  // changes by a few rows now and then): no cudaFree on the worker while frames run.
-  // One that must grow keeps its old allocation until release(): a cudaFree on this worker waits
-  // for the whole device and holds the driver's locks, and a frame's tile enqueue waited 9 ms
-  // behind one on the H100 (the numbers worker's tiles after a method change).
+  // The tile's images keep their allocation while a new plan's tiles fit, and one that must grow
+  // keeps its old allocation until release(): no cudaFree on this worker while frames run (it waits
+  // for the whole device and holds the driver's locks; a frame's tile enqueue waited 9 ms behind one
+  // on the H100, the numbers worker's tiles after a method change).
   for (DeviceImage* image : {&input_, &output_})
-    if (!image->empty() && !image->fits(plan.input_width(), plan.input_height(), format))
-      outgrown_.push_back(std::move(*image));
-  input_.fit(plan.input_width(), plan.input_height(), format);
-  output_.fit(plan.input_width(), plan.input_height(), format);
+    if (DeviceImage outgrown = image->fit(plan.input_width(), plan.input_height(), format); !outgrown.empty())
+      outgrown_.push_back(std::move(outgrown));
   result_.resize(plan.width, plan.height, format);
   plan_ = plan;
   params_ = params;

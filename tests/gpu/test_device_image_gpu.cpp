@@ -43,6 +43,22 @@ TEST_F(DeviceImageGpu, FitKeepsTheAllocationWhileTheImageFits) {
   EXPECT_EQ(image.capacity_rows(), 10);
 }
 
+TEST_F(DeviceImageGpu, AnImageWhoseShapeAlternatesStopsReallocatingAndHandsBackTheOldOne) {
+  DeviceImage image;
+  EXPECT_TRUE(image.fit(400, 20, PixelFormat::Rgba8).empty());  // nothing to hand back
+  const void* wide = image.view().data;
+  const DeviceImage outgrown = image.fit(30, 300, PixelFormat::Rgba8);  // taller: a new allocation
+  EXPECT_EQ(outgrown.view().data, wide);  // the old one, still allocated
+  EXPECT_GE(image.capacity_rows(), 300);
+  EXPECT_GE(image.view().pitch_bytes, 1600u);  // the old width kept
+  const void* grown = image.view().data;
+  for (int round = 0; round < 3; ++round) {  // wide bands and tall squares in turn: nothing new
+    EXPECT_TRUE(image.fit(400, 20, PixelFormat::Rgba8).empty());
+    EXPECT_TRUE(image.fit(30, 300, PixelFormat::Rgba8).empty());
+    EXPECT_EQ(image.view().data, grown);
+  }
+}
+
 TEST_F(DeviceImageGpu, AFittedImageHoldsItsPixels) {
   DeviceImage image;
   image.fit(64, 40, PixelFormat::Rgba8);

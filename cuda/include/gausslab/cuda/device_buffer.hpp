@@ -52,11 +52,13 @@ class DeviceImage {
   // Reallocates only when the size or format changes.
   void resize(int width, int height, PixelFormat format);
   // Like resize, but keeps the allocation while the new image fits in it (rows no wider than its
-  // pitch, no more rows than it holds); a new allocation gets a quarter more of each as room. For
-  // buffers whose size changes a little from one use to the next on a worker thread (a sliced run's
-  // tile): freeing device memory (cudaFree) waits for the whole device and holds the driver's locks,
-  // so the frame's CUDA calls on another thread wait with it.
-  void fit(int width, int height, PixelFormat format);
+  // pitch, no more rows than it holds). A new one only grows: the side that did not fit gets the new
+  // size and a quarter more as room, the other keeps the old allocation's, so an image whose shape
+  // alternates (wide bands, tall squares) stops reallocating. The old allocation is handed back
+  // (empty when it was kept), for the caller to free when it suits: for buffers on a worker thread (a
+  // sliced run's tile), where freeing device memory (cudaFree) waits for the whole device and holds
+  // the driver's locks, so the frame's CUDA calls on another thread would wait with it.
+  DeviceImage fit(int width, int height, PixelFormat format);
   // Whether fit() would keep the allocation (no free, no new allocation).
   bool fits(int width, int height, PixelFormat format) const;
   // Rows the allocation holds (at least height()).

@@ -61,7 +61,8 @@ class SlicedRun {
   TilePlan plan_;
   FilterParams params_;
   DeviceImage input_, output_, result_;
-  // Tile images a larger plan replaced, freed by release() (or the destructor), not while frames run.
+  // Tile images a larger plan replaced (a few at most: DeviceImage::fit only grows), freed by
+  // release() or the destructor, not while frames run.
   std::vector<DeviceImage> outgrown_;
   RunClock clock_;
   cudaEvent_t done_ = nullptr;  // recorded after each run_tiles
