@@ -30,7 +30,8 @@ TilePlan plan_tiles(int width, int height, int halo, TileSize tile, bool core_on
   plan.width = width;
   plan.height = height;
   plan.tile = {std::min(tile.width, width), std::min(tile.height, height)};
-  // Along a side the tile spans, the method's own border rule gives the halo: none is gathered.
+  // Along a side the tile spans, the method's own border rule gives the halo: none is gathered
+  // (a core-only method reads every side's halo from the gathered tile: it always gets one).
   plan.halo_x = plan.tile.width < width || core_only ? halo : 0;
   plan.halo_y = plan.tile.height < height || core_only ? halo : 0;
   plan.core_only = core_only;

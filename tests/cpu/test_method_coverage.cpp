@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "gausslab/cuda/halo_reads.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "kit/method_tests.hpp"
 
@@ -48,6 +49,18 @@ TEST(MethodCoverage, EveryDeclarationNamesARegisteredMethod) {
     EXPECT_NE(find_method(declared.method_id), nullptr)
         << declared.suite << " declares tests of '" << declared.method_id << "', which is not in the registry ("
         << method_id_list() << ")";
+}
+
+// The slicing plans a method's tiles core-only from its MethodInfo (no instance at hand), and the
+// sliced run calls its HaloReads: the flag and the interface must agree for every method.
+TEST(MethodCoverage, ComputesCoreFromHaloIsSetExactlyForTheMethodsWithHaloReads) {
+  for (const MethodEntry& entry : method_registry()) {
+    const std::unique_ptr<Method> method = entry.create();
+    EXPECT_EQ(entry.info.computes_core_from_halo, halo_reads(*method) != nullptr) << entry.info.id;
+    if (entry.info.computes_core_from_halo) {
+      EXPECT_TRUE(entry.info.same_bytes_in_bands) << entry.info.id;
+    }
+  }
 }
 
 }  // namespace

@@ -12,8 +12,6 @@
 
 namespace gausslab {
 
-class Method;
-
 class HaloReads {
  public:
   virtual ~HaloReads() = default;
