@@ -57,8 +57,9 @@ void FrameTrace::end_frame(long long frame) {
   const double total = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
   if (total <= limit_ms_) return;
   std::string line = "gausslab: frame trace " + std::to_string(frame) + " at " +
-                     std::to_string(std::chrono::duration<double, std::milli>(start_ - origin_).count()) + ": " +
-                     std::to_string(total) + " ms:";
+                     std::to_string(std::chrono::duration<double, std::milli>(start_ - origin_).count()) + " (mono=" +
+                     std::to_string(std::chrono::duration<double, std::milli>(start_.time_since_epoch()).count()) +
+                     "): " + std::to_string(total) + " ms:";
   char text[96];
   for (const Section& section : sections_)
     if (section.wall_ms >= 0.5) {

@@ -1,12 +1,14 @@
 #pragma once
 // Where a slow frame's host time went: with GAUSSLAB_FRAME_TRACE_MS=N in the environment, every
-// frame longer than N ms prints one line "gausslab: frame trace F: T ms: section=ms ..." to stderr
-// (sections marked with FrameTrace::mark in the frame loop and the mode's update). Off (no clock
+// frame longer than N ms prints one line "gausslab: frame trace F at MS (mono=MS): T ms: section=ms ..."
+// to stderr (sections marked with FrameTrace::mark in the frame loop and the mode's update). Off (no clock
 // reads) without the variable. A diagnostic for the H100 sessions: time spent waiting inside a
 // section names the wait (the pacer's fence, a map, a prepare). Each section also shows the UI
 // thread's own CPU time in it, and the frame its context switches: a section whose wall time is long
 // but CPU time short waited (voluntary switches: a lock or a sync) or was not given a core
-// (involuntary switches: the other threads had them all).
+// (involuntary switches: the other threads had them all). "mono" is the frame's start on
+// CLOCK_MONOTONIC (steady_clock here), the clock of tools/cuda_hold_trace, which names the CUDA call
+// that held a thread.
 #include <chrono>
 #include <string>
 #include <utility>
