@@ -222,6 +222,14 @@ void ComparisonMode::collect_gpu_times() {
   for (const ClockReading& reading : readings) {
     const auto span = spans_.find(reading.tag);
     if (span == spans_.end()) continue;
+    if (FrameTrace::instance().enabled()) {  // what the GPU took, against what the model foresaw
+      const std::optional<double> foreseen =
+          cost_model_.predict_ms(span->second.method, span->second.units, span->second.launches);
+      char text[160];
+      std::snprintf(text, sizeof text, "gpu %s %s%s: %.3f ms (predicted %.3f)", span->second.slot == 0 ? "A" : "B",
+                    span->second.method.c_str(), span->second.run ? " tiles" : "", reading.ms, foreseen ? *foreseen : -1.0);
+      FrameTrace::instance().note(text);
+    }
     cost_model_.learn(span->second.method, span->second.radius, span->second.units, reading.ms, span->second.launches);
     const auto total = sliced_totals_.find(span->second.run);
     spans_.erase(span);
