@@ -362,14 +362,22 @@ void ComparisonMode::process(FrameContext& frame) {
     recover(i, error.what());
   };
   bool any_whole = false;
-  // The slots slicing in this frame share one budget of GPU time (comparison_slicing.cpp).
+  // The slots slicing in this frame share one budget of GPU time (comparison_slicing.cpp), and
+  // their tiles make way for the whole runs of the frame when together they would take too long.
   int slicing = 0;
-  for (int i = 0; i < 2; ++i) slicing += gpu_slots[static_cast<std::size_t>(i)] && slices(i);
+  double whole_ms = 0;
+  for (int i = 0; i < 2; ++i) {
+    if (!gpu_slots[static_cast<std::size_t>(i)]) continue;
+    if (slices(i))
+      ++slicing;
+    else if (applied_.pool == PoolMode::None)
+      whole_ms += whole_run_ms(i);
+  }
   const double slice_budget = slice_budget_ms(slicing);
   for (int i = 0; i < 2; ++i) {
     if (!gpu_slots[static_cast<std::size_t>(i)]) continue;
     try {
-      const bool sliced = run_sliced(i, frame, slice_budget);
+      const bool sliced = run_sliced(i, frame, slice_budget, whole_ms);
       FrameTrace::instance().mark(i == 0 ? "sliced_a" : "sliced_b");
       if (sliced) continue;
     } catch (const std::exception& error) {

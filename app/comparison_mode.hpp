@@ -130,7 +130,12 @@ class ComparisonMode final : public ViewerMode {
   // Runs this frame's tiles of slot `index`'s sliced run, about budget_ms of GPU time (starting one
   // when the method is predicted to take longer than the frame's budget); false when the slot runs
   // whole in the frame instead.
-  bool run_sliced(int index, FrameContext& frame, double budget_ms);
+  // whole_ms: the GPU time this frame's whole runs are predicted to take (whole_run_ms): a tile that
+  // would take the frame past kFrameGpuLimitMs with them waits for the next frame (never two in a row).
+  bool run_sliced(int index, FrameContext& frame, double budget_ms, double whole_ms);
+  // The predicted GPU time of slot `index`'s whole run (a method never timed at this radius counts
+  // as the frame's whole slicing budget).
+  double whole_run_ms(int index) const;
   // Slot `index` is slicing: a run in progress, or its setting's last run was sliced (continuous
   // processing starts it again).
   bool slices(int index) const;
@@ -267,6 +272,7 @@ class ComparisonMode final : public ViewerMode {
   CostModel cost_model_;
   SliceSchedule schedule_[2];
   std::unique_ptr<SlicedRun> sliced_[2];
+  bool tiles_deferred_[2] = {false, false};  // the slot's tiles waited last frame for a whole run
   // Starting a sliced run (its band instance prepared for the tile with its halo, its device images
   // sized) can take tens of milliseconds (cuFFT plans, allocations, a new border's weights): it runs
   // on a worker per slot, as the slots' prepares do, and until its outcome is in the slot keeps its

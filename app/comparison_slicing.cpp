@@ -26,6 +26,13 @@ namespace {
 // 4096x4096 session (docs/results/viewer-session/).
 constexpr double kFrameSliceBudgetMs = 2.0;
 constexpr double kSliceTileMs = kFrameSliceBudgetMs / 2;
+// The GPU time a frame's whole runs and tiles may take together before the tiles wait a frame. A
+// tile cannot always be cut to the budget: a 2D window's block sums its whole window, and at
+// radius 128 shared_2d's tiles took 3.3-3.9 ms on the H100 whatever their size (112² and 256²
+// cores: 3.9 and 5.1 ms). Enqueued in the frame that also ran another slot's first whole run (the
+// step to the split view, recursive on A), such a frame took 6.5-7.2 ms against 5.5 for the
+// heaviest of the frames after it (docs/results/viewer-session/).
+constexpr double kFrameGpuLimitMs = 2 * kFrameSliceBudgetMs;
 
 // A sliced run keeps its plan while a new choice's tile is within 1.5x of it on each side.
 bool close_tiles(const TileSize& kept, const TileSize& wanted) {
@@ -152,7 +159,17 @@ double ComparisonMode::slice_budget_ms(int slicing_slots) {
   return kFrameSliceBudgetMs / (slicing_slots > 1 ? slicing_slots : 1);
 }
 
-bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms) {
+double ComparisonMode::whole_run_ms(int index) const {
+  const SlotSetting& s = slot(index).wanted();
+  if (s.method < 0) return 0;
+  const std::string& id = method_registry().at(static_cast<std::size_t>(s.method)).info.id;
+  const int radius = s.params.radius();
+  const std::optional<double> ms = cost_model_.predict_ms(
+      id, static_cast<double>(pipeline_->width()) * pipeline_->height() * window_cost(id, radius));
+  return ms && cost_model_.timed_at(id, radius) ? *ms : kFrameSliceBudgetMs;
+}
+
+bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms, double whole_ms) {
   if (applied_.pool != PoolMode::None) return false;  // pooled runs stay whole (docs/viewer.md)
   Slot& s = slot(index);
   const SlotSetting setting = s.wanted();
@@ -188,10 +205,15 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms
   const double tile_units = static_cast<double>(run.plan().computed_pixels_per_tile()) * window_cost(info.id, radius);
   // At a radius never timed the model extrapolates from other radii (after a jump from sigma 32 to
   // 4 its tiles took twice their budget on the H100): one tile per frame until a time is read back.
-  const int count = schedule.probe() || !timed_here
-                        ? 1
-                        : tiles_this_frame(cost_model_.predict_ms(info.id, tile_units), schedule.remaining(),
-                                           budget_ms);
+  const std::optional<double> tile_ms = cost_model_.predict_ms(info.id, tile_units);
+  const int count =
+      schedule.probe() || !timed_here ? 1 : tiles_this_frame(tile_ms, schedule.remaining(), budget_ms);
+  // With this frame's whole runs, the tiles would take the frame past kFrameGpuLimitMs: they wait
+  // for the next frame, unless they waited in the last one.
+  const std::optional<double> tiles_ms = tile_ms ? std::optional<double>(*tile_ms * count) : std::nullopt;
+  tiles_deferred_[index] =
+      tiles_wait_for_whole_runs(whole_ms, tiles_ms, budget_ms, kFrameGpuLimitMs, tiles_deferred_[index]);
+  if (tiles_deferred_[index]) return true;
   if (count > 1 && FrameTrace::instance().enabled())
     FrameTrace::instance().note("sliced " + info.id + ": " + std::to_string(count) + " tiles this frame");
   const std::uint64_t tag = next_tag_++;

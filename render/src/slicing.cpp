@@ -137,4 +137,10 @@ int tiles_this_frame(std::optional<double> tile_ms, int remaining, double budget
   return std::clamp(fit, 1, remaining);
 }
 
+bool tiles_wait_for_whole_runs(double whole_ms, std::optional<double> tiles_ms, double budget_ms, double limit_ms,
+                               bool waited_last_frame) {
+  if (waited_last_frame || !(whole_ms > 0)) return false;
+  return whole_ms + (tiles_ms ? *tiles_ms : budget_ms) > limit_ms;
+}
+
 }  // namespace gausslab

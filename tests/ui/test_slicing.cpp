@@ -213,6 +213,19 @@ TEST(Slicing, TwoTileSizesGiveTheFixedCostAndTheRate) {
   EXPECT_EQ(large_tiles, 22u);
 }
 
+TEST(Slicing, TilesWaitAFrameForWholeRunsThatFillItButNeverTwice) {
+  // A frame with no whole run always takes its tiles, however long.
+  EXPECT_FALSE(tiles_wait_for_whole_runs(0.0, 3.9, 2.0, 4.0, false));
+  // A cheap whole run beside a tile within the limit: the tile goes.
+  EXPECT_FALSE(tiles_wait_for_whole_runs(0.3, 1.95, 2.0, 4.0, false));
+  // recursive's 1.6 ms beside shared_2d's 3.9 ms tile: the tile waits a frame, not two.
+  EXPECT_TRUE(tiles_wait_for_whole_runs(1.6, 3.9, 2.0, 4.0, false));
+  EXPECT_FALSE(tiles_wait_for_whole_runs(1.6, 3.9, 2.0, 4.0, true));
+  // An unknown tile time counts as the budget.
+  EXPECT_FALSE(tiles_wait_for_whole_runs(1.9, std::nullopt, 2.0, 4.0, false));
+  EXPECT_TRUE(tiles_wait_for_whole_runs(2.1, std::nullopt, 2.0, 4.0, false));
+}
+
 TEST(Slicing, ASettingChangeDropsTheRun) {
   SliceSchedule schedule;
   SlotSetting a;

@@ -133,5 +133,11 @@ RunChoice choose_run(const CostModel& model, const std::string& method_id, bool 
                      bool core_only = false);
 // Tiles to enqueue this frame: at least one, more while their predicted time stays within the budget.
 int tiles_this_frame(std::optional<double> tile_ms, int remaining, double budget_ms);
+// Whether this frame's tiles wait for the next frame: the frame also runs whole methods predicted
+// to take whole_ms, and with the tiles (tiles_ms, nullopt when unknown: budget_ms) it would take
+// longer than limit_ms. Never two frames in a row (waited_last_frame): a slot slicing beside a
+// whole run in every frame still moves on every other frame.
+bool tiles_wait_for_whole_runs(double whole_ms, std::optional<double> tiles_ms, double budget_ms, double limit_ms,
+                               bool waited_last_frame);
 
 }  // namespace gausslab
