@@ -365,14 +365,11 @@ void ComparisonMode::process(FrameContext& frame) {
   // The slots slicing in this frame share one budget of GPU time (comparison_slicing.cpp), and
   // their tiles make way for the whole runs of the frame when together they would take too long.
   int slicing = 0;
-  double whole_ms = 0;
-  for (int i = 0; i < 2; ++i) {
-    if (!gpu_slots[static_cast<std::size_t>(i)]) continue;
-    if (slices(i))
-      ++slicing;
-    else if (applied_.pool == PoolMode::None)
-      whole_ms += whole_run_ms(i);
-  }
+  for (int i = 0; i < 2; ++i) slicing += gpu_slots[static_cast<std::size_t>(i)] && slices(i);
+  double whole_ms = 0;  // weighed only in a frame that slices
+  if (slicing > 0 && applied_.pool == PoolMode::None)
+    for (int i = 0; i < 2; ++i)
+      if (gpu_slots[static_cast<std::size_t>(i)] && !slices(i)) whole_ms += whole_run_ms(i);
   const double slice_budget = slice_budget_ms(slicing);
   for (int i = 0; i < 2; ++i) {
     if (!gpu_slots[static_cast<std::size_t>(i)]) continue;

@@ -133,9 +133,11 @@ class ComparisonMode final : public ViewerMode {
   // whole_ms: the GPU time this frame's whole runs are predicted to take (whole_run_ms): a tile that
   // would take the frame past kFrameGpuLimitMs with them waits for the next frame (never two in a row).
   bool run_sliced(int index, FrameContext& frame, double budget_ms, double whole_ms);
-  // The predicted GPU time of slot `index`'s whole run (a method never timed at this radius counts
-  // as the frame's whole slicing budget).
+  // The predicted GPU time of slot `index`'s whole run, a GPU method's (one never timed at this
+  // radius counts as the frame's whole slicing budget).
   double whole_run_ms(int index) const;
+  // A whole run's work in the cost model's units: the picture's pixels × window_cost.
+  double whole_run_units(const std::string& method_id, int radius) const;
   // Slot `index` is slicing: a run in progress, or its setting's last run was sliced (continuous
   // processing starts it again).
   bool slices(int index) const;

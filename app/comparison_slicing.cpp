@@ -42,14 +42,15 @@ bool close_tiles(const TileSize& kept, const TileSize& wanted) {
 
 }  // namespace
 
+double ComparisonMode::whole_run_units(const std::string& method_id, int radius) const {
+  return static_cast<double>(pipeline_->width()) * pipeline_->height() * window_cost(method_id, radius);
+}
+
 std::uint64_t ComparisonMode::tag_whole_run(int index) {
   const SlotSetting& s = slot(index).wanted();
   const std::string& id = method_registry().at(static_cast<std::size_t>(s.method)).info.id;
   const std::uint64_t tag = next_tag_++;
-  spans_[tag] = TimedSpan{index,
-                          id,
-                          static_cast<double>(pipeline_->width()) * pipeline_->height() * window_cost(id, s.params.radius()),
-                          0, s.params.radius()};
+  spans_[tag] = TimedSpan{index, id, whole_run_units(id, s.params.radius()), 0, s.params.radius()};
   return tag;
 }
 
@@ -161,11 +162,9 @@ double ComparisonMode::slice_budget_ms(int slicing_slots) {
 
 double ComparisonMode::whole_run_ms(int index) const {
   const SlotSetting& s = slot(index).wanted();
-  if (s.method < 0) return 0;
   const std::string& id = method_registry().at(static_cast<std::size_t>(s.method)).info.id;
   const int radius = s.params.radius();
-  const std::optional<double> ms = cost_model_.predict_ms(
-      id, static_cast<double>(pipeline_->width()) * pipeline_->height() * window_cost(id, radius));
+  const std::optional<double> ms = cost_model_.predict_ms(id, whole_run_units(id, radius));
   return ms && cost_model_.timed_at(id, radius) ? *ms : kFrameSliceBudgetMs;
 }
 
