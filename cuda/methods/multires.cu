@@ -10,7 +10,7 @@
 // Cost, constant in sigma: about 6.5 + 6.5/d + 2(2r2 + 1)/d^2 + 5 + 5/d multiply-adds per pixel and
 // channel; the image read once and written once, plus coarse images of 8/d^2 B per pixel (RGBA8).
 // Kernels: reduce (2D tile; rows + columns above d 4 for RGBA8, 6 for F32), blur (the reduce kernel
-// with d = 1), expand (64 × 32 tile, output through shared memory).
+// with d = 1), expand (128 × 32 tile; each thread four pixels of a row per 16-byte store).
 // Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
 // bound), five borders (the coarse grid extends past the image), RGBA8 and F32, any size.
 // Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): RGBA8
@@ -32,6 +32,7 @@
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "async_copy.cuh"
 #include "multires_common.cuh"
 #include "multires_plan.hpp"
 
@@ -43,6 +44,23 @@ using namespace multires;
 
 // ---- kernels --------------------------------------------------------------------------------------
 
+// A pixel as one machine word, so that the zero of a 'constant' border is one select (on uchar4 the
+// compiler chose bytes: eleven instructions per copied pixel in the row reduce's fill).
+template <class T>
+struct PixelWord;
+template <>
+struct PixelWord<uchar4> {
+  using type = unsigned;
+};
+template <>
+struct PixelWord<ushort4> {
+  using type = uint2;
+};
+template <>
+struct PixelWord<float> {
+  using type = float;
+};
+
 template <class In>
 struct DeviceRaw {
   const char* src;
@@ -50,9 +68,17 @@ struct DeviceRaw {
   In* raw;
   const float* weights;
   float* shared_weights;
+  // An asynchronous copy (async_copy.cuh): the kernel waits for them all before its barrier.
   __device__ void copy(int slot, int row, int col) const {
-    raw[slot] = (row < 0 || col < 0) ? zero_value<In>()
-                                     : reinterpret_cast<const In*>(src + static_cast<std::size_t>(row) * pitch)[col];
+    using Word = typename PixelWord<In>::type;
+    static_assert(sizeof(Word) == sizeof(In), "a pixel is one word");
+    if (row < 0 || col < 0)
+      reinterpret_cast<Word*>(raw)[slot] = Word{};
+    else
+      copy_inside(slot, row, col);
+  }
+  __device__ void copy_inside(int slot, int row, int col) const {
+    copy_async<sizeof(In)>(raw + slot, reinterpret_cast<const In*>(src + static_cast<std::size_t>(row) * pitch) + col);
   }
   __device__ void copy_weight(int t) const { shared_weights[t] = weights[t]; }
 };
@@ -69,7 +95,7 @@ struct DeviceStore {
 
 // Reduce (d ≥ 2, In = the image's pixel) and blur (d = 1, In = Coarse): one tile of outputs.
 template <class In, class Out, class Accum>
-__global__ void __launch_bounds__(ReduceKernelPolicy::kThreads)
+__global__ void __launch_bounds__(ReduceKernelPolicy::kThreads, 4)
     MultiresReduceKernel(ReduceStage s, const char* src, std::size_t src_pitch, char* out, std::size_t out_pitch,
                          const float* weights) {
   using P = ReduceKernelPolicy;
@@ -82,17 +108,17 @@ __global__ void __launch_bounds__(ReduceKernelPolicy::kThreads)
   const TileOrigin tile = reduce_tile(s, static_cast<int>(blockIdx.x));
   const int thread = static_cast<int>(threadIdx.x);
   reduce_fill<P>(s, l, tile, thread, DeviceRaw<In>{src, src_pitch, raw, weights, w});
+  wait_async_copies();
   __syncthreads();
   reduce_row_pass<P>(s, l, thread, SharedSpan<In>{raw}, SharedSpan<float>{w}, h);
   __syncthreads();
   reduce_column_pass<P>(s, l, tile, thread, h, SharedSpan<float>{w}, DeviceStore<Out>{out, out_pitch});
 }
 
-template <class In, class Out, class Accum>
-__global__ void __launch_bounds__(RowReduceKernelPolicy::kThreads)
+template <class P, class In, class Out, class Accum>
+__global__ void __launch_bounds__(P::kThreads)
     MultiresRowReduceKernel(RowReduceStage s, const char* src, std::size_t src_pitch, char* out, std::size_t out_pitch,
                             const float* weights) {
-  using P = RowReduceKernelPolicy;
   extern __shared__ float4 row_shared[];
   char* const base = reinterpret_cast<char*>(row_shared);
   float* const w = reinterpret_cast<float*>(base);
@@ -100,6 +126,7 @@ __global__ void __launch_bounds__(RowReduceKernelPolicy::kThreads)
   const RowBlock b = row_reduce_block<P>(s, static_cast<int>(blockIdx.x));
   const int thread = static_cast<int>(threadIdx.x);
   row_reduce_fill<P>(s, b, thread, DeviceRaw<In>{src, src_pitch, raw, weights, w});
+  wait_async_copies();
   __syncthreads();
   row_reduce_pass<P>(s, b, thread, SharedSpan<In>{raw}, SharedSpan<float>{w}, DeviceStore<Out>{out, out_pitch});
 }
@@ -135,36 +162,49 @@ struct DeviceRegion {
   __device__ void copy_weight(int i) const { shared_weights[i] = weights[i]; }
 };
 
+// The expand's output. store_group writes kGroup pixels with one 16-byte store where the row and
+// the destination allow it (vector_ok: base and pitch multiples of 16, checked at launch).
 template <class Fine>
 struct DevicePixels {
+  using Word = typename ExpandStore<Fine>::Word;
   char* dst;
   std::size_t pitch;
-  __device__ void store(int x, int y, Fine value) const {
-    reinterpret_cast<Fine*>(dst + static_cast<std::size_t>(y) * pitch)[x] = value;
+  bool vector_ok;
+  __device__ void store(int x, int y, Word word) const {
+    reinterpret_cast<Word*>(dst + static_cast<std::size_t>(y) * pitch)[x] = word;
+  }
+  __device__ void store_group(int x, int y, const Word (&words)[ExpandKernelPolicy::kGroup]) const {
+    static_assert(sizeof(words) == 16 && sizeof(Word) == sizeof(Fine), "a group is one 16-byte store");
+    Word* const row = reinterpret_cast<Word*>(dst + static_cast<std::size_t>(y) * pitch);
+    if (vector_ok) {
+      uint4 vector;
+      memcpy(&vector, words, sizeof vector);
+      *reinterpret_cast<uint4*>(row + x) = vector;
+    } else {
+      GAUSSLAB_UNROLL
+      for (int i = 0; i < ExpandKernelPolicy::kGroup; ++i) row[x + i] = words[i];
+    }
   }
 };
 
-template <class Fine, class Coarse, class Accum>
+template <int Window, class Fine, class Coarse, class Accum>
 __global__ void __launch_bounds__(ExpandKernelPolicy::kThreads)
     MultiresExpandKernel(ExpandStage s, const char* b, std::size_t b_pitch, char* dst, std::size_t dst_pitch,
-                         const float* weights) {
+                         bool vector_stores, const float* weights) {
   using P = ExpandKernelPolicy;
   extern __shared__ float4 expand_shared[];
-  const ExpandLayout l = expand_layout<P, Fine, Accum>(s.d);
+  const ExpandLayout l = expand_layout<P, Accum>(s.d);
   char* const base = reinterpret_cast<char*>(expand_shared);
   float* const w = reinterpret_cast<float*>(base);
   const SharedSpan<Accum> region{reinterpret_cast<Accum*>(base + l.b_offset_bytes)};
   const SharedSpan<Accum> v{reinterpret_cast<Accum*>(base + l.v_offset_bytes)};
-  const SharedSpan<Fine> tile{reinterpret_cast<Fine*>(base + l.out_offset_bytes)};
-  const ExpandRegion r = expand_region<P>(s, static_cast<int>(blockIdx.x));
+  const ExpandRegion r = expand_region<P>(s, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y));
   const int thread = static_cast<int>(threadIdx.x);
   expand_fill<P>(s, l, r, thread, DeviceRegion<Coarse, Accum>{b, b_pitch, region.data, weights, w});
   __syncthreads();
   expand_vertical<P>(s, l, r, thread, region, SharedSpan<float>{w}, v);
   __syncthreads();
-  expand_horizontal<P, Fine>(s, l, r, thread, v, SharedSpan<float>{w}, tile);
-  __syncthreads();
-  expand_store<P>(l, r, thread, tile, DevicePixels<Fine>{dst, dst_pitch});
+  expand_horizontal<Window, P, Fine>(s, l, r, thread, v, SharedSpan<float>{w}, DevicePixels<Fine>{dst, dst_pitch, vector_stores});
 }
 
 // ---- launch ---------------------------------------------------------------------------------------
@@ -191,6 +231,7 @@ std::size_t coarse_pitch(int width, std::size_t pixel_bytes) {
 struct MultiresLaunch {
   Plan plan;
   bool fused = true;
+  bool rows_wide = true;  // the row reduce's policy (row_reduce_is_wide)
   ReduceStage reduce, blur;
   RowReduceStage rows;
   ColumnReduceStage columns;
@@ -212,17 +253,16 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   m.plan = make_plan(problem.params.sigma, problem.width, problem.height);
   const Plan& p = m.plan;
   const int taps1 = static_cast<int>(p.prefilter.size());
+  if (taps_in_phase(taps1, p.d, 0) > kMaxPhaseTaps)
+    throw std::logic_error("multires: a prefilter phase of " + std::to_string(taps_in_phase(taps1, p.d, 0)) +
+                           " taps exceeds the kernels' " + std::to_string(kMaxPhaseTaps));
   m.fused = p.d <= fused_max_d(F);
 
   for (double w : prefilter_by_phase(p)) m.weights.push_back(static_cast<float>(w));
   m.blur_weights = m.weights.size();
   for (double w : p.blur) m.weights.push_back(static_cast<float>(w));
   m.expand_weights = m.weights.size();
-  for (int pass = 0; pass < 2; ++pass)  // vertical (carrying 1 / 257 for RGBA8), then horizontal
-    for (int ph = 0; ph < p.d; ++ph)
-      for (int k = 0; k < kExpandTaps; ++k)
-        m.weights.push_back(static_cast<float>(p.expand[static_cast<std::size_t>(ph)][static_cast<std::size_t>(k)] /
-                                               (pass == 0 ? scale : 1.0)));
+  for (float w : expand_kernel_weights(p, scale)) m.weights.push_back(w);  // vertical carries 1 / 257 for RGBA8
 
   m.reduce.d = p.d;
   m.reduce.taps = taps1;
@@ -244,9 +284,15 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   m.rows.src_w = problem.width;
   m.rows.src_h = problem.height;
   m.rows.border = problem.params.border;
-  m.rows.groups = row_reduce_groups_for<RowReduceKernelPolicy>(p.d, taps1);
   m.rows.out_scale = static_cast<float>(scale);
-  m.rows_shared = row_reduce_shared_bytes<RowReduceKernelPolicy, Fine>(m.rows);
+  m.rows_wide = row_reduce_is_wide(p.d);
+  if (m.rows_wide) {
+    m.rows.groups = row_reduce_groups_for<RowReduceWidePolicy>(p.d, taps1);
+    m.rows_shared = row_reduce_shared_bytes<RowReduceWidePolicy, Fine>(m.rows);
+  } else {
+    m.rows.groups = row_reduce_groups_for<RowReduceNarrowPolicy>(p.d, taps1);
+    m.rows_shared = row_reduce_shared_bytes<RowReduceNarrowPolicy, Fine>(m.rows);
+  }
 
   m.columns.d = p.d;
   m.columns.taps = taps1;
@@ -267,11 +313,12 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   m.blur_shared = reduce_layout<Coarse, Accum>(m.blur).total_bytes;
 
   m.expand.d = p.d;
+  m.expand.d_magic = divide_magic(p.d);
   m.expand.width = problem.width;
   m.expand.height = problem.height;
   m.expand.b_w = p.x.b_count;
   m.expand.b_h = p.y.b_count;
-  m.expand_shared = expand_layout<ExpandKernelPolicy, Fine, Accum>(p.d).total_bytes;
+  m.expand_shared = expand_layout<ExpandKernelPolicy, Accum>(p.d).total_bytes;
 
   m.c_pitch = coarse_pitch(p.x.c_count, sizeof(Coarse));
   m.b_pitch = coarse_pitch(p.x.b_count, sizeof(Coarse));
@@ -302,6 +349,16 @@ void check_grid(long long blocks, const char* kernel) {
     throw std::logic_error(std::string("multires: a launch of ") + std::to_string(blocks) + " blocks of " + kernel);
 }
 
+template <class P, class Fine, class Coarse, class Accum>
+void launch_row_reduce(const MultiresLaunch& m, const ConstImageView& src, const ScratchBuffer& r, const float* weights,
+                       cudaStream_t stream) {
+  const long long blocks = row_reduce_block_count<P>(m.rows);
+  check_grid(blocks, "MultiresRowReduceKernel");
+  MultiresRowReduceKernel<P, Fine, Coarse, Accum><<<static_cast<unsigned>(blocks), P::kThreads, m.rows_shared, stream>>>(
+      m.rows, static_cast<const char*>(src.data), src.pitch_bytes, r.as<char>(), m.r_pitch, weights);
+  GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceKernel", stream);
+}
+
 template <PixelFormat F>
 void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageView& dst, const ScratchBuffer& c,
                 const ScratchBuffer& b, const ScratchBuffer& r, const float* weights, StageTimer* timer,
@@ -320,12 +377,10 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
           m.reduce, static_cast<const char*>(src.data), src.pitch_bytes, c.as<char>(), m.c_pitch, weights);
       GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresReduceKernel", stream);
     } else {
-      const long long row_blocks = row_reduce_block_count<RowReduceKernelPolicy>(m.rows);
-      check_grid(row_blocks, "MultiresRowReduceKernel");
-      MultiresRowReduceKernel<Fine, Coarse, Accum><<<static_cast<unsigned>(row_blocks), RowReduceKernelPolicy::kThreads,
-                                                     m.rows_shared, stream>>>(
-          m.rows, static_cast<const char*>(src.data), src.pitch_bytes, r.as<char>(), m.r_pitch, weights);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceKernel", stream);
+      if (m.rows_wide)
+        launch_row_reduce<RowReduceWidePolicy, Fine, Coarse, Accum>(m, src, r, weights, stream);
+      else
+        launch_row_reduce<RowReduceNarrowPolicy, Fine, Coarse, Accum>(m, src, r, weights, stream);
       const long long column_blocks = column_reduce_block_count<ColumnReduceKernelPolicy>(m.columns);
       check_grid(column_blocks, "MultiresColumnReduceKernel");
       MultiresColumnReduceKernel<Coarse, Accum>
@@ -346,12 +401,19 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
   }
   {
     ScopedStage stage(timer, "expand", stream);
-    const long long blocks = expand_block_count<ExpandKernelPolicy>(m.expand);
-    check_grid(blocks, "MultiresExpandKernel");
-    MultiresExpandKernel<Fine, Coarse, Accum><<<static_cast<unsigned>(blocks), ExpandKernelPolicy::kThreads,
-                                                m.expand_shared, stream>>>(
-        m.expand, b.as<const char>(), m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes,
-        weights + m.expand_weights);
+    const dim3 grid(static_cast<unsigned>(expand_tiles_x<ExpandKernelPolicy>(m.expand)),
+                    static_cast<unsigned>(expand_tiles_y<ExpandKernelPolicy>(m.expand)));
+    check_grid(static_cast<long long>(grid.x) * grid.y, "MultiresExpandKernel");
+    if (grid.y > 65535u) throw std::logic_error("multires: an expand grid of " + std::to_string(grid.y) + " tile rows");  // refused by method_limits
+    const bool vector_stores = reinterpret_cast<std::uintptr_t>(dst.data) % 16 == 0 && dst.pitch_bytes % 16 == 0;
+    if (expand_window_for(m.expand.d) == 5)
+      MultiresExpandKernel<5, Fine, Coarse, Accum><<<grid, ExpandKernelPolicy::kThreads, m.expand_shared, stream>>>(
+          m.expand, b.as<const char>(), m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes, vector_stores,
+          weights + m.expand_weights);
+    else
+      MultiresExpandKernel<6, Fine, Coarse, Accum><<<grid, ExpandKernelPolicy::kThreads, m.expand_shared, stream>>>(
+          m.expand, b.as<const char>(), m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes, vector_stores,
+          weights + m.expand_weights);
     GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresExpandKernel", stream);
   }
 }
@@ -364,10 +426,13 @@ void set_shared_limits(const MultiresLaunch& m) {
   using Accum = typename T::Accum;
   if (m.fused)
     allow_shared(MultiresReduceKernel<Fine, Coarse, Accum>);
+  else if (m.rows_wide)
+    allow_shared(MultiresRowReduceKernel<RowReduceWidePolicy, Fine, Coarse, Accum>);
   else
-    allow_shared(MultiresRowReduceKernel<Fine, Coarse, Accum>);
+    allow_shared(MultiresRowReduceKernel<RowReduceNarrowPolicy, Fine, Coarse, Accum>);
   allow_shared(MultiresReduceKernel<Coarse, Coarse, Accum>);
-  allow_shared(MultiresExpandKernel<Fine, Coarse, Accum>);
+  allow_shared(MultiresExpandKernel<5, Fine, Coarse, Accum>);
+  allow_shared(MultiresExpandKernel<6, Fine, Coarse, Accum>);
 }
 
 // ---- method ---------------------------------------------------------------------------------------
@@ -385,6 +450,13 @@ class Multires final : public GpuMethod {
     if (params.fixed_radius >= 0 || params.truncate < multires::kMinTruncate)
       return "multires approximates the Gaussian cut at 4 sigma or later; a shorter kernel (truncate below 4 or a "
              "fixed radius) differs from it by more than its bound: use a FIR method";
+    if (!expand_divides_exactly(multires::decimation_for(params.sigma), problem.width, problem.height))
+      return "an image side of " + std::to_string(std::max(problem.width, problem.height)) +
+             " pixels is beyond multires's index arithmetic at this sigma (side × sigma / 2.5 must stay below 2^32): "
+             "use recursive";
+    if (div_up(problem.height, ExpandKernelPolicy::kTileH) > 65535)
+      return "an image of " + std::to_string(problem.height) + " rows is beyond multires's grid (at most " +
+             std::to_string(65535 * ExpandKernelPolicy::kTileH) + "): use recursive";
     const CudaDeviceStatus& device = cuda_device_status();
     const unsigned bytes = largest_shared(multires_launch(problem));
     if (device.available && bytes > device.shared_memory_per_block_optin)

@@ -18,6 +18,8 @@
 // (fused::fused_window, whose run-time tap count fits the phases' ceil((T - p) / d) taps).
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <vector>
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
@@ -146,16 +148,53 @@ GAUSSLAB_HD void decimating_window(Accum (&acc)[N], const Weights& phase_ordered
   }
 }
 
+// The most taps any phase of the prefilter has (ceil(taps / d)), for every sigma from 4 to 200 (the
+// prefilter spans about 6.4 d + 1 fine pixels): 6 at d 2, 7 above. Checked by the launch and by
+// MultiresPlan.PrefilterPhasesFitThePhaseWindow.
+inline constexpr int kMaxPhaseTaps = 7;
+
+// The same sum as decimating_window, with each phase's (at most K) weights in registers and every
+// loop unrolled: per phase p the thread loads the chain of samples d i + p, i < M + taps_p - 1, once
+// each, and adds sample i to the outputs m = i - k it reaches. No register window is moved, and a
+// sample is converted once per thread (decimating_window's N - 1 overlap loads every sample of a
+// phase's window again for each group of N outputs). d >= 2; taps_in_phase(taps, d, 0) <= K.
+template <int M, int K, class Accum, class Weights, class Sample>
+GAUSSLAB_HD void phase_window(Accum (&acc)[M], const Weights& phase_ordered, int d, int taps, const Sample& sample) {
+  int offset = 0;
+  for (int p = 0; p < d && p < taps; ++p) {
+    const int phase_taps = (taps - p + d - 1) / d;
+    float w[K];
+    GAUSSLAB_UNROLL
+    for (int k = 0; k < K; ++k) w[k] = k < phase_taps ? phase_ordered[offset + k] : 0.0f;
+    // Samples past the chain's last (i >= M + phase_taps - 1, in phases shorter than K) reach only
+    // taps k >= phase_taps: they are read at the last index instead (no branch, nothing outside the
+    // span) and their multiply-adds are predicated off, so a non-finite pixel outside a window never
+    // enters it.
+    const int last = d * (M + phase_taps - 2) + p;
+    GAUSSLAB_UNROLL
+    for (int i = 0; i < M + K - 1; ++i) {
+      const Accum x = sample(d * i + p < last ? d * i + p : last);
+      GAUSSLAB_UNROLL
+      for (int k = 0; k < K; ++k)
+        if (i - k >= 0 && i - k < M && k < phase_taps) acc[i - k] = fma4(w[k], x, acc[i - k]);
+    }
+    offset += phase_taps;
+  }
+}
+
 // ---- reduce (and the coarse blur): one 2D tile per block ------------------------------------------
 
-template <int Threads, int RowOutputs, int ColumnOutputs>
+template <int Threads, int RowOutputs, int ColumnOutputs, int PhaseRowOutputs, int PhaseColumnOutputs>
 struct ReducePolicy {
   static constexpr int kThreads = Threads;
   static constexpr int kWarps = Threads / 32;
-  static constexpr int kRowOutputs = RowOutputs;        // N of the row pass
-  static constexpr int kColumnOutputs = ColumnOutputs;  // N of the column pass
+  static constexpr int kRowOutputs = RowOutputs;                  // N of the blur's row pass (d = 1)
+  static constexpr int kColumnOutputs = ColumnOutputs;            // N of the blur's column pass
+  static constexpr int kPhaseRowOutputs = PhaseRowOutputs;        // M of the row pass when d >= 2 (phase_window)
+  static constexpr int kPhaseColumnOutputs = PhaseColumnOutputs;  // M of the column pass when d >= 2
 };
-using ReduceKernelPolicy = ReducePolicy<256, 4, 4>;
+// (The column pass keeps M = 4 so that a 16 × 16 tile still has 64 items for the block's threads.)
+using ReduceKernelPolicy = ReducePolicy<256, 4, 4, 8, 4>;
 
 // A decimating separable stage: out[cy][cx] = sum_{s,t} w[s] w[t] src(d cy + origin_y + s, d cx + origin_x + t),
 // the source extended by `border` (the image's for the reduce; for the blur, whose reads stay inside
@@ -207,7 +246,8 @@ GAUSSLAB_HD TileOrigin reduce_tile(const ReduceStage& s, int block) {
 
 // Phase 1 (then __syncthreads): raw <- the border-extended source under the tile, weights <- w.
 // fill.copy(slot, row, col) stores src[row][col] (zero where either is -1) in raw slot `slot`;
-// fill.copy_weight(t) stores weight t.
+// fill.copy_inside the same for indices known to be inside the source; fill.copy_weight(t) stores
+// weight t.
 template <class P, class Fill>
 GAUSSLAB_HD void reduce_fill(const ReduceStage& s, const ReduceLayout& l, TileOrigin tile, int thread,
                              const Fill& fill) {
@@ -217,7 +257,7 @@ GAUSSLAB_HD void reduce_fill(const ReduceStage& s, const ReduceLayout& l, TileOr
   if (fx0 >= 0 && fy0 >= 0 && fx0 + l.fine_w <= s.src_w && fy0 + l.fine_h <= s.src_h) {
     // The tile with its apron inside the source (all tiles but the edges'): no border mapping.
     for (int row = thread / 32; row < l.fine_h; row += P::kWarps)
-      for (int col = lane; col < l.fine_w; col += 32) fill.copy(row * l.raw_pitch + col, fy0 + row, fx0 + col);
+      for (int col = lane; col < l.fine_w; col += 32) fill.copy_inside(row * l.raw_pitch + col, fy0 + row, fx0 + col);
   } else {
     for (int row = thread / 32; row < l.fine_h; row += P::kWarps) {
       const int source_row = border_index(fy0 + row, s.src_h, s.border);
@@ -230,10 +270,10 @@ GAUSSLAB_HD void reduce_fill(const ReduceStage& s, const ReduceLayout& l, TileOr
 
 // Phase 2 (then __syncthreads): h[row][c] = sum_t w[t] raw[row][d c + t] for every fine row and the
 // tile's columns. Item i: row i % fine_h, window group i / fine_h (lanes on consecutive rows).
-template <class P, class Raw, class Weights, class H>
-GAUSSLAB_HD void reduce_row_pass(const ReduceStage& s, const ReduceLayout& l, int thread, const Raw& raw,
-                                 const Weights& w, const H& h) {
-  constexpr int N = P::kRowOutputs;
+// Groups of N outputs: the blur's kRowOutputs (decimating_window, d = 1), else kPhaseRowOutputs.
+template <int N, class P, class Raw, class H, class Window>
+GAUSSLAB_HD void reduce_row_items(const ReduceStage& s, const ReduceLayout& l, int thread, const Raw& raw, const H& h,
+                                  const Window& window) {
   using Accum = std::decay_t<decltype(to_accum(raw[0]))>;
   const int groups = s.tile_w / N;
   const int items = l.fine_h * groups;
@@ -244,17 +284,30 @@ GAUSSLAB_HD void reduce_row_pass(const ReduceStage& s, const ReduceLayout& l, in
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int base = row * l.raw_pitch + s.d * group * N;
-    decimating_window<N>(acc, w, s.d, s.taps, [&](int i) { return to_accum(raw[base + i]); });
+    window(acc, [&](int i) { return to_accum(raw[base + i]); });
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) h.store(row * l.h_pitch + group * N + j, acc[j]);
   }
 }
 
+template <class P, class Raw, class Weights, class H>
+GAUSSLAB_HD void reduce_row_pass(const ReduceStage& s, const ReduceLayout& l, int thread, const Raw& raw,
+                                 const Weights& w, const H& h) {
+  if (s.d == 1) {
+    reduce_row_items<P::kRowOutputs, P>(s, l, thread, raw, h, [&](auto& acc, const auto& sample) {
+      decimating_window<P::kRowOutputs>(acc, w, s.d, s.taps, sample);
+    });
+  } else {
+    reduce_row_items<P::kPhaseRowOutputs, P>(s, l, thread, raw, h, [&](auto& acc, const auto& sample) {
+      phase_window<P::kPhaseRowOutputs, kMaxPhaseTaps>(acc, w, s.d, s.taps, sample);
+    });
+  }
+}
+
 // Phase 3: out.store(cx, cy, value) for the tile's outputs inside out_w × out_h.
-template <class P, class H, class Weights, class Out>
-GAUSSLAB_HD void reduce_column_pass(const ReduceStage& s, const ReduceLayout& l, TileOrigin tile, int thread,
-                                    const H& h, const Weights& w, const Out& out) {
-  constexpr int N = P::kColumnOutputs;
+template <int N, class P, class H, class Out, class Window>
+GAUSSLAB_HD void reduce_column_items(const ReduceStage& s, const ReduceLayout& l, TileOrigin tile, int thread,
+                                     const H& h, const Out& out, const Window& window) {
   using Accum = std::decay_t<decltype(h[0])>;
   const int groups = s.tile_h / N;
   const int items = s.tile_w * groups;
@@ -266,10 +319,24 @@ GAUSSLAB_HD void reduce_column_pass(const ReduceStage& s, const ReduceLayout& l,
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int base = s.d * group * N * l.h_pitch + c;
-    decimating_window<N>(acc, w, s.d, s.taps, [&](int i) { return h[base + i * l.h_pitch]; });
+    window(acc, [&](int i) { return h[base + i * l.h_pitch]; });
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j)
       if (tile.cy0 + group * N + j < s.out_h) out.store(tile.cx0 + c, tile.cy0 + group * N + j, s.out_scale * acc[j]);
+  }
+}
+
+template <class P, class H, class Weights, class Out>
+GAUSSLAB_HD void reduce_column_pass(const ReduceStage& s, const ReduceLayout& l, TileOrigin tile, int thread,
+                                    const H& h, const Weights& w, const Out& out) {
+  if (s.d == 1) {
+    reduce_column_items<P::kColumnOutputs, P>(s, l, tile, thread, h, out, [&](auto& acc, const auto& sample) {
+      decimating_window<P::kColumnOutputs>(acc, w, s.d, s.taps, sample);
+    });
+  } else {
+    reduce_column_items<P::kPhaseColumnOutputs, P>(s, l, tile, thread, h, out, [&](auto& acc, const auto& sample) {
+      phase_window<P::kPhaseColumnOutputs, kMaxPhaseTaps>(acc, w, s.d, s.taps, sample);
+    });
   }
 }
 
@@ -285,14 +352,18 @@ GAUSSLAB_HD int reduce_tile_side(int d) { return d <= 2 ? 32 : 16; }
 
 // Row reduce: R[y][c] = sum_t w[t] f(y, d c + origin + t) for every image row y < src_h. A block owns
 // 32 image rows (one per lane) and `groups` windows of N outputs along them (warps take every
-// kWarps-th window); its fine rows sit in shared memory, lanes on consecutive rows (odd pitch).
+// kWarps-th window; phase_window sums each); its fine rows sit in shared memory, lanes on
+// consecutive rows (odd pitch).
 template <int Warps, int Outputs>
 struct RowReducePolicy {
   static constexpr int kWarps = Warps;
   static constexpr int kThreads = 32 * Warps;
   static constexpr int kOutputs = Outputs;
 };
-using RowReduceKernelPolicy = RowReducePolicy<4, 4>;
+// Eight outputs per window where the rows' span keeps a window for each warp (d <= 12), else four.
+using RowReduceWidePolicy = RowReducePolicy<4, 8>;
+using RowReduceNarrowPolicy = RowReducePolicy<4, 4>;
+GAUSSLAB_HD bool row_reduce_is_wide(int d) { return d <= 12; }
 
 struct RowReduceStage {
   int d = 1;
@@ -301,15 +372,18 @@ struct RowReduceStage {
   int out_w = 0;           // R's columns (C's)
   int src_w = 0, src_h = 0;
   BorderMode border = BorderMode::Reflect;
-  int groups = 1;          // windows per block row (a multiple of the policy's warps)
+  int groups = 1;          // windows per block row
   float out_scale = 1.0f;  // 257 for RGBA8 (R is 16-bit)
 };
 
-// Windows per block row: as many as keep a row's span near 512 samples, a multiple of the warps.
+// Windows per block row: as many as keep a row's span near 384 samples (at least one; warps beyond
+// the windows only help fill). 384 rather than 512: five blocks of RGBA8 rows per H100 SM instead of
+// three, for a sixth more of the apron loaded.
+inline constexpr int kRowReduceSpanTarget = 384;
 template <class P>
 GAUSSLAB_HD int row_reduce_groups_for(int d, int taps) {
-  const int per_warp = ((512 - taps) / d + 1) / (P::kOutputs * P::kWarps);
-  return P::kWarps * (per_warp < 1 ? 1 : per_warp);
+  const int groups = ((kRowReduceSpanTarget - taps) / d + 1) / P::kOutputs;
+  return groups < 1 ? 1 : groups;
 }
 
 template <class P>
@@ -351,11 +425,15 @@ GAUSSLAB_HD void row_reduce_fill(const RowReduceStage& s, RowBlock b, int thread
   const int pitch = row_reduce_pitch<P>(s);
   const int fx0 = s.d * b.c0 + s.origin;
   const int lane = thread % 32;
-  // (A no-mapping path for blocks inside the image, as reduce_fill has, was slower here on the
-  // H100: the row reduce of sigma 32 and 64 took 0.155 and 0.203 ms instead of 0.144 and 0.182.)
-  for (int row = thread / 32; row < 32 && b.y0 + row < s.src_h; row += P::kWarps)
-    for (int col = lane; col < span; col += 32)
-      fill.copy(row * pitch + col, b.y0 + row, border_index(fx0 + col, s.src_w, s.border));
+  if (fx0 >= 0 && fx0 + span <= s.src_w) {
+    // Every column inside the image (all blocks but the left and right few): no border mapping.
+    for (int row = thread / 32; row < 32 && b.y0 + row < s.src_h; row += P::kWarps)
+      for (int col = lane; col < span; col += 32) fill.copy_inside(row * pitch + col, b.y0 + row, fx0 + col);
+  } else {
+    for (int row = thread / 32; row < 32 && b.y0 + row < s.src_h; row += P::kWarps)
+      for (int col = lane; col < span; col += 32)
+        fill.copy(row * pitch + col, b.y0 + row, border_index(fx0 + col, s.src_w, s.border));
+  }
   for (int t = thread; t < s.taps; t += P::kThreads) fill.copy_weight(t);
 }
 
@@ -375,7 +453,7 @@ GAUSSLAB_HD void row_reduce_pass(const RowReduceStage& s, RowBlock b, int thread
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int base = row * pitch + s.d * group * N;
-    decimating_window<N>(acc, w, s.d, s.taps, [&](int i) { return to_accum(raw[base + i]); });
+    phase_window<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, [&](int i) { return to_accum(raw[base + i]); });
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j)
       if (c + j < s.out_w) out.store(c + j, b.y0 + row, s.out_scale * acc[j]);
@@ -390,7 +468,9 @@ struct ColumnReducePolicy {
   static constexpr int kThreads = 32 * Warps;
   static constexpr int kOutputs = Outputs;
 };
-using ColumnReduceKernelPolicy = ColumnReducePolicy<8, 4>;
+// Two outputs per thread: C is small (1 / d^2 of the image), so the column reduce needs every thread
+// it can have to hide R's load latency (four outputs left it at 11 % of an H100's warps).
+using ColumnReduceKernelPolicy = ColumnReducePolicy<8, 2>;
 
 struct ColumnReduceStage {
   int d = 1;
@@ -424,10 +504,15 @@ GAUSSLAB_HD void column_reduce_thread(const ColumnReduceStage& s, int block, int
   GAUSSLAB_UNROLL
   for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
   const int first = s.d * cy + s.origin;
-  decimating_window<N>(acc, w, s.d, s.taps, [&](int i) {
-    const int row = border_index(first + i, s.src_h, s.border);
-    return row < 0 ? zero_value<Accum>() : r.load(row, cx);
-  });
+  if (first >= 0 && first + s.d * (N - 1) + s.taps <= s.src_h) {
+    // The window of rows inside R (all but the top and bottom few windows): no border mapping.
+    phase_window<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, [&](int i) { return r.load(first + i, cx); });
+  } else {
+    phase_window<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, [&](int i) {
+      const int row = border_index(first + i, s.src_h, s.border);
+      return row < 0 ? zero_value<Accum>() : r.load(row, cx);
+    });
+  }
   GAUSSLAB_UNROLL
   for (int j = 0; j < N; ++j)
     if (cy + j < s.out_h) out.store(cx, cy + j, acc[j]);
@@ -435,24 +520,72 @@ GAUSSLAB_HD void column_reduce_thread(const ColumnReduceStage& s, int block, int
 
 // ---- expand ---------------------------------------------------------------------------------------
 
-// A block owns kTileW × kTileH fine pixels. Fine pixel d q + p reads B[q + k], k < 5, with weight
-// e[p][k]; the block's B samples are rows q0y .. and columns q0x .. of B (the region), converted to
-// Accum in shared memory (the vertical weights carry 1/257 for RGBA8). Vertical pass: one thread per
-// region column and run of kRun fine rows, sliding a window of five B rows down the run; horizontal
-// pass: one thread per fine row (lanes on consecutive rows) and run of kRun fine columns, into a
-// shared output tile; then the tile is stored row by row, lanes on consecutive pixels.
-template <int TileW, int TileH, int Run, int Threads>
+// Each phase p of the cubic B-spline has four non-zero weights, on B[q + first + j], j < 4, with
+// first = expand_first_tap(p, d) (0 left of the coarse sample's centre, 1 from it on; the plan's
+// expand[p][k] is zero outside). The kernels read only those four.
+inline constexpr int kExpandSplineTaps = 4;
+GAUSSLAB_HD int expand_first_tap(int p, int d) { return 2 * p < d - 1 ? 0 : 1; }
+
+// The weights as the expand kernel reads them: 2 d × 4 floats, vertical (carrying 1 / vertical_scale,
+// 1 / 257 for RGBA8's 16-bit B) then horizontal. Throws if the plan's spline had a non-zero weight
+// outside the four taps the kernel reads.
+inline std::vector<float> expand_kernel_weights(const Plan& plan, double vertical_scale) {
+  std::vector<float> out;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int p = 0; p < plan.d; ++p) {
+      const auto& row = plan.expand[static_cast<std::size_t>(p)];
+      const int first = expand_first_tap(p, plan.d);
+      for (int k = 0; k < kExpandTaps; ++k)
+        if ((k < first || k >= first + kExpandSplineTaps) && row[static_cast<std::size_t>(k)] != 0.0)
+          throw std::logic_error("multires: a spline weight outside the four taps the expand kernel reads");
+      for (int j = 0; j < kExpandSplineTaps; ++j)
+        out.push_back(static_cast<float>(row[static_cast<std::size_t>(first + j)] / (pass == 0 ? vertical_scale : 1.0)));
+    }
+  return out;
+}
+
+// A block owns kTileW × kTileH fine pixels. Fine pixel d q + p reads B[q + first + j], j < 4; the
+// block's B samples are rows q0y .. and columns q0x .. of B (the region), converted to Accum in shared
+// memory. Vertical pass: v[yy][col] for every tile row and region column (lanes on consecutive
+// columns, the weights a broadcast). Horizontal pass: each thread keeps one group of kGroup
+// consecutive fine columns for the whole block (their offsets and weights in registers, found once)
+// and walks the tile's rows, storing the kGroup pixels of a row at once (16 bytes: one vector store).
+// No register window slides and nothing branches on the phase: an earlier version that slid five-tap
+// windows along runs of eight pixels and wrote through a shared output tile issued about 3× the
+// instructions per pixel of its multiply-adds (H100, Nsight Compute).
+template <int TileW, int TileH, int Group, int Threads>
 struct ExpandPolicy {
   static constexpr int kTileW = TileW;
   static constexpr int kTileH = TileH;
-  static constexpr int kRun = Run;
+  static constexpr int kGroup = Group;
   static constexpr int kThreads = Threads;
-  static_assert(TileW % Run == 0 && TileH % Run == 0, "runs must tile the block");
+  static constexpr int kGroupsPerRow = TileW / Group;
+  static constexpr int kRowsAtOnce = Threads / kGroupsPerRow;  // rows the block's threads cover at once
+  static_assert(TileW % Group == 0 && Threads % kGroupsPerRow == 0 && TileH % kRowsAtOnce == 0,
+                "groups must tile the block");
 };
-using ExpandKernelPolicy = ExpandPolicy<64, 32, 8, 256>;
+using ExpandKernelPolicy = ExpandPolicy<128, 32, 4, 256>;
+
+// n / d without a division instruction (the division of a run-time int took about 25 instructions
+// and a third of the expand kernel's issue slots went to its set-up): with m = floor(2^32 / d) + 1,
+// floor(n m / 2^32) = floor(n / d) whenever n d < 2^32 (the error term n (m - 2^32 / d) / 2^32 stays
+// below 1 / d). The method refuses images whose side breaks that (expand_divides_exactly).
+GAUSSLAB_HD unsigned divide_magic(int d) { return static_cast<unsigned>((1ull << 32) / static_cast<unsigned>(d) + 1); }
+GAUSSLAB_HD int divide_by_magic(int n, unsigned magic) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int>(__umulhi(static_cast<unsigned>(n), magic));
+#else
+  return static_cast<int>((static_cast<unsigned long long>(static_cast<unsigned>(n)) * magic) >> 32);
+#endif
+}
+inline bool expand_divides_exactly(int d, int width, int height) {
+  const unsigned long long side = static_cast<unsigned long long>(width > height ? width : height) + 64;
+  return side * static_cast<unsigned long long>(d) < (1ull << 32);
+}
 
 struct ExpandStage {
   int d = 2;
+  unsigned d_magic = 0;       // divide_magic(d)
   int width = 0, height = 0;  // fine image
   int b_w = 0, b_h = 0;       // B
 };
@@ -469,21 +602,21 @@ GAUSSLAB_HD int expand_tiles_x(const ExpandStage& s) {
   return div_up(s.width, P::kTileW);
 }
 template <class P>
-GAUSSLAB_HD long long expand_block_count(const ExpandStage& s) {
-  return static_cast<long long>(expand_tiles_x<P>(s)) * div_up(s.height, P::kTileH);
+GAUSSLAB_HD int expand_tiles_y(const ExpandStage& s) {
+  return div_up(s.height, P::kTileH);
 }
+// The tile in column tile_x and row tile_y of tiles (the kernel's blockIdx.x and .y).
 template <class P>
-GAUSSLAB_HD ExpandRegion expand_region(const ExpandStage& s, int block) {
+GAUSSLAB_HD ExpandRegion expand_region(const ExpandStage& s, int tile_x, int tile_y) {
   ExpandRegion r{};
-  const int tiles_x = expand_tiles_x<P>(s);
-  r.x0 = (block % tiles_x) * P::kTileW;
-  r.y0 = (block / tiles_x) * P::kTileH;
+  r.x0 = tile_x * P::kTileW;
+  r.y0 = tile_y * P::kTileH;
   r.w = s.width - r.x0 < P::kTileW ? s.width - r.x0 : P::kTileW;
   r.h = s.height - r.y0 < P::kTileH ? s.height - r.y0 : P::kTileH;
-  r.q0x = r.x0 / s.d;
-  r.q0y = r.y0 / s.d;
-  r.cols = (r.x0 + r.w - 1) / s.d - r.q0x + kExpandTaps;
-  r.rows = (r.y0 + r.h - 1) / s.d - r.q0y + kExpandTaps;
+  r.q0x = divide_by_magic(r.x0, s.d_magic);
+  r.q0y = divide_by_magic(r.y0, s.d_magic);
+  r.cols = divide_by_magic(r.x0 + r.w - 1, s.d_magic) - r.q0x + kExpandTaps;
+  r.rows = divide_by_magic(r.y0 + r.h - 1, s.d_magic) - r.q0y + kExpandTaps;
   return r;
 }
 
@@ -499,124 +632,153 @@ GAUSSLAB_HD int expand_max_rows(int d) {
 }
 
 struct ExpandLayout {
-  int b_pitch;    // region row pitch (Accum)
-  int v_pitch;    // vertical result: kTileH rows × region columns (Accum), odd
-  int out_pitch;  // output tile: kTileH rows × kTileW (Fine), odd
-  unsigned b_offset_bytes, v_offset_bytes, out_offset_bytes, total_bytes;
+  int b_pitch;  // region row pitch (Accum)
+  int v_pitch;  // vertical result: kTileH rows × region columns (Accum)
+  unsigned b_offset_bytes, v_offset_bytes, total_bytes;
 };
 
-// Weights first (2 d × 5 floats: vertical then horizontal), then the region, v, the output tile.
-template <class P, class Fine, class Accum>
+GAUSSLAB_HD int expand_weight_count(int d) { return 2 * d * kExpandSplineTaps; }
+
+// Weights first (2 d × 4 floats: vertical then horizontal), then the region, then v.
+template <class P, class Accum>
 GAUSSLAB_HD ExpandLayout expand_layout(int d) {
   ExpandLayout l{};
   const int max_cols = expand_max_cols<P>(d);
   const int max_rows = expand_max_rows<P>(d);
   l.b_pitch = max_cols;
-  l.v_pitch = max_cols | 1;
-  l.out_pitch = P::kTileW | 1;
-  l.b_offset_bytes = static_cast<unsigned>((2 * d * 5 + 3) / 4 * 16);
+  l.v_pitch = max_cols;
+  l.b_offset_bytes = static_cast<unsigned>((expand_weight_count(d) + 3) / 4 * 16);
   l.v_offset_bytes = l.b_offset_bytes + static_cast<unsigned>(max_rows * l.b_pitch) * static_cast<unsigned>(sizeof(Accum));
-  l.out_offset_bytes = l.v_offset_bytes + static_cast<unsigned>(P::kTileH * l.v_pitch) * static_cast<unsigned>(sizeof(Accum));
-  l.total_bytes = l.out_offset_bytes + static_cast<unsigned>(P::kTileH * l.out_pitch) * static_cast<unsigned>(sizeof(Fine));
+  l.total_bytes = l.v_offset_bytes + static_cast<unsigned>(P::kTileH * l.v_pitch) * static_cast<unsigned>(sizeof(Accum));
   return l;
 }
 
-// Phase 1 (then __syncthreads): fill.copy(slot, b_row, b_col) stores B[b_row][b_col] converted (and
-// scaled) into region slot `slot`; fill.copy_weight(i) weight i of the 2 d × 5.
+// Phase 1 (then __syncthreads): fill.copy(slot, b_row, b_col) stores B[b_row][b_col] converted into
+// region slot `slot`; fill.copy_weight(i) weight i of the 2 d × 4.
 template <class P, class Fill>
 GAUSSLAB_HD void expand_fill(const ExpandStage& s, const ExpandLayout& l, const ExpandRegion& r, int thread,
                              const Fill& fill) {
   const int lane = thread % 32;
   for (int row = thread / 32; row < r.rows; row += P::kThreads / 32)
     for (int col = lane; col < r.cols; col += 32) fill.copy(row * l.b_pitch + col, r.q0y + row, r.q0x + col);
-  for (int i = thread; i < 2 * s.d * 5; i += P::kThreads) fill.copy_weight(i);
+  for (int i = thread; i < expand_weight_count(s.d); i += P::kThreads) fill.copy_weight(i);
 }
 
-// Phase 2 (then __syncthreads): v[yy][col] = sum_k ey[p][k] region[q - q0y + k][col] for the tile's
-// rows yy (fine row y0 + yy = d q + p). Item: region column item % cols, run item / cols.
+// Phase 2 (then __syncthreads): v[yy][col] = sum_j ey[p][j] region[q - q0y + first + j][col] for the
+// tile's rows yy (fine row y0 + yy = d q + p). Warps take rows, lanes consecutive columns: the row's
+// phase and weights are found once per row, not once per value.
 template <class P, class Region, class Weights, class V>
 GAUSSLAB_HD void expand_vertical(const ExpandStage& s, const ExpandLayout& l, const ExpandRegion& r, int thread,
                                  const Region& region, const Weights& w, const V& v) {
   using Accum = std::decay_t<decltype(region[0])>;
-  const int runs = div_up(r.h, P::kRun);
-  const int items = r.cols * runs;
-  for (int item = thread; item < items; item += P::kThreads) {
-    const int col = item % r.cols;
-    const int yy0 = (item / r.cols) * P::kRun;
-    int q = (r.y0 + yy0) / s.d;
-    int p = (r.y0 + yy0) - q * s.d;
-    Accum window[kExpandTaps];
+  for (int yy = thread / 32; yy < r.h; yy += P::kThreads / 32) {
+    const int q = divide_by_magic(r.y0 + yy, s.d_magic);
+    const int p = (r.y0 + yy) - q * s.d;
+    const int first_row = (q - r.q0y + expand_first_tap(p, s.d)) * l.b_pitch;
+    float weight[kExpandSplineTaps];
     GAUSSLAB_UNROLL
-    for (int k = 0; k < kExpandTaps; ++k) window[k] = region[(q - r.q0y + k) * l.b_pitch + col];
-    GAUSSLAB_UNROLL
-    for (int i = 0; i < P::kRun; ++i) {
-      if (yy0 + i < r.h) {
-        Accum acc = zero_value<Accum>();
-        GAUSSLAB_UNROLL
-        for (int k = 0; k < kExpandTaps; ++k) acc = fma4(w[p * kExpandTaps + k], window[k], acc);
-        v.store((yy0 + i) * l.v_pitch + col, acc);
-      }
-      if (++p == s.d) {  // the next fine row starts the next interval: slide the window
-        p = 0;
-        ++q;
-        if (i + 1 < P::kRun && yy0 + i + 1 < r.h) {
-          GAUSSLAB_UNROLL
-          for (int k = 0; k < kExpandTaps - 1; ++k) window[k] = window[k + 1];
-          window[kExpandTaps - 1] = region[(q - r.q0y + kExpandTaps - 1) * l.b_pitch + col];
-        }
-      }
+    for (int j = 0; j < kExpandSplineTaps; ++j) weight[j] = w[p * kExpandSplineTaps + j];
+    for (int col = thread % 32; col < r.cols; col += 32) {
+      Accum acc = zero_value<Accum>();
+      GAUSSLAB_UNROLL
+      for (int j = 0; j < kExpandSplineTaps; ++j) acc = fma4(weight[j], region[first_row + j * l.b_pitch + col], acc);
+      v.store(yy * l.v_pitch + col, acc);
     }
   }
 }
 
-// Phase 3 (then __syncthreads): the output tile, tile[yy][xx] = Store(sum_k ex[p][k] v[yy][q - q0x + k]).
-// Item: row item % kTileH (lanes on consecutive rows), run item / kTileH.
-template <class P, class Fine, class V, class Weights, class Tile>
+// The final conversion of an expanded value. Every expanded value is a convex combination of values
+// in the storage's range: B's 16-bit integers (at most 65535) times non-negative float weights of sum
+// 1 / 257 (vertical) and 1 (horizontal), each sum within a few float roundings of its exact value, so
+// an RGBA8 value lies in [0, 255.001] and needs no clamp; adding 2^23 rounds it to the nearest
+// integer (ties to even, the same on the CPU as on the GPU) in the low byte, and on the GPU three
+// byte permutes pack the four low bytes (a clamp and a mask per channel cost the horizontal pass a
+// fifth of its instructions).
+// ExpandStore<Fine>::word(v): the pixel as the 4-byte word it is stored as; fine(word): the pixel.
+template <class Fine>
+struct ExpandStore;
+template <>
+struct ExpandStore<uchar4> {
+  using Word = unsigned;
+  GAUSSLAB_HD static Word word(float4 v) {
+    const unsigned x = float_as_bits(v.x + 8388608.0f), y = float_as_bits(v.y + 8388608.0f);
+    const unsigned z = float_as_bits(v.z + 8388608.0f), w = float_as_bits(v.w + 8388608.0f);
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(__byte_perm(x, y, 0x0040), __byte_perm(z, w, 0x0040), 0x5410);
+#else
+    return (x & 0xFFu) | (y & 0xFFu) << 8 | (z & 0xFFu) << 16 | (w & 0xFFu) << 24;
+#endif
+  }
+  GAUSSLAB_HD static uchar4 fine(Word word) {
+    return make_uchar4(static_cast<unsigned char>(word & 0xFFu), static_cast<unsigned char>(word >> 8 & 0xFFu),
+                       static_cast<unsigned char>(word >> 16 & 0xFFu), static_cast<unsigned char>(word >> 24));
+  }
+};
+template <>
+struct ExpandStore<float> {
+  using Word = float;
+  GAUSSLAB_HD static Word word(float v) { return v; }
+  GAUSSLAB_HD static float fine(Word word) { return word; }
+};
+
+// Phase 3: the tile's pixels. The thread's group: columns xx0 .. xx0 + kGroup - 1 of the tile (lanes on
+// consecutive groups), rows thread / kGroupsPerRow + k kRowsAtOnce. The group's pixels read v's
+// columns from the first pixel's first on, a window of Window values: kGroup = 4 consecutive pixels
+// step to the next interval at most once for d >= 3 (Window 5) and twice for d = 2 (Window 6). Each
+// pixel's four spline weights sit at its own place in the window (zeros elsewhere), so a row loads
+// the window once for the group (Window loads of v instead of 4 kGroup: the expand was bound by
+// shared-memory bandwidth, 89 % busy on the H100 at sigma 8) for a fifth or half more multiply-adds.
+// out.store_group(x, y, words) stores kGroup pixels of row y from x on, out.store(x, y, word) one
+// pixel (the image's last group of a row when the width cuts it); words as ExpandStore<Fine>::Word.
+GAUSSLAB_HD int expand_window_for(int d) { return d >= 3 ? 5 : 6; }
+
+template <int Window, class P, class Fine, class V, class Weights, class Out>
 GAUSSLAB_HD void expand_horizontal(const ExpandStage& s, const ExpandLayout& l, const ExpandRegion& r, int thread,
-                                   const V& v, const Weights& w, const Tile& tile) {
+                                   const V& v, const Weights& w, const Out& out) {
   using Accum = std::decay_t<decltype(v[0])>;
-  const int runs = div_up(r.w, P::kRun);
-  const int items = P::kTileH * runs;
-  const int horizontal = s.d * kExpandTaps;  // the horizontal weights follow the vertical ones
-  for (int item = thread; item < items; item += P::kThreads) {
-    const int yy = item % P::kTileH;
-    if (yy >= r.h) continue;
-    const int xx0 = (item / P::kTileH) * P::kRun;
-    int q = (r.x0 + xx0) / s.d;
-    int p = (r.x0 + xx0) - q * s.d;
-    Accum window[kExpandTaps];
+  constexpr int G = P::kGroup;
+  const int xx0 = (thread % P::kGroupsPerRow) * G;
+  if (xx0 >= r.w) return;
+  const int horizontal = s.d * kExpandSplineTaps;  // the horizontal weights follow the vertical ones
+  int window_first = 0;
+  float weight[G][Window];
+  GAUSSLAB_UNROLL
+  for (int i = 0; i < G; ++i) {
+    const int x = r.x0 + (xx0 + i < r.w ? xx0 + i : r.w - 1);  // past the image: computed, never stored
+    const int q = divide_by_magic(x, s.d_magic);
+    const int p = x - q * s.d;
+    const int offset = q - r.q0x + expand_first_tap(p, s.d);
+    if (i == 0) window_first = offset;
+    const int shift = offset - window_first;  // 0 .. Window - 4
     GAUSSLAB_UNROLL
-    for (int k = 0; k < kExpandTaps; ++k) window[k] = v[yy * l.v_pitch + q - r.q0x + k];
-    GAUSSLAB_UNROLL
-    for (int i = 0; i < P::kRun; ++i) {
-      if (xx0 + i < r.w) {
-        Accum acc = zero_value<Accum>();
-        GAUSSLAB_UNROLL
-        for (int k = 0; k < kExpandTaps; ++k) acc = fma4(w[horizontal + p * kExpandTaps + k], window[k], acc);
-        tile.store(yy * l.out_pitch + xx0 + i, Store<Fine>::from(acc));
-      }
-      if (++p == s.d) {
-        p = 0;
-        ++q;
-        if (i + 1 < P::kRun && xx0 + i + 1 < r.w) {
-          GAUSSLAB_UNROLL
-          for (int k = 0; k < kExpandTaps - 1; ++k) window[k] = window[k + 1];
-          window[kExpandTaps - 1] = v[yy * l.v_pitch + q - r.q0x + kExpandTaps - 1];
-        }
-      }
+    for (int k = 0; k < Window; ++k) {
+      const int j = k - shift;
+      weight[i][k] = j >= 0 && j < kExpandSplineTaps ? w[horizontal + p * kExpandSplineTaps + j] : 0.0f;
     }
   }
-}
-
-// Phase 4: out.store(x, y, pixel) for the tile, lanes on consecutive pixels of a row.
-template <class P, class Tile, class Out>
-GAUSSLAB_HD void expand_store(const ExpandLayout& l, const ExpandRegion& r, int thread, const Tile& tile,
-                              const Out& out) {
-  const int items = r.h * P::kTileW;
-  for (int item = thread; item < items; item += P::kThreads) {
-    const int xx = item % P::kTileW;
-    const int yy = item / P::kTileW;
-    if (xx < r.w) out.store(r.x0 + xx, r.y0 + yy, tile[yy * l.out_pitch + xx]);
+  // The window's last column may lie past the region when the group's pixels use fewer: read the
+  // last column instead (its weight is zero).
+  int column[Window];
+  GAUSSLAB_UNROLL
+  for (int k = 0; k < Window; ++k) column[k] = window_first + k < r.cols ? window_first + k : r.cols - 1;
+  const bool whole_group = xx0 + G <= r.w;
+  for (int yy = thread / P::kGroupsPerRow; yy < r.h; yy += P::kRowsAtOnce) {
+    Accum window[Window];
+    GAUSSLAB_UNROLL
+    for (int k = 0; k < Window; ++k) window[k] = v[yy * l.v_pitch + column[k]];
+    typename ExpandStore<Fine>::Word values[G];
+    GAUSSLAB_UNROLL
+    for (int i = 0; i < G; ++i) {
+      Accum acc = zero_value<Accum>();
+      GAUSSLAB_UNROLL
+      for (int k = 0; k < Window; ++k) acc = fma4(weight[i][k], window[k], acc);
+      values[i] = ExpandStore<Fine>::word(acc);
+    }
+    if (whole_group) {
+      out.store_group(r.x0 + xx0, r.y0 + yy, values);
+    } else {
+      for (int i = 0; xx0 + i < r.w; ++i) out.store(r.x0 + xx0 + i, r.y0 + yy, values[i]);
+    }
   }
 }
 

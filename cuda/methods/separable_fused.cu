@@ -30,6 +30,7 @@
 #include "gausslab/cuda/pooling.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "gausslab/cuda/registry.hpp"
+#include "async_copy.cuh"
 #include "separable_fused_common.cuh"
 
 namespace gausslab {
@@ -40,24 +41,6 @@ using namespace fused;
 using separable::SharedSpan;
 
 // ---- kernel ---------------------------------------------------------------------------------------
-
-// A 4-byte word from global into shared memory without passing through registers (cp.async, sm_80
-// and later: every copy of the fill is in flight at once, the registers stay free); a plain load and
-// store before sm_80. Completed by wait_async_copies.
-__device__ __forceinline__ void copy_word_async(void* shared_dst, const void* global_src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(global_src) : "memory");
-#else
-  *static_cast<unsigned*>(shared_dst) = __ldg(static_cast<const unsigned*>(global_src));
-#endif
-}
-
-__device__ __forceinline__ void wait_async_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
 
 // The fill phase's memory (fill_tile): source pixels and weights into the block's shared arrays.
 template <class In>

@@ -98,6 +98,10 @@ struct CheckedFill {
   typename CheckedShared<float>::Access w;
   const std::vector<float>* weights;
   void copy(int slot, int row, int col) const { raw.store(slot, src->at(row, col)); }
+  void copy_inside(int slot, int row, int col) const {
+    if (row < 0 || col < 0 || row >= src->height || col >= src->width) throw ModelError("copy_inside outside the source");
+    copy(slot, row, col);
+  }
   void copy_weight(int t) const { w.store(t, (*weights)[static_cast<std::size_t>(t)]); }
 };
 
@@ -148,12 +152,7 @@ struct ModelRun {
     plan = make_plan(sigma, width, height);
     prefilter = to_float(prefilter_by_phase(plan), 1.0);
     blur = to_float(plan.blur, 1.0);
-    for (int p = 0; p < plan.d; ++p)
-      for (int k = 0; k < kExpandTaps; ++k)
-        expand.push_back(static_cast<float>(plan.expand[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)] / kScale));
-    for (int p = 0; p < plan.d; ++p)
-      for (int k = 0; k < kExpandTaps; ++k)
-        expand.push_back(static_cast<float>(plan.expand[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)]));
+    expand = expand_kernel_weights(plan, kScale);
     const int taps1 = static_cast<int>(plan.prefilter.size());
 
     // C
@@ -218,7 +217,13 @@ struct ModelRun {
   };
 
   void run_row_reduce(const Plan& p, int taps, const SourceArray<Fine>& src, BorderMode border, Array<Coarse>& r) {
-    using P = RowReduceKernelPolicy;
+    if (row_reduce_is_wide(p.d))
+      run_row_reduce_with<RowReduceWidePolicy>(p, taps, src, border, r);
+    else
+      run_row_reduce_with<RowReduceNarrowPolicy>(p, taps, src, border, r);
+  }
+  template <class P>
+  void run_row_reduce_with(const Plan& p, int taps, const SourceArray<Fine>& src, BorderMode border, Array<Coarse>& r) {
     RowReduceStage s;
     s.d = p.d;
     s.taps = taps;
@@ -275,17 +280,19 @@ struct ModelRun {
     using P = ExpandKernelPolicy;
     ExpandStage s;
     s.d = p.d;
+    s.d_magic = divide_magic(p.d);
+    if (!expand_divides_exactly(p.d, out.width(), out.height())) throw ModelError("image too large for the expand's division");
     s.width = out.width();
     s.height = out.height();
     s.b_w = b.width();
     s.b_h = b.height();
-    const ExpandLayout l = expand_layout<P, Fine, Accum>(p.d);
-    for (long long block = 0; block < expand_block_count<P>(s); ++block) {
-      const ExpandRegion r = expand_region<P>(s, static_cast<int>(block));
-      CheckedShared<float> w(static_cast<std::size_t>(2 * p.d * kExpandTaps), "expand weights");
+    const ExpandLayout l = expand_layout<P, Accum>(p.d);
+    for (long long block = 0; block < static_cast<long long>(expand_tiles_x<P>(s)) * expand_tiles_y<P>(s); ++block) {
+      const ExpandRegion r = expand_region<P>(s, static_cast<int>(block % expand_tiles_x<P>(s)),
+                                              static_cast<int>(block / expand_tiles_x<P>(s)));
+      CheckedShared<float> w(static_cast<std::size_t>(expand_weight_count(p.d)), "expand weights");
       CheckedShared<Accum> region(static_cast<std::size_t>(expand_max_rows<P>(p.d) * l.b_pitch), "region");
       CheckedShared<Accum> v(static_cast<std::size_t>(P::kTileH * l.v_pitch), "v");
-      CheckedShared<Fine> tile(static_cast<std::size_t>(P::kTileH * l.out_pitch), "out tile");
       struct Fill {
         const Array<Coarse>* b;
         typename CheckedShared<Accum>::Access region;
@@ -303,14 +310,20 @@ struct ModelRun {
       v.begin_fill();
       for (int t = 0; t < P::kThreads; ++t) expand_vertical<P>(s, l, r, t, region.access(), w.access(), v.access());
       v.begin_read();
-      tile.begin_fill();
-      for (int t = 0; t < P::kThreads; ++t) expand_horizontal<P, Fine>(s, l, r, t, v.access(), w.access(), tile.access());
-      tile.begin_read();
       struct Out {
+        using Word = typename ExpandStore<Fine>::Word;
         Array<Fine>* out;
-        void store(int x, int y, Fine value) const { out->store(x, y, value); }
+        void store(int x, int y, Word word) const { out->store(x, y, ExpandStore<Fine>::fine(word)); }
+        void store_group(int x, int y, const Word (&words)[P::kGroup]) const {
+          for (int i = 0; i < P::kGroup; ++i) store(x + i, y, words[i]);
+        }
       };
-      for (int t = 0; t < P::kThreads; ++t) expand_store<P>(l, r, t, tile.access(), Out{&out});
+      for (int t = 0; t < P::kThreads; ++t) {
+        if (expand_window_for(p.d) == 5)
+          expand_horizontal<5, P, Fine>(s, l, r, t, v.access(), w.access(), Out{&out});
+        else
+          expand_horizontal<6, P, Fine>(s, l, r, t, v.access(), w.access(), Out{&out});
+      }
     }
   }
 };
@@ -408,6 +421,31 @@ FilterParams params_for(double sigma, BorderMode border) {
 
 // ---- the plan ------------------------------------------------------------------------------------------
 
+TEST(MultiresPlan, PrefilterPhasesFitThePhaseWindow) {
+  int most = 0;
+  for (double sigma = multires::kMinSigma; sigma <= 200.0; sigma += 0.05) {
+    const Plan plan = make_plan(sigma, 64, 64);
+    const int taps = static_cast<int>(plan.prefilter.size());
+    most = std::max(most, taps_in_phase(taps, plan.d, 0));
+    ASSERT_LE(taps_in_phase(taps, plan.d, 0), kMaxPhaseTaps) << "sigma " << sigma;
+  }
+  EXPECT_EQ(most, kMaxPhaseTaps);  // not larger than needed: each unused tap costs the kernels issue slots
+}
+
+TEST(MultiresPlan, DivisionByMultiplyMatchesIntegerDivision) {
+  for (int d = 2; d <= 80; ++d) {
+    const unsigned magic = divide_magic(d);
+    const int limit = static_cast<int>(std::min<long long>((1ll << 32) / d - 65, 1 << 30));
+    for (int n : {0, 1, d - 1, d, d + 1, 4095, 4096, 65535, 1 << 20, limit - 1, limit}) {
+      if (n > limit) continue;
+      ASSERT_EQ(divide_by_magic(n, magic), n / d) << n << " / " << d;
+    }
+    for (int n = 0; n < 5000; ++n) ASSERT_EQ(divide_by_magic(n, magic), n / d) << n << " / " << d;
+    EXPECT_TRUE(expand_divides_exactly(d, limit, 1));
+    EXPECT_FALSE(expand_divides_exactly(d, static_cast<int>(std::min<long long>((1ll << 32) / d, 0x7fffffff)), 1));
+  }
+}
+
 TEST(MultiresPlan, VariancesAddUpToSigmaSquaredAndEveryStageSumsToOne) {
   for (double sigma : {4.0, 4.9, 5.0, 7.4, 7.5, 12.3, 32.0, 64.0, 200.0}) {
     const Plan plan = make_plan(sigma, 100, 50);
@@ -491,7 +529,10 @@ struct Case {
 };
 
 TEST(MultiresModel, MatchesThePlainPipelineForEverySizeBorderAndPath) {
-  const Case cases[] = {{1, 1, 4.0}, {7, 3, 5.5}, {67, 45, 4.0}, {70, 33, 8.0}, {131, 29, 14.0}, {40, 90, 30.0}};
+  // (64 × 200 at sigma 30 and 150 × 230 at 40: the column reduce's windows inside R, and the row
+  // reduce's wide (d <= 12) and narrow policies.)
+  const Case cases[] = {{1, 1, 4.0},     {7, 3, 5.5},     {67, 45, 4.0},   {70, 33, 8.0},
+                        {131, 29, 14.0}, {40, 90, 30.0},  {64, 200, 30.0}, {150, 230, 40.0}};
   for (const Case& c : cases)
     for (BorderMode border : kAllBorderModes)
       for (bool fused : {true, false}) {
