@@ -360,9 +360,12 @@ struct RowReducePolicy {
   static constexpr int kThreads = 32 * Warps;
   static constexpr int kOutputs = Outputs;
 };
-// Eight outputs per window where the rows' span keeps a window for each warp (d <= 12), else four.
-using RowReduceWidePolicy = RowReducePolicy<4, 8>;
-using RowReduceNarrowPolicy = RowReducePolicy<4, 4>;
+// Eight outputs per window up to d 12, four above (more windows per block where the prefilter is
+// long); eight warps. Measured on the H100 (4096² RGBA8, the row reduce's policy and span target
+// varied, docs/methods/multires.md): 4 or 8 warps × 4 or 8 outputs × spans 256, 384, 512 were within
+// 5 % of each other up to sigma 32; at sigma 48 and 64 eight warps of four outputs were 6-12 % ahead.
+using RowReduceWidePolicy = RowReducePolicy<8, 8>;
+using RowReduceNarrowPolicy = RowReducePolicy<8, 4>;
 GAUSSLAB_HD bool row_reduce_is_wide(int d) { return d <= 12; }
 
 struct RowReduceStage {
@@ -377,8 +380,7 @@ struct RowReduceStage {
 };
 
 // Windows per block row: as many as keep a row's span near 384 samples (at least one; warps beyond
-// the windows only help fill). 384 rather than 512: five blocks of RGBA8 rows per H100 SM instead of
-// three, for a sixth more of the apron loaded.
+// the windows only help fill).
 inline constexpr int kRowReduceSpanTarget = 384;
 template <class P>
 GAUSSLAB_HD int row_reduce_groups_for(int d, int taps) {
