@@ -145,8 +145,11 @@ __global__ void __launch_bounds__(ColumnReduceKernelPolicy::kThreads)
     MultiresColumnReduceKernel(ColumnReduceStage s, const char* r, std::size_t r_pitch, char* out, std::size_t out_pitch,
                                const float* weights) {
   using P = ColumnReduceKernelPolicy;
-  column_reduce_thread<P>(s, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x),
-                          DeviceRows<Coarse, Accum>{r, r_pitch}, weights, DeviceStore<Coarse>{out, out_pitch});
+  __shared__ Accum partial[column_reduce_partial_count<P>()];
+  const int block = static_cast<int>(blockIdx.x), thread = static_cast<int>(threadIdx.x);
+  column_reduce_slice<P>(s, block, thread, DeviceRows<Coarse, Accum>{r, r_pitch}, weights, SharedSpan<Accum>{partial});
+  __syncthreads();
+  column_reduce_combine<P>(s, block, thread, SharedSpan<Accum>{partial}, DeviceStore<Coarse>{out, out_pitch});
 }
 
 template <class Coarse, class Accum>

@@ -159,9 +159,27 @@ inline constexpr int kMaxPhaseTaps = 7;
 // sample is converted once per thread (decimating_window's N - 1 overlap loads every sample of a
 // phase's window again for each group of N outputs). d >= 2; taps_in_phase(taps, d, 0) <= K.
 template <int M, int K, class Accum, class Weights, class Sample>
+GAUSSLAB_HD void phase_window_range(Accum (&acc)[M], const Weights& phase_ordered, int d, int taps, int p_begin,
+                                    int p_end, const Sample& sample);
+
+template <int M, int K, class Accum, class Weights, class Sample>
 GAUSSLAB_HD void phase_window(Accum (&acc)[M], const Weights& phase_ordered, int d, int taps, const Sample& sample) {
+  phase_window_range<M, K>(acc, phase_ordered, d, taps, 0, d, sample);
+}
+
+// The phases p_begin .. p_end - 1 of phase_window only (the other phases' share left to other
+// threads); phase_weights_offset: where phase p_begin's weights start in the phase order.
+GAUSSLAB_HD int phase_weights_offset(int d, int taps, int p_begin) {
   int offset = 0;
-  for (int p = 0; p < d && p < taps; ++p) {
+  for (int p = 0; p < p_begin && p < taps; ++p) offset += (taps - p + d - 1) / d;
+  return offset;
+}
+
+template <int M, int K, class Accum, class Weights, class Sample>
+GAUSSLAB_HD void phase_window_range(Accum (&acc)[M], const Weights& phase_ordered, int d, int taps, int p_begin,
+                                    int p_end, const Sample& sample) {
+  int offset = phase_weights_offset(d, taps, p_begin);
+  for (int p = p_begin; p < p_end && p < taps; ++p) {
     const int phase_taps = (taps - p + d - 1) / d;
     float w[K];
     GAUSSLAB_UNROLL
@@ -462,17 +480,18 @@ GAUSSLAB_HD void row_reduce_pass(const RowReduceStage& s, RowBlock b, int thread
   }
 }
 
-// Column reduce: C[cy][cx] = sum_t w[t] R(border(d cy + origin + t), cx); one thread per column and
-// window of N outputs, lanes on consecutive columns (coalesced reads of R straight from global).
-template <int Warps, int Outputs>
+// Column reduce: C[cy][cx] = sum_t w[t] R(border(d cy + origin + t), cx). A block owns 32 columns
+// (lanes, coalesced reads of R straight from global) and kOutputs consecutive outputs of each; its
+// warps split the d phases of those windows (slices), and their partial sums meet in shared memory.
+// C is small (1 / d^2 of the image): with one thread per window of outputs, the H100 held 4 to 15
+// warps per SM, each walking all d phases of its window one after another (81 µs at sigma 64).
+template <int Slices, int Outputs>
 struct ColumnReducePolicy {
-  static constexpr int kWarps = Warps;
-  static constexpr int kThreads = 32 * Warps;
+  static constexpr int kSlices = Slices;
+  static constexpr int kThreads = 32 * Slices;
   static constexpr int kOutputs = Outputs;
 };
-// Two outputs per thread: C is small (1 / d^2 of the image), so the column reduce needs every thread
-// it can have to hide R's load latency (four outputs left it at 11 % of an H100's warps).
-using ColumnReduceKernelPolicy = ColumnReducePolicy<8, 2>;
+using ColumnReduceKernelPolicy = ColumnReducePolicy<8, 4>;
 
 struct ColumnReduceStage {
   int d = 1;
@@ -489,35 +508,62 @@ GAUSSLAB_HD int column_reduce_blocks_x(const ColumnReduceStage& s) {
 }
 template <class P>
 GAUSSLAB_HD long long column_reduce_block_count(const ColumnReduceStage& s) {
-  return static_cast<long long>(column_reduce_blocks_x<P>(s)) * div_up(s.out_h, P::kWarps * P::kOutputs);
+  return static_cast<long long>(column_reduce_blocks_x<P>(s)) * div_up(s.out_h, P::kOutputs);
+}
+template <class P>
+GAUSSLAB_HD constexpr int column_reduce_partial_count() {
+  return P::kSlices * P::kOutputs * 32;
 }
 
-// r.load(row, cx) reads R[row][cx]; weights as above (phase-ordered, in any readable array).
-template <class P, class RView, class Weights, class Out>
-GAUSSLAB_HD void column_reduce_thread(const ColumnReduceStage& s, int block, int thread, const RView& r,
-                                      const Weights& w, const Out& out) {
+// Step 1 (then __syncthreads): partial[(slice kOutputs + j) 32 + lane] = the thread's slice of output
+// j's sum (zero for a column past C). r.load(row, cx) reads R[row][cx]; weights phase-ordered, in
+// any readable array.
+template <class P, class RView, class Weights, class Partial>
+GAUSSLAB_HD void column_reduce_slice(const ColumnReduceStage& s, int block, int thread, const RView& r,
+                                     const Weights& w, const Partial& partial) {
   constexpr int N = P::kOutputs;
   using Accum = std::decay_t<decltype(r.load(0, 0))>;
   const int bx = column_reduce_blocks_x<P>(s);
-  const int cx = (block % bx) * 32 + thread % 32;
-  const int cy = ((block / bx) * P::kWarps + thread / 32) * N;
-  if (cx >= s.out_w || cy >= s.out_h) return;
+  const int lane = thread % 32, slice = thread / 32;
+  const int cx = (block % bx) * 32 + lane;
+  const int cy = (block / bx) * N;
   Accum acc[N];
   GAUSSLAB_UNROLL
   for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
-  const int first = s.d * cy + s.origin;
-  if (first >= 0 && first + s.d * (N - 1) + s.taps <= s.src_h) {
-    // The window of rows inside R (all but the top and bottom few windows): no border mapping.
-    phase_window<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, [&](int i) { return r.load(first + i, cx); });
-  } else {
-    phase_window<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, [&](int i) {
-      const int row = border_index(first + i, s.src_h, s.border);
-      return row < 0 ? zero_value<Accum>() : r.load(row, cx);
-    });
+  if (cx < s.out_w) {
+    const int p_begin = slice * s.d / P::kSlices, p_end = (slice + 1) * s.d / P::kSlices;
+    const int first = s.d * cy + s.origin;
+    if (first >= 0 && first + s.d * (N - 1) + s.taps <= s.src_h) {
+      // The window of rows inside R (all but the top and bottom few windows): no border mapping.
+      phase_window_range<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, p_begin, p_end,
+                                           [&](int i) { return r.load(first + i, cx); });
+    } else {
+      phase_window_range<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, p_begin, p_end, [&](int i) {
+        const int row = border_index(first + i, s.src_h, s.border);
+        return row < 0 ? zero_value<Accum>() : r.load(row, cx);
+      });
+    }
   }
   GAUSSLAB_UNROLL
-  for (int j = 0; j < N; ++j)
-    if (cy + j < s.out_h) out.store(cx, cy + j, acc[j]);
+  for (int j = 0; j < N; ++j) partial.store((slice * N + j) * 32 + lane, acc[j]);
+}
+
+// Step 2: the slices' sums; out.store(cx, cy, value) for the block's outputs inside C.
+template <class P, class Partial, class Out>
+GAUSSLAB_HD void column_reduce_combine(const ColumnReduceStage& s, int block, int thread, const Partial& partial,
+                                       const Out& out) {
+  using Accum = std::decay_t<decltype(partial[0])>;
+  constexpr int N = P::kOutputs;
+  if (thread >= 32 * N) return;
+  const int bx = column_reduce_blocks_x<P>(s);
+  const int lane = thread % 32, j = thread / 32;
+  const int cx = (block % bx) * 32 + lane;
+  const int cy = (block / bx) * N + j;
+  if (cx >= s.out_w || cy >= s.out_h) return;
+  Accum sum = zero_value<Accum>();
+  GAUSSLAB_UNROLL
+  for (int slice = 0; slice < P::kSlices; ++slice) sum = sum + partial[(slice * N + j) * 32 + lane];
+  out.store(cx, cy, sum);
 }
 
 // ---- expand ---------------------------------------------------------------------------------------

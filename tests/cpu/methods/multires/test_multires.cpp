@@ -271,9 +271,14 @@ struct ModelRun {
       Array<Coarse>* c;
       void store(int x, int y, Accum v) const { c->store(x, y, Store<Coarse>::from(v)); }
     };
-    for (long long block = 0; block < column_reduce_block_count<P>(s); ++block)
+    for (long long block = 0; block < column_reduce_block_count<P>(s); ++block) {
+      CheckedShared<Accum> partial(static_cast<std::size_t>(column_reduce_partial_count<P>()), "column partial sums");
+      partial.begin_fill();
       for (int t = 0; t < P::kThreads; ++t)
-        column_reduce_thread<P>(s, static_cast<int>(block), t, RView{&r}, prefilter.data(), Out{&c});
+        column_reduce_slice<P>(s, static_cast<int>(block), t, RView{&r}, prefilter.data(), partial.access());
+      partial.begin_read();
+      for (int t = 0; t < P::kThreads; ++t) column_reduce_combine<P>(s, static_cast<int>(block), t, partial.access(), Out{&c});
+    }
   }
 
   void run_expand(const Plan& p, const Array<Coarse>& b, Array<Fine>& out) {
