@@ -24,6 +24,7 @@
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/reference.hpp"
+#include "gausslab/cuda/registry.hpp"
 #include "multires_common.cuh"
 #include "multires_plan.hpp"
 #include "kit/checked_shared.hpp"
@@ -558,6 +559,27 @@ TEST(MultiresModel, MatchesThePlainPipelineForEverySizeBorderAndPath) {
         for (std::size_t i = 0; i < want8.size(); ++i) worst8 = std::max(worst8, std::fabs(bytes[i] - want8[i]));
         EXPECT_LE(worst8, 0.5 + 2 * 0.5 / kCoarseScaleRgba8 + 1e-3);  // rounding + 16-bit C and B
       }
+}
+
+// Images beyond the kernels' index arithmetic (a side times d at 2^32, the expand's grid of 65535
+// tile rows) are refused with the reason, before any device is asked; an ordinary one is not.
+TEST(MultiresLimits, RefusesImagesBeyondItsGridAndIndexArithmetic) {
+  const std::unique_ptr<Method> multires = find_method("multires")->create();
+  auto reason = [&](int width, int height, double sigma) {
+    FilterProblem problem;
+    problem.width = width;
+    problem.height = height;
+    problem.params.sigma = sigma;
+    return multires->unsupported_reason(problem);
+  };
+  EXPECT_EQ(reason(4096, 4096, 32.0), "");
+  EXPECT_EQ(reason(1, 2097120, 8.0), "");
+  const std::string tall = reason(1, 2097121, 8.0);
+  EXPECT_NE(tall.find("2097121 rows"), std::string::npos) << tall;
+  EXPECT_NE(tall.find("use recursive"), std::string::npos) << tall;
+  const std::string wide = reason(60000000, 1, 200.0);  // d 80: 60e6 × 80 > 2^32
+  EXPECT_NE(wide.find("60000000"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("use recursive"), std::string::npos) << wide;
 }
 
 TEST(MultiresModel, ConstantImagesStayConstant) {
