@@ -17,8 +17,8 @@
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
 // Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): RGBA8
 // <= 0.65 levels (0.5 of it rounding); F32 <= 4.2e-4 of the input's range, <= 9e-4 of the peak.
-// Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.177 ms at sigma 32 (recursive 1.57 ms),
-// 0.17-0.22 ms from sigma 16 to 64, 0.243 at sigma 8, 0.293 at sigma 4 (26 % to 15 % of the copy
+// Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.169 ms at sigma 32 (recursive 1.57 ms),
+// 0.17-0.20 ms from sigma 16 to 64, 0.233 at sigma 8, 0.281 at sigma 4 (27 % to 16 % of the copy
 // bandwidth); per-kernel figures and what limits each in docs/methods/multires.md.
 #include <algorithm>
 #include <cstdint>
