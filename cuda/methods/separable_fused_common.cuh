@@ -324,7 +324,10 @@ GAUSSLAB_HD void row_pass(const FusedProblem& problem, const FusedLayout& layout
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int in = row * layout.raw_pitch + group * N;
-    fused_window<N, kTaps>(acc, weights, layout.taps, [&](int i) { return to_accum(raw[in + i]); });
+    // The samples through the conversion unit (I2F, exact), beside the FMA and ALU pipes the pass is
+    // bound by: on the H100 RGBA8 sigma 0.5 / 1 / 2 ran 2 / 5 / 5 % faster than with to_accum's OR
+    // and add (F32 samples are not converted).
+    fused_window<N, kTaps>(acc, weights, layout.taps, [&](int i) { return to_accum_via_i2f(raw[in + i]); });
     const int out = row * P::kHPitch + group * N;
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) h.store(out + j, acc[j]);
