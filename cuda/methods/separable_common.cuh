@@ -230,8 +230,10 @@ GAUSSLAB_HD void accumulate_tile_chunk(const LinePass& pass, int thread, int chu
   const int lane = thread % 32;
   const int warp = thread / 32;
   const int base = lane * P::kPitch + warp * P::kOutputs;
+  // Bytes through the conversion unit (I2F, exact), beside the FMA pipe: RGBA8 1.5-2.5 % faster on
+  // the H100 than to_accum's OR and add (sigma 1 to 16, 4096²).
   accumulate_window<P::kOutputs>(acc, chunk_weights, chunk_tap_count<P>(pass, chunk_start),
-                                 [&](int i) { return to_accum(tile[base + i]); });
+                                 [&](int i) { return to_accum_via_i2f(tile[base + i]); });
 }
 
 // Last phase: writes the thread's outputs that lie in the image, transposed (see above).
