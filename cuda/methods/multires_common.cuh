@@ -1,6 +1,6 @@
 #pragma once
 // multires: the per-thread code of the four kernels (reduce, row reduce, column reduce, expand), for
-// multires.cu and for the CPU model in tests/cpu/test_multires.cpp, which runs it unchanged block by
+// multires.cu and for the CPU model in tests/cpu/methods/multires/, which runs it unchanged block by
 // block and thread by thread with checked memory. The maths (weights, grids) is in multires_plan.hpp;
 // the algorithm in docs/methods/multires.md.
 //
@@ -10,12 +10,14 @@
 //                 decimating column pass from h. With d = 1 and the blur's weights the same kernel is
 //                 the coarse blur C -> B (a fused separable FIR; C already holds the border).
 //   row reduce /  for large d, where the fine apron of a 2D tile would not fit: the row pass alone
-//   column reduce into R (every image row, C's columns), then the column pass from R.
-//   expand        out(d q + p) = sum_k e[p][k] B[q + k], k < 5: vertical into a shared tile, then
-//                 horizontal into a shared output tile, written out with coalesced stores.
+//   column reduce into R (every image row, C's columns), then the column pass from R (a block's
+//                 warps split each window's phases and add their partial sums in shared memory).
+//   expand        out(d q + p) = sum_j e[p][j] B[q + first(p) + j], j < 4: vertical into a shared
+//                 tile v, then each thread 4 consecutive pixels of a row from one window of v, stored
+//                 with one 16-byte store.
 // Decimating passes use the polyphase form: the taps t = p + d k of phase p read the samples
-// d (c + k) + p, so N consecutive outputs of phase p slide one register window along every d-th sample
-// (fused::fused_window, whose run-time tap count fits the phases' ceil((T - p) / d) taps).
+// d (c + k) + p. phase_window (d >= 2) keeps a phase's taps in registers and walks each chain of
+// samples once; the blur (d = 1) keeps decimating_window, fused::fused_window's run-time window.
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
