@@ -138,7 +138,7 @@ struct DeviceRows {
   const char* r;
   std::size_t pitch;
   __device__ Accum load(int row, int col) const {
-    return to_accum(reinterpret_cast<const Coarse*>(r + static_cast<std::size_t>(row) * pitch)[col]);
+    return row_sample(reinterpret_cast<const Coarse*>(r + static_cast<std::size_t>(row) * pitch)[col]);
   }
 };
 
@@ -162,7 +162,7 @@ struct DeviceRegion {
   const float* weights;
   float* shared_weights;
   __device__ void copy(int slot, int row, int col) const {
-    region[slot] = to_accum(reinterpret_cast<const Coarse*>(b + static_cast<std::size_t>(row) * pitch)[col]);
+    region[slot] = row_sample(reinterpret_cast<const Coarse*>(b + static_cast<std::size_t>(row) * pitch)[col]);
   }
   __device__ void copy_weight(int i) const { shared_weights[i] = weights[i]; }
 };
