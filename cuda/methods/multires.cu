@@ -138,7 +138,7 @@ struct DeviceRows {
   const char* r;
   std::size_t pitch;
   __device__ Accum load(int row, int col) const {
-    return row_sample(reinterpret_cast<const Coarse*>(r + static_cast<std::size_t>(row) * pitch)[col]);
+    return to_accum_via_i2f(reinterpret_cast<const Coarse*>(r + static_cast<std::size_t>(row) * pitch)[col]);
   }
 };
 
@@ -162,7 +162,7 @@ struct DeviceRegion {
   const float* weights;
   float* shared_weights;
   __device__ void copy(int slot, int row, int col) const {
-    region[slot] = row_sample(reinterpret_cast<const Coarse*>(b + static_cast<std::size_t>(row) * pitch)[col]);
+    region[slot] = to_accum_via_i2f(reinterpret_cast<const Coarse*>(b + static_cast<std::size_t>(row) * pitch)[col]);
   }
   __device__ void copy_weight(int i) const { shared_weights[i] = weights[i]; }
 };
@@ -209,7 +209,8 @@ __global__ void __launch_bounds__(ExpandKernelPolicy::kThreads)
   __syncthreads();
   expand_vertical<P>(s, l, r, thread, region, SharedSpan<float>{w}, v);
   __syncthreads();
-  expand_horizontal<Window, P, Fine>(s, l, r, thread, v, SharedSpan<float>{w}, DevicePixels<Fine>{dst, dst_pitch, vector_stores});
+  expand_horizontal<Window, P, Fine>(s, l, r, thread, v, SharedSpan<float>{w},
+                                     DevicePixels<Fine>{dst, dst_pitch, vector_stores});
 }
 
 // ---- launch ---------------------------------------------------------------------------------------
@@ -230,6 +231,16 @@ int fused_max_d(PixelFormat format) {
 // Row pitch of a coarse array: a multiple of 128 bytes.
 std::size_t coarse_pitch(int width, std::size_t pixel_bytes) {
   return (static_cast<std::size_t>(width) * pixel_bytes + 127) / 128 * 128;
+}
+
+// f(RowReduceWidePolicy{}) or f(RowReduceNarrowPolicy{}): the one place the row reduce's policy is
+// chosen from MultiresLaunch::rows_wide.
+template <class F>
+void with_row_reduce_policy(bool wide, const F& f) {
+  if (wide)
+    f(RowReduceWidePolicy{});
+  else
+    f(RowReduceNarrowPolicy{});
 }
 
 // Everything one run launches, from the plan.
@@ -291,13 +302,11 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   m.rows.border = problem.params.border;
   m.rows.out_scale = static_cast<float>(scale);
   m.rows_wide = row_reduce_is_wide(p.d);
-  if (m.rows_wide) {
-    m.rows.groups = row_reduce_groups_for<RowReduceWidePolicy>(p.d, taps1);
-    m.rows_shared = row_reduce_shared_bytes<RowReduceWidePolicy, Fine>(m.rows);
-  } else {
-    m.rows.groups = row_reduce_groups_for<RowReduceNarrowPolicy>(p.d, taps1);
-    m.rows_shared = row_reduce_shared_bytes<RowReduceNarrowPolicy, Fine>(m.rows);
-  }
+  with_row_reduce_policy(m.rows_wide, [&](auto policy) {
+    using P = decltype(policy);
+    m.rows.groups = row_reduce_groups_for<P>(p.d, taps1);
+    m.rows_shared = row_reduce_shared_bytes<P, Fine>(m.rows);
+  });
 
   m.columns.d = p.d;
   m.columns.taps = taps1;
@@ -382,10 +391,9 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
           m.reduce, static_cast<const char*>(src.data), src.pitch_bytes, c.as<char>(), m.c_pitch, weights);
       GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresReduceKernel", stream);
     } else {
-      if (m.rows_wide)
-        launch_row_reduce<RowReduceWidePolicy, Fine, Coarse, Accum>(m, src, r, weights, stream);
-      else
-        launch_row_reduce<RowReduceNarrowPolicy, Fine, Coarse, Accum>(m, src, r, weights, stream);
+      with_row_reduce_policy(m.rows_wide, [&](auto policy) {
+        launch_row_reduce<decltype(policy), Fine, Coarse, Accum>(m, src, r, weights, stream);
+      });
       const long long column_blocks = column_reduce_block_count<ColumnReduceKernelPolicy>(m.columns);
       check_grid(column_blocks, "MultiresColumnReduceKernel");
       MultiresColumnReduceKernel<Coarse, Accum>
@@ -409,7 +417,6 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
     const dim3 grid(static_cast<unsigned>(expand_tiles_x<ExpandKernelPolicy>(m.expand)),
                     static_cast<unsigned>(expand_tiles_y<ExpandKernelPolicy>(m.expand)));
     check_grid(static_cast<long long>(grid.x) * grid.y, "MultiresExpandKernel");
-    if (grid.y > 65535u) throw std::logic_error("multires: an expand grid of " + std::to_string(grid.y) + " tile rows");  // refused by method_limits
     const bool vector_stores = reinterpret_cast<std::uintptr_t>(dst.data) % 16 == 0 && dst.pitch_bytes % 16 == 0;
     if (expand_window_for(m.expand.d) == 5)
       MultiresExpandKernel<5, Fine, Coarse, Accum><<<grid, ExpandKernelPolicy::kThreads, m.expand_shared, stream>>>(
@@ -431,10 +438,10 @@ void set_shared_limits(const MultiresLaunch& m) {
   using Accum = typename T::Accum;
   if (m.fused)
     allow_shared(MultiresReduceKernel<Fine, Coarse, Accum>);
-  else if (m.rows_wide)
-    allow_shared(MultiresRowReduceKernel<RowReduceWidePolicy, Fine, Coarse, Accum>);
   else
-    allow_shared(MultiresRowReduceKernel<RowReduceNarrowPolicy, Fine, Coarse, Accum>);
+    with_row_reduce_policy(m.rows_wide, [](auto policy) {
+      allow_shared(MultiresRowReduceKernel<decltype(policy), Fine, Coarse, Accum>);
+    });
   allow_shared(MultiresReduceKernel<Coarse, Coarse, Accum>);
   allow_shared(MultiresExpandKernel<5, Fine, Coarse, Accum>);
   allow_shared(MultiresExpandKernel<6, Fine, Coarse, Accum>);

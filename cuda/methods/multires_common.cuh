@@ -87,13 +87,12 @@ GAUSSLAB_HD float4 to_accum(ushort4 p) {
                      exact_u16_to_float(p.w));
 }
 
-// A sample of a decimating row pass as floats, through the conversion unit (I2F, exact for bytes and
-// 16-bit integers): the row passes are bound by the FMA and ALU pipes, where the OR-and-add of
-// to_accum puts two instructions per channel; I2F runs on a pipe beside them. H100, 4096² RGBA8
-// (both converters in the same call, two rounds): 2-8 % faster from sigma 4 to 64.
-GAUSSLAB_HD float4 row_sample(uchar4 p) { return gausslab::to_accum_via_i2f(p); }
-GAUSSLAB_HD float4 row_sample(ushort4 p) { return make_float4(p.x, p.y, p.z, p.w); }
-GAUSSLAB_HD float row_sample(float p) { return p; }
+// The same exact values through the conversion unit (I2F), as to_accum_via_i2f of kernel_common.cuh
+// for bytes and floats, for this file's 16-bit storage. Every multires kernel reads its samples
+// this way: its passes are bound by the FMA and ALU pipes, where to_accum's OR and add put two
+// instructions per channel; I2F runs on a pipe beside them (H100, 4096² RGBA8: 2-8 % faster).
+using gausslab::to_accum_via_i2f;
+GAUSSLAB_HD float4 to_accum_via_i2f(ushort4 p) { return make_float4(p.x, p.y, p.z, p.w); }
 
 // v (in [0, 65535] up to rounding) to the nearest 16-bit integer, ties to even: adding 2^23 rounds
 // to an integer in the low mantissa bits (float addition rounds to nearest even on both sides).
@@ -176,21 +175,13 @@ GAUSSLAB_HD void decimating_window(Accum (&acc)[N], const Weights& phase_ordered
 // MultiresPlan.PrefilterPhasesFitThePhaseWindow.
 inline constexpr int kMaxPhaseTaps = 7;
 
-// The same sum as decimating_window, with each phase's (at most K) weights in registers and every
-// loop unrolled: per phase p the thread loads the chain of samples d i + p, i < M + taps_p - 1, once
-// each, and adds sample i to the outputs m = i - k it reaches. No register window is moved, and a
-// sample is converted once per thread (decimating_window's N - 1 overlap loads every sample of a
-// phase's window again for each group of N outputs). d >= 2; taps_in_phase(taps, d, 0) <= K.
-template <int M, int K, class Accum, class Weights, class Sample>
-GAUSSLAB_HD void phase_window_range(Accum (&acc)[M], const Weights& phase_ordered, int d, int taps, int p_begin,
-                                    int p_end, const Sample& sample);
-
-template <int M, int K, class Accum, class Weights, class Sample>
-GAUSSLAB_HD void phase_window(Accum (&acc)[M], const Weights& phase_ordered, int d, int taps, const Sample& sample) {
-  phase_window_range<M, K>(acc, phase_ordered, d, taps, 0, d, sample);
-}
-
-// The phases p_begin .. p_end - 1 of phase_window only (the other phases' share left to other
+// phase_window: the same sum as decimating_window, with each phase's (at most K) weights in
+// registers and every loop unrolled: per phase p the thread loads the chain of samples d i + p,
+// i < M + taps_p - 1, once each, and adds sample i to the outputs m = i - k it reaches. No register
+// window is moved, and a sample is converted once per thread (decimating_window's N - 1 overlap
+// loads every sample of a phase's window again for each group of N outputs). d >= 2;
+// taps_in_phase(taps, d, 0) <= K.
+// phase_window_range: the phases p_begin .. p_end - 1 only (the other phases' share left to other
 // threads); phase_weights_offset: where phase p_begin's weights start in the phase order.
 GAUSSLAB_HD int phase_weights_offset(int d, int taps, int p_begin) {
   int offset = 0;
@@ -221,6 +212,11 @@ GAUSSLAB_HD void phase_window_range(Accum (&acc)[M], const Weights& phase_ordere
     }
     offset += phase_taps;
   }
+}
+
+template <int M, int K, class Accum, class Weights, class Sample>
+GAUSSLAB_HD void phase_window(Accum (&acc)[M], const Weights& phase_ordered, int d, int taps, const Sample& sample) {
+  phase_window_range<M, K>(acc, phase_ordered, d, taps, 0, d, sample);
 }
 
 // ---- reduce (and the coarse blur): one 2D tile per block ------------------------------------------
@@ -315,7 +311,7 @@ GAUSSLAB_HD void reduce_fill(const ReduceStage& s, const ReduceLayout& l, TileOr
 template <int N, class P, class Raw, class H, class Window>
 GAUSSLAB_HD void reduce_row_items(const ReduceStage& s, const ReduceLayout& l, int thread, const Raw& raw, const H& h,
                                   const Window& window) {
-  using Accum = std::decay_t<decltype(row_sample(raw[0]))>;
+  using Accum = std::decay_t<decltype(to_accum_via_i2f(raw[0]))>;
   const int groups = s.tile_w / N;
   const int items = l.fine_h * groups;
   for (int item = thread; item < items; item += P::kThreads) {
@@ -325,7 +321,7 @@ GAUSSLAB_HD void reduce_row_items(const ReduceStage& s, const ReduceLayout& l, i
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int base = row * l.raw_pitch + s.d * group * N;
-    window(acc, [&](int i) { return row_sample(raw[base + i]); });
+    window(acc, [&](int i) { return to_accum_via_i2f(raw[base + i]); });
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) h.store(row * l.h_pitch + group * N + j, acc[j]);
   }
@@ -485,7 +481,7 @@ template <class P, class Raw, class Weights, class Out>
 GAUSSLAB_HD void row_reduce_pass(const RowReduceStage& s, RowBlock b, int thread, const Raw& raw, const Weights& w,
                                  const Out& out) {
   constexpr int N = P::kOutputs;
-  using Accum = std::decay_t<decltype(row_sample(raw[0]))>;
+  using Accum = std::decay_t<decltype(to_accum_via_i2f(raw[0]))>;
   const int row = thread % 32;
   if (b.y0 + row >= s.src_h) return;
   const int pitch = row_reduce_pitch<P>(s);
@@ -496,7 +492,7 @@ GAUSSLAB_HD void row_reduce_pass(const RowReduceStage& s, RowBlock b, int thread
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
     const int base = row * pitch + s.d * group * N;
-    phase_window<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, [&](int i) { return row_sample(raw[base + i]); });
+    phase_window<N, kMaxPhaseTaps>(acc, w, s.d, s.taps, [&](int i) { return to_accum_via_i2f(raw[base + i]); });
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j)
       if (c + j < s.out_w) out.store(c + j, b.y0 + row, s.out_scale * acc[j]);
