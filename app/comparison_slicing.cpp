@@ -40,6 +40,9 @@ bool close_tiles(const TileSize& kept, const TileSize& wanted) {
   return w >= 1 / 1.5 && w <= 1.5 && h >= 1 / 1.5 && h <= 1.5;
 }
 
+// The registry's description of method `method` (an index into method_registry()).
+const MethodInfo& method_info(int method) { return method_registry().at(static_cast<std::size_t>(method)).info; }
+
 }  // namespace
 
 double ComparisonMode::whole_run_units(const std::string& method_id, int radius) const {
@@ -48,7 +51,7 @@ double ComparisonMode::whole_run_units(const std::string& method_id, int radius)
 
 std::uint64_t ComparisonMode::tag_whole_run(int index) {
   const SlotSetting& s = slot(index).wanted();
-  const std::string& id = method_registry().at(static_cast<std::size_t>(s.method)).info.id;
+  const std::string& id = method_info(s.method).id;
   const std::uint64_t tag = next_tag_++;
   spans_[tag] = TimedSpan{index, id, whole_run_units(id, s.params.radius()), 0, s.params.radius()};
   return tag;
@@ -115,7 +118,7 @@ void ComparisonMode::queue_sliced_start(int index, const SlotSetting& setting, c
   // method's scratch waits for its own last run (GpuMethod's fence), and the copy of a finished
   // result into the pixel buffer is on the same stream, ahead of the next tile.
   if (run->started() && run->busy()) return;
-  const bool core_only = method_registry().at(static_cast<std::size_t>(setting.method)).info.computes_core_from_halo;
+  const bool core_only = method_info(setting.method).computes_core_from_halo;
   SlicedStart start{setting,
                     plan_tiles(pipeline_->width(), pipeline_->height(), setting.params.radius(), choice.tile, core_only),
                     choice.shape == RunShape::Probe};
@@ -162,7 +165,7 @@ double ComparisonMode::slice_budget_ms(int slicing_slots) {
 
 double ComparisonMode::whole_run_ms(int index) const {
   const SlotSetting& s = slot(index).wanted();
-  const std::string& id = method_registry().at(static_cast<std::size_t>(s.method)).info.id;
+  const std::string& id = method_info(s.method).id;
   const int radius = s.params.radius();
   const std::optional<double> ms = cost_model_.predict_ms(id, whole_run_units(id, radius));
   return ms && cost_model_.timed_at(id, radius) ? *ms : kFrameSliceBudgetMs;
@@ -172,7 +175,7 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms
   if (applied_.pool != PoolMode::None) return false;  // pooled runs stay whole (docs/viewer.md)
   Slot& s = slot(index);
   const SlotSetting setting = s.wanted();
-  const MethodInfo& info = method_registry().at(static_cast<std::size_t>(setting.method)).info;
+  const MethodInfo& info = method_info(setting.method);
   const int radius = setting.params.radius();
   SliceSchedule& schedule = schedule_[index];
   // A probe gives way to the real choice as soon as the method's speed at this radius is known.
@@ -280,7 +283,7 @@ void ComparisonMode::collect_gpu_times() {
 std::string ComparisonMode::sliced_progress(int index) const {
   const int method = slot(index).wanted().method;
   if (!schedule_[index].active() || method < 0) return {};
-  return schedule_[index].progress(method_registry().at(static_cast<std::size_t>(method)).info.id);
+  return schedule_[index].progress(method_info(method).id);
 }
 
 }  // namespace gausslab
