@@ -27,11 +27,11 @@ namespace {
 constexpr double kFrameSliceBudgetMs = 2.0;
 constexpr double kSliceTileMs = kFrameSliceBudgetMs / 2;
 // The GPU time a frame's whole runs and tiles may take together before the tiles wait a frame. A
-// tile cannot always be cut to the budget: a 2D window's block sums its whole window, and at
-// radius 128 shared_2d's tiles took 3.3-3.9 ms on the H100 whatever their size (112² and 256²
-// cores: 3.9 and 5.1 ms). Enqueued in the frame that also ran another slot's first whole run (the
-// step to the split view, recursive on A), such a frame took 6.5-7.2 ms against 5.5 for the
-// heaviest of the frames after it (docs/results/viewer-session/).
+// tile's block cannot be shorter than one step of its window (at radius 128 shared_2d's whole-window
+// tiles took 3.3-3.9 ms on the H100 whatever their size, before tiles went in steps of bands:
+// bands_per_step). Enqueued in the frame that also ran another slot's first whole run (the step
+// to the split view, recursive on A), such a frame took 6.5-7.2 ms against 5.5 for the heaviest of
+// the frames after it (docs/results/viewer-session/).
 constexpr double kFrameGpuLimitMs = 2 * kFrameSliceBudgetMs;
 
 // A sliced run keeps its plan while a new choice's tile is within 1.5x of it on each side.
@@ -145,7 +145,8 @@ void ComparisonMode::begin_sliced_run(int index, const SlicedStart& started, con
                                 (started.probe ? "probe " : "") + std::to_string(plan.tile.width) + "x" +
                                 std::to_string(plan.tile.height) + " tiles, " + std::to_string(plan.tiles.size()));
   const std::uint64_t run_id = next_tag_++;
-  schedule_[index].start(started.setting, static_cast<int>(plan.tiles.size()), started.probe, plan.row_bands(), run_id);
+  const SlicedRun& run = *sliced_[index];
+  schedule_[index].start(started.setting, run.steps(), run.steps_per_tile(), started.probe, plan.row_bands(), run_id);
   SlicedTotal total;
   total.slot = index;
   total.setting = started.setting;
@@ -204,25 +205,27 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms
 
   SlicedRun& run = *sliced_[index];
   if (run.busy()) return true;  // the last tiles are still running: none are queued behind them
-  const double tile_units = static_cast<double>(run.plan().computed_pixels_per_tile()) * window_cost(info.id, radius);
+  // A step is a tile, or an equal part of its window's bands (SlicedRun::steps_per_tile).
+  const double step_units = static_cast<double>(run.plan().computed_pixels_per_tile()) *
+                            window_cost(info.id, radius) / run.steps_per_tile();
   // At a radius never timed the model extrapolates from other radii (after a jump from sigma 32 to
-  // 4 its tiles took twice their budget on the H100): one tile per frame until a time is read back.
-  const std::optional<double> tile_ms = cost_model_.predict_ms(info.id, tile_units);
+  // 4 its tiles took twice their budget on the H100): one step per frame until a time is read back.
+  const std::optional<double> step_ms = cost_model_.predict_ms(info.id, step_units);
   const int count =
-      schedule.probe() || !timed_here ? 1 : tiles_this_frame(tile_ms, schedule.remaining(), budget_ms);
+      schedule.probe() || !timed_here ? 1 : tiles_this_frame(step_ms, schedule.remaining(), budget_ms);
   // With this frame's whole runs, the tiles would take the frame past kFrameGpuLimitMs: they wait
   // for the next frame, unless they waited in the last one.
-  const std::optional<double> tiles_ms = tile_ms ? std::optional<double>(*tile_ms * count) : std::nullopt;
+  const std::optional<double> tiles_ms = step_ms ? std::optional<double>(*step_ms * count) : std::nullopt;
   tiles_deferred_[index] =
       tiles_wait_for_whole_runs(whole_ms, tiles_ms, budget_ms, kFrameGpuLimitMs, tiles_deferred_[index]);
   if (tiles_deferred_[index]) return true;
   if (count > 1 && FrameTrace::instance().enabled())
-    FrameTrace::instance().note("sliced " + info.id + ": " + std::to_string(count) + " tiles this frame");
+    FrameTrace::instance().note("sliced " + info.id + ": " + std::to_string(count) + " steps this frame");
   const std::uint64_t tag = next_tag_++;
-  const bool timed = run.run_tiles(pipeline_->device_source(), schedule.next(), count, tag, pipeline_->stream());
+  const bool timed = run.run_steps(pipeline_->device_source(), schedule.next(), count, tag, pipeline_->stream());
   SlicedTotal& total = sliced_totals_[schedule.run()];
   if (timed) {
-    spans_[tag] = TimedSpan{index, info.id, tile_units * count, schedule.run(), radius, count};
+    spans_[tag] = TimedSpan{index, info.id, step_units * count, schedule.run(), radius, count};
     ++total.steps;
   } else {
     total.untimed = true;

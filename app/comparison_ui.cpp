@@ -279,7 +279,7 @@ void ComparisonMode::slots_section() {
       ImGui::TextColored(kDimColour, "%s running on the CPU: %.1f s (the picture shows the last result)",
                          slot_id(s.wanted().method).c_str(), cpu_runner_.running_seconds(i));
     if (const std::string sliced = sliced_progress(i); !sliced.empty()) {
-      ImGui::ProgressBar(schedule_[i].tiles() > 0 ? static_cast<float>(schedule_[i].next()) / schedule_[i].tiles() : 0.0f,
+      ImGui::ProgressBar(schedule_[i].steps() > 0 ? static_cast<float>(schedule_[i].next()) / schedule_[i].steps() : 0.0f,
                          ImVec2(-1, 0), sliced.c_str());
       tooltip("A slow GPU method runs in slices of about 2 ms a frame; the picture shows the last finished result");
     } else if (!sliced_note_[i].empty() && sliced_note_setting_[i] == s.wanted()) {

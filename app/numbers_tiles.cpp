@@ -32,11 +32,11 @@ bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstI
   const TilePlan plan = plan_tiles(d_plane.width, d_plane.height, params.radius(), TileSize{core, core},
                                    method.info().computes_core_from_halo);
   run.start(method, plan, params, PixelFormat::F32);
-  for (int k = 0; k < static_cast<int>(plan.tiles.size()); ++k) {
+  for (int k = 0; k < run.steps(); ++k) {
     if (k > 0 && before_tile) before_tile();
     if (superseded) return false;
-    run.run_tiles(d_plane, k, 1, 0, stream);
-    GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));  // the next tile waits: the frame's work goes between
+    run.run_steps(d_plane, k, 1, 0, stream);
+    GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));  // the next step waits: the frame's work goes between
   }
   copy_image_async(run.result(), d_dst, cudaMemcpyDeviceToDevice, stream);
   GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));

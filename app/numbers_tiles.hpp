@@ -41,9 +41,9 @@ double numbers_tile_units(const MethodInfo& info);
 
 // Filters the device float plane `d_plane` into `d_dst` with `method` (GPU, window) in tiles of
 // `core`, one after another through `run` (started here for float planes, its buffers reused from
-// plane to plane), waiting for each tile on `stream`. False when `superseded` stopped it between two
-// tiles (d_dst then unchanged). before_tile runs before every tile but the first (the worker waits
-// there for the next frame).
+// plane to plane), waiting for each step (a tile, or some bands of its window: SlicedRun) on
+// `stream`. False when `superseded` stopped it between two steps (d_dst then unchanged). before_tile
+// runs before every step but the first (the worker waits there for the next frame).
 bool run_plane_in_tiles(Method& method, const FilterParams& params, const ConstImageView& d_plane,
                         const ImageView& d_dst, int core, cudaStream_t stream, SlicedRun& run,
                         const std::atomic<bool>& superseded, const std::function<void()>& before_tile = {});

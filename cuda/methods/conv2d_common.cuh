@@ -29,6 +29,7 @@
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/window_bands.hpp"
 
 // GAUSSLAB_UNROLL_IF(condition) before a loop, `condition` a constant: true, the loop unrolls
 // completely (the count kUnrollCompletely = INT_MAX is no smaller than any trip count; the SASS is
@@ -99,6 +100,7 @@ struct NaiveArgs {
   BorderMode border = BorderMode::Reflect;
   int summation_chunk = 1;  // taps per partial sum, in each direction (summation_chunk() below)
   bool halo_in_memory = false;  // read beyond src from the memory around it (HaloReads)
+  BandRange bands;              // bands of summation_chunk kernel rows (window_bands.hpp)
 };
 
 // The source row or column of a tap at index i: the border rule (-1 for a 'constant' zero), or,
@@ -113,6 +115,31 @@ template <class Pixel>
 GAUSSLAB_HD const Pixel* source_row(const ConstImageView& view, int sy) {
   return reinterpret_cast<const Pixel*>(static_cast<const char*>(view.data) +
                                         static_cast<long long>(sy) * static_cast<long long>(view.pitch_bytes));
+}
+
+// ---- bands of the window (window_bands.hpp) ----------------------------------------------------
+
+// Past the last band a launch sums, of `count`.
+GAUSSLAB_HD int end_band(const BandRange& bands, int count) { return min_int(bands.end, count); }
+template <PixelFormat F>
+GAUSSLAB_HD PixelAccum<F>* partial_total(const BandRange& bands, int x, int y) {
+  return reinterpret_cast<PixelAccum<F>*>(static_cast<char*>(bands.partial) +
+                                          static_cast<long long>(y) * static_cast<long long>(bands.partial_pitch_bytes)) +
+         x;
+}
+// The running total output (x, y) starts from: what the launch before left (zero for the first band).
+template <PixelFormat F>
+GAUSSLAB_HD PixelAccum<F> starting_total(const BandRange& bands, int x, int y) {
+  return bands.first > 0 ? *partial_total<F>(bands, x, y) : zero_value<PixelAccum<F>>();
+}
+// Output (x, y) once this launch's bands are summed: the pixel, or the running total while bands remain.
+template <PixelFormat F>
+GAUSSLAB_HD void finish_output(const ImageView& dst, const BandRange& bands, int count, int x, int y,
+                               const PixelAccum<F>& total) {
+  if (bands.end < count)
+    *partial_total<F>(bands, x, y) = total;
+  else
+    dst.template row<PixelStorage<F>>(y)[x] = FromAccum<PixelStorage<F>>::convert(total);
 }
 
 // Taps summed into one partial sum before it joins the next level: about sqrt(taps), so that each
@@ -155,7 +182,8 @@ void dispatch_radius(int radius, bool unrolled, Fn&& fn) {
 #if defined(__CUDACC__)
 #pragma nv_diag_suppress 20168  // the ignored unroll pragmas of the run-time radius (above)
 #endif
-// Output pixel (x, y) of naive_2d: the weights are the (2r+1)² row-major 2D kernel (weights[i *
+// Output pixel (x, y) of naive_2d, as its running total after the bands args.bands names (all: the
+// whole sum; finish_output writes it): the weights are the (2r+1)² row-major 2D kernel (weights[i *
 // taps + j] multiplies the input at (x + j - r, y + i - r)). Every tap's source goes through the
 // border rule; 'constant' skips the taps that fall outside (they are zero).
 // kRadius >= 0: the compile-time kernel of that radius (args.radius must equal it), whose loops
@@ -168,9 +196,12 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
   const int radius = kFixed ? kRadius : args.radius;
   const int taps = 2 * radius + 1;
   const int chunk = kFixed ? summation_chunk_of(2 * kRadius + 1) : args.summation_chunk;
-  Accum total = zero_value<Accum>();
+  // The compile-time kernels sum every band (the launch picks the loop for a band range).
+  Accum total = kFixed ? zero_value<Accum>() : starting_total<F>(args.bands, x, y);
+  const int i_begin = kFixed ? 0 : args.bands.first * chunk;
+  const int i_end_all = kFixed ? taps : min_int(end_band(args.bands, div_up(taps, chunk)) * chunk, taps);
   GAUSSLAB_UNROLL_IF(kFixed)
-  for (int i0 = 0; i0 < taps; i0 += chunk) {
+  for (int i0 = i_begin; i0 < i_end_all; i0 += chunk) {
     const int i_end = min_int(i0 + chunk, taps);
     Accum band = zero_value<Accum>();  // the rows i0 .. i_end - 1
     GAUSSLAB_UNROLL_IF(kFixed)
@@ -201,6 +232,19 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
 #if defined(__CUDACC__)
 #pragma nv_diag_default 20168
 #endif
+
+// The bands of naive_2d's window: summation_chunk kernel rows each (naive_output's outer loop).
+template <PixelFormat F>
+GAUSSLAB_HD int naive_band_count(const NaiveArgs<F>& args) {
+  return div_up(2 * args.radius + 1, args.summation_chunk);
+}
+// naive_2d's bands: summation_chunk kernel rows each (naive_output's outer loop).
+template <PixelFormat F>
+WindowBands naive_window_bands(int radius) {
+  const int taps = 2 * radius + 1;
+  const int chunk = summation_chunk(taps);
+  return {div_up(taps, chunk), chunk, taps, static_cast<int>(sizeof(PixelAccum<F>))};
+}
 
 // The (2r+1)² weights of naive_2d, row-major: each is the float64 product of two normalised 1D
 // weights (the same ones the float64 reference uses), rounded once to float32.
@@ -362,6 +406,7 @@ struct Shared2dArgs {
   ChunkPlan chunks;
   int tiles_x = 1;
   bool halo_in_memory = false;  // read beyond src from the memory around it (HaloReads)
+  BandRange bands;               // bands of chunk rows (window_bands.hpp)
   RowWeights<Capacity> weights;  // w[0 .. 2r]
 };
 
@@ -504,18 +549,47 @@ GAUSSLAB_HD void accumulate_chunk(const Shared2dArgs<F, Capacity>& args, const C
   }
 }
 
-// After the last chunk: each thread writes those of its R outputs that lie inside the image.
+// shared_2d's bands: its rows of chunks (a band's sums join the total at the band's last chunk).
+inline WindowBands shared_window_bands(const ChunkPlan& plan, std::size_t accum_bytes) {
+  return {plan.chunks_per_side, plan.chunk, plan.taps, static_cast<int>(accum_bytes)};
+}
+// The chunks of the bands args.bands names: [first, end).
+template <PixelFormat F, int Capacity>
+GAUSSLAB_HD int first_chunk(const Shared2dArgs<F, Capacity>& args) {
+  return args.bands.first * args.chunks.chunks_per_side;
+}
+template <PixelFormat F, int Capacity>
+GAUSSLAB_HD int end_chunk(const Shared2dArgs<F, Capacity>& args) {
+  return end_band(args.bands, args.chunks.chunks_per_side) * args.chunks.chunks_per_side;
+}
+
+// Before the first chunk: the running totals the launch before left for the thread's R outputs
+// inside the image (none before the first band).
+template <PixelFormat F, int Capacity>
+GAUSSLAB_HD void load_running_totals(const Shared2dArgs<F, Capacity>& args, Tile tile, int tx, int ty,
+                                     ThreadSums<F>& sums) {
+  using P = Shared2dPolicy<F>;
+  const int y = tile.y0 + ty;
+  if (args.bands.first == 0 || y >= args.dst.height) return;
+  GAUSSLAB_UNROLL
+  for (int k = 0; k < P::kOutputsPerThread; ++k) {
+    const int x = tile.x0 + tx * P::kOutputsPerThread + k;
+    if (x < args.dst.width) sums.total[k] = starting_total<F>(args.bands, x, y);
+  }
+}
+
+// After the last chunk: each thread writes those of its R outputs that lie inside the image (their
+// running totals while bands remain).
 template <PixelFormat F, int Capacity>
 GAUSSLAB_HD void store_outputs(const Shared2dArgs<F, Capacity>& args, Tile tile, int tx, int ty,
                                const ThreadSums<F>& sums) {
   using P = Shared2dPolicy<F>;
   const int y = tile.y0 + ty;
   if (y >= args.dst.height) return;
-  PixelStorage<F>* row = args.dst.template row<PixelStorage<F>>(y);
   GAUSSLAB_UNROLL
   for (int k = 0; k < P::kOutputsPerThread; ++k) {
     const int x = tile.x0 + tx * P::kOutputsPerThread + k;
-    if (x < args.dst.width) row[x] = FromAccum<PixelStorage<F>>::convert(sums.total[k]);
+    if (x < args.dst.width) finish_output<F>(args.dst, args.bands, args.chunks.chunks_per_side, x, y, sums.total[k]);
   }
 }
 

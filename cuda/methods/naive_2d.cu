@@ -59,8 +59,8 @@ __global__ void __launch_bounds__(NaivePolicy::kThreads)
     weights = c_naive_weights;
   else
     weights = d_weights;
-  args.dst.template row<PixelStorage<F>>(y)[x] =
-      FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights, x, y, CompileTimeRadius<kRadius>{}));
+  finish_output<F>(args.dst, args.bands, naive_band_count(args), x, y,
+                   naive_output<F>(args, weights, x, y, CompileTimeRadius<kRadius>{}));
 }
 
 // ---- the shared __constant__ weights ----------------------------------------------------------
@@ -97,6 +97,13 @@ class Naive2d final : public HaloReadingGpuMethod {
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
     const double relative = error_bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
     return {relative, std::max(0.51, 0.5 + 255.0 * relative)};
+  }
+
+  WindowBands window_bands() const override {
+    WindowBands bands;
+    dispatch_format(prepared_problem().format,
+                    [&](auto tag) { bands = naive_window_bands<decltype(tag)::value>(prepared_problem().params.radius()); });
+    return bands;
   }
 
  protected:
@@ -136,6 +143,7 @@ class Naive2d final : public HaloReadingGpuMethod {
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) {
     NaiveArgs<F> args = make_naive_args<F>(src, dst, prepared_problem().params);
     args.halo_in_memory = halo_in_memory();
+    args.bands = bands();
     const int tiles_x = div_up(dst.width, NaivePolicy::kThreadsX);
     const long long blocks = tile_count(dst.width, dst.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
     if (blocks > INT_MAX) throw std::invalid_argument("naive_2d: the image needs more thread blocks than a grid holds");
@@ -163,7 +171,9 @@ class Naive2d final : public HaloReadingGpuMethod {
     }
     {
       ScopedStage stage(timer, "convolve", stream);
-      dispatch_radius(args.radius, unrolled_, [&](auto radius) {
+      // The compile-time kernels sum the whole window in one launch.
+      const bool all_bands = args.bands.first == 0 && args.bands.end >= naive_band_count(args);
+      dispatch_radius(args.radius, unrolled_ && all_bands, [&](auto radius) {
         constexpr int kRadius = decltype(radius)::value;
         naive2dKernel<F, true, kRadius><<<grid, block, 0, stream>>>(args, nullptr, tiles_x);
       });

@@ -57,7 +57,8 @@ struct SharedWindow {
 
 // ---- kernel ------------------------------------------------------------------------------------
 
-// One block per tile. Every thread runs every chunk's two barriers (the loop count is the same for
+// One block per tile, over the chunks of the bands args.bands names (all in a plain run; a split run
+// starts from the running totals in memory and leaves them there). Every thread runs every chunk's two barriers (the loop count is the same for
 // the whole block, and no thread returns early); threads whose row is below the image stage but
 // skip the arithmetic.
 // kRadius >= 0: the compile-time kernel of radius 1..3 (conv2d_common.cuh): one chunk of taps × taps.
@@ -71,8 +72,9 @@ __global__ void __launch_bounds__(Shared2dPolicy<F>::kThreads) shared2dKernel(co
 
   ThreadSums<F> sums;
   clear(sums);
-  const int chunks = args.chunks.count();
-  for (int index = 0; index < chunks; ++index) {
+  if (has_outputs) load_running_totals(args, tile, tx, ty, sums);
+  const int end = end_chunk(args);
+  for (int index = first_chunk(args); index < end; ++index) {
     const Chunk chunk = chunk_at(args.chunks, index);
     __syncthreads();  // everyone has finished reading the previous chunk's window
     stage_chunk(args, tile, chunk, tx, ty, window);
@@ -108,6 +110,12 @@ class Shared2d final : public HaloReadingGpuMethod {
     const ChunkPlan plan = problem == prepared_problem() ? plan_ : make_chunk_plan(taps, max_chunk);
     const double relative = error_bound_from_units(shared_error_units(plan));
     return {relative, std::max(0.51, 0.5 + 255.0 * relative)};
+  }
+
+  WindowBands window_bands() const override {
+    std::size_t accum_bytes = 0;
+    dispatch_format(prepared_problem().format, [&](auto tag) { accum_bytes = sizeof(PixelAccum<decltype(tag)::value>); });
+    return shared_window_bands(plan_, accum_bytes);
   }
 
  protected:
@@ -162,6 +170,7 @@ class Shared2d final : public HaloReadingGpuMethod {
     Shared2dArgs<F, Capacity> args =
         make_shared_2d_args<F, Capacity>(src, dst, prepared_problem().params, plan_, row_weights_);
     args.halo_in_memory = halo_in_memory();
+    args.bands = bands();
     const long long blocks = tile_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight);
     if (blocks > INT_MAX) throw std::invalid_argument("shared_2d: the image needs more thread blocks than a grid holds");
 

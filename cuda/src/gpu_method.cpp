@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
@@ -60,13 +61,26 @@ void GpuMethod::run_checked(const ConstImageView& src, const ImageView& dst, cud
 
 HaloReads* halo_reads(Method& method) { return dynamic_cast<HaloReads*>(&method); }
 
-void HaloReadingGpuMethod::run_reading_halo(const ConstImageView& src, const ImageView& dst, cudaStream_t stream) {
+void HaloReadingGpuMethod::run_reading_halo(const ConstImageView& src, const ImageView& dst, const BandRange& bands,
+                                            cudaStream_t stream) {
+  const int count = window_bands().count;
+  const bool split = bands.first > 0 || bands.end < count;
+  if (bands.first < 0 || bands.first >= count || bands.end <= bands.first)
+    throw std::invalid_argument(info().id + ": bands [" + std::to_string(bands.first) + ", " + std::to_string(bands.end) +
+                                ") of a window cut into " + std::to_string(count));
+  if (split && (bands.partial == nullptr ||
+                bands.partial_pitch_bytes < static_cast<std::size_t>(dst.width) * window_bands().partial_bytes_per_pixel))
+    throw std::invalid_argument(info().id + ": a run of some of the window's bands needs running totals for every output");
   run_checked(src, dst, stream, [&] {
     halo_in_memory_ = true;
+    bands_ = bands;
     struct Reset {
-      bool& flag;
-      ~Reset() { flag = false; }
-    } reset{halo_in_memory_};
+      HaloReadingGpuMethod& method;
+      ~Reset() {
+        method.halo_in_memory_ = false;
+        method.bands_ = BandRange{};
+      }
+    } reset{*this};
     run_kernels(src, dst, nullptr, stream);
   });
 }

@@ -54,28 +54,54 @@ void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& 
     if (DeviceImage outgrown = image->fit(plan.input_width(), plan.input_height(), format); !outgrown.empty())
       outgrown_.push_back(std::move(outgrown));
   result_.resize(plan.width, plan.height, format);
+  steps_per_tile_ = 1;
+  bands_per_step_ = 0;
+  if (halo_reads_) {
+    const WindowBands bands = halo_reads_->window_bands();
+    bands_per_step_ = bands_per_step(bands.count, bands.rows_per_band, bands.taps);
+    steps_per_tile_ = (bands.count + bands_per_step_ - 1) / bands_per_step_;
+    if (steps_per_tile_ > 1) {
+      totals_pitch_bytes_ = static_cast<std::size_t>(plan.tile.width) * bands.partial_bytes_per_pixel;
+      const std::size_t bytes = totals_pitch_bytes_ * static_cast<std::size_t>(plan.tile.height);
+      if (running_totals_.capacity_bytes() < bytes) {  // the outgrown one is kept, as the images' (above)
+        outgrown_totals_.push_back(std::move(running_totals_));
+        running_totals_ = DeviceBuffer(bytes);
+      }
+    }
+  }
   plan_ = plan;
   params_ = params;
   method_ = &method;
 }
 
-bool SlicedRun::run_tiles(const ConstImageView& source, int first, int count, std::uint64_t tag, cudaStream_t stream) {
-  if (!method_) throw std::logic_error("SlicedRun::run_tiles before start");
+bool SlicedRun::run_steps(const ConstImageView& source, int first, int count, std::uint64_t tag, cudaStream_t stream) {
+  if (!method_) throw std::logic_error("SlicedRun::run_steps before start");
   if (source.width != plan_.width || source.height != plan_.height || source.format != result_.format())
-    throw std::invalid_argument("SlicedRun::run_tiles: the source is not the planned picture");
-  if (first < 0 || count < 0 || first + count > static_cast<int>(plan_.tiles.size()))
-    throw std::invalid_argument("SlicedRun::run_tiles: tiles " + std::to_string(first) + " + " + std::to_string(count) +
-                                " of " + std::to_string(plan_.tiles.size()));
+    throw std::invalid_argument("SlicedRun::run_steps: the source is not the planned picture");
+  if (first < 0 || count < 0 || first + count > steps())
+    throw std::invalid_argument("SlicedRun::run_steps: steps " + std::to_string(first) + " + " + std::to_string(count) +
+                                " of " + std::to_string(steps()));
   const bool timed = tag != 0 && clock_.begin(tag, stream);
   for (int k = first; k < first + count; ++k) {
-    const Tile& tile = plan_.tiles[static_cast<std::size_t>(k)];
-    gather_with_border(source, input_.view(), tile.x - plan_.halo_x, tile.y - plan_.halo_y, params_.border, stream);
-    if (halo_reads_)
+    const Tile& tile = plan_.tiles[static_cast<std::size_t>(k / steps_per_tile_)];
+    const int step = k % steps_per_tile_;
+    if (step == 0)
+      gather_with_border(source, input_.view(), tile.x - plan_.halo_x, tile.y - plan_.halo_y, params_.border, stream);
+    if (halo_reads_) {
+      BandRange bands;  // every band
+      if (steps_per_tile_ > 1) {
+        bands.first = step * bands_per_step_;
+        bands.end = step + 1 < steps_per_tile_ ? bands.first + bands_per_step_ : bands.end;
+        bands.partial = running_totals_.as<void>();
+        bands.partial_pitch_bytes = totals_pitch_bytes_;
+      }
       halo_reads_->run_reading_halo(part(input_.view(), plan_.halo_x, plan_.halo_y, plan_.tile.width, plan_.tile.height),
                                     part(output_.view(), plan_.halo_x, plan_.halo_y, plan_.tile.width, plan_.tile.height),
-                                    stream);
-    else
+                                    bands, stream);
+    } else {
       method_->run(input_.view(), output_.view(), nullptr, stream);
+    }
+    if (step + 1 < steps_per_tile_) continue;  // the tile's output is complete after its last step
     const ImageView own = part(output_.view(), plan_.halo_x + tile.own_x - tile.x, plan_.halo_y + tile.own_y - tile.y,
                                tile.own_w, tile.own_h);
     copy_image_async(own, part(result_.view(), tile.own_x, tile.own_y, tile.own_w, tile.own_h), cudaMemcpyDeviceToDevice,
@@ -94,6 +120,8 @@ void SlicedRun::release() {
   input_.release();
   output_.release();
   result_.release();
+  running_totals_.release();
+  outgrown_totals_.clear();
   outgrown_.clear();
 }
 

@@ -143,4 +143,11 @@ bool tiles_wait_for_whole_runs(double whole_ms, std::optional<double> tiles_ms, 
   return whole_ms + (tiles_ms ? *tiles_ms : budget_ms) > limit_ms;
 }
 
+int bands_per_step(int bands, int rows_per_band, int taps) {
+  if (bands < 1 || rows_per_band < 1 || taps < 1)
+    throw std::invalid_argument("bands_per_step: bands, rows per band and taps must be at least 1");
+  const long long band_taps = static_cast<long long>(rows_per_band) * taps;
+  return static_cast<int>(std::clamp<long long>(kStepTapsPerOutput / band_taps, 1, bands));
+}
+
 }  // namespace gausslab

@@ -27,6 +27,14 @@ ImageRgba8 download(const ConstImageView& d_view) {
   return image;
 }
 
+TestImage download_any(const ConstImageView& d_view) {
+  TestImage image(d_view.width, d_view.height, d_view.format);
+  GAUSSLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  copy_image_async(d_view, image.view(), cudaMemcpyDeviceToHost, nullptr);
+  GAUSSLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  return image;
+}
+
 TEST_F(SlicedRunGpu, TilesGiveTheWholeRunsBytesForEveryBandExactMethodAndBorder) {
   constexpr int kWidth = 317, kHeight = 259;
   ImageRgba8 picture(kWidth, kHeight);
@@ -57,9 +65,9 @@ TEST_F(SlicedRunGpu, TilesGiveTheWholeRunsBytesForEveryBandExactMethodAndBorder)
       SlicedRun run;
       run.start(*banded, plan, params);
       // In two calls, as frames would.
-      const int half = static_cast<int>(plan.tiles.size()) / 2;
-      run.run_tiles(d_picture.view(), 0, half, 1, nullptr);
-      run.run_tiles(d_picture.view(), half, static_cast<int>(plan.tiles.size()) - half, 2, nullptr);
+      const int half = run.steps() / 2;
+      run.run_steps(d_picture.view(), 0, half, 1, nullptr);
+      run.run_steps(d_picture.view(), half, run.steps() - half, 2, nullptr);
       const ImageRgba8 sliced = download(run.result());
       const std::string what = entry.info.id + (core_only ? " core-only" : "") + " border " + to_string(params.border) + " sigma " +
                                std::to_string(params.sigma) + " tile " + std::to_string(plan.tile.width) + "x" +
@@ -70,6 +78,46 @@ TEST_F(SlicedRunGpu, TilesGiveTheWholeRunsBytesForEveryBandExactMethodAndBorder)
     }
   });
   EXPECT_GT(compared, 0) << "no band-exact GPU method ran";
+}
+
+// At radius 128 (sigma 32) the core-only methods sum each tile's window in steps of some of its bands,
+// the running totals kept on the device between them (cuda/window_bands.hpp): the result must still
+// be the whole run's bytes, for RGBA8 and the numbers worker's float planes, every border, steps
+// enqueued one at a time (as frames do).
+TEST_F(SlicedRunGpu, TilesInStepsOfBandsGiveTheWholeRunsBytes) {
+  constexpr int kWidth = 97, kHeight = 83;
+  int compared = 0;
+  for (PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32}) {
+    const TestImage picture = TestImage::random(kWidth, kHeight, format, 41);
+    DeviceImage d_picture(kWidth, kHeight, format);
+    d_picture.upload(picture.view());
+    DeviceImage d_whole(kWidth, kHeight, format);
+    for (const char* id : {"naive_2d", "shared_2d"})
+      for (BorderMode border : kAllBorderModes) {
+        FilterParams params;
+        params.sigma = 32;
+        params.border = border;
+        std::unique_ptr<Method> whole = create_method(id);
+        whole->prepare(FilterProblem{kWidth, kHeight, format, params});
+        whole->run(d_picture.view(), d_whole.view(), nullptr, nullptr);
+        const TestImage expected = download_any(d_whole.view());
+        std::unique_ptr<Method> tiles = create_method(id);
+        const TilePlan plan = plan_tiles(kWidth, kHeight, params.radius(), TileSize{40, 30}, true);
+        SlicedRun run;
+        run.start(*tiles, plan, params, format);
+        ASSERT_GT(run.steps_per_tile(), 1) << id << ": radius 128 must go in steps";
+        for (int k = 0; k < run.steps(); ++k) run.run_steps(d_picture.view(), k, 1, k + 1, nullptr);
+        const TestImage sliced = download_any(run.result());
+        for (int y = 0; y < kHeight; ++y)
+          ASSERT_EQ(std::memcmp(static_cast<const char*>(sliced.view().data) + y * sliced.view().pitch_bytes,
+                                static_cast<const char*>(expected.view().data) + y * expected.view().pitch_bytes,
+                                kWidth * bytes_per_pixel(format)), 0)
+              << id << " " << to_string(format) << " border " << to_string(border) << ", "
+              << run.steps_per_tile() << " steps a tile: row " << y << " differs";
+        ++compared;
+      }
+  }
+  EXPECT_EQ(compared, 20);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 // the frames' schedule (a setting change drops the run), and the border gather's per-thread rule.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "gausslab/cuda/border_gather.hpp"
@@ -231,7 +234,7 @@ TEST(Slicing, ASettingChangeDropsTheRun) {
   SlotSetting a;
   a.method = 0;
   a.params.sigma = 6;
-  schedule.start(a, 17, false, true, 42);
+  schedule.start(a, 17, 1, false, true, 42);
   schedule.advance(7);
   EXPECT_EQ(schedule.progress("naive_2d"), "naive_2d: band 7 of 17");
   EXPECT_FALSE(schedule.drop_if_changed(a));
@@ -241,11 +244,42 @@ TEST(Slicing, ASettingChangeDropsTheRun) {
   EXPECT_TRUE(schedule.drop_if_changed(b));
   EXPECT_FALSE(schedule.active());
   EXPECT_EQ(schedule.progress("naive_2d"), "");
-  schedule.start(b, 5, false, false, 43);
+  schedule.start(b, 5, 1, false, false, 43);
   EXPECT_EQ(schedule.next(), 0);  // from the first tile again
   schedule.advance(9);
   EXPECT_TRUE(schedule.all_enqueued());
   EXPECT_EQ(schedule.remaining(), 0);
+}
+
+TEST(Slicing, ALongWindowGoesInStepsOfWholeBands) {
+  // shared_2d at radius 128 (257 taps, 9 bands of 29 kernel rows): 7453 taps per output a band, two
+  // bands a step (5 steps); naive_2d there (16 bands of 17 rows): three.
+  EXPECT_EQ(bands_per_step(9, 29, 257), 2);
+  EXPECT_EQ(bands_per_step(16, 17, 257), 3);
+  for (const auto& [bands, rows, taps] : {std::tuple{9, 29, 257}, {16, 17, 257}, {5, 26, 129}, {40, 51, 2001}}) {
+    const int per_step = bands_per_step(bands, rows, taps);
+    EXPECT_LE(static_cast<long long>(per_step) * rows * taps, std::max(kStepTapsPerOutput, 1LL * rows * taps));
+    EXPECT_GT(static_cast<long long>(per_step + 1) * rows * taps, kStepTapsPerOutput);
+  }
+  // A short window is one step; a band longer than a step's taps is still a whole step.
+  EXPECT_EQ(bands_per_step(3, 22, 65), 3);
+  EXPECT_EQ(bands_per_step(1, 1, 1), 1);
+  EXPECT_EQ(bands_per_step(40, 51, 2001), 1);
+  EXPECT_THROW(bands_per_step(0, 1, 1), std::invalid_argument);
+  EXPECT_THROW(bands_per_step(1, 0, 1), std::invalid_argument);
+}
+
+TEST(Slicing, TheProgressNamesTheTileAndItsPart) {
+  SliceSchedule schedule;
+  SlotSetting a;
+  a.method = 0;
+  schedule.start(a, 20, 5, false, false, 7);  // 4 tiles of 5 steps
+  EXPECT_EQ(schedule.remaining(), 20);
+  schedule.advance(7);
+  EXPECT_EQ(schedule.progress("shared_2d"), "shared_2d: tile 2 of 4, part 2 of 5");
+  schedule.advance(13);
+  EXPECT_EQ(schedule.progress("shared_2d"), "shared_2d: tile 4 of 4, part 5 of 5");
+  EXPECT_TRUE(schedule.all_enqueued());
 }
 
 TEST(Slicing, TheGatherTakesPixelsByTheBorderRule) {

@@ -140,4 +140,13 @@ int tiles_this_frame(std::optional<double> tile_ms, int remaining, double budget
 bool tiles_wait_for_whole_runs(double whole_ms, std::optional<double> tiles_ms, double budget_ms, double limit_ms,
                                bool waited_last_frame);
 
+// A core-only tile in steps (render/sliced_run.hpp): each step sums whole bands of kernel rows of the
+// window (cuda/window_bands.hpp), at most kStepTapsPerOutput taps per output, at least one band, so
+// that no block of a tile works longer than that, whatever the tile's size. (shared_2d at radius 128
+// sums 257² = 66049 taps per output: 3.3-3.9 ms a tile on the H100 against a 2 ms budget; 16384
+// taps are about 0.9 ms there.) Returns the bands per step for `bands` bands of rows_per_band
+// kernel rows of `taps` taps; throws std::invalid_argument for sizes below 1.
+inline constexpr long long kStepTapsPerOutput = 16384;
+int bands_per_step(int bands, int rows_per_band, int taps);
+
 }  // namespace gausslab

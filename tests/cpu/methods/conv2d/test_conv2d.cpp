@@ -10,6 +10,7 @@
 #include <cmath>  // before conv2d_common.cuh: fmaf for the host compiler
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
@@ -148,11 +149,14 @@ AccuracyBound bound_of(const char* method_id, int width, int height, PixelFormat
 // naive_2d: every thread of every 32 × 8 block, as naive2dKernel runs them.
 // `unrolled`: radius 1..3 through the compile-time code, as the method's default instance runs it.
 // halo_in_memory: src is a view inside a gathered tile whose memory holds the halo (HaloReads).
+// bands: the bands of the window this run sums (window_bands.hpp; default all).
 template <PixelFormat F>
 void run_naive_model(const ConstImageView& src, GuardedImage<F>& dst, const FilterParams& params, bool unrolled = true,
-                     bool halo_in_memory = false) {
+                     bool halo_in_memory = false, const BandRange& bands = {}) {
   NaiveArgs<F> args = make_naive_args<F>(src, dst.view(), params);
   args.halo_in_memory = halo_in_memory;
+  args.bands = bands;
+  unrolled = unrolled && bands.first == 0 && bands.end >= naive_band_count(args);  // as the launch chooses
   const std::vector<float> weights = naive_weights_2d(params.sigma, params.radius());
   const int tiles_x = div_up(src.width, NaivePolicy::kThreadsX);
   const long long blocks = tile_count(src.width, src.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
@@ -163,8 +167,7 @@ void run_naive_model(const ConstImageView& src, GuardedImage<F>& dst, const Filt
         const int x = tile.x0 + tx, y = tile.y0 + ty;
         if (x >= args.dst.width || y >= args.dst.height) continue;
         dispatch_radius(args.radius, unrolled, [&](auto radius) {
-          args.dst.template row<PixelStorage<F>>(y)[x] =
-              FromAccum<PixelStorage<F>>::convert(naive_output<F>(args, weights.data(), x, y, radius));
+          finish_output<F>(args.dst, args.bands, naive_band_count(args), x, y, naive_output<F>(args, weights.data(), x, y, radius));
         });
       }
   }
@@ -174,13 +177,14 @@ void run_naive_model(const ConstImageView& src, GuardedImage<F>& dst, const Filt
 // order of shared2dKernel. `max_chunk` stands for the device's shared-memory limit.
 template <PixelFormat F, int Capacity = kLargeWeightCapacity>
 void run_shared_model(const ConstImageView& src, GuardedImage<F>& dst, const FilterParams& params, int max_chunk,
-                      bool unrolled = true, bool halo_in_memory = false) {
+                      bool unrolled = true, bool halo_in_memory = false, const BandRange& bands = {}) {
   using P = Shared2dPolicy<F>;
   const int taps = 2 * params.radius() + 1;
   const ChunkPlan plan = make_chunk_plan(taps, max_chunk);
   Shared2dArgs<F, Capacity> args = make_shared_2d_args<F, Capacity>(
       src, dst.view(), params, plan, gaussian_weights_f32(params.sigma, params.radius()));
   args.halo_in_memory = halo_in_memory;
+  args.bands = bands;
   // Exactly what the launch allocates: window_bytes of the plan's chunk, checked (kit/checked_shared.hpp).
   test::CheckedShared<PixelAccum<F>> shared(window_bytes<F>(plan.chunk) / sizeof(PixelAccum<F>), "window");
   auto window = shared.access();
@@ -188,8 +192,13 @@ void run_shared_model(const ConstImageView& src, GuardedImage<F>& dst, const Fil
   const long long blocks = tile_count(src.width, src.height, P::kTileWidth, P::kTileHeight);
   for (long long block = 0; block < blocks; ++block) {
     const Tile tile = shared_2d_tile<F>(block, args.tiles_x);
-    for (ThreadSums<F>& s : sums) clear(s);
-    for (int index = 0; index < args.chunks.count(); ++index) {
+    for (int ty = 0; ty < P::kThreadsY; ++ty)
+      for (int tx = 0; tx < P::kThreadsX; ++tx) {
+        ThreadSums<F>& s = sums[ty * P::kThreadsX + tx];
+        clear(s);
+        if (thread_row_in_image(args, tile, ty)) load_running_totals(args, tile, tx, ty, s);
+      }
+    for (int index = first_chunk(args); index < end_chunk(args); ++index) {
       const Chunk chunk = chunk_at(args.chunks, index);
       shared.begin_fill();  // after the barrier that ends the previous chunk's reads
       for (int ty = 0; ty < P::kThreadsY; ++ty)
@@ -364,6 +373,54 @@ TEST(Conv2dModels, ACoreReadFromItsHaloInMemoryEqualsTheWholeRunBitForBit) {
         expect_core_from_halo_equals_whole_run<PixelFormat::Rgba8>(model, 45, 37, params, 12, 9, 20, 13);
         expect_core_from_halo_equals_whole_run<PixelFormat::F32>(model, 45, 37, params, 30, 28, 20, 13);
       }
+}
+
+// A window summed over several launches, a range of its bands each, the running totals kept in
+// memory between them (window_bands.hpp; a sliced run's steps): the same additions in the same order
+// as one launch, so the same bytes, for both models, every border, one to three bands a launch.
+template <PixelFormat F>
+void expect_bands_in_steps_equal_one_run(Model model, int width, int height, const FilterParams& params, int max_chunk,
+                                         int bands_per_launch) {
+  const GuardedImage<F> src = random_image<F>(width, height, 31u);
+  GuardedImage<F> whole(width, height);
+  GuardedImage<F> stepped(width, height);
+  const int radius = params.radius();
+  const WindowBands bands = model == Model::Naive
+                                ? naive_window_bands<F>(radius)
+                                : shared_window_bands(make_chunk_plan(2 * radius + 1, max_chunk), sizeof(PixelAccum<F>));
+  ASSERT_GT(bands.count, bands_per_launch) << "the case must be split";
+  std::vector<PixelAccum<F>> totals(static_cast<std::size_t>(width) * height);
+  for (int first = 0; first < bands.count; first += bands_per_launch) {
+    BandRange range{first, std::min(first + bands_per_launch, bands.count), totals.data(), width * sizeof(PixelAccum<F>)};
+    if (range.end == bands.count) range.end = INT_MAX;  // the last launch as SlicedRun makes it
+    if (model == Model::Naive)
+      run_naive_model(src.view(), stepped, params, true, false, range);
+    else
+      run_shared_model(src.view(), stepped, params, max_chunk, true, false, range);
+  }
+  if (model == Model::Naive)
+    run_naive_model(src.view(), whole, params);
+  else
+    run_shared_model(src.view(), whole, params, max_chunk);
+  EXPECT_EQ(stepped.guard_writes(), 0);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      ASSERT_EQ(std::memcmp(&stepped.at(x, y), &whole.at(x, y), sizeof(PixelStorage<F>)), 0)
+          << (model == Model::Naive ? "naive" : "shared") << " border " << to_string(params.border) << " radius "
+          << radius << ", " << bands_per_launch << " bands a launch: pixel " << x << "," << y;
+}
+
+TEST(Conv2dModels, AWindowSummedBandsAtATimeEqualsOneRunBitForBit) {
+  // Radius 3 (7 taps: naive's 3 bands of 3 rows, the compile-time radius; shared with 2-tap chunks:
+  // 4 bands) and radius 9 (naive 4 bands, shared 10).
+  for (BorderMode border : kAllBorderModes)
+    for (const auto& [radius, bands_per_launch] : {std::pair{3, 1}, {3, 2}, {9, 1}, {9, 2}, {9, 3}}) {
+      const FilterParams params = params_of(radius / 3.0, border, radius);
+      for (Model model : {Model::Naive, Model::Shared}) {
+        expect_bands_in_steps_equal_one_run<PixelFormat::Rgba8>(model, 37, 29, params, 2, bands_per_launch);
+        expect_bands_in_steps_equal_one_run<PixelFormat::F32>(model, 41, 23, params, 2, bands_per_launch);
+      }
+    }
 }
 
 TEST(Conv2dSummation, ChunkIsTheCeilingOfTheSquareRoot) {
