@@ -262,7 +262,7 @@ class ComparisonMode final : public ViewerMode {
     double units = 0;
     std::uint64_t run = 0;  // the sliced run it belongs to; 0: a whole run
     int radius = 0;
-    int launches = 1;  // tiles in the span (one for a whole run)
+    int launches = 1;  // steps in the span (one for a whole run)
   };
   struct SlicedTotal {
     int slot = 0;
@@ -275,6 +275,11 @@ class ComparisonMode final : public ViewerMode {
   SliceSchedule schedule_[2];
   std::unique_ptr<SlicedRun> sliced_[2];
   bool tiles_deferred_[2] = {false, false};  // the slot's tiles waited last frame for a whole run
+  // The work of one step (units per launch) of the slot's latest span read back: a plan whose steps
+  // were never timed enqueues one step per frame (below one wave of blocks a step's time does not
+  // shrink with its pixels, so the model's extrapolation from the probe's larger tiles can be 5x
+  // short: 13 steps predicted 1.9 ms took 11 ms on the H100).
+  double timed_step_units_[2] = {0, 0};
   // Starting a sliced run (its band instance prepared for the tile with its halo, its device images
   // sized) can take tens of milliseconds (cuFFT plans, allocations, a new border's weights): it runs
   // on a worker per slot, as the slots' prepares do, and until its outcome is in the slot keeps its

@@ -3,6 +3,7 @@
 // predicted longer than kFrameSliceBudgetMs runs in tiles, the slots slicing in a frame sharing one
 // budget of GPU work; the slot shows its last finished result until the last tile is done, then
 // the new one.
+#include <cmath>
 #include <cstdio>
 
 #include "comparison_mode.hpp"
@@ -211,8 +212,10 @@ bool ComparisonMode::run_sliced(int index, FrameContext& frame, double budget_ms
   // At a radius never timed the model extrapolates from other radii (after a jump from sigma 32 to
   // 4 its tiles took twice their budget on the H100): one step per frame until a time is read back.
   const std::optional<double> step_ms = cost_model_.predict_ms(info.id, step_units);
-  const int count =
-      schedule.probe() || !timed_here ? 1 : tiles_this_frame(step_ms, schedule.remaining(), budget_ms);
+  const bool plan_timed = std::abs(timed_step_units_[index] - step_units) <= 1e-6 * step_units;
+  const int count = schedule.probe() || !timed_here || !plan_timed
+                        ? 1
+                        : tiles_this_frame(step_ms, schedule.remaining(), budget_ms);
   // With this frame's whole runs, the tiles would take the frame past kFrameGpuLimitMs: they wait
   // for the next frame, unless they waited in the last one.
   const std::optional<double> tiles_ms = step_ms ? std::optional<double>(*step_ms * count) : std::nullopt;
@@ -258,6 +261,7 @@ void ComparisonMode::collect_gpu_times() {
       FrameTrace::instance().note(text);
     }
     cost_model_.learn(span->second.method, span->second.radius, span->second.units, reading.ms, span->second.launches);
+    if (span->second.run) timed_step_units_[span->second.slot] = span->second.units / span->second.launches;
     const auto total = sliced_totals_.find(span->second.run);
     spans_.erase(span);
     if (total == sliced_totals_.end()) continue;
