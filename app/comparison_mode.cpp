@@ -192,6 +192,7 @@ bool ComparisonMode::rebuild_picture() {
       pipeline_->set_source(picture);
     }
     picture_ = std::move(shared);
+    reserve_sliced_results();
   } catch (const std::exception& error) {
     load_error_ = "could not use a " + std::to_string(width) + " x " + std::to_string(height) +
                   " picture: " + error.what();
@@ -205,6 +206,19 @@ bool ComparisonMode::rebuild_picture() {
   }
   ++picture_number_;
   return true;
+}
+
+void ComparisonMode::reserve_sliced_results() {
+  if (!pipeline_->runs_gpu_methods()) return;
+  wait_sliced_starts();  // a start on a worker may be using a run; set_source has finished every tile
+  for (std::unique_ptr<SlicedRun>& run : sliced_) {
+    if (!run) run = std::make_unique<SlicedRun>();
+    try {
+      run->reserve_result(pipeline_->width(), pipeline_->height());
+    } catch (const CudaOutOfMemory&) {
+      // The first sliced run's start allocates it, or says why it cannot.
+    }
+  }
 }
 
 void ComparisonMode::open_file(const std::string& path) {

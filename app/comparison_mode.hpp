@@ -93,6 +93,8 @@ class ComparisonMode final : public ViewerMode {
   void apply_changes(FrameContext& frame);
   void want_slots();
   bool rebuild_picture();
+  // Each slot's sliced run allocates its whole-picture result at the picture's load, not in a frame.
+  void reserve_sliced_results();
   void update_method_choices();
   FilterProblem problem() const;
   // The problem with the parameters asked for (filter_), applied at the next frame's start.

@@ -74,6 +74,11 @@ void SlicedRun::start(Method& method, const TilePlan& plan, const FilterParams& 
   method_ = &method;
 }
 
+void SlicedRun::reserve_result(int width, int height, PixelFormat format) {
+  if (busy()) throw std::logic_error("SlicedRun::reserve_result while tiles are queued");
+  result_.resize(width, height, format);
+}
+
 bool SlicedRun::run_steps(const ConstImageView& source, int first, int count, std::uint64_t tag, cudaStream_t stream) {
   if (!method_) throw std::logic_error("SlicedRun::run_steps before start");
   if (source.width != plan_.width || source.height != plan_.height || source.format != result_.format())
