@@ -10,7 +10,10 @@ __device__ __forceinline__ void copy_async(void* shared_dst, const void* global_
   static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(global_src), "n"(Bytes) : "memory");
+  // L2::128B: the L2 fetches the whole 128-byte line from DRAM at once (H100, 4096²: separable_fused
+  // F32 7×7 0.0607 -> 0.0599 ms, RGBA8 sigma 0.5 0.103 -> 0.1015 ms).
+  asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;\n" ::"r"(dst), "l"(global_src), "n"(Bytes)
+               : "memory");
 #else
   if constexpr (Bytes == 4)
     *static_cast<unsigned*>(shared_dst) = __ldg(static_cast<const unsigned*>(global_src));
