@@ -198,10 +198,10 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
   const int chunk = kFixed ? summation_chunk_of(2 * kRadius + 1) : args.summation_chunk;
   // The compile-time kernels sum every band (the launch picks the loop for a band range).
   Accum total = kFixed ? zero_value<Accum>() : starting_total<F>(args.bands, x, y);
-  const int i_begin = kFixed ? 0 : args.bands.first * chunk;
-  const int i_end_all = kFixed ? taps : min_int(end_band(args.bands, div_up(taps, chunk)) * chunk, taps);
+  const int rows_begin = kFixed ? 0 : args.bands.first * chunk;  // the kernel rows of the bands summed
+  const int rows_end = kFixed ? taps : min_int(end_band(args.bands, div_up(taps, chunk)) * chunk, taps);
   GAUSSLAB_UNROLL_IF(kFixed)
-  for (int i0 = i_begin; i0 < i_end_all; i0 += chunk) {
+  for (int i0 = rows_begin; i0 < rows_end; i0 += chunk) {
     const int i_end = min_int(i0 + chunk, taps);
     Accum band = zero_value<Accum>();  // the rows i0 .. i_end - 1
     GAUSSLAB_UNROLL_IF(kFixed)
@@ -233,12 +233,12 @@ GAUSSLAB_HD PixelAccum<F> naive_output(const NaiveArgs<F>& args, const float* we
 #pragma nv_diag_default 20168
 #endif
 
-// The bands of naive_2d's window: summation_chunk kernel rows each (naive_output's outer loop).
+// naive_2d's bands: summation_chunk kernel rows each (naive_output's outer loop); how many the
+// launch's arguments have, and the whole description for a radius (HaloReads::window_bands).
 template <PixelFormat F>
 GAUSSLAB_HD int naive_band_count(const NaiveArgs<F>& args) {
   return div_up(2 * args.radius + 1, args.summation_chunk);
 }
-// naive_2d's bands: summation_chunk kernel rows each (naive_output's outer loop).
 template <PixelFormat F>
 WindowBands naive_window_bands(int radius) {
   const int taps = 2 * radius + 1;
