@@ -38,10 +38,9 @@ class SlicedRun {
   void start(Method& method, const TilePlan& plan, const FilterParams& params,
              PixelFormat format = PixelFormat::Rgba8);
   // Allocates the assembled result for a width × height picture now (a picture's load), so that the
-  // first start() for it allocates only the small tile images: a worker's allocation holds the
-  // driver's locks (on the H100 a sliced run's first start, with its 64 MiB result, took 5 ms on the
-  // worker while the UI thread spent 3.9 ms of CPU enqueuing one tile). Only while no tiles are
-  // queued (not busy()).
+  // first start() for it allocates only the small tile images: allocations can hold up other
+  // threads' CUDA calls (a start's allocations held up its frame's calls 12 ms on the H100 before
+  // starts moved to a worker: app/comparison_slicing.cpp). Only while no tiles are queued (not busy()).
   void reserve_result(int width, int height, PixelFormat format = PixelFormat::Rgba8);
   bool started() const { return method_ != nullptr; }
   const TilePlan& plan() const { return plan_; }
