@@ -60,15 +60,6 @@ struct Types<PixelFormat::F32> {
   using Accum = float;
 };
 
-GAUSSLAB_HD float bits_as_float(unsigned bits) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits);
-#else
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-#endif
-}
 GAUSSLAB_HD unsigned float_as_bits(float value) {
 #if defined(__CUDA_ARCH__)
   return __float_as_uint(value);
@@ -79,18 +70,10 @@ GAUSSLAB_HD unsigned float_as_bits(float value) {
 #endif
 }
 
-// A 16-bit integer as a float with an OR and an add (as exact_byte_to_float: 2^23 + v, minus 2^23).
-GAUSSLAB_HD float exact_u16_to_float(unsigned v) { return bits_as_float(0x4B000000u | v) - 8388608.0f; }
-
-GAUSSLAB_HD float4 to_accum(ushort4 p) {
-  return make_float4(exact_u16_to_float(p.x), exact_u16_to_float(p.y), exact_u16_to_float(p.z),
-                     exact_u16_to_float(p.w));
-}
-
-// The same exact values through the conversion unit (I2F), as to_accum_via_i2f of kernel_common.cuh
-// for bytes and floats, for this file's 16-bit storage. Every multires kernel reads its samples
-// this way: its passes are bound by the FMA and ALU pipes, where to_accum's OR and add put two
-// instructions per channel; I2F runs on a pipe beside them (H100, 4096² RGBA8: 2-8 % faster).
+// This file's 16-bit storage as exact floats through the conversion unit (I2F), as to_accum_via_i2f
+// of kernel_common.cuh for bytes and floats. Every multires kernel (and its CPU model) reads its
+// samples this way: its passes are bound by the FMA and ALU pipes, where an OR-and-add conversion
+// put two instructions per channel; I2F runs on a pipe beside them (H100, 4096² RGBA8: 2-8 % faster).
 using gausslab::to_accum_via_i2f;
 GAUSSLAB_HD float4 to_accum_via_i2f(ushort4 p) { return make_float4(p.x, p.y, p.z, p.w); }
 

@@ -312,7 +312,7 @@ template <class P, int kTaps, class Raw, class Weights, class H>
 GAUSSLAB_HD void row_pass(const FusedProblem& problem, const FusedLayout& layout, FusedTile tile, int thread,
                           const Raw& raw, const Weights& weights, const H& h) {
   constexpr int N = P::kRowOutputs;
-  using Accum = std::decay_t<decltype(to_accum(raw[0]))>;
+  using Accum = std::decay_t<decltype(to_accum_via_i2f(raw[0]))>;
   const FusedExtent e = fused_extent<P>(problem, tile);
   const int items = e.rows * e.row_groups;
   if (thread >= items) return;

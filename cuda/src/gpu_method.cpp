@@ -63,13 +63,13 @@ HaloReads* halo_reads(Method& method) { return dynamic_cast<HaloReads*>(&method)
 
 void HaloReadingGpuMethod::run_reading_halo(const ConstImageView& src, const ImageView& dst, const BandRange& bands,
                                             cudaStream_t stream) {
-  const int count = window_bands().count;
-  const bool split = bands.first > 0 || bands.end < count;
-  if (bands.first < 0 || bands.first >= count || bands.end <= bands.first)
+  const WindowBands window = window_bands();
+  const bool split = bands.first > 0 || bands.end < window.count;
+  if (bands.first < 0 || bands.first >= window.count || bands.end <= bands.first)
     throw std::invalid_argument(info().id + ": bands [" + std::to_string(bands.first) + ", " + std::to_string(bands.end) +
-                                ") of a window cut into " + std::to_string(count));
+                                ") of a window cut into " + std::to_string(window.count));
   if (split && (bands.partial == nullptr ||
-                bands.partial_pitch_bytes < static_cast<std::size_t>(dst.width) * window_bands().partial_bytes_per_pixel))
+                bands.partial_pitch_bytes < static_cast<std::size_t>(dst.width) * window.partial_bytes_per_pixel))
     throw std::invalid_argument(info().id + ": a run of some of the window's bands needs running totals for every output");
   run_checked(src, dst, stream, [&] {
     halo_in_memory_ = true;

@@ -266,7 +266,7 @@ struct ModelRun {
     s.border = border;
     struct RView {
       const Array<Coarse>* r;
-      Accum load(int row, int col) const { return to_accum(r->at(col, row)); }
+      Accum load(int row, int col) const { return to_accum_via_i2f(r->at(col, row)); }
     };
     struct Out {
       Array<Coarse>* c;
@@ -304,7 +304,7 @@ struct ModelRun {
         typename CheckedShared<Accum>::Access region;
         typename CheckedShared<float>::Access w;
         const std::vector<float>* weights;
-        void copy(int slot, int row, int col) const { region.store(slot, to_accum(b->at(col, row))); }
+        void copy(int slot, int row, int col) const { region.store(slot, to_accum_via_i2f(b->at(col, row))); }
         void copy_weight(int i) const { w.store(i, (*weights)[static_cast<std::size_t>(i)]); }
       };
       if (r.cols > l.b_pitch || r.rows > expand_max_rows<P>(p.d)) throw ModelError("expand region larger than its shared array");
