@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@
 #include "async_copy.cuh"
 #include "multires_common.cuh"
 #include "multires_plan.hpp"
+#include "multires_row_mma.cuh"
 
 namespace gausslab {
 
@@ -115,6 +117,82 @@ __global__ void __launch_bounds__(ReduceKernelPolicy::kThreads, 4)
   reduce_row_pass<P>(s, l, thread, SharedSpan<In>{raw}, SharedSpan<float>{w}, h);
   __syncthreads();
   reduce_column_pass<P>(s, l, tile, thread, h, SharedSpan<float>{w}, DeviceStore<Out>{out, out_pitch});
+}
+
+// Row reduce of RGBA8 on the tensor cores (multires_row_mma.cuh): 16 image rows × `groups` groups of
+// 8 outputs per block (blocks in x along the row, then y), one warp per group.
+__global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
+    MultiresRowReduceMmaKernel(row_mma::Stage s, const char* src, std::size_t src_pitch, char* out,
+                               std::size_t out_pitch, const uint4* fragments) {
+  using namespace row_mma;
+  extern __shared__ float4 row_mma_shared[];
+  unsigned* const rows = reinterpret_cast<unsigned*>(row_mma_shared);
+  const int bx = static_cast<int>(blockIdx.x % static_cast<unsigned>(blocks_x(s)));
+  const int y0 = static_cast<int>(blockIdx.x / static_cast<unsigned>(blocks_x(s))) * kRows;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+
+  // Fill: the block's rows, 4 pixels per copy; columns outside the image through the border (a
+  // 'constant' border reads zero), rows below the image zero (their results are not stored).
+  const int fill_x = fill_origin(s, bx);
+  const int chunks = s.span / 4;
+  for (int row = warp; row < kRows; row += s.warps) {
+    unsigned* const dst = rows + row * s.pitch;
+    const int y = y0 + row;
+    if (y >= s.src_h) {
+      for (int chunk = lane; chunk < chunks; chunk += 32) reinterpret_cast<uint4*>(dst)[chunk] = make_uint4(0, 0, 0, 0);
+      continue;
+    }
+    const unsigned* const line = reinterpret_cast<const unsigned*>(src + static_cast<std::size_t>(y) * src_pitch);
+    for (int chunk = lane; chunk < chunks; chunk += 32) {
+      const int x = fill_x + 4 * chunk;
+      if (x >= 0 && x + 4 <= s.src_w) {
+        if (s.aligned16) {
+          copy_async<16>(dst + 4 * chunk, line + x);
+        } else {
+          for (int k = 0; k < 4; ++k) copy_async<4>(dst + 4 * chunk + k, line + x + k);
+        }
+      } else {
+        for (int k = 0; k < 4; ++k) {
+          const int xi = border_index(x + k, s.src_w, s.border);
+          dst[4 * chunk + k] = xi < 0 ? 0u : line[xi];
+        }
+      }
+    }
+  }
+  wait_async_copies();
+  __syncthreads();
+
+  const auto word = [&](int row, int pixel) { return rows[row * s.pitch + pixel]; };
+  for (int group = warp; group < s.groups; group += s.warps) {
+    for (int tile = 0; tile < 2; ++tile) {
+      const int c_first = (bx * s.groups + group) * kGroupOutputs + tile * kTileOutputs;
+      if (c_first >= s.out_w) break;  // the warp's whole tile lies beyond C
+      const TileStart start = tile_start(s, group, tile);
+      const uint4* const f = fragments + start.pattern * s.steps * 32 + lane;
+      // Separate sums for the high and low weights: two more independent mma chains.
+      FragC even_hi{}, even_lo{}, odd_hi{}, odd_lo{};
+      for (int q = 0; q < s.steps; ++q) {
+        const uint4 b = __ldg(f + q * 32);
+        FragA even, odd;
+        load_a(lane, start.first_pixel + kStepPixels * q, word, even, odd);
+        const FragB hi{{b.x, b.y}}, lo{{b.z, b.w}};
+        mma_fir::mma_16816(even_hi, even, hi);
+        mma_fir::mma_16816(odd_hi, odd, hi);
+        mma_fir::mma_16816(even_lo, even, lo);
+        mma_fir::mma_16816(odd_lo, odd, lo);
+      }
+      for (int half = 0; half < 2; ++half) {
+        const OutputAt at = d_output(lane, 2 * half);
+        const int c = c_first + at.output, y = y0 + at.row;
+        if (c >= s.out_w || y >= s.src_h) continue;
+        const int i = 2 * half;
+        const float4 v = s.out_scale * make_float4(even_hi.v[i] + even_lo.v[i], odd_hi.v[i] + odd_lo.v[i],
+                                                   even_hi.v[i + 1] + even_lo.v[i + 1],
+                                                   odd_hi.v[i + 1] + odd_lo.v[i + 1]);
+        reinterpret_cast<ushort4*>(out + static_cast<std::size_t>(y) * out_pitch)[c] = Store<ushort4>::from(v);
+      }
+    }
+  }
 }
 
 template <class P, class In, class Out, class Accum>
@@ -228,6 +306,14 @@ int fused_max_d(PixelFormat format) {
   return fused_reduce_max_d(format == PixelFormat::Rgba8);
 }
 
+// The tensor-core row reduce for RGBA8 from sm_80 on, up to row_mma::kMaxD; GAUSSLAB_MULTIRES_ROW_MMA=0
+// takes the CUDA-core one (for measurements against it).
+bool row_mma_for(PixelFormat format, int d) {
+  if (format != PixelFormat::Rgba8 || d > row_mma::kMaxD || cuda_device_status().compute_major < 8) return false;
+  const char* text = std::getenv("GAUSSLAB_MULTIRES_ROW_MMA");
+  return text == nullptr || std::string(text) != "0";
+}
+
 // Row pitch of a coarse array: a multiple of 128 bytes.
 std::size_t coarse_pitch(int width, std::size_t pixel_bytes) {
   return (static_cast<std::size_t>(width) * pixel_bytes + 127) / 128 * 128;
@@ -248,13 +334,16 @@ struct MultiresLaunch {
   Plan plan;
   bool fused = true;
   bool rows_wide = true;  // the row reduce's policy (row_reduce_is_wide)
+  bool rows_mma = false;  // RGBA8: the row reduce on the tensor cores (multires_row_mma.cuh)
+  row_mma::Stage rows_mma_stage;
   ReduceStage reduce, blur;
   RowReduceStage rows;
   ColumnReduceStage columns;
   ExpandStage expand;
-  unsigned reduce_shared = 0, blur_shared = 0, rows_shared = 0, expand_shared = 0;
+  unsigned reduce_shared = 0, blur_shared = 0, rows_shared = 0, rows_mma_shared = 0, expand_shared = 0;
   std::size_t c_pitch = 0, b_pitch = 0, r_pitch = 0;
   std::size_t blur_weights = 0, expand_weights = 0;  // float offsets in the weights buffer
+  std::size_t rows_mma_fragments = 0;                 // the same, a multiple of 4 (16-byte fragments)
   std::vector<float> weights;                          // prefilter by phase, blur, expand
 };
 
@@ -308,6 +397,21 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
     m.rows_shared = row_reduce_shared_bytes<P, Fine>(m.rows);
   });
 
+  m.rows_mma = !m.fused && row_mma_for(F, p.d);
+  if (m.rows_mma) {
+    m.rows_mma_stage = row_mma::make_stage(p.d, taps1, p.x.fine_origin, p.x.c_count, problem.width, problem.height,
+                                           problem.params.border, scale);
+    m.rows_mma_shared = row_mma::shared_bytes(m.rows_mma_stage);
+    while (m.weights.size() % 4 != 0) m.weights.push_back(0.0f);
+    m.rows_mma_fragments = m.weights.size();
+    for (const row_mma::StepFragments& f : row_mma::make_fragments(m.rows_mma_stage, p.prefilter))
+      for (unsigned word : f.w) {
+        float bits;
+        std::memcpy(&bits, &word, sizeof bits);
+        m.weights.push_back(bits);
+      }
+  }
+
   m.columns.d = p.d;
   m.columns.taps = taps1;
   m.columns.origin = p.y.fine_origin;
@@ -346,7 +450,8 @@ MultiresLaunch multires_launch(const FilterProblem& problem) {
 }
 
 unsigned largest_shared(const MultiresLaunch& m) {
-  return std::max({m.fused ? m.reduce_shared : m.rows_shared, m.blur_shared, m.expand_shared});
+  const unsigned reduce = m.fused ? m.reduce_shared : m.rows_mma ? m.rows_mma_shared : m.rows_shared;
+  return std::max({reduce, m.blur_shared, m.expand_shared});
 }
 
 // Every kernel may take all the dynamic shared memory the device allows (the same ceiling for every
@@ -373,6 +478,18 @@ void launch_row_reduce(const MultiresLaunch& m, const ConstImageView& src, const
   GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceKernel", stream);
 }
 
+void launch_row_reduce_mma(const MultiresLaunch& m, const ConstImageView& src, const ScratchBuffer& r,
+                           const float* weights, cudaStream_t stream) {
+  row_mma::Stage s = m.rows_mma_stage;
+  s.aligned16 = reinterpret_cast<std::uintptr_t>(src.data) % 16 == 0 && src.pitch_bytes % 16 == 0;
+  const long long blocks = static_cast<long long>(row_mma::blocks_x(s)) * row_mma::blocks_y(s);
+  check_grid(blocks, "MultiresRowReduceMmaKernel");
+  MultiresRowReduceMmaKernel<<<static_cast<unsigned>(blocks), 32 * s.warps, m.rows_mma_shared, stream>>>(
+      s, static_cast<const char*>(src.data), src.pitch_bytes, r.as<char>(), m.r_pitch,
+      reinterpret_cast<const uint4*>(weights + m.rows_mma_fragments));
+  GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceMmaKernel", stream);
+}
+
 template <PixelFormat F>
 void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageView& dst, const ScratchBuffer& c,
                 const ScratchBuffer& b, const ScratchBuffer& r, const float* weights, StageTimer* timer,
@@ -391,9 +508,12 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
           m.reduce, static_cast<const char*>(src.data), src.pitch_bytes, c.as<char>(), m.c_pitch, weights);
       GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresReduceKernel", stream);
     } else {
-      with_row_reduce_policy(m.rows_wide, [&](auto policy) {
-        launch_row_reduce<decltype(policy), Fine, Coarse, Accum>(m, src, r, weights, stream);
-      });
+      if (m.rows_mma)
+        launch_row_reduce_mma(m, src, r, weights, stream);
+      else
+        with_row_reduce_policy(m.rows_wide, [&](auto policy) {
+          launch_row_reduce<decltype(policy), Fine, Coarse, Accum>(m, src, r, weights, stream);
+        });
       const long long column_blocks = column_reduce_block_count<ColumnReduceKernelPolicy>(m.columns);
       check_grid(column_blocks, "MultiresColumnReduceKernel");
       MultiresColumnReduceKernel<Coarse, Accum>
@@ -438,6 +558,8 @@ void set_shared_limits(const MultiresLaunch& m) {
   using Accum = typename T::Accum;
   if (m.fused)
     allow_shared(MultiresReduceKernel<Fine, Coarse, Accum>);
+  else if (m.rows_mma)
+    allow_shared(MultiresRowReduceMmaKernel);
   else
     with_row_reduce_policy(m.rows_wide, [](auto policy) {
       allow_shared(MultiresRowReduceKernel<decltype(policy), Fine, Coarse, Accum>);
@@ -503,8 +625,9 @@ class Multires final : public GpuMethod {
 
  private:
   // The most weights of any sigma up to 200 (d 80: a 513-tap prefilter, the blur, 2 × 80 × 5 spline
-  // weights), reserved once so that a new sigma never reallocates under a run.
-  static constexpr std::size_t kMaxWeights = 2048;
+  // weights; up to d 32 also the row reduce's B fragments, at most 2 patterns × 39 steps × 32 lanes ×
+  // 4 words), reserved once so that a new sigma never reallocates under a run.
+  static constexpr std::size_t kMaxWeights = 2048 + 10240;
   MultiresLaunch launch_;
   ScratchBuffer c_{fence()}, b_{fence()}, r_{fence()};
 };

@@ -35,19 +35,6 @@ namespace {
 
 using namespace mma_fir;
 
-__device__ __forceinline__ void mma_16816(FragC& d, const FragA& a, const FragB& b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d.v[0]), "+f"(d.v[1]), "+f"(d.v[2]), "+f"(d.v[3])
-      : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[0]), "r"(b.r[1]));
-#else
-  (void)d, (void)a, (void)b;
-  __trap();  // never launched there: method_limits refuses devices before compute capability 8.0
-#endif
-}
-
 struct DeviceSource {
   const char* src;
   std::size_t pitch;

@@ -136,6 +136,23 @@ struct FragC {
   float v[4];
 };
 
+#if defined(__CUDACC__)
+// D += A B for one warp: mma.sync.m16n8k16, fp16 operands, fp32 accumulation (separable_mma and
+// multires's row reduce; both refuse devices before compute capability 8.0).
+__device__ __forceinline__ void mma_16816(FragC& d, const FragA& a, const FragB& b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d.v[0]), "+f"(d.v[1]), "+f"(d.v[2]), "+f"(d.v[3])
+      : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[0]), "r"(b.r[1]));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();  // never launched there: the launches refuse devices before compute capability 8.0
+#endif
+}
+#endif
+
 // ---- the tile geometry ----------------------------------------------------------------------------
 
 // kSteps k16 steps per mma chain: K = 16 kSteps >= 8 + 2r.

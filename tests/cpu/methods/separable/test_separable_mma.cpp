@@ -17,6 +17,7 @@
 #include "gausslab/core/reference.hpp"
 #include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
+#include "kit/mma_emulation.hpp"
 #include "separable_mma_common.cuh"
 
 namespace gausslab {
@@ -59,31 +60,7 @@ class PhasedArray {
   int phase_now_ = 0;
 };
 
-// D = A B + C for one warp, from the 32 lanes' fragments.
-void emulate_mma(FragC (&d)[32], const FragA (&a)[32], const FragB (&b)[32]) {
-  float A[16][16], B[16][8], C[16][8];
-  for (int lane = 0; lane < 32; ++lane) {
-    for (int i = 0; i < 8; ++i) {
-      const Coord c = a_coord(lane, i);
-      A[c.row][c.col] = half_value(static_cast<unsigned short>(a[lane].r[i / 2] >> (16 * (i % 2))));
-    }
-    for (int i = 0; i < 4; ++i) {
-      const Coord c = b_coord(lane, i);
-      B[c.row][c.col] = half_value(static_cast<unsigned short>(b[lane].r[i / 2] >> (16 * (i % 2))));
-    }
-    for (int i = 0; i < 4; ++i) {
-      const Coord c = c_coord(lane, i);
-      C[c.row][c.col] = d[lane].v[i];
-    }
-  }
-  for (int lane = 0; lane < 32; ++lane)
-    for (int i = 0; i < 4; ++i) {
-      const Coord c = c_coord(lane, i);
-      double sum = C[c.row][c.col];
-      for (int k = 0; k < 16; ++k) sum += static_cast<double>(A[c.row][k]) * B[k][c.col];
-      d[lane].v[i] = static_cast<float>(sum);
-    }
-}
+using test::emulate_mma;
 
 template <int kSteps>
 ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {

@@ -1,0 +1,231 @@
+#pragma once
+// multires's row reduce for RGBA8 on the tensor cores: the per-lane code of
+// MultiresRowReduceMmaKernel (multires.cu), for the kernel and for the CPU model in
+// tests/cpu/methods/multires/test_multires_row_mma.cpp, which runs it lane by lane with the warp's
+// mma.sync.m16n8k16 emulated from the PTX fragment layouts (separable_mma_common.cuh).
+//
+// What it computes is the row reduce of multires_common.cuh: R[y][c] = sum_t w[t] f(y, d c + origin +
+// t) for every image row y and C's columns c, with R stored as 16-bit 257 × the value. The decimating
+// FIR of 16 image rows is a matrix product: A = 16 rows × 8 fine pixels × 2 channels (fp16, the
+// channel pair (0, 2) or (1, 3) of each pixel side by side along k), B = the 16 × 8 block of the
+// banded weight matrix for 4 coarse outputs × the same 2 channels (zero where the channels differ),
+// D (fp32) = 16 rows × 4 outputs × 2 channels. 8-bit samples are exact in fp16; the weights (× 2^10,
+// so that no tail weight is subnormal) are split into fp16 high and low halves (w = hi + lo to about
+// 2^-22), and D = A B_hi + A B_lo keeps float precision: the sums are those of the CUDA-core kernel
+// to within float rounding, so multires's bound is unchanged.
+//
+// Why: the CUDA-core row reduce spends ~97 instructions per fine pixel (a conversion per sample and
+// phase chain, seven multiply-adds per channel, the fill); here a pixel costs one shared load, two
+// byte permutes and two half subtractions per k-step that reads it (about two), and the
+// multiply-adds go to the tensor cores.
+//
+// Block: 16 image rows × `groups` groups of 8 coarse outputs (two n-tiles of 4), one warp per group
+// (warps loop when there are more groups). The fine rows it reads sit in shared memory as words (one
+// RGBA8 pixel each), pitch ≡ 4 (mod 32) words so that the 32 lanes' loads (8 rows × 4 columns) hit
+// 32 banks. The fill starts at a multiple of 4 pixels (16-byte copies); phi = origin mod 4 pixels is
+// where the first window starts in it, the same for every block (a block's first output is a multiple
+// of 8, so d × that is a multiple of 8). An n-tile's window starts at phi + d (8 j + 4 g) of the
+// block's row; its k-steps start at the multiple of 8 below (psi = the rest, which depends on g only
+// when d is odd), so one or two patterns of B fragments serve every tile of the launch: the host builds
+// them (row_mma_fragments) and the kernel reads them from global memory (L1).
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gausslab/core/border.hpp"
+#include "gausslab/core/host_device.hpp"
+#include "separable_mma_common.cuh"
+
+namespace gausslab::multires::row_mma {
+
+using mma_fir::a_coord;
+using mma_fir::b_coord;
+using mma_fir::c_coord;
+using mma_fir::Coord;
+using mma_fir::FragA;
+using mma_fir::FragB;
+using mma_fir::FragC;
+
+inline constexpr int kRows = 16;          // image rows per block: one mma row block
+inline constexpr int kTileOutputs = 4;    // coarse outputs per n-tile (N = 8: 4 outputs × 2 channels)
+inline constexpr int kGroupOutputs = 8;   // outputs per warp item: two n-tiles
+inline constexpr int kStepPixels = 8;     // fine pixels per k16 step (2 channels each)
+inline constexpr int kMaxWarps = 8;
+inline constexpr int kWeightScaleLog2 = 10;
+// The largest d that takes this kernel: beyond it (sigma >= 82.5) the B fragments and a block's rows
+// outgrow their budgets and the CUDA-core row reduce runs.
+inline constexpr int kMaxD = 32;
+// Shared memory a block may take: four blocks of eight warps on an H100 SM up to d 12.
+inline constexpr unsigned kSharedBudget = 56u * 1024u;
+
+struct Stage {
+  int d = 2;
+  int taps = 1;
+  int origin = 0;
+  int out_w = 0;             // R's columns (C's)
+  int src_w = 0, src_h = 0;
+  BorderMode border = BorderMode::Reflect;
+  int phi = 0;               // origin mod 4: where the first window starts in a block's fill
+  int steps = 1;             // k-steps per n-tile
+  int groups = 1;            // 8-output groups per block
+  int warps = 1;             // min(groups, kMaxWarps)
+  int span = 0;              // fine pixels a block's row holds (a multiple of 8)
+  int pitch = 0;             // words per shared row, ≡ 4 (mod 32)
+  int patterns = 1;          // B fragment patterns: 2 when d is odd
+  bool aligned16 = false;    // source rows 16-byte aligned (set at launch): 16-byte copies
+  float out_scale = 1.0f;    // 257 / 2^10
+};
+
+GAUSSLAB_HD int floor_mod(int a, int m) {
+  const int r = a % m;
+  return r < 0 ? r + m : r;
+}
+
+// Where n-tile g of group j starts its k-steps in the block's row, and the pattern it reads.
+struct TileStart {
+  int first_pixel;  // multiple of 8
+  int pattern;      // 0 or 1
+};
+GAUSSLAB_HD TileStart tile_start(const Stage& s, int group, int tile) {
+  const int window = s.phi + s.d * (kGroupOutputs * group + kTileOutputs * tile);
+  return {window / kStepPixels * kStepPixels, s.patterns == 2 ? tile : 0};
+}
+// psi of pattern g: where output 0's window starts within the tile's first k-step.
+GAUSSLAB_HD int pattern_offset(const Stage& s, int pattern) {
+  return floor_mod(s.phi + s.d * kTileOutputs * pattern, kStepPixels);
+}
+
+GAUSSLAB_HD int span_for(const Stage& s, int groups) {
+  Stage t = s;
+  t.patterns = 1;
+  return tile_start(t, groups - 1, 1).first_pixel + kStepPixels * s.steps;
+}
+GAUSSLAB_HD int pitch_for(int span) { return (span + 31) / 32 * 32 + 4; }
+GAUSSLAB_HD unsigned shared_bytes(const Stage& s) { return static_cast<unsigned>(kRows * s.pitch) * 4u; }
+
+// The stage for one launch (without aligned16); groups as many as keep a block within the budget.
+inline Stage make_stage(int d, int taps, int origin, int out_w, int src_w, int src_h, BorderMode border,
+                        double coarse_scale) {
+  if (d < 2 || d > kMaxD) throw std::logic_error("multires row_mma: d outside 2.." + std::to_string(kMaxD));
+  Stage s;
+  s.d = d;
+  s.taps = taps;
+  s.origin = origin;
+  s.out_w = out_w;
+  s.src_w = src_w;
+  s.src_h = src_h;
+  s.border = border;
+  s.phi = floor_mod(origin, 4);
+  // The last output of a tile (o = 3) reads up to psi + 3 d + taps - 1 from the tile's first pixel.
+  s.steps = (kStepPixels - 1 + (kTileOutputs - 1) * d + taps + kStepPixels - 1) / kStepPixels;
+  s.patterns = d % 2 == 1 ? 2 : 1;
+  s.groups = 1;
+  for (int g = kMaxWarps; g >= 1; --g) {
+    s.groups = g;
+    if (static_cast<unsigned>(kRows * pitch_for(span_for(s, g))) * 4u <= kSharedBudget) break;
+  }
+  s.warps = std::min(s.groups, kMaxWarps);
+  s.span = span_for(s, s.groups);
+  s.pitch = pitch_for(s.span);
+  s.out_scale = static_cast<float>(coarse_scale / (1 << kWeightScaleLog2));
+  return s;
+}
+
+GAUSSLAB_HD int blocks_x(const Stage& s) { return (s.out_w + kGroupOutputs * s.groups - 1) / (kGroupOutputs * s.groups); }
+GAUSSLAB_HD int blocks_y(const Stage& s) { return (s.src_h + kRows - 1) / kRows; }
+
+// The fine pixel of the image a block's fill column reads (before the border): column 0 is the
+// multiple of 4 at or below the block's first window.
+GAUSSLAB_HD int fill_origin(const Stage& s, int block_x) {
+  return s.d * (block_x * kGroupOutputs * s.groups) + s.origin - s.phi;
+}
+
+// ---- B fragments (host) ------------------------------------------------------------------------------
+
+// One lane's B fragments for one k-step: {hi.r[0], hi.r[1], lo.r[0], lo.r[1]}.
+struct StepFragments {
+  unsigned w[4];
+};
+// All of them, [pattern][step][lane]: B[k][n] = w'[8 q + p - d o - psi] for k = 2 p + ch, n = 2 o + ch
+// (zero across channels and outside the prefilter), w' = w × 2^10 split into fp16 halves.
+inline std::vector<StepFragments> make_fragments(const Stage& s, const std::vector<double>& prefilter) {
+  std::vector<StepFragments> out(static_cast<std::size_t>(s.patterns * s.steps * 32));
+  const double scale = static_cast<double>(1 << kWeightScaleLog2);
+  for (int pattern = 0; pattern < s.patterns; ++pattern)
+    for (int q = 0; q < s.steps; ++q)
+      for (int lane = 0; lane < 32; ++lane) {
+        unsigned short hi[4], lo[4];
+        for (int i = 0; i < 4; ++i) {
+          const Coord c = b_coord(lane, i);
+          const int p = c.row / 2, o = c.col / 2;
+          const int t = kStepPixels * q + p - s.d * o - pattern_offset(s, pattern);
+          const bool same_channel = c.row % 2 == c.col % 2;
+          const double w = same_channel && t >= 0 && t < s.taps ? prefilter[static_cast<std::size_t>(t)] * scale : 0.0;
+          hi[i] = mma_fir::half_bits(static_cast<float>(w));
+          lo[i] = mma_fir::half_bits(static_cast<float>(w - static_cast<double>(mma_fir::half_value(hi[i]))));
+        }
+        out[static_cast<std::size_t>((pattern * s.steps + q) * 32 + lane)] = {
+            {mma_fir::pack_halves(hi[0], hi[1]), mma_fir::pack_halves(hi[2], hi[3]),
+             mma_fir::pack_halves(lo[0], lo[1]), mma_fir::pack_halves(lo[2], lo[3])}};
+      }
+  return out;
+}
+
+// ---- A fragments ---------------------------------------------------------------------------------------
+
+// Channels (0, 2) and (1, 3) of an RGBA8 pixel word as two fp16 pairs (exact).
+struct ChannelPairs {
+  unsigned even, odd;
+};
+GAUSSLAB_HD ChannelPairs channel_pairs(unsigned word) {
+#if defined(__CUDA_ARCH__)
+  // 0x64XX is the fp16 1024 + XX: a byte permute with 0x64 bytes, then 1024 subtracted (exact).
+  const unsigned even_biased = __byte_perm(word, 0x64646464u, 0x4240);
+  const unsigned odd_biased = __byte_perm(word, 0x64646464u, 0x4341);
+  const __half2 bias = __half2half2(__ushort_as_half(0x6400));
+  const __half2 even = __hsub2(*reinterpret_cast<const __half2*>(&even_biased), bias);
+  const __half2 odd = __hsub2(*reinterpret_cast<const __half2*>(&odd_biased), bias);
+  return {*reinterpret_cast<const unsigned*>(&even), *reinterpret_cast<const unsigned*>(&odd)};
+#else
+  const auto h = [&](int byte) { return mma_fir::half_bits(static_cast<float>((word >> (8 * byte)) & 0xffu)); };
+  return {mma_fir::pack_halves(h(0), h(2)), mma_fir::pack_halves(h(1), h(3))};
+#endif
+}
+
+// The shared word (row, column) of A register r: rows group and group + 8, pixels t and t + 4 of the
+// k-step (a_coord: register r holds k = 2 t + (r & 2 ? 8 : 0) and the next, rows + (r & 1 ? 8 : 0)).
+struct WordAt {
+  int row, pixel;
+};
+GAUSSLAB_HD WordAt a_word(int lane, int reg) {
+  const Coord c = a_coord(lane, 2 * reg);
+  return {c.row, c.col / 2};
+}
+
+// The two A fragments (channel pairs) of the k-step at first_pixel + 8 q; word(row, pixel) reads the
+// block's shared row.
+template <class Words>
+GAUSSLAB_HD void load_a(int lane, int pixel0, const Words& word, FragA& even, FragA& odd) {
+  for (int reg = 0; reg < 4; ++reg) {
+    const WordAt at = a_word(lane, reg);
+    const ChannelPairs pairs = channel_pairs(word(at.row, pixel0 + at.pixel));
+    even.r[reg] = pairs.even;
+    odd.r[reg] = pairs.odd;
+  }
+}
+
+// ---- the result ------------------------------------------------------------------------------------------
+
+// D element i of a lane: image row (of the block's 16) and output (of the tile's 4); its channel is
+// 2 × (i & 1) plus 0 for the even pair's D, 1 for the odd pair's.
+struct OutputAt {
+  int row, output;
+};
+GAUSSLAB_HD OutputAt d_output(int lane, int i) {
+  const Coord c = c_coord(lane, i);
+  return {c.row, c.col / 2};
+}
+
+}  // namespace gausslab::multires::row_mma

@@ -1,0 +1,36 @@
+#pragma once
+// One warp's mma.sync.m16n8k16 (fp16 A and B, fp32 C and D) on the CPU, from the 32 lanes' fragments
+// and the PTX ISA's fragment layouts (separable_mma_common.cuh): the models of separable_mma and of
+// multires's tensor-core row reduce run their lane code through it. Products and sums in float64,
+// rounded to float once per mma (the hardware keeps at least float precision).
+#include "separable_mma_common.cuh"
+
+namespace gausslab::test {
+
+inline void emulate_mma(mma_fir::FragC (&d)[32], const mma_fir::FragA (&a)[32], const mma_fir::FragB (&b)[32]) {
+  using namespace mma_fir;
+  float A[16][16], B[16][8], C[16][8];
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int i = 0; i < 8; ++i) {
+      const Coord c = a_coord(lane, i);
+      A[c.row][c.col] = half_value(static_cast<unsigned short>(a[lane].r[i / 2] >> (16 * (i % 2))));
+    }
+    for (int i = 0; i < 4; ++i) {
+      const Coord c = b_coord(lane, i);
+      B[c.row][c.col] = half_value(static_cast<unsigned short>(b[lane].r[i / 2] >> (16 * (i % 2))));
+    }
+    for (int i = 0; i < 4; ++i) {
+      const Coord c = c_coord(lane, i);
+      C[c.row][c.col] = d[lane].v[i];
+    }
+  }
+  for (int lane = 0; lane < 32; ++lane)
+    for (int i = 0; i < 4; ++i) {
+      const Coord c = c_coord(lane, i);
+      double sum = C[c.row][c.col];
+      for (int k = 0; k < 16; ++k) sum += static_cast<double>(A[c.row][k]) * B[k][c.col];
+      d[lane].v[i] = static_cast<float>(sum);
+    }
+}
+
+}  // namespace gausslab::test

@@ -1,0 +1,199 @@
+// multires's row reduce on the tensor cores (multires_row_mma.cuh) on the CPU: its lane code run lane
+// by lane, warp by warp, block by block, with each warp's mma.sync emulated from the PTX fragment
+// layouts (kit/mma_emulation.hpp). The fill is the kernel's (columns through the border, rows below
+// the image zero); a lane reading a shared pixel beyond the fill, or an R value written twice, outside
+// C's columns or never, throws. Every R value (257 × the row sum, before its 16-bit rounding) must
+// equal the float64 sum with the fragments' weights to within float rounding, and those weights must
+// be the prefilter's to 2^-20 (2^-35 absolute in the tails): for all five borders, every decimation from 2 to row_mma::kMaxD (both
+// B patterns of odd d) and sizes from 1×1 to several blocks. The GPU tests run the kernel itself
+// against the reference through the whole pipeline.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gausslab/core/image.hpp"
+#include "kit/checked_shared.hpp"
+#include "kit/mma_emulation.hpp"
+#include "kit/model_images.hpp"
+#include "multires_plan.hpp"
+#include "multires_row_mma.cuh"
+
+namespace gausslab {
+namespace {
+
+using namespace multires;
+using namespace multires::row_mma;
+using test::emulate_mma;
+using test::ModelError;
+
+unsigned pixel_word(const Rgba8& p) {
+  return static_cast<unsigned>(p.r) | static_cast<unsigned>(p.g) << 8 | static_cast<unsigned>(p.b) << 16 |
+         static_cast<unsigned>(p.a) << 24;
+}
+
+// R as the kernel leaves it before rounding: [y][c][channel], 257 × the value.
+struct RowSums {
+  int width = 0, height = 0;
+  std::vector<double> values;
+  double at(int c, int y, int channel) const {
+    return values[(static_cast<std::size_t>(y) * width + c) * 4 + static_cast<std::size_t>(channel)];
+  }
+};
+
+RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<StepFragments>& fragments) {
+  RowSums out{s.out_w, s.src_h, std::vector<double>(static_cast<std::size_t>(s.out_w) * s.src_h * 4, 0.0)};
+  std::vector<int> written(static_cast<std::size_t>(s.out_w) * s.src_h, 0);
+  for (int by = 0; by < blocks_y(s); ++by)
+    for (int bx = 0; bx < blocks_x(s); ++bx) {
+      const int fill_x = fill_origin(s, bx);
+      if (fill_x % 4 != 0) throw ModelError("a fill that does not start at a multiple of 4 pixels");
+      std::vector<unsigned> rows(static_cast<std::size_t>(kRows * s.pitch), 0u);
+      for (int row = 0; row < kRows; ++row)
+        for (int col = 0; col < s.span; ++col) {
+          const int y = by * kRows + row;
+          if (y >= s.src_h) continue;
+          const int x = border_index(fill_x + col, s.src_w, s.border);
+          rows[static_cast<std::size_t>(row * s.pitch + col)] = x < 0 ? 0u : pixel_word(src.at(x, y));
+        }
+      const auto word = [&](int row, int pixel) {
+        if (row < 0 || row >= kRows || pixel < 0 || pixel >= s.span)
+          throw ModelError("a lane reads (" + std::to_string(row) + ", " + std::to_string(pixel) +
+                           ") outside the block's fill of " + std::to_string(s.span) + " pixels");
+        return rows[static_cast<std::size_t>(row * s.pitch + pixel)];
+      };
+      for (int warp = 0; warp < s.warps; ++warp)
+        for (int group = warp; group < s.groups; group += s.warps)
+          for (int tile = 0; tile < 2; ++tile) {
+            const int c_first = (bx * s.groups + group) * kGroupOutputs + tile * kTileOutputs;
+            if (c_first >= s.out_w) break;
+            const TileStart start = tile_start(s, group, tile);
+            FragC even_hi[32] = {}, even_lo[32] = {}, odd_hi[32] = {}, odd_lo[32] = {};
+            for (int q = 0; q < s.steps; ++q) {
+              FragA even[32], odd[32];
+              FragB hi[32], lo[32];
+              for (int lane = 0; lane < 32; ++lane) {
+                load_a(lane, start.first_pixel + kStepPixels * q, word, even[lane], odd[lane]);
+                const StepFragments& f =
+                    fragments.at(static_cast<std::size_t>((start.pattern * s.steps + q) * 32 + lane));
+                hi[lane] = FragB{{f.w[0], f.w[1]}};
+                lo[lane] = FragB{{f.w[2], f.w[3]}};
+              }
+              emulate_mma(even_hi, even, hi);
+              emulate_mma(odd_hi, odd, hi);
+              emulate_mma(even_lo, even, lo);
+              emulate_mma(odd_lo, odd, lo);
+            }
+            for (int lane = 0; lane < 32; ++lane)
+              for (int half = 0; half < 2; ++half) {
+                const OutputAt at = d_output(lane, 2 * half);
+                const int c = c_first + at.output, y = by * kRows + at.row;
+                if (c >= s.out_w || y >= s.src_h) continue;
+                if (written[static_cast<std::size_t>(y) * s.out_w + c]++)
+                  throw ModelError("R(" + std::to_string(c) + ", " + std::to_string(y) + ") written twice");
+                const int i = 2 * half;
+                const double channel[4] = {even_hi[lane].v[i] + even_lo[lane].v[i], odd_hi[lane].v[i] + odd_lo[lane].v[i],
+                                           even_hi[lane].v[i + 1] + even_lo[lane].v[i + 1],
+                                           odd_hi[lane].v[i + 1] + odd_lo[lane].v[i + 1]};
+                for (int ch = 0; ch < 4; ++ch)
+                  out.values[(static_cast<std::size_t>(y) * s.out_w + c) * 4 + static_cast<std::size_t>(ch)] =
+                      static_cast<double>(s.out_scale) * channel[ch];
+              }
+          }
+    }
+  for (int n : written)
+    if (n != 1) throw ModelError("an R value never written");
+  return out;
+}
+
+// The weights the fragments carry (w × 2^10 split into fp16 halves), back in the prefilter's units.
+std::vector<double> fragment_weights(const std::vector<double>& prefilter) {
+  std::vector<double> w;
+  const double scale = static_cast<double>(1 << kWeightScaleLog2);
+  for (double v : prefilter) {
+    const unsigned short hi = mma_fir::half_bits(static_cast<float>(v * scale));
+    const unsigned short lo =
+        mma_fir::half_bits(static_cast<float>(v * scale - static_cast<double>(mma_fir::half_value(hi))));
+    w.push_back((static_cast<double>(mma_fir::half_value(hi)) + mma_fir::half_value(lo)) / scale);
+  }
+  return w;
+}
+
+struct Case {
+  double sigma;
+  int width, height;
+};
+
+void check_case(const Case& k, BorderMode border, std::uint32_t seed) {
+  SCOPED_TRACE("sigma " + std::to_string(k.sigma) + ", " + std::to_string(k.width) + "×" + std::to_string(k.height) +
+               ", " + to_string(border));
+  const Plan p = make_plan(k.sigma, k.width, k.height);
+  const int taps = static_cast<int>(p.prefilter.size());
+  const Stage s = make_stage(p.d, taps, p.x.fine_origin, p.x.c_count, k.width, k.height, border, kCoarseScaleRgba8);
+  ASSERT_LE(shared_bytes(s), kSharedBudget);
+  ASSERT_EQ(s.pitch % 32, 4);
+  const ImageRgba8 src = test::random_image<Rgba8>(k.width, k.height, seed);
+  const RowSums model = run_model(src, s, make_fragments(s, p.prefilter));
+  const std::vector<double> w = fragment_weights(p.prefilter);
+  // To 2^-20 relative, or to half the spacing of the low half's subnormals (2^-25 / 2^10) in the tails.
+  for (std::size_t t = 0; t < w.size(); ++t)
+    ASSERT_NEAR(w[t], p.prefilter[t], p.prefilter[t] * 0x1p-20 + 0x1p-35) << "tap " << t;
+  // Float rounding: each mma's sum (at most 255 × 2^10 × the weights' sum) rounded once per k-step in
+  // two chains, then scaled by 257 / 2^10.
+  const double tolerance = 2.0 * s.steps * 255.0 * 0x1p-24 * kCoarseScaleRgba8 + 1e-9;
+  double worst = 0;
+  for (int y = 0; y < k.height; ++y)
+    for (int c = 0; c < s.out_w; ++c)
+      for (int ch = 0; ch < 4; ++ch) {
+        double sum = 0;
+        for (int t = 0; t < taps; ++t) {
+          const int x = border_index(s.d * c + s.origin + t, k.width, border);
+          if (x < 0) continue;
+          const Rgba8 px = src.at(x, y);
+          const int v[4] = {px.r, px.g, px.b, px.a};
+          sum += w[static_cast<std::size_t>(t)] * v[ch];
+        }
+        worst = std::max(worst, std::abs(model.at(c, y, ch) - kCoarseScaleRgba8 * sum));
+      }
+  EXPECT_LE(worst, tolerance);
+}
+
+constexpr BorderMode kBorders[] = {BorderMode::Reflect, BorderMode::Mirror, BorderMode::Nearest, BorderMode::Wrap,
+                                   BorderMode::Constant};
+
+TEST(MultiresRowMma, EqualsTheFloat64RowSumsForEveryBorderDecimationAndSize) {
+  // d = floor(sigma / 2.5), at least 2: 2, 3, 5, 6, 7, 12, 25 (odd: both patterns), 32.
+  const Case cases[] = {{4.0, 1, 1},    {4.0, 37, 19},  {8.0, 5, 3},     {13.0, 203, 17}, {16.0, 300, 33},
+                        {17.5, 129, 16}, {30.0, 64, 2},  {64.0, 777, 18}, {80.0, 1023, 5}, {12.6, 2, 40}};
+  std::uint32_t seed = 1;
+  for (const Case& k : cases)
+    for (BorderMode border : kBorders) check_case(k, border, seed++);
+}
+
+TEST(MultiresRowMma, EveryDecimationFitsItsBudgetsUpToTheLimit) {
+  for (int d = 2; d <= kMaxD; ++d) {
+    const Plan p = make_plan(2.5 * d + 0.01, 4096, 4096);
+    ASSERT_EQ(p.d, d);
+    const int taps = static_cast<int>(p.prefilter.size());
+    const Stage s = make_stage(d, taps, p.x.fine_origin, p.x.c_count, 4096, 4096, BorderMode::Reflect, 257.0);
+    SCOPED_TRACE("d " + std::to_string(d));
+    EXPECT_LE(shared_bytes(s), kSharedBudget);
+    EXPECT_GE(s.groups, 1);
+    // The fragments fit the weights buffer multires reserves beside the 2048 other weights.
+    EXPECT_LE(static_cast<std::size_t>(s.patterns * s.steps * 32 * 4), 10240u);
+  }
+  EXPECT_THROW(make_stage(kMaxD + 1, 300, -100, 100, 4096, 4096, BorderMode::Reflect, 257.0), std::logic_error);
+}
+
+TEST(MultiresRowMma, ChannelPairsAreTheBytesAsExactHalves) {
+  const ChannelPairs p = channel_pairs(0xff804001u);  // r 1, g 0x40, b 0x80, a 0xff
+  EXPECT_EQ(mma_fir::half_value(static_cast<unsigned short>(p.even & 0xffff)), 1.0f);
+  EXPECT_EQ(mma_fir::half_value(static_cast<unsigned short>(p.even >> 16)), 128.0f);
+  EXPECT_EQ(mma_fir::half_value(static_cast<unsigned short>(p.odd & 0xffff)), 64.0f);
+  EXPECT_EQ(mma_fir::half_value(static_cast<unsigned short>(p.odd >> 16)), 255.0f);
+}
+
+}  // namespace
+}  // namespace gausslab
