@@ -119,20 +119,24 @@ __global__ void __launch_bounds__(ReduceKernelPolicy::kThreads, 4)
   reduce_column_pass<P>(s, l, tile, thread, h, SharedSpan<float>{w}, DeviceStore<Out>{out, out_pitch});
 }
 
-// Row reduce of RGBA8 on the tensor cores (multires_row_mma.cuh): 16 image rows × `groups` groups of
-// 8 outputs per block (blocks in x along the row, then y), one warp per group.
+// Row reduce of RGBA8 on the tensor cores (multires_row_mma.cuh): 16 image rows × `warps` tiles of 4
+// outputs per block (blocks along the row first), one tile per warp.
 __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
     MultiresRowReduceMmaKernel(row_mma::Stage s, const char* src, std::size_t src_pitch, char* out,
-                               std::size_t out_pitch, const uint4* fragments) {
+                               std::size_t out_pitch, const unsigned* table) {
   using namespace row_mma;
   extern __shared__ float4 row_mma_shared[];
-  unsigned* const rows = reinterpret_cast<unsigned*>(row_mma_shared);
+  unsigned* const weights = reinterpret_cast<unsigned*>(row_mma_shared);
+  unsigned* const rows = weights + s.table_words;
   const int bx = static_cast<int>(blockIdx.x % static_cast<unsigned>(blocks_x(s)));
   const int y0 = static_cast<int>(blockIdx.x / static_cast<unsigned>(blocks_x(s))) * kRows;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
 
-  // Fill: the block's rows, 4 pixels per copy; columns outside the image through the border (a
-  // 'constant' border reads zero), rows below the image zero (their results are not stored).
+  // Fill: the weight table, then the block's rows 4 pixels per copy; columns outside the image through
+  // the border (a 'constant' border reads zero), rows below the image zero (their results are not
+  // stored).
+  for (int i = 4 * static_cast<int>(threadIdx.x); i < s.table_words; i += 4 * static_cast<int>(blockDim.x))
+    copy_async<16>(weights + i, table + i);
   const int fill_x = fill_origin(s, bx);
   const int chunks = s.span / 4;
   for (int row = warp; row < kRows; row += s.warps) {
@@ -162,36 +166,32 @@ __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
   wait_async_copies();
   __syncthreads();
 
+  const int c_first = bx * block_outputs(s) + warp * kTileOutputs;
+  if (c_first >= s.out_w) return;  // the warp's whole tile lies beyond C (no barrier follows)
+  const TileStart start = tile_start(s, warp);
+  const int tap0 = lane_tap(s, lane, start.psi);
   const auto word = [&](int row, int pixel) { return rows[row * s.pitch + pixel]; };
-  for (int group = warp; group < s.groups; group += s.warps) {
-    for (int tile = 0; tile < 2; ++tile) {
-      const int c_first = (bx * s.groups + group) * kGroupOutputs + tile * kTileOutputs;
-      if (c_first >= s.out_w) break;  // the warp's whole tile lies beyond C
-      const TileStart start = tile_start(s, group, tile);
-      const uint4* const f = fragments + start.pattern * s.steps * 32 + lane;
-      // Separate sums for the high and low weights: two more independent mma chains.
-      FragC even_hi{}, even_lo{}, odd_hi{}, odd_lo{};
-      for (int q = 0; q < s.steps; ++q) {
-        const uint4 b = __ldg(f + q * 32);
-        FragA even, odd;
-        load_a(lane, start.first_pixel + kStepPixels * q, word, even, odd);
-        const FragB hi{{b.x, b.y}}, lo{{b.z, b.w}};
-        mma_fir::mma_16816(even_hi, even, hi);
-        mma_fir::mma_16816(odd_hi, odd, hi);
-        mma_fir::mma_16816(even_lo, even, lo);
-        mma_fir::mma_16816(odd_lo, odd, lo);
-      }
-      for (int half = 0; half < 2; ++half) {
-        const OutputAt at = d_output(lane, 2 * half);
-        const int c = c_first + at.output, y = y0 + at.row;
-        if (c >= s.out_w || y >= s.src_h) continue;
-        const int i = 2 * half;
-        const float4 v = s.out_scale * make_float4(even_hi.v[i] + even_lo.v[i], odd_hi.v[i] + odd_lo.v[i],
-                                                   even_hi.v[i + 1] + even_lo.v[i + 1],
-                                                   odd_hi.v[i + 1] + odd_lo.v[i + 1]);
-        reinterpret_cast<ushort4*>(out + static_cast<std::size_t>(y) * out_pitch)[c] = Store<ushort4>::from(v);
-      }
-    }
+  const auto weight = [&](int i) { return weights[i]; };
+  // Separate sums for the high and low weights: four independent mma chains.
+  FragC even_hi{}, even_lo{}, odd_hi{}, odd_lo{};
+  for (int q = 0; q < s.steps; ++q) {
+    FragA even, odd;
+    FragB hi, lo;
+    load_a(lane, start.first_pixel + kStepPixels * q, word, even, odd);
+    load_b(lane, tap0 + kStepPixels * q, weight, hi, lo);
+    mma_fir::mma_16816(even_hi, even, hi);
+    mma_fir::mma_16816(odd_hi, odd, hi);
+    mma_fir::mma_16816(even_lo, even, lo);
+    mma_fir::mma_16816(odd_lo, odd, lo);
+  }
+  for (int half = 0; half < 2; ++half) {
+    const OutputAt at = d_output(lane, 2 * half);
+    const int c = c_first + at.output, y = y0 + at.row;
+    if (c >= s.out_w || y >= s.src_h) continue;
+    const int i = 2 * half;
+    const float4 v = s.out_scale * make_float4(even_hi.v[i] + even_lo.v[i], odd_hi.v[i] + odd_lo.v[i],
+                                               even_hi.v[i + 1] + even_lo.v[i + 1], odd_hi.v[i + 1] + odd_lo.v[i + 1]);
+    reinterpret_cast<ushort4*>(out + static_cast<std::size_t>(y) * out_pitch)[c] = Store<ushort4>::from(v);
   }
 }
 
@@ -343,7 +343,7 @@ struct MultiresLaunch {
   unsigned reduce_shared = 0, blur_shared = 0, rows_shared = 0, rows_mma_shared = 0, expand_shared = 0;
   std::size_t c_pitch = 0, b_pitch = 0, r_pitch = 0;
   std::size_t blur_weights = 0, expand_weights = 0;  // float offsets in the weights buffer
-  std::size_t rows_mma_fragments = 0;                 // the same, a multiple of 4 (16-byte fragments)
+  std::size_t rows_mma_table = 0;                     // the same, a multiple of 4 (16-byte copies)
   std::vector<float> weights;                          // prefilter by phase, blur, expand
 };
 
@@ -403,13 +403,12 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
                                            problem.params.border, scale);
     m.rows_mma_shared = row_mma::shared_bytes(m.rows_mma_stage);
     while (m.weights.size() % 4 != 0) m.weights.push_back(0.0f);
-    m.rows_mma_fragments = m.weights.size();
-    for (const row_mma::StepFragments& f : row_mma::make_fragments(m.rows_mma_stage, p.prefilter))
-      for (unsigned word : f.w) {
-        float bits;
-        std::memcpy(&bits, &word, sizeof bits);
-        m.weights.push_back(bits);
-      }
+    m.rows_mma_table = m.weights.size();
+    for (unsigned word : row_mma::make_table(m.rows_mma_stage, p.prefilter)) {
+      float bits;
+      std::memcpy(&bits, &word, sizeof bits);
+      m.weights.push_back(bits);
+    }
   }
 
   m.columns.d = p.d;
@@ -486,7 +485,7 @@ void launch_row_reduce_mma(const MultiresLaunch& m, const ConstImageView& src, c
   check_grid(blocks, "MultiresRowReduceMmaKernel");
   MultiresRowReduceMmaKernel<<<static_cast<unsigned>(blocks), 32 * s.warps, m.rows_mma_shared, stream>>>(
       s, static_cast<const char*>(src.data), src.pitch_bytes, r.as<char>(), m.r_pitch,
-      reinterpret_cast<const uint4*>(weights + m.rows_mma_fragments));
+      reinterpret_cast<const unsigned*>(weights + m.rows_mma_table));
   GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceMmaKernel", stream);
 }
 
@@ -625,9 +624,9 @@ class Multires final : public GpuMethod {
 
  private:
   // The most weights of any sigma up to 200 (d 80: a 513-tap prefilter, the blur, 2 × 80 × 5 spline
-  // weights; up to d 32 also the row reduce's B fragments, at most 2 patterns × 39 steps × 32 lanes ×
-  // 4 words), reserved once so that a new sigma never reallocates under a run.
-  static constexpr std::size_t kMaxWeights = 2048 + 10240;
+  // weights; up to d 32 also the row reduce's table of fp16 halves, 8 × 39 + 103 words), reserved once
+  // so that a new sigma never reallocates under a run.
+  static constexpr std::size_t kMaxWeights = 2048 + 512;
   MultiresLaunch launch_;
   ScratchBuffer c_{fence()}, b_{fence()}, r_{fence()};
 };

@@ -19,15 +19,16 @@
 // byte permutes and two half subtractions per k-step that reads it (about two), and the
 // multiply-adds go to the tensor cores.
 //
-// Block: 16 image rows × `groups` groups of 8 coarse outputs (two n-tiles of 4), one warp per group
-// (warps loop when there are more groups). The fine rows it reads sit in shared memory as words (one
-// RGBA8 pixel each), pitch ≡ 4 (mod 32) words so that the 32 lanes' loads (8 rows × 4 columns) hit
-// 32 banks. The fill starts at a multiple of 4 pixels (16-byte copies); phi = origin mod 4 pixels is
-// where the first window starts in it, the same for every block (a block's first output is a multiple
-// of 8, so d × that is a multiple of 8). An n-tile's window starts at phi + d (8 j + 4 g) of the
-// block's row; its k-steps start at the multiple of 8 below (psi = the rest, which depends on g only
-// when d is odd), so one or two patterns of B fragments serve every tile of the launch: the host builds
-// them (row_mma_fragments) and the kernel reads them from global memory (L1).
+// Block: 16 image rows × `warps` n-tiles of 4 coarse outputs, one tile per warp. The fine rows it
+// reads sit in shared memory as words (one RGBA8 pixel each), pitch ≡ 4 (mod 32) words so that the 32
+// lanes' loads (8 rows × 4 columns) hit 32 banks. The fill starts at a multiple of 4 pixels (16-byte
+// copies); phi = origin mod 4 is where the first window starts in it, the same for every block (a
+// block's first output is a multiple of 8, so d × that is a multiple of 8). Tile j's window starts at
+// phi + 4 d j; its k-steps at the multiple of 8 below (psi the rest). The B fragments are built per
+// step from a table of the weights' fp16 halves in shared memory (one word per tap, zero-padded on
+// both sides so that no lane tests a bound): two loads and four byte permutes a step, whatever d (a
+// table of whole fragments would take 512 bytes a step, 32 KB at d 25, and read from global memory
+// its loads missed the L1 that the fill takes: the first version's stalls).
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -50,14 +51,12 @@ using mma_fir::FragC;
 
 inline constexpr int kRows = 16;          // image rows per block: one mma row block
 inline constexpr int kTileOutputs = 4;    // coarse outputs per n-tile (N = 8: 4 outputs × 2 channels)
-inline constexpr int kGroupOutputs = 8;   // outputs per warp item: two n-tiles
 inline constexpr int kStepPixels = 8;     // fine pixels per k16 step (2 channels each)
 inline constexpr int kMaxWarps = 8;
 inline constexpr int kWeightScaleLog2 = 10;
-// The largest d that takes this kernel: beyond it (sigma >= 82.5) the B fragments and a block's rows
-// outgrow their budgets and the CUDA-core row reduce runs.
+// The largest d that takes this kernel (sigma < 82.5); beyond it the CUDA-core row reduce runs.
 inline constexpr int kMaxD = 32;
-// Shared memory a block may take: four blocks of eight warps on an H100 SM up to d 12.
+// Shared memory a block may take: four blocks of eight warps on an H100 SM up to d 16.
 inline constexpr unsigned kSharedBudget = 56u * 1024u;
 
 struct Stage {
@@ -69,11 +68,11 @@ struct Stage {
   BorderMode border = BorderMode::Reflect;
   int phi = 0;               // origin mod 4: where the first window starts in a block's fill
   int steps = 1;             // k-steps per n-tile
-  int groups = 1;            // 8-output groups per block
-  int warps = 1;             // min(groups, kMaxWarps)
+  int warps = 2;             // n-tiles (and warps) per block: even, so that blocks start at multiples of 8
   int span = 0;              // fine pixels a block's row holds (a multiple of 8)
   int pitch = 0;             // words per shared row, ≡ 4 (mod 32)
-  int patterns = 1;          // B fragment patterns: 2 when d is odd
+  int pad = 0;               // zero taps before the first weight in the table
+  int table_words = 0;       // the weight table's length (a multiple of 4)
   bool aligned16 = false;    // source rows 16-byte aligned (set at launch): 16-byte copies
   float out_scale = 1.0f;    // 257 / 2^10
 };
@@ -83,29 +82,27 @@ GAUSSLAB_HD int floor_mod(int a, int m) {
   return r < 0 ? r + m : r;
 }
 
-// Where n-tile g of group j starts its k-steps in the block's row, and the pattern it reads.
+// Where tile j starts its k-steps in the block's row, and where its output 0's window starts after that.
 struct TileStart {
   int first_pixel;  // multiple of 8
-  int pattern;      // 0 or 1
+  int psi;          // 0 .. 7
 };
-GAUSSLAB_HD TileStart tile_start(const Stage& s, int group, int tile) {
-  const int window = s.phi + s.d * (kGroupOutputs * group + kTileOutputs * tile);
-  return {window / kStepPixels * kStepPixels, s.patterns == 2 ? tile : 0};
-}
-// psi of pattern g: where output 0's window starts within the tile's first k-step.
-GAUSSLAB_HD int pattern_offset(const Stage& s, int pattern) {
-  return floor_mod(s.phi + s.d * kTileOutputs * pattern, kStepPixels);
+GAUSSLAB_HD TileStart tile_start(const Stage& s, int tile) {
+  const int window = s.phi + s.d * kTileOutputs * tile;
+  return {window / kStepPixels * kStepPixels, window % kStepPixels};
 }
 
-GAUSSLAB_HD int span_for(const Stage& s, int groups) {
-  Stage t = s;
-  t.patterns = 1;
-  return tile_start(t, groups - 1, 1).first_pixel + kStepPixels * s.steps;
+GAUSSLAB_HD int span_for(const Stage& s, int warps) {
+  return tile_start(s, warps - 1).first_pixel + kStepPixels * s.steps;
 }
 GAUSSLAB_HD int pitch_for(int span) { return (span + 31) / 32 * 32 + 4; }
-GAUSSLAB_HD unsigned shared_bytes(const Stage& s) { return static_cast<unsigned>(kRows * s.pitch) * 4u; }
+GAUSSLAB_HD unsigned rows_offset_bytes(const Stage& s) { return static_cast<unsigned>(s.table_words) * 4u; }
+GAUSSLAB_HD unsigned shared_bytes_for(const Stage& s, int pitch) {
+  return rows_offset_bytes(s) + static_cast<unsigned>(kRows * pitch) * 4u;
+}
+GAUSSLAB_HD unsigned shared_bytes(const Stage& s) { return shared_bytes_for(s, s.pitch); }
 
-// The stage for one launch (without aligned16); groups as many as keep a block within the budget.
+// The stage for one launch (without aligned16): as many warps as keep a block within the budget.
 inline Stage make_stage(int d, int taps, int origin, int out_w, int src_w, int src_h, BorderMode border,
                         double coarse_scale) {
   if (d < 2 || d > kMaxD) throw std::logic_error("multires row_mma: d outside 2.." + std::to_string(kMaxD));
@@ -120,57 +117,73 @@ inline Stage make_stage(int d, int taps, int origin, int out_w, int src_w, int s
   s.phi = floor_mod(origin, 4);
   // The last output of a tile (o = 3) reads up to psi + 3 d + taps - 1 from the tile's first pixel.
   s.steps = (kStepPixels - 1 + (kTileOutputs - 1) * d + taps + kStepPixels - 1) / kStepPixels;
-  s.patterns = d % 2 == 1 ? 2 : 1;
-  s.groups = 1;
-  for (int g = kMaxWarps; g >= 1; --g) {
-    s.groups = g;
-    if (static_cast<unsigned>(kRows * pitch_for(span_for(s, g))) * 4u <= kSharedBudget) break;
+  // Lane taps run from 8 q + t - d o - psi >= -(3 d + 7) to 8 (steps - 1) + 7.
+  s.pad = (kTileOutputs - 1) * d + kStepPixels - 1;
+  s.table_words = (s.pad + kStepPixels * s.steps + 3) / 4 * 4;
+  for (int w = kMaxWarps; w >= 2; w -= 2) {
+    s.warps = w;
+    if (shared_bytes_for(s, pitch_for(span_for(s, w))) <= kSharedBudget) break;
   }
-  s.warps = std::min(s.groups, kMaxWarps);
-  s.span = span_for(s, s.groups);
+  s.span = span_for(s, s.warps);
   s.pitch = pitch_for(s.span);
   s.out_scale = static_cast<float>(coarse_scale / (1 << kWeightScaleLog2));
   return s;
 }
 
-GAUSSLAB_HD int blocks_x(const Stage& s) { return (s.out_w + kGroupOutputs * s.groups - 1) / (kGroupOutputs * s.groups); }
+GAUSSLAB_HD int block_outputs(const Stage& s) { return kTileOutputs * s.warps; }
+GAUSSLAB_HD int blocks_x(const Stage& s) { return (s.out_w + block_outputs(s) - 1) / block_outputs(s); }
 GAUSSLAB_HD int blocks_y(const Stage& s) { return (s.src_h + kRows - 1) / kRows; }
 
-// The fine pixel of the image a block's fill column reads (before the border): column 0 is the
-// multiple of 4 at or below the block's first window.
+// The fine pixel of the image a block's fill column 0 reads (before the border): the multiple of 4 at
+// or below the block's first window.
 GAUSSLAB_HD int fill_origin(const Stage& s, int block_x) {
-  return s.d * (block_x * kGroupOutputs * s.groups) + s.origin - s.phi;
+  return s.d * (block_x * block_outputs(s)) + s.origin - s.phi;
 }
 
-// ---- B fragments (host) ------------------------------------------------------------------------------
+// ---- B fragments -------------------------------------------------------------------------------------
 
-// One lane's B fragments for one k-step: {hi.r[0], hi.r[1], lo.r[0], lo.r[1]}.
-struct StepFragments {
-  unsigned w[4];
-};
-// All of them, [pattern][step][lane]: B[k][n] = w'[8 q + p - d o - psi] for k = 2 p + ch, n = 2 o + ch
-// (zero across channels and outside the prefilter), w' = w × 2^10 split into fp16 halves.
-inline std::vector<StepFragments> make_fragments(const Stage& s, const std::vector<double>& prefilter) {
-  std::vector<StepFragments> out(static_cast<std::size_t>(s.patterns * s.steps * 32));
+// The weight table (host): word pad + t = w'[t] as fp16 halves (high half in bits 0-15, low half in
+// 16-31), w' = w × 2^10; zero outside the prefilter.
+inline std::vector<unsigned> make_table(const Stage& s, const std::vector<double>& prefilter) {
+  std::vector<unsigned> table(static_cast<std::size_t>(s.table_words), 0u);
   const double scale = static_cast<double>(1 << kWeightScaleLog2);
-  for (int pattern = 0; pattern < s.patterns; ++pattern)
-    for (int q = 0; q < s.steps; ++q)
-      for (int lane = 0; lane < 32; ++lane) {
-        unsigned short hi[4], lo[4];
-        for (int i = 0; i < 4; ++i) {
-          const Coord c = b_coord(lane, i);
-          const int p = c.row / 2, o = c.col / 2;
-          const int t = kStepPixels * q + p - s.d * o - pattern_offset(s, pattern);
-          const bool same_channel = c.row % 2 == c.col % 2;
-          const double w = same_channel && t >= 0 && t < s.taps ? prefilter[static_cast<std::size_t>(t)] * scale : 0.0;
-          hi[i] = mma_fir::half_bits(static_cast<float>(w));
-          lo[i] = mma_fir::half_bits(static_cast<float>(w - static_cast<double>(mma_fir::half_value(hi[i]))));
-        }
-        out[static_cast<std::size_t>((pattern * s.steps + q) * 32 + lane)] = {
-            {mma_fir::pack_halves(hi[0], hi[1]), mma_fir::pack_halves(hi[2], hi[3]),
-             mma_fir::pack_halves(lo[0], lo[1]), mma_fir::pack_halves(lo[2], lo[3])}};
-      }
-  return out;
+  for (int t = 0; t < s.taps; ++t) {
+    const double w = prefilter[static_cast<std::size_t>(t)] * scale;
+    const unsigned short hi = mma_fir::half_bits(static_cast<float>(w));
+    const unsigned short lo = mma_fir::half_bits(static_cast<float>(w - static_cast<double>(mma_fir::half_value(hi))));
+    table[static_cast<std::size_t>(s.pad + t)] = mma_fir::pack_halves(hi, lo);
+  }
+  return table;
+}
+
+// A lane's table index for step 0 of a tile: its B elements are k = 2 p + ch (p = t and t + 4) of
+// column n = 2 o + ch' (o = group / 2, ch' = group % 2): w'[8 q + p - d o - psi] where ch = ch'.
+GAUSSLAB_HD int lane_tap(const Stage& s, int lane, int psi) {
+  const int group = lane >> 2, in_group = lane & 3;
+  return s.pad + in_group - s.d * (group >> 1) - psi;
+}
+
+// Half h (0 high, 1 low) of table word `word` into the lane's channel slot of a B register (the low
+// half for ch' = 0, the high half for ch' = 1; the other slot zero: B is zero across channels).
+GAUSSLAB_HD unsigned b_register(int lane, unsigned word, int h) {
+  const bool upper = ((lane >> 2) & 1) != 0;
+#if defined(__CUDA_ARCH__)
+  const unsigned selector = h == 0 ? (upper ? 0x1044u : 0x4410u) : (upper ? 0x3244u : 0x4432u);
+  return __byte_perm(word, 0u, selector);
+#else
+  const unsigned half = h == 0 ? (word & 0xffffu) : (word >> 16);
+  return upper ? half << 16 : half;
+#endif
+}
+
+// The high and low B fragments of step q; table(i) reads word i of the weight table.
+template <class Table>
+GAUSSLAB_HD void load_b(int lane, int tap0, const Table& table, FragB& hi, FragB& lo) {
+  const unsigned w0 = table(tap0), w1 = table(tap0 + kStepPixels / 2);
+  hi.r[0] = b_register(lane, w0, 0);
+  hi.r[1] = b_register(lane, w1, 0);
+  lo.r[0] = b_register(lane, w0, 1);
+  lo.r[1] = b_register(lane, w1, 1);
 }
 
 // ---- A fragments ---------------------------------------------------------------------------------------

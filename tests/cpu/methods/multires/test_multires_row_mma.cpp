@@ -1,12 +1,12 @@
 // multires's row reduce on the tensor cores (multires_row_mma.cuh) on the CPU: its lane code run lane
 // by lane, warp by warp, block by block, with each warp's mma.sync emulated from the PTX fragment
 // layouts (kit/mma_emulation.hpp). The fill is the kernel's (columns through the border, rows below
-// the image zero); a lane reading a shared pixel beyond the fill, or an R value written twice, outside
-// C's columns or never, throws. Every R value (257 × the row sum, before its 16-bit rounding) must
-// equal the float64 sum with the fragments' weights to within float rounding, and those weights must
-// be the prefilter's to 2^-20 (2^-35 absolute in the tails): for all five borders, every decimation from 2 to row_mma::kMaxD (both
-// B patterns of odd d) and sizes from 1×1 to several blocks. The GPU tests run the kernel itself
-// against the reference through the whole pipeline.
+// the image zero); a lane reading a pixel beyond the fill or a word outside the weight table, or an R
+// value written twice, outside C's columns or never, throws. Every R value (257 × the row sum, before
+// its 16-bit rounding) must equal the float64 sum with the table's weights to within float rounding,
+// and those weights must be the prefilter's to 2^-20 (2^-35 absolute in the tails): for all five
+// borders, odd and even decimations from 2 to row_mma::kMaxD, and sizes from 1×1 to several blocks.
+// The GPU tests run the kernel itself against the reference through the whole pipeline.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,9 +43,14 @@ struct RowSums {
   }
 };
 
-RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<StepFragments>& fragments) {
+RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsigned>& table) {
   RowSums out{s.out_w, s.src_h, std::vector<double>(static_cast<std::size_t>(s.out_w) * s.src_h * 4, 0.0)};
   std::vector<int> written(static_cast<std::size_t>(s.out_w) * s.src_h, 0);
+  if (static_cast<int>(table.size()) != s.table_words) throw ModelError("a weight table of the wrong length");
+  const auto weight = [&](int i) {
+    if (i < 0 || i >= s.table_words) throw ModelError("a lane reads weight word " + std::to_string(i) + " outside the table");
+    return table[static_cast<std::size_t>(i)];
+  };
   for (int by = 0; by < blocks_y(s); ++by)
     for (int bx = 0; bx < blocks_x(s); ++bx) {
       const int fill_x = fill_origin(s, bx);
@@ -64,51 +69,46 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<StepF
                            ") outside the block's fill of " + std::to_string(s.span) + " pixels");
         return rows[static_cast<std::size_t>(row * s.pitch + pixel)];
       };
-      for (int warp = 0; warp < s.warps; ++warp)
-        for (int group = warp; group < s.groups; group += s.warps)
-          for (int tile = 0; tile < 2; ++tile) {
-            const int c_first = (bx * s.groups + group) * kGroupOutputs + tile * kTileOutputs;
-            if (c_first >= s.out_w) break;
-            const TileStart start = tile_start(s, group, tile);
-            FragC even_hi[32] = {}, even_lo[32] = {}, odd_hi[32] = {}, odd_lo[32] = {};
-            for (int q = 0; q < s.steps; ++q) {
-              FragA even[32], odd[32];
-              FragB hi[32], lo[32];
-              for (int lane = 0; lane < 32; ++lane) {
-                load_a(lane, start.first_pixel + kStepPixels * q, word, even[lane], odd[lane]);
-                const StepFragments& f =
-                    fragments.at(static_cast<std::size_t>((start.pattern * s.steps + q) * 32 + lane));
-                hi[lane] = FragB{{f.w[0], f.w[1]}};
-                lo[lane] = FragB{{f.w[2], f.w[3]}};
-              }
-              emulate_mma(even_hi, even, hi);
-              emulate_mma(odd_hi, odd, hi);
-              emulate_mma(even_lo, even, lo);
-              emulate_mma(odd_lo, odd, lo);
-            }
-            for (int lane = 0; lane < 32; ++lane)
-              for (int half = 0; half < 2; ++half) {
-                const OutputAt at = d_output(lane, 2 * half);
-                const int c = c_first + at.output, y = by * kRows + at.row;
-                if (c >= s.out_w || y >= s.src_h) continue;
-                if (written[static_cast<std::size_t>(y) * s.out_w + c]++)
-                  throw ModelError("R(" + std::to_string(c) + ", " + std::to_string(y) + ") written twice");
-                const int i = 2 * half;
-                const double channel[4] = {even_hi[lane].v[i] + even_lo[lane].v[i], odd_hi[lane].v[i] + odd_lo[lane].v[i],
-                                           even_hi[lane].v[i + 1] + even_lo[lane].v[i + 1],
-                                           odd_hi[lane].v[i + 1] + odd_lo[lane].v[i + 1]};
-                for (int ch = 0; ch < 4; ++ch)
-                  out.values[(static_cast<std::size_t>(y) * s.out_w + c) * 4 + static_cast<std::size_t>(ch)] =
-                      static_cast<double>(s.out_scale) * channel[ch];
-              }
+      for (int warp = 0; warp < s.warps; ++warp) {
+        const int c_first = bx * block_outputs(s) + warp * kTileOutputs;
+        if (c_first >= s.out_w) continue;
+        const TileStart start = tile_start(s, warp);
+        FragC even_hi[32] = {}, even_lo[32] = {}, odd_hi[32] = {}, odd_lo[32] = {};
+        for (int q = 0; q < s.steps; ++q) {
+          FragA even[32], odd[32];
+          FragB hi[32], lo[32];
+          for (int lane = 0; lane < 32; ++lane) {
+            load_a(lane, start.first_pixel + kStepPixels * q, word, even[lane], odd[lane]);
+            load_b(lane, lane_tap(s, lane, start.psi) + kStepPixels * q, weight, hi[lane], lo[lane]);
           }
+          emulate_mma(even_hi, even, hi);
+          emulate_mma(odd_hi, odd, hi);
+          emulate_mma(even_lo, even, lo);
+          emulate_mma(odd_lo, odd, lo);
+        }
+        for (int lane = 0; lane < 32; ++lane)
+          for (int half = 0; half < 2; ++half) {
+            const OutputAt at = d_output(lane, 2 * half);
+            const int c = c_first + at.output, y = by * kRows + at.row;
+            if (c >= s.out_w || y >= s.src_h) continue;
+            if (written[static_cast<std::size_t>(y) * s.out_w + c]++)
+              throw ModelError("R(" + std::to_string(c) + ", " + std::to_string(y) + ") written twice");
+            const int i = 2 * half;
+            const double channel[4] = {even_hi[lane].v[i] + even_lo[lane].v[i], odd_hi[lane].v[i] + odd_lo[lane].v[i],
+                                       even_hi[lane].v[i + 1] + even_lo[lane].v[i + 1],
+                                       odd_hi[lane].v[i + 1] + odd_lo[lane].v[i + 1]};
+            for (int ch = 0; ch < 4; ++ch)
+              out.values[(static_cast<std::size_t>(y) * s.out_w + c) * 4 + static_cast<std::size_t>(ch)] =
+                  static_cast<double>(s.out_scale) * channel[ch];
+          }
+      }
     }
   for (int n : written)
     if (n != 1) throw ModelError("an R value never written");
   return out;
 }
 
-// The weights the fragments carry (w × 2^10 split into fp16 halves), back in the prefilter's units.
+// The weights the table carries (w × 2^10 split into fp16 halves), back in the prefilter's units.
 std::vector<double> fragment_weights(const std::vector<double>& prefilter) {
   std::vector<double> w;
   const double scale = static_cast<double>(1 << kWeightScaleLog2);
@@ -135,7 +135,7 @@ void check_case(const Case& k, BorderMode border, std::uint32_t seed) {
   ASSERT_LE(shared_bytes(s), kSharedBudget);
   ASSERT_EQ(s.pitch % 32, 4);
   const ImageRgba8 src = test::random_image<Rgba8>(k.width, k.height, seed);
-  const RowSums model = run_model(src, s, make_fragments(s, p.prefilter));
+  const RowSums model = run_model(src, s, make_table(s, p.prefilter));
   const std::vector<double> w = fragment_weights(p.prefilter);
   // To 2^-20 relative, or to half the spacing of the low half's subnormals (2^-25 / 2^10) in the tails.
   for (std::size_t t = 0; t < w.size(); ++t)
@@ -164,7 +164,7 @@ constexpr BorderMode kBorders[] = {BorderMode::Reflect, BorderMode::Mirror, Bord
                                    BorderMode::Constant};
 
 TEST(MultiresRowMma, EqualsTheFloat64RowSumsForEveryBorderDecimationAndSize) {
-  // d = floor(sigma / 2.5), at least 2: 2, 3, 5, 6, 7, 12, 25 (odd: both patterns), 32.
+  // d = floor(sigma / 2.5), at least 2: 2, 3, 5, 6, 7, 12, 25, 32.
   const Case cases[] = {{4.0, 1, 1},    {4.0, 37, 19},  {8.0, 5, 3},     {13.0, 203, 17}, {16.0, 300, 33},
                         {17.5, 129, 16}, {30.0, 64, 2},  {64.0, 777, 18}, {80.0, 1023, 5}, {12.6, 2, 40}};
   std::uint32_t seed = 1;
@@ -180,9 +180,10 @@ TEST(MultiresRowMma, EveryDecimationFitsItsBudgetsUpToTheLimit) {
     const Stage s = make_stage(d, taps, p.x.fine_origin, p.x.c_count, 4096, 4096, BorderMode::Reflect, 257.0);
     SCOPED_TRACE("d " + std::to_string(d));
     EXPECT_LE(shared_bytes(s), kSharedBudget);
-    EXPECT_GE(s.groups, 1);
-    // The fragments fit the weights buffer multires reserves beside the 2048 other weights.
-    EXPECT_LE(static_cast<std::size_t>(s.patterns * s.steps * 32 * 4), 10240u);
+    EXPECT_GE(s.warps, 2);
+    EXPECT_EQ(s.warps % 2, 0);
+    // The table fits the weights buffer multires reserves beside the 2048 other weights.
+    EXPECT_LE(s.table_words, 512);
   }
   EXPECT_THROW(make_stage(kMaxD + 1, 300, -100, 100, 4096, 4096, BorderMode::Reflect, 257.0), std::logic_error);
 }
