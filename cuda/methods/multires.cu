@@ -121,6 +121,7 @@ __global__ void __launch_bounds__(ReduceKernelPolicy::kThreads, 4)
 
 // Row reduce of RGBA8 on the tensor cores (multires_row_mma.cuh): 16 image rows × `warps` tiles of 4
 // outputs per block (blocks along the row first), one tile per warp.
+template <bool Subnormal>
 __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
     MultiresRowReduceMmaKernel(row_mma::Stage s, const char* src, std::size_t src_pitch, char* out,
                                std::size_t out_pitch, const unsigned* table) {
@@ -169,27 +170,35 @@ __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
   const int c_first = bx * block_outputs(s) + warp * kTileOutputs;
   if (c_first >= s.out_w) return;  // the warp's whole tile lies beyond C (no barrier follows)
   const TileStart start = tile_start(s, warp);
-  const int tap0 = lane_tap(s, lane, start.psi);
-  const auto word = [&](int row, int pixel) { return rows[row * s.pitch + pixel]; };
-  const auto weight = [&](int i) { return weights[i]; };
+  // The lane's words as pointers that step by 8 pixels (and 8 table words): the loads take immediate
+  // offsets in the unrolled loop instead of recomputing row × pitch + column.
+  const unsigned* a[4];
+  for (int reg = 0; reg < 4; ++reg) {
+    const WordAt at = a_word(lane, reg);
+    a[reg] = rows + at.row * s.pitch + start.first_pixel + at.pixel;
+  }
+  const unsigned* b = weights + lane_tap(s, lane, start.psi);
   // Separate sums for the high and low weights: four independent mma chains.
   FragC even_hi{}, even_lo{}, odd_hi{}, odd_lo{};
   for (int q = 0; q < s.steps; ++q) {
+    const unsigned words[4] = {a[0][kStepPixels * q], a[1][kStepPixels * q], a[2][kStepPixels * q],
+                               a[3][kStepPixels * q]};
     FragA even, odd;
     FragB hi, lo;
-    load_a(lane, start.first_pixel + kStepPixels * q, word, even, odd);
-    load_b(lane, tap0 + kStepPixels * q, weight, hi, lo);
+    a_fragments<Subnormal>(words, even, odd);
+    b_fragments(lane, b[kStepPixels * q], b[kStepPixels * q + kStepPixels / 2], hi, lo);
     mma_fir::mma_16816(even_hi, even, hi);
     mma_fir::mma_16816(odd_hi, odd, hi);
     mma_fir::mma_16816(even_lo, even, lo);
     mma_fir::mma_16816(odd_lo, odd, lo);
   }
+  const float scale = s.out_scale * static_cast<float>(sample_scale<Subnormal>());
   for (int half = 0; half < 2; ++half) {
     const OutputAt at = d_output(lane, 2 * half);
     const int c = c_first + at.output, y = y0 + at.row;
     if (c >= s.out_w || y >= s.src_h) continue;
     const int i = 2 * half;
-    const float4 v = s.out_scale * make_float4(even_hi.v[i] + even_lo.v[i], odd_hi.v[i] + odd_lo.v[i],
+    const float4 v = scale * make_float4(even_hi.v[i] + even_lo.v[i], odd_hi.v[i] + odd_lo.v[i],
                                                even_hi.v[i + 1] + even_lo.v[i + 1], odd_hi.v[i + 1] + odd_lo.v[i + 1]);
     reinterpret_cast<ushort4*>(out + static_cast<std::size_t>(y) * out_pitch)[c] = Store<ushort4>::from(v);
   }
@@ -312,6 +321,11 @@ bool row_mma_for(PixelFormat format, int d) {
   if (format != PixelFormat::Rgba8 || d > row_mma::kMaxD || cuda_device_status().compute_major < 8) return false;
   const char* text = std::getenv("GAUSSLAB_MULTIRES_ROW_MMA");
   return text == nullptr || std::string(text) != "0";
+}
+
+bool row_mma_subnormal() {
+  const char* text = std::getenv("GAUSSLAB_MULTIRES_ROW_MMA");
+  return text != nullptr && std::string(text) == "subnormal";
 }
 
 // Row pitch of a coarse array: a multiple of 128 bytes.
@@ -483,7 +497,8 @@ void launch_row_reduce_mma(const MultiresLaunch& m, const ConstImageView& src, c
   s.aligned16 = reinterpret_cast<std::uintptr_t>(src.data) % 16 == 0 && src.pitch_bytes % 16 == 0;
   const long long blocks = static_cast<long long>(row_mma::blocks_x(s)) * row_mma::blocks_y(s);
   check_grid(blocks, "MultiresRowReduceMmaKernel");
-  MultiresRowReduceMmaKernel<<<static_cast<unsigned>(blocks), 32 * s.warps, m.rows_mma_shared, stream>>>(
+  const auto kernel = row_mma_subnormal() ? MultiresRowReduceMmaKernel<true> : MultiresRowReduceMmaKernel<false>;
+  kernel<<<static_cast<unsigned>(blocks), 32 * s.warps, m.rows_mma_shared, stream>>>(
       s, static_cast<const char*>(src.data), src.pitch_bytes, r.as<char>(), m.r_pitch,
       reinterpret_cast<const unsigned*>(weights + m.rows_mma_table));
   GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceMmaKernel", stream);
@@ -558,7 +573,7 @@ void set_shared_limits(const MultiresLaunch& m) {
   if (m.fused)
     allow_shared(MultiresReduceKernel<Fine, Coarse, Accum>);
   else if (m.rows_mma)
-    allow_shared(MultiresRowReduceMmaKernel);
+    allow_shared(row_mma_subnormal() ? MultiresRowReduceMmaKernel<true> : MultiresRowReduceMmaKernel<false>);
   else
     with_row_reduce_policy(m.rows_wide, [](auto policy) {
       allow_shared(MultiresRowReduceKernel<decltype(policy), Fine, Coarse, Accum>);

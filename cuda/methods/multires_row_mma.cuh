@@ -74,7 +74,7 @@ struct Stage {
   int pad = 0;               // zero taps before the first weight in the table
   int table_words = 0;       // the weight table's length (a multiple of 4)
   bool aligned16 = false;    // source rows 16-byte aligned (set at launch): 16-byte copies
-  float out_scale = 1.0f;    // 257 / 2^10
+  float out_scale = 1.0f;    // 257 / 2^10 (times sample_scale in the kernel)
 };
 
 GAUSSLAB_HD int floor_mod(int a, int m) {
@@ -176,10 +176,8 @@ GAUSSLAB_HD unsigned b_register(int lane, unsigned word, int h) {
 #endif
 }
 
-// The high and low B fragments of step q; table(i) reads word i of the weight table.
-template <class Table>
-GAUSSLAB_HD void load_b(int lane, int tap0, const Table& table, FragB& hi, FragB& lo) {
-  const unsigned w0 = table(tap0), w1 = table(tap0 + kStepPixels / 2);
+// The high and low B fragments of a k-step from the lane's two table words (lane_tap + 8 q and 4 more).
+GAUSSLAB_HD void b_fragments(int lane, unsigned w0, unsigned w1, FragB& hi, FragB& lo) {
   hi.r[0] = b_register(lane, w0, 0);
   hi.r[1] = b_register(lane, w1, 0);
   lo.r[0] = b_register(lane, w0, 1);
@@ -188,23 +186,38 @@ GAUSSLAB_HD void load_b(int lane, int tap0, const Table& table, FragB& hi, FragB
 
 // ---- A fragments ---------------------------------------------------------------------------------------
 
-// Channels (0, 2) and (1, 3) of an RGBA8 pixel word as two fp16 pairs (exact).
+// Channels (0, 2) and (1, 3) of an RGBA8 pixel word as two fp16 pairs, exact. Biased: 1024 + x
+// (a byte permute with 0x64 bytes, then 1024 subtracted). Subnormal: the byte as the mantissa of a
+// subnormal fp16, x × 2^-24 (one byte permute with zero; the tensor cores must keep subnormal inputs,
+// and the result carries 2^24 in out_scale).
 struct ChannelPairs {
   unsigned even, odd;
 };
+template <bool Subnormal>
 GAUSSLAB_HD ChannelPairs channel_pairs(unsigned word) {
 #if defined(__CUDA_ARCH__)
-  // 0x64XX is the fp16 1024 + XX: a byte permute with 0x64 bytes, then 1024 subtracted (exact).
-  const unsigned even_biased = __byte_perm(word, 0x64646464u, 0x4240);
-  const unsigned odd_biased = __byte_perm(word, 0x64646464u, 0x4341);
-  const __half2 bias = __half2half2(__ushort_as_half(0x6400));
-  const __half2 even = __hsub2(*reinterpret_cast<const __half2*>(&even_biased), bias);
-  const __half2 odd = __hsub2(*reinterpret_cast<const __half2*>(&odd_biased), bias);
-  return {*reinterpret_cast<const unsigned*>(&even), *reinterpret_cast<const unsigned*>(&odd)};
+  if constexpr (Subnormal) {
+    return {__byte_perm(word, 0u, 0x4240), __byte_perm(word, 0u, 0x4341)};
+  } else {
+    const unsigned even_biased = __byte_perm(word, 0x64646464u, 0x4240);
+    const unsigned odd_biased = __byte_perm(word, 0x64646464u, 0x4341);
+    const __half2 bias = __half2half2(__ushort_as_half(0x6400));
+    const __half2 even = __hsub2(*reinterpret_cast<const __half2*>(&even_biased), bias);
+    const __half2 odd = __hsub2(*reinterpret_cast<const __half2*>(&odd_biased), bias);
+    return {*reinterpret_cast<const unsigned*>(&even), *reinterpret_cast<const unsigned*>(&odd)};
+  }
 #else
-  const auto h = [&](int byte) { return mma_fir::half_bits(static_cast<float>((word >> (8 * byte)) & 0xffu)); };
+  const auto h = [&](int byte) {
+    const unsigned x = (word >> (8 * byte)) & 0xffu;
+    return Subnormal ? static_cast<unsigned short>(x) : mma_fir::half_bits(static_cast<float>(x));
+  };
   return {mma_fir::pack_halves(h(0), h(2)), mma_fir::pack_halves(h(1), h(3))};
 #endif
+}
+// What the sums are multiplied by to undo the samples' and the weights' scales (times 257 for R).
+template <bool Subnormal>
+GAUSSLAB_HD double sample_scale() {
+  return Subnormal ? 16777216.0 : 1.0;
 }
 
 // The shared word (row, column) of A register r: rows group and group + 8, pixels t and t + 4 of the
@@ -217,13 +230,11 @@ GAUSSLAB_HD WordAt a_word(int lane, int reg) {
   return {c.row, c.col / 2};
 }
 
-// The two A fragments (channel pairs) of the k-step at first_pixel + 8 q; word(row, pixel) reads the
-// block's shared row.
-template <class Words>
-GAUSSLAB_HD void load_a(int lane, int pixel0, const Words& word, FragA& even, FragA& odd) {
+// The two A fragments (channel pairs) of a k-step from the lane's four pixel words (a_word 0..3).
+template <bool Subnormal>
+GAUSSLAB_HD void a_fragments(const unsigned (&words)[4], FragA& even, FragA& odd) {
   for (int reg = 0; reg < 4; ++reg) {
-    const WordAt at = a_word(lane, reg);
-    const ChannelPairs pairs = channel_pairs(word(at.row, pixel0 + at.pixel));
+    const ChannelPairs pairs = channel_pairs<Subnormal>(words[reg]);
     even.r[reg] = pairs.even;
     odd.r[reg] = pairs.odd;
   }

@@ -43,6 +43,7 @@ struct RowSums {
   }
 };
 
+template <bool Subnormal>
 RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsigned>& table) {
   RowSums out{s.out_w, s.src_h, std::vector<double>(static_cast<std::size_t>(s.out_w) * s.src_h * 4, 0.0)};
   std::vector<int> written(static_cast<std::size_t>(s.out_w) * s.src_h, 0);
@@ -78,8 +79,14 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsig
           FragA even[32], odd[32];
           FragB hi[32], lo[32];
           for (int lane = 0; lane < 32; ++lane) {
-            load_a(lane, start.first_pixel + kStepPixels * q, word, even[lane], odd[lane]);
-            load_b(lane, lane_tap(s, lane, start.psi) + kStepPixels * q, weight, hi[lane], lo[lane]);
+            unsigned words[4];
+            for (int reg = 0; reg < 4; ++reg) {
+              const WordAt at = a_word(lane, reg);
+              words[reg] = word(at.row, start.first_pixel + at.pixel + kStepPixels * q);
+            }
+            a_fragments<Subnormal>(words, even[lane], odd[lane]);
+            const int tap = lane_tap(s, lane, start.psi) + kStepPixels * q;
+            b_fragments(lane, weight(tap), weight(tap + kStepPixels / 2), hi[lane], lo[lane]);
           }
           emulate_mma(even_hi, even, hi);
           emulate_mma(odd_hi, odd, hi);
@@ -99,7 +106,7 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsig
                                        odd_hi[lane].v[i + 1] + odd_lo[lane].v[i + 1]};
             for (int ch = 0; ch < 4; ++ch)
               out.values[(static_cast<std::size_t>(y) * s.out_w + c) * 4 + static_cast<std::size_t>(ch)] =
-                  static_cast<double>(s.out_scale) * channel[ch];
+                  static_cast<double>(s.out_scale) * sample_scale<Subnormal>() * channel[ch];
           }
       }
     }
@@ -126,6 +133,7 @@ struct Case {
   int width, height;
 };
 
+template <bool Subnormal>
 void check_case(const Case& k, BorderMode border, std::uint32_t seed) {
   SCOPED_TRACE("sigma " + std::to_string(k.sigma) + ", " + std::to_string(k.width) + "×" + std::to_string(k.height) +
                ", " + to_string(border));
@@ -135,7 +143,7 @@ void check_case(const Case& k, BorderMode border, std::uint32_t seed) {
   ASSERT_LE(shared_bytes(s), kSharedBudget);
   ASSERT_EQ(s.pitch % 32, 4);
   const ImageRgba8 src = test::random_image<Rgba8>(k.width, k.height, seed);
-  const RowSums model = run_model(src, s, make_table(s, p.prefilter));
+  const RowSums model = run_model<Subnormal>(src, s, make_table(s, p.prefilter));
   const std::vector<double> w = fragment_weights(p.prefilter);
   // To 2^-20 relative, or to half the spacing of the low half's subnormals (2^-25 / 2^10) in the tails.
   for (std::size_t t = 0; t < w.size(); ++t)
@@ -169,7 +177,10 @@ TEST(MultiresRowMma, EqualsTheFloat64RowSumsForEveryBorderDecimationAndSize) {
                         {17.5, 129, 16}, {30.0, 64, 2},  {64.0, 777, 18}, {80.0, 1023, 5}, {12.6, 2, 40}};
   std::uint32_t seed = 1;
   for (const Case& k : cases)
-    for (BorderMode border : kBorders) check_case(k, border, seed++);
+    for (BorderMode border : kBorders) {
+      check_case<false>(k, border, seed);
+      check_case<true>(k, border, seed++);
+    }
 }
 
 TEST(MultiresRowMma, EveryDecimationFitsItsBudgetsUpToTheLimit) {
@@ -189,11 +200,20 @@ TEST(MultiresRowMma, EveryDecimationFitsItsBudgetsUpToTheLimit) {
 }
 
 TEST(MultiresRowMma, ChannelPairsAreTheBytesAsExactHalves) {
-  const ChannelPairs p = channel_pairs(0xff804001u);  // r 1, g 0x40, b 0x80, a 0xff
-  EXPECT_EQ(mma_fir::half_value(static_cast<unsigned short>(p.even & 0xffff)), 1.0f);
-  EXPECT_EQ(mma_fir::half_value(static_cast<unsigned short>(p.even >> 16)), 128.0f);
-  EXPECT_EQ(mma_fir::half_value(static_cast<unsigned short>(p.odd & 0xffff)), 64.0f);
-  EXPECT_EQ(mma_fir::half_value(static_cast<unsigned short>(p.odd >> 16)), 255.0f);
+  const unsigned word = 0xff804001u;  // r 1, g 0x40, b 0x80, a 0xff
+  const auto half = [](unsigned bits, int which) {
+    return static_cast<double>(mma_fir::half_value(static_cast<unsigned short>(which == 0 ? bits & 0xffffu : bits >> 16)));
+  };
+  const ChannelPairs biased = channel_pairs<false>(word);
+  EXPECT_EQ(half(biased.even, 0), 1.0);
+  EXPECT_EQ(half(biased.even, 1), 128.0);
+  EXPECT_EQ(half(biased.odd, 0), 64.0);
+  EXPECT_EQ(half(biased.odd, 1), 255.0);
+  const ChannelPairs subnormal = channel_pairs<true>(word);
+  EXPECT_EQ(half(subnormal.even, 0) * sample_scale<true>(), 1.0);
+  EXPECT_EQ(half(subnormal.even, 1) * sample_scale<true>(), 128.0);
+  EXPECT_EQ(half(subnormal.odd, 0) * sample_scale<true>(), 64.0);
+  EXPECT_EQ(half(subnormal.odd, 1) * sample_scale<true>(), 255.0);
 }
 
 }  // namespace
