@@ -27,6 +27,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gausslab/cuda/cuda_check.hpp"
@@ -167,41 +168,64 @@ __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
   wait_async_copies();
   __syncthreads();
 
-  const int c_first = bx * block_outputs(s) + warp * kTileOutputs;
-  if (c_first >= s.out_w) return;  // the warp's whole tile lies beyond C (no barrier follows)
-  const TileStart start = tile_start(s, warp);
+  const int c_first = bx * block_outputs(s) + s.tiles_per_warp * warp * kTileOutputs;
+  if (c_first >= s.out_w) return;  // the warp's tiles lie beyond C (no barrier follows)
+  const WarpWalk walk = warp_walk(s, bx, warp);
   // The lane's words as pointers that step by 8 pixels (and 8 table words): the loads take immediate
-  // offsets in the unrolled loop instead of recomputing row × pitch + column.
+  // offsets in the unrolled loops instead of recomputing row × pitch + column.
   const unsigned* a[4];
   for (int reg = 0; reg < 4; ++reg) {
     const WordAt at = a_word(lane, reg);
-    a[reg] = rows + at.row * s.pitch + start.first_pixel + at.pixel;
+    a[reg] = rows + at.row * s.pitch + walk.start0.first_pixel + at.pixel;
   }
-  const unsigned* b = weights + lane_tap(s, lane, start.psi);
-  // Separate sums for the high and low weights: four independent mma chains.
-  FragC even_hi{}, even_lo{}, odd_hi{}, odd_lo{};
-  for (int q = 0; q < s.steps; ++q) {
+  const unsigned* const b0 = weights + lane_tap(s, lane, walk.start0.psi);
+  const unsigned* const b1 = weights + lane_tap(s, lane, walk.start1.psi);
+  FragC even0{}, odd0{}, even1{}, odd1{};
+  // Step q of the walk: A once, then each tile's B (its own step) and mma with the high and low halves.
+  const auto step = [&](int q, auto first, auto second) {
     const unsigned words[4] = {a[0][kStepPixels * q], a[1][kStepPixels * q], a[2][kStepPixels * q],
                                a[3][kStepPixels * q]};
     FragA even, odd;
-    FragB hi, lo;
     a_fragments<Subnormal>(words, even, odd);
-    b_fragments(lane, b[kStepPixels * q], b[kStepPixels * q + kStepPixels / 2], hi, lo);
-    mma_fir::mma_16816(even_hi, even, hi);
-    mma_fir::mma_16816(odd_hi, odd, hi);
-    mma_fir::mma_16816(even_lo, even, lo);
-    mma_fir::mma_16816(odd_lo, odd, lo);
+    FragB hi, lo;
+    if constexpr (decltype(first)::value) {
+      b_fragments(lane, b0[kStepPixels * q], b0[kStepPixels * q + kStepPixels / 2], hi, lo);
+      mma_fir::mma_16816(even0, even, hi);
+      mma_fir::mma_16816(odd0, odd, hi);
+      mma_fir::mma_16816(even0, even, lo);
+      mma_fir::mma_16816(odd0, odd, lo);
+    }
+    if constexpr (decltype(second)::value) {
+      const int r = kStepPixels * (q - walk.shift);
+      b_fragments(lane, b1[r], b1[r + kStepPixels / 2], hi, lo);
+      mma_fir::mma_16816(even1, even, hi);
+      mma_fir::mma_16816(odd1, odd, hi);
+      mma_fir::mma_16816(even1, even, lo);
+      mma_fir::mma_16816(odd1, odd, lo);
+    }
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (!walk.second) {
+    for (int q = 0; q < s.steps; ++q) step(q, Yes{}, No{});
+  } else {
+    for (int q = 0; q < walk.shift; ++q) step(q, Yes{}, No{});
+    for (int q = walk.shift; q < s.steps; ++q) step(q, Yes{}, Yes{});
+    for (int q = s.steps; q < s.steps + walk.shift; ++q) step(q, No{}, Yes{});
   }
   const float scale = s.out_scale * static_cast<float>(sample_scale<Subnormal>());
-  for (int half = 0; half < 2; ++half) {
-    const OutputAt at = d_output(lane, 2 * half);
-    const int c = c_first + at.output, y = y0 + at.row;
-    if (c >= s.out_w || y >= s.src_h) continue;
-    const int i = 2 * half;
-    const float4 v = scale * make_float4(even_hi.v[i] + even_lo.v[i], odd_hi.v[i] + odd_lo.v[i],
-                                               even_hi.v[i + 1] + even_lo.v[i + 1], odd_hi.v[i + 1] + odd_lo.v[i + 1]);
-    reinterpret_cast<ushort4*>(out + static_cast<std::size_t>(y) * out_pitch)[c] = Store<ushort4>::from(v);
-  }
+  const auto store = [&](int tile, const FragC& even, const FragC& odd) {
+    for (int half = 0; half < 2; ++half) {
+      const OutputAt at = d_output(lane, 2 * half);
+      const int c = c_first + tile * kTileOutputs + at.output, y = y0 + at.row;
+      if (c >= s.out_w || y >= s.src_h) continue;
+      const int i = 2 * half;
+      const float4 v = scale * make_float4(even.v[i], odd.v[i], even.v[i + 1], odd.v[i + 1]);
+      reinterpret_cast<ushort4*>(out + static_cast<std::size_t>(y) * out_pitch)[c] = Store<ushort4>::from(v);
+    }
+  };
+  store(0, even0, odd0);
+  if (walk.second) store(1, even1, odd1);
 }
 
 template <class P, class In, class Out, class Accum>
@@ -323,9 +347,11 @@ bool row_mma_for(PixelFormat format, int d) {
   return text == nullptr || std::string(text) != "0";
 }
 
+// Samples as subnormal fp16 (one byte permute; the H100's tensor cores keep them) unless
+// GAUSSLAB_MULTIRES_ROW_MMA=biased asks for 1024 + x less 1024 (for a device that would not).
 bool row_mma_subnormal() {
   const char* text = std::getenv("GAUSSLAB_MULTIRES_ROW_MMA");
-  return text != nullptr && std::string(text) == "subnormal";
+  return text == nullptr || std::string(text) != "biased";
 }
 
 // Row pitch of a coarse array: a multiple of 128 bytes.

@@ -19,7 +19,9 @@
 // byte permutes and two half subtractions per k-step that reads it (about two), and the
 // multiply-adds go to the tensor cores.
 //
-// Block: 16 image rows × `warps` n-tiles of 4 coarse outputs, one tile per warp. The fine rows it
+// Block: 16 image rows × `warps` × `tiles_per_warp` n-tiles of 4 coarse outputs. A warp's two tiles
+// (up to d 16) share their A fragments where their windows overlap: the warp walks the k-steps of
+// both once, tile 0's alone, then both, then tile 1's alone. The fine rows it
 // reads sit in shared memory as words (one RGBA8 pixel each), pitch ≡ 4 (mod 32) words so that the 32
 // lanes' loads (8 rows × 4 columns) hit 32 banks. The fill starts at a multiple of 4 pixels (16-byte
 // copies); phi = origin mod 4 is where the first window starts in it, the same for every block (a
@@ -53,10 +55,13 @@ inline constexpr int kRows = 16;          // image rows per block: one mma row b
 inline constexpr int kTileOutputs = 4;    // coarse outputs per n-tile (N = 8: 4 outputs × 2 channels)
 inline constexpr int kStepPixels = 8;     // fine pixels per k16 step (2 channels each)
 inline constexpr int kMaxWarps = 8;
+// Two tiles a warp up to this d; above it a warp's rows would take so much shared memory that too few
+// warps fit an SM.
+inline constexpr int kMaxSharedTilesD = 16;
 inline constexpr int kWeightScaleLog2 = 10;
 // The largest d that takes this kernel (sigma < 82.5); beyond it the CUDA-core row reduce runs.
 inline constexpr int kMaxD = 32;
-// Shared memory a block may take: four blocks of eight warps on an H100 SM up to d 16.
+// Shared memory a block may take: four blocks of up to eight warps on an H100 SM.
 inline constexpr unsigned kSharedBudget = 56u * 1024u;
 
 struct Stage {
@@ -68,7 +73,8 @@ struct Stage {
   BorderMode border = BorderMode::Reflect;
   int phi = 0;               // origin mod 4: where the first window starts in a block's fill
   int steps = 1;             // k-steps per n-tile
-  int warps = 2;             // n-tiles (and warps) per block: even, so that blocks start at multiples of 8
+  int tiles_per_warp = 1;    // 2 up to kMaxSharedTilesD: the two tiles share their A fragments
+  int warps = 2;             // warps per block (even: a block's first output is a multiple of 8)
   int span = 0;              // fine pixels a block's row holds (a multiple of 8)
   int pitch = 0;             // words per shared row, ≡ 4 (mod 32)
   int pad = 0;               // zero taps before the first weight in the table
@@ -93,7 +99,7 @@ GAUSSLAB_HD TileStart tile_start(const Stage& s, int tile) {
 }
 
 GAUSSLAB_HD int span_for(const Stage& s, int warps) {
-  return tile_start(s, warps - 1).first_pixel + kStepPixels * s.steps;
+  return tile_start(s, s.tiles_per_warp * warps - 1).first_pixel + kStepPixels * s.steps;
 }
 GAUSSLAB_HD int pitch_for(int span) { return (span + 31) / 32 * 32 + 4; }
 GAUSSLAB_HD unsigned rows_offset_bytes(const Stage& s) { return static_cast<unsigned>(s.table_words) * 4u; }
@@ -120,6 +126,10 @@ inline Stage make_stage(int d, int taps, int origin, int out_w, int src_w, int s
   // Lane taps run from 8 q + t - d o - psi >= -(3 d + 7) to 8 (steps - 1) + 7.
   s.pad = (kTileOutputs - 1) * d + kStepPixels - 1;
   s.table_words = (s.pad + kStepPixels * s.steps + 3) / 4 * 4;
+  s.tiles_per_warp = d <= kMaxSharedTilesD ? 2 : 1;
+  // The second tile starts at most ceil((4 d + 7) / 8) k-steps after the first: inside its walk.
+  if ((kTileOutputs * d + 2 * kStepPixels - 1) / kStepPixels >= s.steps)
+    throw std::logic_error("multires row_mma: a warp's second tile starts beyond its first one's k-steps");
   for (int w = kMaxWarps; w >= 2; w -= 2) {
     s.warps = w;
     if (shared_bytes_for(s, pitch_for(span_for(s, w))) <= kSharedBudget) break;
@@ -130,7 +140,27 @@ inline Stage make_stage(int d, int taps, int origin, int out_w, int src_w, int s
   return s;
 }
 
-GAUSSLAB_HD int block_outputs(const Stage& s) { return kTileOutputs * s.warps; }
+GAUSSLAB_HD int block_outputs(const Stage& s) { return kTileOutputs * s.tiles_per_warp * s.warps; }
+
+// A warp's walk: k-steps [0, steps) of its first tile; its second tile (if any, and if it has outputs)
+// starts `shift` k-steps later, so the walk is [0, shift) first tile, [shift, steps) both, [steps,
+// steps + shift) second tile.
+struct WarpWalk {
+  int first_tile;
+  TileStart start0, start1;
+  int shift;        // k-steps from the first tile's start to the second's
+  bool second;      // the second tile has outputs
+};
+GAUSSLAB_HD WarpWalk warp_walk(const Stage& s, int block_x, int warp) {
+  WarpWalk w{};
+  w.first_tile = s.tiles_per_warp * warp;
+  w.start0 = tile_start(s, w.first_tile);
+  w.start1 = tile_start(s, w.first_tile + 1);
+  w.shift = (w.start1.first_pixel - w.start0.first_pixel) / kStepPixels;
+  const int c_second = block_x * block_outputs(s) + (w.first_tile + 1) * kTileOutputs;
+  w.second = s.tiles_per_warp == 2 && c_second < s.out_w;
+  return w;
+}
 GAUSSLAB_HD int blocks_x(const Stage& s) { return (s.out_w + block_outputs(s) - 1) / block_outputs(s); }
 GAUSSLAB_HD int blocks_y(const Stage& s) { return (s.src_h + kRows - 1) / kRows; }
 

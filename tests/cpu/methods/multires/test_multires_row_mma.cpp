@@ -71,43 +71,52 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsig
         return rows[static_cast<std::size_t>(row * s.pitch + pixel)];
       };
       for (int warp = 0; warp < s.warps; ++warp) {
-        const int c_first = bx * block_outputs(s) + warp * kTileOutputs;
+        const int c_first = bx * block_outputs(s) + s.tiles_per_warp * warp * kTileOutputs;
         if (c_first >= s.out_w) continue;
-        const TileStart start = tile_start(s, warp);
-        FragC even_hi[32] = {}, even_lo[32] = {}, odd_hi[32] = {}, odd_lo[32] = {};
-        for (int q = 0; q < s.steps; ++q) {
-          FragA even[32], odd[32];
+        const WarpWalk walk = warp_walk(s, bx, warp);
+        FragC acc[2][2][32] = {};  // [tile][even, odd][lane]
+        const auto mma_tile = [&](int tile, const FragA (&even)[32], const FragA (&odd)[32], int tap_step,
+                                  const TileStart& start) {
           FragB hi[32], lo[32];
+          for (int lane = 0; lane < 32; ++lane) {
+            const int tap = lane_tap(s, lane, start.psi) + kStepPixels * tap_step;
+            b_fragments(lane, weight(tap), weight(tap + kStepPixels / 2), hi[lane], lo[lane]);
+          }
+          emulate_mma(acc[tile][0], even, hi);
+          emulate_mma(acc[tile][1], odd, hi);
+          emulate_mma(acc[tile][0], even, lo);
+          emulate_mma(acc[tile][1], odd, lo);
+        };
+        const int last = walk.second ? s.steps + walk.shift : s.steps;
+        for (int q = 0; q < last; ++q) {
+          FragA even[32], odd[32];
           for (int lane = 0; lane < 32; ++lane) {
             unsigned words[4];
             for (int reg = 0; reg < 4; ++reg) {
               const WordAt at = a_word(lane, reg);
-              words[reg] = word(at.row, start.first_pixel + at.pixel + kStepPixels * q);
+              words[reg] = word(at.row, walk.start0.first_pixel + at.pixel + kStepPixels * q);
             }
             a_fragments<Subnormal>(words, even[lane], odd[lane]);
-            const int tap = lane_tap(s, lane, start.psi) + kStepPixels * q;
-            b_fragments(lane, weight(tap), weight(tap + kStepPixels / 2), hi[lane], lo[lane]);
           }
-          emulate_mma(even_hi, even, hi);
-          emulate_mma(odd_hi, odd, hi);
-          emulate_mma(even_lo, even, lo);
-          emulate_mma(odd_lo, odd, lo);
+          if (q < s.steps) mma_tile(0, even, odd, q, walk.start0);
+          if (walk.second && q >= walk.shift) mma_tile(1, even, odd, q - walk.shift, walk.start1);
         }
-        for (int lane = 0; lane < 32; ++lane)
-          for (int half = 0; half < 2; ++half) {
-            const OutputAt at = d_output(lane, 2 * half);
-            const int c = c_first + at.output, y = by * kRows + at.row;
-            if (c >= s.out_w || y >= s.src_h) continue;
-            if (written[static_cast<std::size_t>(y) * s.out_w + c]++)
-              throw ModelError("R(" + std::to_string(c) + ", " + std::to_string(y) + ") written twice");
-            const int i = 2 * half;
-            const double channel[4] = {even_hi[lane].v[i] + even_lo[lane].v[i], odd_hi[lane].v[i] + odd_lo[lane].v[i],
-                                       even_hi[lane].v[i + 1] + even_lo[lane].v[i + 1],
-                                       odd_hi[lane].v[i + 1] + odd_lo[lane].v[i + 1]};
-            for (int ch = 0; ch < 4; ++ch)
-              out.values[(static_cast<std::size_t>(y) * s.out_w + c) * 4 + static_cast<std::size_t>(ch)] =
-                  static_cast<double>(s.out_scale) * sample_scale<Subnormal>() * channel[ch];
-          }
+        for (int tile = 0; tile < (walk.second ? 2 : 1); ++tile)
+          for (int lane = 0; lane < 32; ++lane)
+            for (int half = 0; half < 2; ++half) {
+              const OutputAt at = d_output(lane, 2 * half);
+              const int c = c_first + tile * kTileOutputs + at.output, y = by * kRows + at.row;
+              if (c >= s.out_w || y >= s.src_h) continue;
+              if (written[static_cast<std::size_t>(y) * s.out_w + c]++)
+                throw ModelError("R(" + std::to_string(c) + ", " + std::to_string(y) + ") written twice");
+              const int i = 2 * half;
+              const FragC& even = acc[tile][0][lane];
+              const FragC& odd = acc[tile][1][lane];
+              const double channel[4] = {even.v[i], odd.v[i], even.v[i + 1], odd.v[i + 1]};
+              for (int ch = 0; ch < 4; ++ch)
+                out.values[(static_cast<std::size_t>(y) * s.out_w + c) * 4 + static_cast<std::size_t>(ch)] =
+                    static_cast<double>(s.out_scale) * sample_scale<Subnormal>() * channel[ch];
+            }
       }
     }
   for (int n : written)
@@ -148,8 +157,8 @@ void check_case(const Case& k, BorderMode border, std::uint32_t seed) {
   // To 2^-20 relative, or to half the spacing of the low half's subnormals (2^-25 / 2^10) in the tails.
   for (std::size_t t = 0; t < w.size(); ++t)
     ASSERT_NEAR(w[t], p.prefilter[t], p.prefilter[t] * 0x1p-20 + 0x1p-35) << "tap " << t;
-  // Float rounding: each mma's sum (at most 255 × 2^10 × the weights' sum) rounded once per k-step in
-  // two chains, then scaled by 257 / 2^10.
+  // Float rounding: each mma's sum (at most 255 × 2^10 × the weights' sum) rounded twice per k-step,
+  // then scaled by 257 / 2^10.
   const double tolerance = 2.0 * s.steps * 255.0 * 0x1p-24 * kCoarseScaleRgba8 + 1e-9;
   double worst = 0;
   for (int y = 0; y < k.height; ++y)
@@ -192,6 +201,7 @@ TEST(MultiresRowMma, EveryDecimationFitsItsBudgetsUpToTheLimit) {
     SCOPED_TRACE("d " + std::to_string(d));
     EXPECT_LE(shared_bytes(s), kSharedBudget);
     EXPECT_GE(s.warps, 2);
+    EXPECT_EQ(s.tiles_per_warp, d <= kMaxSharedTilesD ? 2 : 1);
     EXPECT_EQ(s.warps % 2, 0);
     // The table fits the weights buffer multires reserves beside the 2048 other weights.
     EXPECT_LE(s.table_words, 512);
