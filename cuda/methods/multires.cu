@@ -130,40 +130,38 @@ __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
   extern __shared__ float4 row_mma_shared[];
   unsigned* const weights = reinterpret_cast<unsigned*>(row_mma_shared);
   unsigned* const rows = weights + s.table_words;
-  const int bx = static_cast<int>(blockIdx.x % static_cast<unsigned>(blocks_x(s)));
-  const int y0 = static_cast<int>(blockIdx.x / static_cast<unsigned>(blocks_x(s))) * kRows;
+  const int bx = static_cast<int>(blockIdx.x);
+  const int y0 = static_cast<int>(blockIdx.y) * kRows;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
 
-  // Fill: the weight table, then the block's rows 4 pixels per copy; columns outside the image through
-  // the border (a 'constant' border reads zero), rows below the image zero (their results are not
-  // stored).
+  // Fill: the weight table, then the block's rows 4 pixels per copy. A thread takes a column of 4
+  // pixels down all 16 rows, so that a column outside the image is mapped through the border once
+  // (a 'constant' border reads zero); rows below the image are zero (their results are not stored).
   for (int i = 4 * static_cast<int>(threadIdx.x); i < s.table_words; i += 4 * static_cast<int>(blockDim.x))
     copy_async<16>(weights + i, table + i);
   const int fill_x = fill_origin(s, bx);
-  const int chunks = s.span / 4;
-  for (int row = warp; row < kRows; row += s.warps) {
-    unsigned* const dst = rows + row * s.pitch;
-    const int y = y0 + row;
-    if (y >= s.src_h) {
-      for (int chunk = lane; chunk < chunks; chunk += 32) reinterpret_cast<uint4*>(dst)[chunk] = make_uint4(0, 0, 0, 0);
-      continue;
-    }
-    const unsigned* const line = reinterpret_cast<const unsigned*>(src + static_cast<std::size_t>(y) * src_pitch);
-    for (int chunk = lane; chunk < chunks; chunk += 32) {
-      const int x = fill_x + 4 * chunk;
-      if (x >= 0 && x + 4 <= s.src_w) {
+  const int rows_inside = min(kRows, s.src_h - y0);
+  const char* const first_line = src + static_cast<std::size_t>(y0) * src_pitch;
+  for (int chunk = static_cast<int>(threadIdx.x); chunk < s.span / 4; chunk += static_cast<int>(blockDim.x)) {
+    unsigned* dst = rows + 4 * chunk;
+    const int x = fill_x + 4 * chunk;
+    const char* line = first_line;
+    if (x >= 0 && x + 4 <= s.src_w) {
+      for (int row = 0; row < rows_inside; ++row, dst += s.pitch, line += src_pitch) {
+        const unsigned* const from = reinterpret_cast<const unsigned*>(line) + x;
         if (s.aligned16) {
-          copy_async<16>(dst + 4 * chunk, line + x);
+          copy_async<16>(dst, from);
         } else {
-          for (int k = 0; k < 4; ++k) copy_async<4>(dst + 4 * chunk + k, line + x + k);
-        }
-      } else {
-        for (int k = 0; k < 4; ++k) {
-          const int xi = border_index(x + k, s.src_w, s.border);
-          dst[4 * chunk + k] = xi < 0 ? 0u : line[xi];
+          for (int k = 0; k < 4; ++k) copy_async<4>(dst + k, from + k);
         }
       }
+    } else {
+      int xi[4];
+      for (int k = 0; k < 4; ++k) xi[k] = border_index(x + k, s.src_w, s.border);
+      for (int row = 0; row < rows_inside; ++row, dst += s.pitch, line += src_pitch)
+        for (int k = 0; k < 4; ++k) dst[k] = xi[k] < 0 ? 0u : reinterpret_cast<const unsigned*>(line)[xi[k]];
     }
+    for (int row = rows_inside; row < kRows; ++row) *reinterpret_cast<uint4*>(rows + row * s.pitch + 4 * chunk) = make_uint4(0, 0, 0, 0);
   }
   wait_async_copies();
   __syncthreads();
@@ -334,17 +332,23 @@ std::string kib(std::size_t bytes) {
 
 // The largest d that takes the fused reduce: fused_reduce_max_d, or GAUSSLAB_MULTIRES_FUSED_MAX_D for
 // tuning measurements (gpu-check's speed stage compares both paths with it).
-int fused_max_d(PixelFormat format) {
-  if (const char* text = std::getenv("GAUSSLAB_MULTIRES_FUSED_MAX_D")) return std::atoi(text);
-  return fused_reduce_max_d(format == PixelFormat::Rgba8);
-}
-
-// The tensor-core row reduce for RGBA8 from sm_80 on, up to row_mma::kMaxD; GAUSSLAB_MULTIRES_ROW_MMA=0
-// takes the CUDA-core one (for measurements against it).
-bool row_mma_for(PixelFormat format, int d) {
-  if (format != PixelFormat::Rgba8 || d > row_mma::kMaxD || cuda_device_status().compute_major < 8) return false;
+// The tensor-core row reduce for RGBA8 from sm_80 on, up to row_mma::kMaxD and 65535 row blocks;
+// GAUSSLAB_MULTIRES_ROW_MMA=0 takes the CUDA-core one (for measurements against it).
+bool row_mma_for(PixelFormat format, int d, int height) {
+  if (format != PixelFormat::Rgba8 || d > row_mma::kMaxD || div_up(height, row_mma::kRows) > 65535 ||
+      cuda_device_status().compute_major < 8)
+    return false;
   const char* text = std::getenv("GAUSSLAB_MULTIRES_ROW_MMA");
   return text == nullptr || std::string(text) != "0";
+}
+
+// The largest d the fused 2D reduce takes (rows + columns above). With the tensor-core row reduce,
+// RGBA8 goes rows + columns from d 4 on (H100, 4096², sigma 11 (d 4): 0.204 ms against 0.221 fused;
+// sigma 8 (d 3): 0.248 against 0.232).
+int fused_max_d(PixelFormat format, int height) {
+  if (const char* text = std::getenv("GAUSSLAB_MULTIRES_FUSED_MAX_D")) return std::atoi(text);
+  if (row_mma_for(format, 4, height)) return 3;
+  return fused_reduce_max_d(format == PixelFormat::Rgba8);
 }
 
 // Samples as subnormal fp16 (one byte permute; the H100's tensor cores keep them) unless
@@ -401,7 +405,7 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   if (taps_in_phase(taps1, p.d, 0) > kMaxPhaseTaps)
     throw std::logic_error("multires: a prefilter phase of " + std::to_string(taps_in_phase(taps1, p.d, 0)) +
                            " taps exceeds the kernels' " + std::to_string(kMaxPhaseTaps));
-  m.fused = p.d <= fused_max_d(F);
+  m.fused = p.d <= fused_max_d(F, problem.height);
 
   for (double w : prefilter_by_phase(p)) m.weights.push_back(static_cast<float>(w));
   m.blur_weights = m.weights.size();
@@ -437,7 +441,7 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
     m.rows_shared = row_reduce_shared_bytes<P, Fine>(m.rows);
   });
 
-  m.rows_mma = !m.fused && row_mma_for(F, p.d);
+  m.rows_mma = !m.fused && row_mma_for(F, p.d, problem.height);
   if (m.rows_mma) {
     m.rows_mma_stage = row_mma::make_stage(p.d, taps1, p.x.fine_origin, p.x.c_count, problem.width, problem.height,
                                            problem.params.border, scale);
@@ -523,8 +527,9 @@ void launch_row_reduce_mma(const MultiresLaunch& m, const ConstImageView& src, c
   s.aligned16 = reinterpret_cast<std::uintptr_t>(src.data) % 16 == 0 && src.pitch_bytes % 16 == 0;
   const long long blocks = static_cast<long long>(row_mma::blocks_x(s)) * row_mma::blocks_y(s);
   check_grid(blocks, "MultiresRowReduceMmaKernel");
+  const dim3 grid(static_cast<unsigned>(row_mma::blocks_x(s)), static_cast<unsigned>(row_mma::blocks_y(s)));
   const auto kernel = row_mma_subnormal() ? MultiresRowReduceMmaKernel<true> : MultiresRowReduceMmaKernel<false>;
-  kernel<<<static_cast<unsigned>(blocks), 32 * s.warps, m.rows_mma_shared, stream>>>(
+  kernel<<<grid, 32 * s.warps, m.rows_mma_shared, stream>>>(
       s, static_cast<const char*>(src.data), src.pitch_bytes, r.as<char>(), m.r_pitch,
       reinterpret_cast<const unsigned*>(weights + m.rows_mma_table));
   GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceMmaKernel", stream);
