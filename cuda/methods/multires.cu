@@ -120,8 +120,8 @@ __global__ void __launch_bounds__(ReduceKernelPolicy::kThreads, 4)
   reduce_column_pass<P>(s, l, tile, thread, h, SharedSpan<float>{w}, DeviceStore<Out>{out, out_pitch});
 }
 
-// Row reduce of RGBA8 on the tensor cores (multires_row_mma.cuh): 16 image rows × `warps` tiles of 4
-// outputs per block (blocks along the row first), one tile per warp.
+// Row reduce of RGBA8 on the tensor cores (multires_row_mma.cuh): block (x, y) = 16 image rows ×
+// warps × tiles_per_warp tiles of 4 outputs; Subnormal: how the samples become fp16.
 template <bool Subnormal>
 __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
     MultiresRowReduceMmaKernel(row_mma::Stage s, const char* src, std::size_t src_pitch, char* out,
@@ -161,7 +161,8 @@ __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
       for (int row = 0; row < rows_inside; ++row, dst += s.pitch, line += src_pitch)
         for (int k = 0; k < 4; ++k) dst[k] = xi[k] < 0 ? 0u : reinterpret_cast<const unsigned*>(line)[xi[k]];
     }
-    for (int row = rows_inside; row < kRows; ++row) *reinterpret_cast<uint4*>(rows + row * s.pitch + 4 * chunk) = make_uint4(0, 0, 0, 0);
+    for (int row = rows_inside; row < kRows; ++row)
+      *reinterpret_cast<uint4*>(rows + row * s.pitch + 4 * chunk) = make_uint4(0, 0, 0, 0);
   }
   wait_async_copies();
   __syncthreads();
@@ -330,8 +331,6 @@ std::string kib(std::size_t bytes) {
   return text;
 }
 
-// The largest d that takes the fused reduce: fused_reduce_max_d, or GAUSSLAB_MULTIRES_FUSED_MAX_D for
-// tuning measurements (gpu-check's speed stage compares both paths with it).
 // The tensor-core row reduce for RGBA8 from sm_80 on, up to row_mma::kMaxD and 65535 row blocks;
 // GAUSSLAB_MULTIRES_ROW_MMA=0 takes the CUDA-core one (for measurements against it).
 bool row_mma_for(PixelFormat format, int d, int height) {
@@ -342,9 +341,10 @@ bool row_mma_for(PixelFormat format, int d, int height) {
   return text == nullptr || std::string(text) != "0";
 }
 
-// The largest d the fused 2D reduce takes (rows + columns above). With the tensor-core row reduce,
-// RGBA8 goes rows + columns from d 4 on (H100, 4096², sigma 11 (d 4): 0.204 ms against 0.221 fused;
-// sigma 8 (d 3): 0.248 against 0.232).
+// The largest d that takes the fused 2D reduce (rows + columns above): fused_reduce_max_d, or 3 for
+// RGBA8 with the tensor-core row reduce (H100, 4096², sigma 11 (d 4): 0.196 ms against 0.221 fused;
+// sigma 8 (d 3): 0.248 against 0.232); GAUSSLAB_MULTIRES_FUSED_MAX_D for tuning measurements
+// (gpu-check's speed stage compares both paths with it).
 int fused_max_d(PixelFormat format, int height) {
   if (const char* text = std::getenv("GAUSSLAB_MULTIRES_FUSED_MAX_D")) return std::atoi(text);
   if (row_mma_for(format, 4, height)) return 3;

@@ -9,28 +9,31 @@
 // FIR of 16 image rows is a matrix product: A = 16 rows × 8 fine pixels × 2 channels (fp16, the
 // channel pair (0, 2) or (1, 3) of each pixel side by side along k), B = the 16 × 8 block of the
 // banded weight matrix for 4 coarse outputs × the same 2 channels (zero where the channels differ),
-// D (fp32) = 16 rows × 4 outputs × 2 channels. 8-bit samples are exact in fp16; the weights (× 2^10,
-// so that no tail weight is subnormal) are split into fp16 high and low halves (w = hi + lo to about
-// 2^-22), and D = A B_hi + A B_lo keeps float precision: the sums are those of the CUDA-core kernel
-// to within float rounding, so multires's bound is unchanged.
+// D (fp32) = 16 rows × 4 outputs × 2 channels. 8-bit samples are exact in fp16: by default as
+// subnormals (the byte as the mantissa, x × 2^-24: one byte permute, which the H100's tensor cores
+// multiply exactly), or biased (1024 + x less 1024, GAUSSLAB_MULTIRES_ROW_MMA=biased). The weights
+// (× 2^10, so that no tail weight is subnormal) are split into fp16 high and low halves (w = hi + lo
+// to about 2^-22), and D = A B_hi + A B_lo keeps float precision: the sums are those of the CUDA-core
+// kernel to within float rounding, so multires's bound is unchanged.
 //
-// Why: the CUDA-core row reduce spends ~97 instructions per fine pixel (a conversion per sample and
-// phase chain, seven multiply-adds per channel, the fill); here a pixel costs one shared load, two
-// byte permutes and two half subtractions per k-step that reads it (about two), and the
-// multiply-adds go to the tensor cores.
+// Why: the CUDA-core row reduce issued ~97 instructions per fine pixel (a conversion per sample and
+// phase chain, seven multiply-adds per channel, the fill) and took 90-110 µs at 4096²; here a pixel
+// costs a shared load and two byte permutes per k-step that reads it (1.4 to 2.4 of them), the
+// multiply-adds go to the tensor cores, and the kernel takes 40-48 µs (H100, DRAM at 50-57 %).
 //
-// Block: 16 image rows × `warps` × `tiles_per_warp` n-tiles of 4 coarse outputs. A warp's two tiles
-// (up to d 16) share their A fragments where their windows overlap: the warp walks the k-steps of
-// both once, tile 0's alone, then both, then tile 1's alone. The fine rows it
-// reads sit in shared memory as words (one RGBA8 pixel each), pitch ≡ 4 (mod 32) words so that the 32
-// lanes' loads (8 rows × 4 columns) hit 32 banks. The fill starts at a multiple of 4 pixels (16-byte
-// copies); phi = origin mod 4 is where the first window starts in it, the same for every block (a
+// Block (x, y): 16 image rows × warps × tiles_per_warp n-tiles of 4 coarse outputs. A warp's two
+// tiles (up to d 16) share their A fragments where their windows overlap: the warp walks the k-steps
+// of both once, tile 0's alone, then both, then tile 1's alone. The fine rows sit in shared memory as
+// words (one RGBA8 pixel each), pitch ≡ 4 (mod 32) words so that the 32 lanes' loads (8 rows × 4
+// columns) hit 32 banks. A thread fills a column of 4 pixels down the 16 rows (16-byte copies; a
+// column outside the image is mapped through the border once). The fill starts at a multiple of 4
+// pixels; phi = origin mod 4 is where the first window starts in it, the same for every block (a
 // block's first output is a multiple of 8, so d × that is a multiple of 8). Tile j's window starts at
 // phi + 4 d j; its k-steps at the multiple of 8 below (psi the rest). The B fragments are built per
 // step from a table of the weights' fp16 halves in shared memory (one word per tap, zero-padded on
-// both sides so that no lane tests a bound): two loads and four byte permutes a step, whatever d (a
-// table of whole fragments would take 512 bytes a step, 32 KB at d 25, and read from global memory
-// its loads missed the L1 that the fill takes: the first version's stalls).
+// both sides so that no lane tests a bound): two loads and four byte permutes a step, whatever d. (A
+// table of whole fragments would take 512 bytes a step, 32 KB at d 25; read from global memory, its
+// loads missed the L1 that the fill takes: the first version's stalls.)
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>

@@ -49,7 +49,8 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsig
   std::vector<int> written(static_cast<std::size_t>(s.out_w) * s.src_h, 0);
   if (static_cast<int>(table.size()) != s.table_words) throw ModelError("a weight table of the wrong length");
   const auto weight = [&](int i) {
-    if (i < 0 || i >= s.table_words) throw ModelError("a lane reads weight word " + std::to_string(i) + " outside the table");
+    if (i < 0 || i >= s.table_words)
+      throw ModelError("a lane reads weight word " + std::to_string(i) + " outside the table");
     return table[static_cast<std::size_t>(i)];
   };
   for (int by = 0; by < blocks_y(s); ++by)
@@ -212,7 +213,8 @@ TEST(MultiresRowMma, EveryDecimationFitsItsBudgetsUpToTheLimit) {
 TEST(MultiresRowMma, ChannelPairsAreTheBytesAsExactHalves) {
   const unsigned word = 0xff804001u;  // r 1, g 0x40, b 0x80, a 0xff
   const auto half = [](unsigned bits, int which) {
-    return static_cast<double>(mma_fir::half_value(static_cast<unsigned short>(which == 0 ? bits & 0xffffu : bits >> 16)));
+    const unsigned short h = static_cast<unsigned short>(which == 0 ? bits & 0xffffu : bits >> 16);
+    return static_cast<double>(mma_fir::half_value(h));
   };
   const ChannelPairs biased = channel_pairs<false>(word);
   EXPECT_EQ(half(biased.even, 0), 1.0);
