@@ -9,16 +9,17 @@
 // Unser's B-splines) with the parameters and the bound worked out here; no code copied.
 // Cost, constant in sigma: about 6.5 + 6.5/d + 2(2r2 + 1)/d^2 + 5 + 5/d multiply-adds per pixel and
 // channel; the image read once and written once, plus coarse images of 8/d^2 B per pixel (RGBA8).
-// Kernels: reduce (2D tile; rows + columns above d 4 for RGBA8, 6 for F32), blur (the reduce kernel
-// with d = 1), expand (128 × 32 tile; each thread four pixels of a row per 16-byte store). Fills by
-// cp.async; decimating passes hold a phase's taps in registers (phase_window).
+// Kernels: reduce (2D tile; rows + columns above d 3 for RGBA8 where the row reduce runs on the
+// tensor cores (sm_80 on, multires_row_mma.cuh), above d 4 otherwise, above 6 for F32), blur (the
+// reduce kernel with d = 1), expand (128 × 32 tile; each thread four pixels of a row per 16-byte
+// store). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers.
 // Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
 // bound), five borders (the coarse grid extends past the image), RGBA8 and F32, any size up to
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
 // Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): RGBA8
 // <= 0.65 levels (0.5 of it rounding); F32 <= 4.2e-4 of the input's range, <= 9e-4 of the peak.
-// Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.169 ms at sigma 32 (recursive 1.57 ms),
-// 0.17-0.20 ms from sigma 16 to 64, 0.233 at sigma 8, 0.281 at sigma 4 (27 % to 16 % of the copy
+// Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.127 ms at sigma 32 (recursive 1.57 ms),
+// 0.13-0.14 ms from sigma 16 to 64, 0.232 at sigma 8, 0.279 at sigma 4 (35 % to 16 % of the copy
 // bandwidth); per-kernel figures and what limits each in docs/methods/multires.md.
 #include <algorithm>
 #include <cstdint>
