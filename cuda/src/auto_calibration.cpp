@@ -20,9 +20,7 @@
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/registry.hpp"
 
-#ifndef GAUSSLAB_BUILD_ID
-#define GAUSSLAB_BUILD_ID "unknown"
-#endif
+#include "gausslab/build_id.h"  // GAUSSLAB_BUILD_ID, written at build time (cuda/build_id.cmake)
 
 namespace gausslab {
 
