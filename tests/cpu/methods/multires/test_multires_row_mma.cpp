@@ -182,9 +182,11 @@ constexpr BorderMode kBorders[] = {BorderMode::Reflect, BorderMode::Mirror, Bord
                                    BorderMode::Constant};
 
 TEST(MultiresRowMma, EqualsTheFloat64RowSumsForEveryBorderDecimationAndSize) {
-  // d = floor(sigma / 2.5), at least 2: 2, 3, 5, 6, 7, 12, 25, 32.
-  const Case cases[] = {{4.0, 1, 1},    {4.0, 37, 19},  {8.0, 5, 3},     {13.0, 203, 17}, {16.0, 300, 33},
-                        {17.5, 129, 16}, {30.0, 64, 2},  {64.0, 777, 18}, {80.0, 1023, 5}, {12.6, 2, 40}};
+  // d = floor(sigma / 2.5), at least 2: 2, 3, 4 (the smallest the method sends here), 5, 6, 7, 12, 16
+  // and 17 (the last with two tiles a warp and the first with one), 25, 32.
+  const Case cases[] = {{4.0, 1, 1},     {4.0, 37, 19},   {8.0, 5, 3},     {11.0, 95, 21},  {13.0, 203, 17},
+                        {16.0, 300, 33}, {17.5, 129, 16}, {30.0, 64, 2},   {41.0, 300, 17}, {43.0, 260, 9},
+                        {64.0, 777, 18}, {80.0, 1023, 5}, {12.6, 2, 40}};
   std::uint32_t seed = 1;
   for (const Case& k : cases)
     for (BorderMode border : kBorders) {
