@@ -168,9 +168,8 @@ __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
   wait_async_copies();
   __syncthreads();
 
-  const int c_first = bx * block_outputs(s) + s.tiles_per_warp * warp * kTileOutputs;
-  if (c_first >= s.out_w) return;  // the warp's tiles lie beyond C (no barrier follows)
   const WarpWalk walk = warp_walk(s, bx, warp);
+  if (walk.c_first >= s.out_w) return;  // the warp's tiles lie beyond C (no barrier follows)
   // The lane's words as pointers that step by 8 pixels (and 8 table words): the loads take immediate
   // offsets in the unrolled loops instead of recomputing row × pitch + column.
   const unsigned* a[4];
@@ -181,28 +180,24 @@ __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
   const unsigned* const b0 = weights + lane_tap(s, lane, walk.start0.psi);
   const unsigned* const b1 = weights + lane_tap(s, lane, walk.start1.psi);
   FragC even0{}, odd0{}, even1{}, odd1{};
-  // Step q of the walk: A once, then each tile's B (its own step) and mma with the high and low halves.
+  // One tile's k-step q (the B words at b[8 q] and b[8 q + 4]): mma with the high and low halves.
+  const auto tile_step = [&](const unsigned* b, int q, const FragA& even, const FragA& odd, FragC& even_sum,
+                             FragC& odd_sum) {
+    FragB hi, lo;
+    b_fragments(lane, b[kStepPixels * q], b[kStepPixels * q + kStepPixels / 2], hi, lo);
+    mma_fir::mma_16816(even_sum, even, hi);
+    mma_fir::mma_16816(odd_sum, odd, hi);
+    mma_fir::mma_16816(even_sum, even, lo);
+    mma_fir::mma_16816(odd_sum, odd, lo);
+  };
+  // Step q of the walk: A once, then each tile's own step.
   const auto step = [&](int q, auto first, auto second) {
     const unsigned words[4] = {a[0][kStepPixels * q], a[1][kStepPixels * q], a[2][kStepPixels * q],
                                a[3][kStepPixels * q]};
     FragA even, odd;
     a_fragments<Subnormal>(words, even, odd);
-    FragB hi, lo;
-    if constexpr (decltype(first)::value) {
-      b_fragments(lane, b0[kStepPixels * q], b0[kStepPixels * q + kStepPixels / 2], hi, lo);
-      mma_fir::mma_16816(even0, even, hi);
-      mma_fir::mma_16816(odd0, odd, hi);
-      mma_fir::mma_16816(even0, even, lo);
-      mma_fir::mma_16816(odd0, odd, lo);
-    }
-    if constexpr (decltype(second)::value) {
-      const int r = kStepPixels * (q - walk.shift);
-      b_fragments(lane, b1[r], b1[r + kStepPixels / 2], hi, lo);
-      mma_fir::mma_16816(even1, even, hi);
-      mma_fir::mma_16816(odd1, odd, hi);
-      mma_fir::mma_16816(even1, even, lo);
-      mma_fir::mma_16816(odd1, odd, lo);
-    }
+    if constexpr (decltype(first)::value) tile_step(b0, q, even, odd, even0, odd0);
+    if constexpr (decltype(second)::value) tile_step(b1, q - walk.shift, even, odd, even1, odd1);
   };
   using Yes = std::true_type;
   using No = std::false_type;
@@ -213,11 +208,11 @@ __global__ void __launch_bounds__(32 * row_mma::kMaxWarps)
     for (int q = walk.shift; q < s.steps; ++q) step(q, Yes{}, Yes{});
     for (int q = s.steps; q < s.steps + walk.shift; ++q) step(q, No{}, Yes{});
   }
-  const float scale = s.out_scale * static_cast<float>(sample_scale<Subnormal>());
+  const float scale = result_scale<Subnormal>(s);
   const auto store = [&](int tile, const FragC& even, const FragC& odd) {
     for (int half = 0; half < 2; ++half) {
       const OutputAt at = d_output(lane, 2 * half);
-      const int c = c_first + tile * kTileOutputs + at.output, y = y0 + at.row;
+      const int c = walk.c_first + tile * kTileOutputs + at.output, y = y0 + at.row;
       if (c >= s.out_w || y >= s.src_h) continue;
       const int i = 2 * half;
       const float4 v = scale * make_float4(even.v[i], odd.v[i], even.v[i + 1], odd.v[i + 1]);
@@ -332,31 +327,28 @@ std::string kib(std::size_t bytes) {
   return text;
 }
 
-// The tensor-core row reduce for RGBA8 from sm_80 on, up to row_mma::kMaxD and 65535 row blocks;
-// GAUSSLAB_MULTIRES_ROW_MMA=0 takes the CUDA-core one (for measurements against it).
-bool row_mma_for(PixelFormat format, int d, int height) {
-  if (format != PixelFormat::Rgba8 || d > row_mma::kMaxD || div_up(height, row_mma::kRows) > 65535 ||
-      cuda_device_status().compute_major < 8)
-    return false;
+// How the RGBA8 row reduce runs on this device: on the tensor cores (sm_80 on, up to row_mma::kMaxD
+// and 65535 row blocks) with the samples as fp16 subnormals (one byte permute; the H100's tensor cores
+// keep them), or as 1024 + x less 1024 (GAUSSLAB_MULTIRES_ROW_MMA=biased, for a device whose tensor
+// cores would not); or on the CUDA cores (F32, older devices, GAUSSLAB_MULTIRES_ROW_MMA=0 for
+// measurements against it). Decided once per prepare.
+enum class RowMma { Off, Subnormal, Biased };
+RowMma row_mma_mode(PixelFormat format, int height) {
+  if (format != PixelFormat::Rgba8 || div_up(height, row_mma::kRows) > 65535 || cuda_device_status().compute_major < 8)
+    return RowMma::Off;
   const char* text = std::getenv("GAUSSLAB_MULTIRES_ROW_MMA");
-  return text == nullptr || std::string(text) != "0";
+  const std::string mode = text == nullptr ? "" : text;
+  return mode == "0" ? RowMma::Off : mode == "biased" ? RowMma::Biased : RowMma::Subnormal;
 }
 
-// The largest d that takes the fused 2D reduce (rows + columns above): fused_reduce_max_d, or 3 for
-// RGBA8 with the tensor-core row reduce (H100, 4096², sigma 11 (d 4): 0.196 ms against 0.221 fused;
+// The largest d that takes the fused 2D reduce (rows + columns above): fused_reduce_max_d, or 3 where
+// the row reduce runs on the tensor cores (H100, 4096², sigma 11 (d 4): 0.196 ms against 0.221 fused;
 // sigma 8 (d 3): 0.248 against 0.232); GAUSSLAB_MULTIRES_FUSED_MAX_D for tuning measurements
 // (gpu-check's speed stage compares both paths with it).
-int fused_max_d(PixelFormat format, int height) {
+int fused_max_d(PixelFormat format, RowMma row_mma) {
   if (const char* text = std::getenv("GAUSSLAB_MULTIRES_FUSED_MAX_D")) return std::atoi(text);
-  if (row_mma_for(format, 4, height)) return 3;
+  if (row_mma != RowMma::Off) return 3;
   return fused_reduce_max_d(format == PixelFormat::Rgba8);
-}
-
-// Samples as subnormal fp16 (one byte permute; the H100's tensor cores keep them) unless
-// GAUSSLAB_MULTIRES_ROW_MMA=biased asks for 1024 + x less 1024 (for a device that would not).
-bool row_mma_subnormal() {
-  const char* text = std::getenv("GAUSSLAB_MULTIRES_ROW_MMA");
-  return text == nullptr || std::string(text) != "biased";
 }
 
 // Row pitch of a coarse array: a multiple of 128 bytes.
@@ -379,7 +371,7 @@ struct MultiresLaunch {
   Plan plan;
   bool fused = true;
   bool rows_wide = true;  // the row reduce's policy (row_reduce_is_wide)
-  bool rows_mma = false;  // RGBA8: the row reduce on the tensor cores (multires_row_mma.cuh)
+  RowMma rows_mma = RowMma::Off;  // RGBA8: the row reduce on the tensor cores (multires_row_mma.cuh)
   row_mma::Stage rows_mma_stage;
   ReduceStage reduce, blur;
   RowReduceStage rows;
@@ -406,7 +398,8 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   if (taps_in_phase(taps1, p.d, 0) > kMaxPhaseTaps)
     throw std::logic_error("multires: a prefilter phase of " + std::to_string(taps_in_phase(taps1, p.d, 0)) +
                            " taps exceeds the kernels' " + std::to_string(kMaxPhaseTaps));
-  m.fused = p.d <= fused_max_d(F, problem.height);
+  const RowMma row_mma = row_mma_mode(F, problem.height);
+  m.fused = p.d <= fused_max_d(F, row_mma);
 
   for (double w : prefilter_by_phase(p)) m.weights.push_back(static_cast<float>(w));
   m.blur_weights = m.weights.size();
@@ -442,10 +435,9 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
     m.rows_shared = row_reduce_shared_bytes<P, Fine>(m.rows);
   });
 
-  m.rows_mma = !m.fused && row_mma_for(F, p.d, problem.height);
-  if (m.rows_mma) {
-    m.rows_mma_stage = row_mma::make_stage(p.d, taps1, p.x.fine_origin, p.x.c_count, problem.width, problem.height,
-                                           problem.params.border, scale);
+  m.rows_mma = m.fused || p.d > row_mma::kMaxD ? RowMma::Off : row_mma;
+  if (m.rows_mma != RowMma::Off) {
+    m.rows_mma_stage = row_mma::make_stage(m.rows);
     m.rows_mma_shared = row_mma::shared_bytes(m.rows_mma_stage);
     while (m.weights.size() % 4 != 0) m.weights.push_back(0.0f);
     m.rows_mma_table = m.weights.size();
@@ -494,7 +486,9 @@ MultiresLaunch multires_launch(const FilterProblem& problem) {
 }
 
 unsigned largest_shared(const MultiresLaunch& m) {
-  const unsigned reduce = m.fused ? m.reduce_shared : m.rows_mma ? m.rows_mma_shared : m.rows_shared;
+  const unsigned reduce = m.fused                        ? m.reduce_shared
+                          : m.rows_mma != RowMma::Off ? m.rows_mma_shared
+                                                      : m.rows_shared;
   return std::max({reduce, m.blur_shared, m.expand_shared});
 }
 
@@ -522,6 +516,11 @@ void launch_row_reduce(const MultiresLaunch& m, const ConstImageView& src, const
   GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceKernel", stream);
 }
 
+// The tensor-core row reduce's kernel for the way its samples become fp16.
+auto row_mma_kernel(RowMma mode) {
+  return mode == RowMma::Biased ? MultiresRowReduceMmaKernel<false> : MultiresRowReduceMmaKernel<true>;
+}
+
 void launch_row_reduce_mma(const MultiresLaunch& m, const ConstImageView& src, const ScratchBuffer& r,
                            const float* weights, cudaStream_t stream) {
   row_mma::Stage s = m.rows_mma_stage;
@@ -529,8 +528,7 @@ void launch_row_reduce_mma(const MultiresLaunch& m, const ConstImageView& src, c
   const long long blocks = static_cast<long long>(row_mma::blocks_x(s)) * row_mma::blocks_y(s);
   check_grid(blocks, "MultiresRowReduceMmaKernel");
   const dim3 grid(static_cast<unsigned>(row_mma::blocks_x(s)), static_cast<unsigned>(row_mma::blocks_y(s)));
-  const auto kernel = row_mma_subnormal() ? MultiresRowReduceMmaKernel<true> : MultiresRowReduceMmaKernel<false>;
-  kernel<<<grid, 32 * s.warps, m.rows_mma_shared, stream>>>(
+  row_mma_kernel(m.rows_mma)<<<grid, 32 * s.warps, m.rows_mma_shared, stream>>>(
       s, static_cast<const char*>(src.data), src.pitch_bytes, r.as<char>(), m.r_pitch,
       reinterpret_cast<const unsigned*>(weights + m.rows_mma_table));
   GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresRowReduceMmaKernel", stream);
@@ -554,7 +552,7 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
           m.reduce, static_cast<const char*>(src.data), src.pitch_bytes, c.as<char>(), m.c_pitch, weights);
       GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresReduceKernel", stream);
     } else {
-      if (m.rows_mma)
+      if (m.rows_mma != RowMma::Off)
         launch_row_reduce_mma(m, src, r, weights, stream);
       else
         with_row_reduce_policy(m.rows_wide, [&](auto policy) {
@@ -604,8 +602,8 @@ void set_shared_limits(const MultiresLaunch& m) {
   using Accum = typename T::Accum;
   if (m.fused)
     allow_shared(MultiresReduceKernel<Fine, Coarse, Accum>);
-  else if (m.rows_mma)
-    allow_shared(row_mma_subnormal() ? MultiresRowReduceMmaKernel<true> : MultiresRowReduceMmaKernel<false>);
+  else if (m.rows_mma != RowMma::Off)
+    allow_shared(row_mma_kernel(m.rows_mma));
   else
     with_row_reduce_policy(m.rows_wide, [](auto policy) {
       allow_shared(MultiresRowReduceKernel<decltype(policy), Fine, Coarse, Accum>);

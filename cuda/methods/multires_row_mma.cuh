@@ -42,6 +42,7 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
+#include "multires_common.cuh"
 #include "separable_mma_common.cuh"
 
 namespace gausslab::multires::row_mma {
@@ -67,13 +68,9 @@ inline constexpr int kMaxD = 32;
 // Shared memory a block may take: four blocks of up to eight warps on an H100 SM.
 inline constexpr unsigned kSharedBudget = 56u * 1024u;
 
-struct Stage {
-  int d = 2;
-  int taps = 1;
-  int origin = 0;
-  int out_w = 0;             // R's columns (C's)
-  int src_w = 0, src_h = 0;
-  BorderMode border = BorderMode::Reflect;
+// The CUDA-core row reduce's stage (its geometry: d, taps, origin, out_w, src_w, src_h, border; its
+// out_scale, 257 for R) and this kernel's layout. (`groups` is the CUDA-core kernel's and unused here.)
+struct Stage : RowReduceStage {
   int phi = 0;               // origin mod 4: where the first window starts in a block's fill
   int steps = 1;             // k-steps per n-tile
   int tiles_per_warp = 1;    // 2 up to kMaxSharedTilesD: the two tiles share their A fragments
@@ -83,7 +80,6 @@ struct Stage {
   int pad = 0;               // zero taps before the first weight in the table
   int table_words = 0;       // the weight table's length (a multiple of 4)
   bool aligned16 = false;    // source rows 16-byte aligned (set at launch): 16-byte copies
-  float out_scale = 1.0f;    // 257 / 2^10 (times sample_scale in the kernel)
 };
 
 GAUSSLAB_HD int floor_mod(int a, int m) {
@@ -111,19 +107,14 @@ GAUSSLAB_HD unsigned shared_bytes_for(const Stage& s, int pitch) {
 }
 GAUSSLAB_HD unsigned shared_bytes(const Stage& s) { return shared_bytes_for(s, s.pitch); }
 
-// The stage for one launch (without aligned16): as many warps as keep a block within the budget.
-inline Stage make_stage(int d, int taps, int origin, int out_w, int src_w, int src_h, BorderMode border,
-                        double coarse_scale) {
+// The stage for one launch (without aligned16) of the row reduce `rows` describes (the CUDA-core
+// kernel's stage, the one source of the geometry): as many warps as keep a block within the budget.
+inline Stage make_stage(const RowReduceStage& rows) {
+  const int d = rows.d, taps = rows.taps;
   if (d < 2 || d > kMaxD) throw std::logic_error("multires row_mma: d outside 2.." + std::to_string(kMaxD));
   Stage s;
-  s.d = d;
-  s.taps = taps;
-  s.origin = origin;
-  s.out_w = out_w;
-  s.src_w = src_w;
-  s.src_h = src_h;
-  s.border = border;
-  s.phi = floor_mod(origin, 4);
+  static_cast<RowReduceStage&>(s) = rows;
+  s.phi = floor_mod(s.origin, 4);
   // The last output of a tile (o = 3) reads up to psi + 3 d + taps - 1 from the tile's first pixel.
   s.steps = (kStepPixels - 1 + (kTileOutputs - 1) * d + taps + kStepPixels - 1) / kStepPixels;
   // Lane taps run from 8 q + t - d o - psi >= -(3 d + 7) to 8 (steps - 1) + 7.
@@ -139,7 +130,6 @@ inline Stage make_stage(int d, int taps, int origin, int out_w, int src_w, int s
   }
   s.span = span_for(s, s.warps);
   s.pitch = pitch_for(s.span);
-  s.out_scale = static_cast<float>(coarse_scale / (1 << kWeightScaleLog2));
   return s;
 }
 
@@ -149,19 +139,19 @@ GAUSSLAB_HD int block_outputs(const Stage& s) { return kTileOutputs * s.tiles_pe
 // starts `shift` k-steps later, so the walk is [0, shift) first tile, [shift, steps) both, [steps,
 // steps + shift) second tile.
 struct WarpWalk {
-  int first_tile;
+  int c_first;      // the first tile's first output (C's column)
   TileStart start0, start1;
   int shift;        // k-steps from the first tile's start to the second's
   bool second;      // the second tile has outputs
 };
 GAUSSLAB_HD WarpWalk warp_walk(const Stage& s, int block_x, int warp) {
   WarpWalk w{};
-  w.first_tile = s.tiles_per_warp * warp;
-  w.start0 = tile_start(s, w.first_tile);
-  w.start1 = tile_start(s, w.first_tile + 1);
+  const int first_tile = s.tiles_per_warp * warp;
+  w.c_first = block_x * block_outputs(s) + first_tile * kTileOutputs;
+  w.start0 = tile_start(s, first_tile);
+  w.start1 = tile_start(s, first_tile + 1);
   w.shift = (w.start1.first_pixel - w.start0.first_pixel) / kStepPixels;
-  const int c_second = block_x * block_outputs(s) + (w.first_tile + 1) * kTileOutputs;
-  w.second = s.tiles_per_warp == 2 && c_second < s.out_w;
+  w.second = s.tiles_per_warp == 2 && w.c_first + kTileOutputs < s.out_w;
   return w;
 }
 GAUSSLAB_HD int blocks_x(const Stage& s) { return (s.out_w + block_outputs(s) - 1) / block_outputs(s); }
@@ -181,10 +171,8 @@ inline std::vector<unsigned> make_table(const Stage& s, const std::vector<double
   std::vector<unsigned> table(static_cast<std::size_t>(s.table_words), 0u);
   const double scale = static_cast<double>(1 << kWeightScaleLog2);
   for (int t = 0; t < s.taps; ++t) {
-    const double w = prefilter[static_cast<std::size_t>(t)] * scale;
-    const unsigned short hi = mma_fir::half_bits(static_cast<float>(w));
-    const unsigned short lo = mma_fir::half_bits(static_cast<float>(w - static_cast<double>(mma_fir::half_value(hi))));
-    table[static_cast<std::size_t>(s.pad + t)] = mma_fir::pack_halves(hi, lo);
+    const mma_fir::HalfPair w = mma_fir::split_half(static_cast<float>(prefilter[static_cast<std::size_t>(t)] * scale));
+    table[static_cast<std::size_t>(s.pad + t)] = mma_fir::pack_halves(w.hi, w.lo);
   }
   return table;
 }
@@ -222,7 +210,7 @@ GAUSSLAB_HD void b_fragments(int lane, unsigned w0, unsigned w1, FragB& hi, Frag
 // Channels (0, 2) and (1, 3) of an RGBA8 pixel word as two fp16 pairs, exact. Biased: 1024 + x
 // (a byte permute with 0x64 bytes, then 1024 subtracted). Subnormal: the byte as the mantissa of a
 // subnormal fp16, x × 2^-24 (one byte permute with zero; the tensor cores must keep subnormal inputs,
-// and the result carries 2^24 in out_scale).
+// and the result carries 2^24 in result_scale).
 struct ChannelPairs {
   unsigned even, odd;
 };
@@ -251,6 +239,10 @@ GAUSSLAB_HD ChannelPairs channel_pairs(unsigned word) {
 template <bool Subnormal>
 GAUSSLAB_HD double sample_scale() {
   return Subnormal ? 16777216.0 : 1.0;
+}
+template <bool Subnormal>
+GAUSSLAB_HD float result_scale(const Stage& s) {
+  return s.out_scale * static_cast<float>(sample_scale<Subnormal>() / (1 << kWeightScaleLog2));
 }
 
 // The shared word (row, column) of A register r: rows group and group + 8, pixels t and t + 4 of the

@@ -72,9 +72,8 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsig
         return rows[static_cast<std::size_t>(row * s.pitch + pixel)];
       };
       for (int warp = 0; warp < s.warps; ++warp) {
-        const int c_first = bx * block_outputs(s) + s.tiles_per_warp * warp * kTileOutputs;
-        if (c_first >= s.out_w) continue;
         const WarpWalk walk = warp_walk(s, bx, warp);
+        if (walk.c_first >= s.out_w) continue;
         FragC acc[2][2][32] = {};  // [tile][even, odd][lane]
         const auto mma_tile = [&](int tile, const FragA (&even)[32], const FragA (&odd)[32], int tap_step,
                                   const TileStart& start) {
@@ -106,7 +105,7 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsig
           for (int lane = 0; lane < 32; ++lane)
             for (int half = 0; half < 2; ++half) {
               const OutputAt at = d_output(lane, 2 * half);
-              const int c = c_first + tile * kTileOutputs + at.output, y = by * kRows + at.row;
+              const int c = walk.c_first + tile * kTileOutputs + at.output, y = by * kRows + at.row;
               if (c >= s.out_w || y >= s.src_h) continue;
               if (written[static_cast<std::size_t>(y) * s.out_w + c]++)
                 throw ModelError("R(" + std::to_string(c) + ", " + std::to_string(y) + ") written twice");
@@ -116,7 +115,7 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsig
               const double channel[4] = {even.v[i], odd.v[i], even.v[i + 1], odd.v[i + 1]};
               for (int ch = 0; ch < 4; ++ch)
                 out.values[(static_cast<std::size_t>(y) * s.out_w + c) * 4 + static_cast<std::size_t>(ch)] =
-                    static_cast<double>(s.out_scale) * sample_scale<Subnormal>() * channel[ch];
+                    static_cast<double>(result_scale<Subnormal>(s)) * channel[ch];
             }
       }
     }
@@ -125,17 +124,30 @@ RowSums run_model(const ImageRgba8& src, const Stage& s, const std::vector<unsig
   return out;
 }
 
-// The weights the table carries (w × 2^10 split into fp16 halves), back in the prefilter's units.
-std::vector<double> fragment_weights(const std::vector<double>& prefilter) {
+// The weights the table carries (w × 2^10 as fp16 high and low halves), back in the prefilter's units.
+std::vector<double> table_weights(const Stage& s, const std::vector<unsigned>& table) {
   std::vector<double> w;
-  const double scale = static_cast<double>(1 << kWeightScaleLog2);
-  for (double v : prefilter) {
-    const unsigned short hi = mma_fir::half_bits(static_cast<float>(v * scale));
-    const unsigned short lo =
-        mma_fir::half_bits(static_cast<float>(v * scale - static_cast<double>(mma_fir::half_value(hi))));
-    w.push_back((static_cast<double>(mma_fir::half_value(hi)) + mma_fir::half_value(lo)) / scale);
+  for (int t = 0; t < s.taps; ++t) {
+    const unsigned word = table.at(static_cast<std::size_t>(s.pad + t));
+    const double hi = mma_fir::half_value(static_cast<unsigned short>(word & 0xffffu));
+    const double lo = mma_fir::half_value(static_cast<unsigned short>(word >> 16));
+    w.push_back((hi + lo) / static_cast<double>(1 << kWeightScaleLog2));
   }
   return w;
+}
+
+// The row reduce's stage as multires builds it for an image of width × height.
+Stage stage_for(const Plan& p, int width, int height, BorderMode border) {
+  RowReduceStage rows;
+  rows.d = p.d;
+  rows.taps = static_cast<int>(p.prefilter.size());
+  rows.origin = p.x.fine_origin;
+  rows.out_w = p.x.c_count;
+  rows.src_w = width;
+  rows.src_h = height;
+  rows.border = border;
+  rows.out_scale = static_cast<float>(kCoarseScaleRgba8);
+  return make_stage(rows);
 }
 
 struct Case {
@@ -149,12 +161,13 @@ void check_case(const Case& k, BorderMode border, std::uint32_t seed) {
                ", " + to_string(border));
   const Plan p = make_plan(k.sigma, k.width, k.height);
   const int taps = static_cast<int>(p.prefilter.size());
-  const Stage s = make_stage(p.d, taps, p.x.fine_origin, p.x.c_count, k.width, k.height, border, kCoarseScaleRgba8);
+  const Stage s = stage_for(p, k.width, k.height, border);
   ASSERT_LE(shared_bytes(s), kSharedBudget);
   ASSERT_EQ(s.pitch % 32, 4);
   const ImageRgba8 src = test::random_image<Rgba8>(k.width, k.height, seed);
-  const RowSums model = run_model<Subnormal>(src, s, make_table(s, p.prefilter));
-  const std::vector<double> w = fragment_weights(p.prefilter);
+  const std::vector<unsigned> table = make_table(s, p.prefilter);
+  const RowSums model = run_model<Subnormal>(src, s, table);
+  const std::vector<double> w = table_weights(s, table);
   // To 2^-20 relative, or to half the spacing of the low half's subnormals (2^-25 / 2^10) in the tails.
   for (std::size_t t = 0; t < w.size(); ++t)
     ASSERT_NEAR(w[t], p.prefilter[t], p.prefilter[t] * 0x1p-20 + 0x1p-35) << "tap " << t;
@@ -199,8 +212,7 @@ TEST(MultiresRowMma, EveryDecimationFitsItsBudgetsUpToTheLimit) {
   for (int d = 2; d <= kMaxD; ++d) {
     const Plan p = make_plan(2.5 * d + 0.01, 4096, 4096);
     ASSERT_EQ(p.d, d);
-    const int taps = static_cast<int>(p.prefilter.size());
-    const Stage s = make_stage(d, taps, p.x.fine_origin, p.x.c_count, 4096, 4096, BorderMode::Reflect, 257.0);
+    const Stage s = stage_for(p, 4096, 4096, BorderMode::Reflect);
     SCOPED_TRACE("d " + std::to_string(d));
     EXPECT_LE(shared_bytes(s), kSharedBudget);
     EXPECT_GE(s.warps, 2);
@@ -209,7 +221,10 @@ TEST(MultiresRowMma, EveryDecimationFitsItsBudgetsUpToTheLimit) {
     // The table fits the weights buffer multires reserves beside the 2048 other weights.
     EXPECT_LE(s.table_words, 512);
   }
-  EXPECT_THROW(make_stage(kMaxD + 1, 300, -100, 100, 4096, 4096, BorderMode::Reflect, 257.0), std::logic_error);
+  RowReduceStage too_coarse;
+  too_coarse.d = kMaxD + 1;
+  too_coarse.taps = 300;
+  EXPECT_THROW(make_stage(too_coarse), std::logic_error);
 }
 
 TEST(MultiresRowMma, ChannelPairsAreTheBytesAsExactHalves) {
