@@ -21,6 +21,7 @@ MethodEntry recursive_tiled_method();   // recursive_tiled.cu
 MethodEntry auto_method();              // auto.cpp
 MethodEntry auto_exact_method();        // auto.cpp
 MethodEntry separable_mma_method();     // separable_mma.cu
+MethodEntry separable_tf32_method();    // separable_tf32.cu
 
 const std::vector<MethodEntry>& method_registry() {
   // The order is the GUI's order and its number keys (1–9 for the first nine).
@@ -37,6 +38,7 @@ const std::vector<MethodEntry>& method_registry() {
       tiled_1d_method(),
       lut_2d_method(),
       separable_mma_method(),
+      separable_tf32_method(),
       recursive_tiled_method(),
       multires_method(),
       auto_method(),

@@ -1,6 +1,6 @@
 # Issue #16's must-show numbers (sourced by scripts/gpu-check.sh: `bash scripts/gpu-check.sh speed`,
 # about 7 minutes on an H100). What each step proves:
-#   speed-gpu-tests   multires, recursive_tiled, separable_mma and auto meet their bounds on this GPU
+#   speed-gpu-tests   multires, recursive_tiled, separable_mma, separable_tf32 and auto meet their bounds on this GPU
 #                     (quick subset of the accuracy sweep); the first auto test measures auto's table
 #                     (cached in $OUT/cache, copied into the logs as auto-calibration.txt)
 #   speed-bench       results/: 4096² F32 7×7 and 41×41 (must-show 2), F32 sigma 4 (must-show 3:
@@ -12,9 +12,9 @@
 #   speed-viewer-*    the viewer at 3840×2160 with auto at sigma 2, 8, 32, 64: the summary line's
 #                     frame_ms and its stages (must-show 4)
 export XDG_CACHE_HOME=$OUT/cache
-speed_methods=separable_fused,separable_shared,separable_mma,multires,recursive,recursive_tiled,fft,auto
+speed_methods=separable_fused,separable_shared,separable_mma,separable_tf32,multires,recursive,recursive_tiled,fft,auto
 stage speed-gpu-tests 70 env GAUSSLAB_GPU_TESTS_QUICK=1 GAUSSLAB_GPU_TESTS_CSV="$OUT/logs/speed-gpu-accuracy.csv" \
-  bash .gpu/run.sh .gpu/bin/gausslab_gpu_tests --gtest_filter='*multires*:*recursive_tiled*:*separable_mma*:*auto*'
+  bash .gpu/run.sh .gpu/bin/gausslab_gpu_tests --gtest_filter='*multires*:*recursive_tiled*:*separable_mma*:*separable_tf32*:*auto*'
 cp "$OUT/cache/gausslab/auto-calibration.txt" "$OUT/logs/auto-calibration.txt" 2>/dev/null
 stage speed-bench 180 bash .gpu/run.sh .gpu/bin/gausslab-bench --sizes 4096 --kernels 7,41 --sigmas 4 \
   --formats f32,rgba8 --methods "$speed_methods" --sigma-sweep --budget-seconds 170 --out "$OUT/results"

@@ -39,8 +39,9 @@ int band_halo(const FilterParams& params);
 // Whether a band result equals the single pass byte for byte with this method: its registry entry's
 // MethodInfo::same_bytes_in_bands (the FIR window methods). False for an unknown id, for fft (its
 // rounding depends on the transform size), the recursive filters (an IIR output depends on the whole
-// column), multires (its pyramid reaches past the radius), separable_mma (tile-aligned products) and
-// auto (its choice need not be one of these): their bands agree within the method's accuracy bound.
+// column), multires (its pyramid reaches past the radius), separable_mma and separable_tf32
+// (tile-aligned products) and auto (its choice need not be one of these): their bands agree within
+// the method's accuracy bound.
 bool bands_match_single_pass(const std::string& method_id);
 
 // Rows of an image extended beyond its top and bottom by the border rule. `data` holds the global
