@@ -4,8 +4,9 @@
 // memory is checked phase by phase: the fill writes each raw word once; in the row pass a word is
 // read only while it still holds raw (before h overwrites it), h is written once per word, and never
 // over a word that another warp read since the last barrier (the in-place overlay must not race); the
-// column pass reads only h. The result must meet the FIR bound (1e-5 of the peak) against the float64 reference for every
-// border, each kernel's radii (0 to 24) and sizes from 1×1 to several tiles.
+// column pass reads only h. The result must meet the FIR bound (1e-5 of the peak) against the
+// float64 reference for every border, each kernel's radii (0 to 24), sizes from 1×1 to several
+// tiles, noise at scales from 1e-20 to 1e30 and a photo's luminance.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
 #include "kit/mma_emulation.hpp"
+#include "kit/model_accuracy.hpp"
 #include "kit/model_images.hpp"
 #include "separable_tf32_common.cuh"
 
@@ -265,6 +267,19 @@ TEST(SeparableTf32Model, MeetsTheFirBoundForEveryBorderRadiusAndSize) {
       const ImageF32 got = run_model(src, params);
       const AccuracyStats stats = compare_with_reference(got.view(), reference_gaussian(src.view(), params), 1.0);
       EXPECT_LE(stats.max_relative_error, 1e-5);
+    }
+}
+
+TEST(SeparableTf32Model, MeetsItsRegisteredBoundOnAPhotoEveryBorder) {
+  // Real data: the luminance of a photo crop, at each kernel's sigmas (radius 4σ: 2 to 24).
+  const ImageF32 photo = to_grey_f32(test::crop(test::astronaut(), Rect{150, 40, 72, 140}));
+  for (double sigma : {0.5, 1.0, 2.5, 4.0, 5.0, 6.0})
+    for (BorderMode border : kAllBorderModes) {
+      const FilterParams params = test::sigma_params(sigma, border);
+      const AccuracyBound bound =
+          test::registered_bound("separable_tf32", {photo.width(), photo.height(), PixelFormat::F32, params});
+      EXPECT_LE(test::error_against_reference(photo, run_model(photo, params), params), bound.max_relative_error)
+          << describe(params);
     }
 }
 
