@@ -49,10 +49,14 @@ namespace gausslab::tf32_fir {
 // float -> tf32 (fp32 with the low 13 mantissa bits zero), round to nearest, ties away from zero:
 // cvt.rna.tf32.f32. Infinities and NaN stay what they are.
 GAUSSLAB_HD float tf32_round(float x) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   unsigned r;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
   return __uint_as_float(r);
+#elif defined(__CUDA_ARCH__)
+  unsigned bits = __float_as_uint(x);  // no cvt.rna.tf32 before sm_80 (the kernels are not launched there)
+  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
+  return __uint_as_float(bits);
 #else
   unsigned bits;
   std::memcpy(&bits, &x, sizeof bits);
@@ -121,12 +125,17 @@ struct FragC {
 
 #if defined(__CUDACC__)
 __device__ __forceinline__ void mma_1688(FragC& d, const FragA& a, const FragB& b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile(
       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};\n"
       : "+f"(d.v[0]), "+f"(d.v[1]), "+f"(d.v[2]), "+f"(d.v[3])
       : "r"(__float_as_uint(a.r[0])), "r"(__float_as_uint(a.r[1])), "r"(__float_as_uint(a.r[2])),
         "r"(__float_as_uint(a.r[3])), "r"(__float_as_uint(b.r[0])), "r"(__float_as_uint(b.r[1])));
+#else
+  (void)d, (void)a, (void)b;
+  __trap();  // never launched there: method_limits refuses devices before compute capability 8.0
+#endif
 }
 #endif
 
