@@ -33,6 +33,7 @@ speed_ncu mma-rgba8-sigma2 4 1 --formats rgba8 --sigmas 2 --methods separable_mm
 speed_ncu multires-rgba8-sigma8 12 3 --formats rgba8 --sigmas 8 --methods multires
 speed_ncu multires-rgba8-sigma32 12 4 --formats rgba8 --sigmas 32 --methods multires
 speed_ncu rtiled-f32-sigma4 20 5 --formats f32 --sigmas 4 --methods recursive_tiled
+speed_ncu tf32-f32-41x41 3 1 --formats f32 --kernels 41 --methods separable_tf32
 for d in 2 8; do
   stage "speed-multires-fused$d" 20 env GAUSSLAB_MULTIRES_FUSED_MAX_D=$d bash .gpu/run.sh .gpu/bin/gausslab-bench \
     --sizes 4096 --sigmas 8,12,16,20,24,32 --formats rgba8,f32 --methods multires --no-plot --quick \
