@@ -524,7 +524,7 @@ auto row_mma_kernel(RowMma mode) {
 void launch_row_reduce_mma(const MultiresLaunch& m, const ConstImageView& src, const ScratchBuffer& r,
                            const float* weights, cudaStream_t stream) {
   row_mma::Stage s = m.rows_mma_stage;
-  s.aligned16 = reinterpret_cast<std::uintptr_t>(src.data) % 16 == 0 && src.pitch_bytes % 16 == 0;
+  s.aligned16 = rows_aligned(src, 16);
   const long long blocks = static_cast<long long>(row_mma::blocks_x(s)) * row_mma::blocks_y(s);
   check_grid(blocks, "MultiresRowReduceMmaKernel");
   const dim3 grid(static_cast<unsigned>(row_mma::blocks_x(s)), static_cast<unsigned>(row_mma::blocks_y(s)));
@@ -581,7 +581,7 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
     const dim3 grid(static_cast<unsigned>(expand_tiles_x<ExpandKernelPolicy>(m.expand)),
                     static_cast<unsigned>(expand_tiles_y<ExpandKernelPolicy>(m.expand)));
     check_grid(static_cast<long long>(grid.x) * grid.y, "MultiresExpandKernel");
-    const bool vector_stores = reinterpret_cast<std::uintptr_t>(dst.data) % 16 == 0 && dst.pitch_bytes % 16 == 0;
+    const bool vector_stores = rows_aligned(dst, 16);
     if (expand_window_for(m.expand.d) == 5)
       MultiresExpandKernel<5, Fine, Coarse, Accum><<<grid, ExpandKernelPolicy::kThreads, m.expand_shared, stream>>>(
           m.expand, b.as<const char>(), m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes, vector_stores,

@@ -161,10 +161,6 @@ Tf32Launch tf32_launch(int width, int height, int radius) {
   }
 }
 
-bool aligned(const void* pointer, std::size_t pitch, std::size_t bytes) {
-  return reinterpret_cast<std::uintptr_t>(pointer) % bytes == 0 && pitch % bytes == 0;
-}
-
 class SeparableTf32 final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
@@ -205,7 +201,7 @@ class SeparableTf32 final : public GpuMethod {
     const Problem p{problem.width, problem.height, problem.params.border};
     ScopedStage stage(timer, "tf32", stream);
     launch_.kernel<<<static_cast<unsigned>(launch_.blocks), launch_.threads, launch_.shared_bytes, stream>>>(
-        p, problem.params.radius(), aligned(src.data, src.pitch_bytes, 16),
+        p, problem.params.radius(), rows_aligned(src, 16),
         static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
         weights().device());
     GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableTf32Kernel", stream);

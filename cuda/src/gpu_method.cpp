@@ -10,16 +10,14 @@
 
 namespace gausslab {
 
-namespace {
-bool four_byte_aligned(const void* data, std::size_t pitch_bytes) {
-  return reinterpret_cast<std::uintptr_t>(data) % 4 == 0 && pitch_bytes % 4 == 0;
+bool rows_aligned(const ConstImageView& view, std::size_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(view.data) % bytes == 0 && view.pitch_bytes % bytes == 0;
 }
-}  // namespace
 
 std::string row_alignment_problem(const std::string& method_id, const ConstImageView& src, const ImageView& dst,
                                   bool check_source) {
-  const bool source_ok = !check_source || four_byte_aligned(src.data, src.pitch_bytes);
-  if (source_ok && four_byte_aligned(dst.data, dst.pitch_bytes)) return {};
+  const bool source_ok = !check_source || rows_aligned(src, 4);
+  if (source_ok && rows_aligned(dst, 4)) return {};
   return method_id + ": every image row must start on a 4-byte boundary (pixels are read and written as 4-byte " +
          "words; source pitch " + std::to_string(src.pitch_bytes) + ", destination pitch " +
          std::to_string(dst.pitch_bytes) + " bytes); pass views whose pitch and address are multiples of 4";

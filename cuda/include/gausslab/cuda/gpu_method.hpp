@@ -63,6 +63,10 @@ class GpuMethod : public Method {
   DeviceWeights weights_;  // after fence_: destroyed before it
 };
 
+// Whether every row of `view` starts on a `bytes` boundary (its address and its pitch are multiples):
+// the launches that copy or store 16 bytes at a time ask it of their views.
+bool rows_aligned(const ConstImageView& view, std::size_t bytes);
+
 // "" when every row of both views starts on a 4-byte boundary (the kernels read and write whole
 // uchar4 or float pixels), else the message `method_id` refuses them with; the source is not
 // checked when `check_source` is false.
