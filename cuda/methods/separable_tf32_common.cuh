@@ -245,10 +245,23 @@ GAUSSLAB_HD void fill_tile(const Problem& p, Tile tile, int thread, bool aligned
     }
     return;
   }
-  for (int i = thread; i < P::kRawH * P::kRawW; i += P::kThreads) {
-    const int row = i / P::kRawW, col = i % P::kRawW;
-    fill.copy(row * P::kPitch + col, border_index(first_y + row, p.height, p.border),
-              border_index(first_x + col, p.width, p.border));
+  // A tile within kR of an edge: rows and columns through the border, each mapped once, as
+  // separable_fused's fill does (warp w takes rows w, w + kWarps, ...; lane l columns l, l + 32, ...).
+  constexpr int kSlots = (P::kRawW + 31) / 32;
+  const int lane = thread % 32, warp = thread / 32;
+  int source_x[kSlots];
+  GAUSSLAB_UNROLL
+  for (int s = 0; s < kSlots; ++s) {
+    const int col = lane + 32 * s;
+    source_x[s] = col < P::kRawW ? border_index(first_x + col, p.width, p.border) : -1;
+  }
+  for (int row = warp; row < P::kRawH; row += P::kWarps) {
+    const int source_y = border_index(first_y + row, p.height, p.border);
+    GAUSSLAB_UNROLL
+    for (int s = 0; s < kSlots; ++s) {
+      const int col = lane + 32 * s;
+      if (col < P::kRawW) fill.copy(row * P::kPitch + col, source_y, source_x[s]);
+    }
   }
 }
 
