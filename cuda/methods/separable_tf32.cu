@@ -16,9 +16,9 @@
 // R + 7 pixels away (zero band weights times infinity), where the FIR methods give ±inf within r.
 // Accuracy: FIR class: samples kept to 2^-20, weights to 2^-22 of their size, fp32 sums: float-rounding
 // size, bound 1e-5 of the peak (tested on the CPU model and the GPU).
-// Measured (NVIDIA H100 80GB HBM3, 4096², reflect, gausslab-bench): 41×41 0.1087 ms (separable_fused
-// 0.1135 in the same call), sigma 6 0.134 ms (0.180), 7×7 0.0737 ms (0.0599): latency-bound, the
-// tensor pipe 37 % busy (docs/results/ncu.md).
+// Measured (NVIDIA H100 80GB HBM3, 4096², reflect, gausslab-bench): 41×41 0.0961 ms (separable_fused
+// 0.1135 in the same call), sigma 6 0.120 ms (0.181), 7×7 0.0701 ms (0.0600): latency-bound, the
+// tensor pipe 40 % busy (docs/results/ncu.md).
 #include <memory>
 #include <stdexcept>
 #include <string>
