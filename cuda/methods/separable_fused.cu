@@ -65,13 +65,23 @@ struct DeviceFill {
   __device__ void copy_weight(int t) const { shared_weights[t] = weights[t]; }
 };
 
-template <class Out>
+// kStreaming: st.global.cs, the evict-first store (FusedPolicy::kStreamingStores).
+template <class Out, bool kStreaming>
 struct DeviceStore {
   char* dst;
   std::size_t dst_pitch_bytes;
   template <class Accum>
   __device__ void store(int x, int y, Accum value) const {
-    reinterpret_cast<Out*>(dst + static_cast<std::size_t>(y) * dst_pitch_bytes)[x] = FromAccum<Out>::convert(value);
+    Out* const at = reinterpret_cast<Out*>(dst + static_cast<std::size_t>(y) * dst_pitch_bytes) + x;
+    const Out pixel = FromAccum<Out>::convert(value);
+    if constexpr (kStreaming) {
+      static_assert(sizeof(Out) == 4, "a pixel is one 4-byte word");
+      unsigned bits;
+      memcpy(&bits, &pixel, sizeof bits);
+      __stcs(reinterpret_cast<unsigned*>(at), bits);
+    } else {
+      *at = pixel;
+    }
   }
 };
 
@@ -113,7 +123,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
       __syncthreads();  // the tile's outputs are staged
       pool_pass<P>(problem, tile, thread, SharedSpan<In>{raw}, pool, DevicePooledStore<In>{dst, dst_pitch_bytes});
     } else {
-      column_pass<P, kTaps>(problem, tile, thread, h, w, DeviceStore<In>{dst, dst_pitch_bytes});
+      column_pass<P, kTaps>(problem, tile, thread, h, w, DeviceStore<In, P::kStreamingStores>{dst, dst_pitch_bytes});
     }
   };
   if constexpr (kTaps > 0) {

@@ -28,9 +28,10 @@
 // Tiles at the right and bottom edges compute only the row groups, rows and column groups that reach
 // an output inside the image (FusedExtent).
 //
-// Two kinds of kernel per format (FusedPolicyFor): radius 0–8 (F32: 0–22) with the tap count as a
-// template argument (loops fully unrolled, the weights in registers), and the larger radii up to
-// kMaxFusedRadius with a run-time tap count (weights read from shared memory as broadcasts).
+// Two kinds of kernel per format (FusedPolicyFor, FusedSmallRadiusPolicy): radius 0–8 (F32: 0–22)
+// with the tap count as a template argument (loops fully unrolled, the weights in registers; wide
+// tiles at the smallest radii), and the larger radii up to kMaxFusedRadius with a run-time tap count
+// (weights read from shared memory as broadcasts).
 #include <type_traits>
 #include <utility>
 
@@ -54,7 +55,8 @@ inline constexpr int kMaxMediumRadius = 22;
 template <PixelFormat F>
 inline constexpr int kMaxCompiledRadius = F == PixelFormat::F32 ? kMaxMediumRadius : kMaxExactRadius;
 
-template <int TileW, int TileH, int Warps, int RowOutputs, int ColumnOutputs, int MaxRadius, int MinBlocksPerSm>
+template <int TileW, int TileH, int Warps, int RowOutputs, int ColumnOutputs, int MaxRadius, int MinBlocksPerSm,
+          bool StreamingStores = false>
 struct FusedPolicy {
   static constexpr int kTileW = TileW;  // outputs per tile along x
   static constexpr int kTileH = TileH;  // and along y
@@ -64,6 +66,9 @@ struct FusedPolicy {
   static constexpr int kColumnOutputs = ColumnOutputs;  // consecutive y per thread in the column pass
   static constexpr int kMaxRadius = MaxRadius;          // the largest radius this kernel is launched for
   static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
+  // Outputs stored with the evict-first hint (st.global.cs): they are not read again, so the L2 keeps
+  // the source rows the next tiles' aprons read instead.
+  static constexpr bool kStreamingStores = StreamingStores;
   static constexpr int kRowGroups = TileW / RowOutputs;
   static constexpr int kColumnGroups = TileH / ColumnOutputs;
   static constexpr int kHPitch = TileW | 1;                     // odd: conflict-free row-pass writes
@@ -97,6 +102,24 @@ template <>
 struct FusedPolicyFor<PixelFormat::Rgba8, false> {
   using type = FusedPolicy<32, 64, 8, 8, 4, kMaxExactRadius, 3>;
 };
+// The smallest radii (F32 0–3, RGBA8 0–2), where the kernel waits on memory more than it computes:
+// wide, short tiles (a fill row is TileW + 2r contiguous pixels, 512 B and more for F32; more blocks
+// an SM) and streaming stores. On the H100 (4096², gausslab-bench, 2026-11-25) F32 7×7 went from
+// 0.0595 ms (64 × 64 tiles) to 0.0560-0.0563 and RGBA8 sigma 0.5 (radius 2) from 0.1013 to
+// 0.0923-0.0926 ms (32 × 64 → 64 × 32); at radius 4 wide tiles were slower (their apron rows cost
+// more row-pass work than the fill gains). Every shape tried: docs/methods/separable_fused.md.
+template <PixelFormat F>
+struct FusedSmallRadiusPolicy;
+template <>
+struct FusedSmallRadiusPolicy<PixelFormat::F32> {
+  static constexpr int kMaxRadius = 3;
+  using type = FusedPolicy<128, 32, 8, 16, 16, kMaxRadius, 5, true>;
+};
+template <>
+struct FusedSmallRadiusPolicy<PixelFormat::Rgba8> {
+  static constexpr int kMaxRadius = 2;
+  using type = FusedPolicy<64, 32, 8, 8, 8, kMaxRadius, 4, true>;
+};
 template <>
 struct FusedPolicyFor<PixelFormat::Rgba8, true> {
   using type = FusedPolicy<32, 64, 8, 8, 4, kMaxFusedRadius, 1>;
@@ -110,10 +133,16 @@ struct PolicyTag {
   using type = P;
 };
 
+template <PixelFormat F, int R>
+using ExactRadiusPolicy = std::conditional_t<R <= FusedSmallRadiusPolicy<F>::kMaxRadius,
+                                             typename FusedSmallRadiusPolicy<F>::type,
+                                             typename FusedPolicyFor<F, false>::type>;
+
 template <PixelFormat F, class Fn, int... R>
 void dispatch_exact_radius(int radius, Fn& fn, std::integer_sequence<int, R...>) {
-  using P = typename FusedPolicyFor<F, false>::type;
-  (void)((radius == R ? (fn(PolicyTag<P>{}, std::integral_constant<int, 2 * R + 1>{}), true) : false) || ...);
+  (void)((radius == R ? (fn(PolicyTag<ExactRadiusPolicy<F, R>>{}, std::integral_constant<int, 2 * R + 1>{}), true)
+                      : false) ||
+         ...);
 }
 
 template <class Fn, int... R>

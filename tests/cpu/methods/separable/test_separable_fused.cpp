@@ -55,6 +55,8 @@ using F32Large = FusedPolicyFor<PixelFormat::F32, true>::type;
 using F32Medium = FusedMediumPolicyF32::type;
 using RgbaSmall = FusedPolicyFor<PixelFormat::Rgba8, false>::type;
 using RgbaLarge = FusedPolicyFor<PixelFormat::Rgba8, true>::type;
+using F32Wide = FusedSmallRadiusPolicy<PixelFormat::F32>::type;  // the smallest radii's wide tiles
+using RgbaWide = FusedSmallRadiusPolicy<PixelFormat::Rgba8>::type;
 
 constexpr unsigned kH100SharedPerBlock = 227 * 1024;  // cudaDevAttrMaxSharedMemoryPerBlockOptin, sm_90
 constexpr unsigned kTuringSharedPerBlock = 64 * 1024;   // the same on sm_75, the oldest we build for
@@ -339,6 +341,11 @@ TEST(SeparableFusedPolicy, SharedMemoryFitsAndTheLargestRadiusFitsAnH100) {
   // up to kMaxFusedRadius.
   expect_layouts_fit<F32Small, float>(0, kTuringSharedPerBlock, "f32 small");
   expect_layouts_fit<RgbaSmall, uchar4>(0, kTuringSharedPerBlock, "rgba8 small");
+  // The wide tiles: five (F32) and four (RGBA8) blocks on an H100 SM.
+  expect_layouts_fit<F32Wide, float>(0, (228u * 1024u) / 5u - 1024u, "f32 wide");
+  expect_layouts_fit<RgbaWide, uchar4>(0, (228u * 1024u) / 4u - 1024u, "rgba8 wide");
+  EXPECT_EQ(F32Wide::kMaxRadius, FusedSmallRadiusPolicy<PixelFormat::F32>::kMaxRadius);
+  EXPECT_EQ(RgbaWide::kMaxRadius, FusedSmallRadiusPolicy<PixelFormat::Rgba8>::kMaxRadius);
   expect_layouts_fit<F32Large, float>(kMaxExactRadius + 1, kH100SharedPerBlock, "f32 large");
   // The compiled F32 radii 9–22: three blocks on an H100 SM (228 KiB, 1 KiB of it reserved per block).
   expect_layouts_fit<F32Medium, float>(kMaxExactRadius + 1, (228u * 1024u) / 3u - 1024u, "f32 medium");
@@ -395,11 +402,35 @@ void expect_row_pass_conflict_free(int radius, const char* name) {
           << name << ": h writes";
 }
 
+// The policy each compiled radius runs: the wide tiles up to FusedSmallRadiusPolicy's radius, then
+// the square ones (the model tests below run every radius through the same choice).
+template <PixelFormat F>
+std::string policy_of_radius(int radius) {
+  std::string name;
+  dispatch_fused_kernel<F>(radius, [&](auto policy, auto) {
+    using P = typename decltype(policy)::type;
+    name = std::to_string(P::kTileW) + "x" + std::to_string(P::kTileH);
+  });
+  return name;
+}
+
+TEST(SeparableFusedPolicy, TheSmallestRadiiRunTheWideTiles) {
+  for (int radius = 0; radius <= 3; ++radius) EXPECT_EQ(policy_of_radius<PixelFormat::F32>(radius), "128x32") << radius;
+  EXPECT_EQ(policy_of_radius<PixelFormat::F32>(4), "64x64");
+  for (int radius = 0; radius <= 2; ++radius) EXPECT_EQ(policy_of_radius<PixelFormat::Rgba8>(radius), "64x32") << radius;
+  EXPECT_EQ(policy_of_radius<PixelFormat::Rgba8>(3), "32x64");
+}
+
 TEST(SeparableFusedPolicy, RowPassReadsAndWritesWithoutBankConflicts) {
   for (const int radius : {0, 3, 4, 8}) {
     expect_row_pass_conflict_free<F32Small, 1>(radius, "f32 small");
     expect_row_pass_conflict_free<RgbaSmall, 4>(radius, "rgba8 small");
   }
+  for (const int radius : {0, 1, 2}) {
+    expect_row_pass_conflict_free<F32Wide, 1>(radius, "f32 wide");
+    expect_row_pass_conflict_free<RgbaWide, 4>(radius, "rgba8 wide");
+  }
+  expect_row_pass_conflict_free<F32Wide, 1>(3, "f32 wide");
   for (const int radius : {9, 20, 33, 64}) {
     expect_row_pass_conflict_free<F32Large, 1>(radius, "f32 large");
     expect_row_pass_conflict_free<RgbaLarge, 4>(radius, "rgba8 large");
@@ -429,11 +460,14 @@ TEST(SeparableFusedPolicy, TilesCoverEveryPixelOnceAndTheLargestImagesFitTheGrid
     expect_tiles_cover_every_pixel_once<F32Small>(w, h);
     expect_tiles_cover_every_pixel_once<F32Large>(w, h);
     expect_tiles_cover_every_pixel_once<RgbaSmall>(w, h);
+    expect_tiles_cover_every_pixel_once<F32Wide>(w, h);
+    expect_tiles_cover_every_pixel_once<RgbaWide>(w, h);
   }
   for (const auto& [w, h] : {std::pair{1, 1 << 30}, {1 << 30, 1}, {32768, 32768}, {33, 32537631}}) {
     EXPECT_LE(fused_tile_count<RgbaSmall>(w, h), 0x7fffffffLL) << w << "×" << h;
     EXPECT_LE(fused_tile_count<F32Small>(w, h), 0x7fffffffLL) << w << "×" << h;
     EXPECT_LE(fused_tile_count<F32Large>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(fused_tile_count<RgbaWide>(w, h), 0x7fffffffLL) << w << "×" << h;
   }
 }
 
