@@ -29,6 +29,8 @@ speed_ncu() {  # NAME SKIP COUNT BENCH-ARGS...: the kernels of one method's runs
   stage "speed-ncu-$name" 35 bash .gpu/run.sh ncu --launch-skip "$skip" --launch-count "$count" \
     --metrics "$speed_metrics" .gpu/bin/gausslab-bench --quick --no-plot --sizes 4096 "$@" --out "$(mktemp -d)/r"
 }
+speed_ncu fused-f32-7x7 3 1 --formats f32 --kernels 7 --methods separable_fused
+speed_ncu fused-rgba8-sigma0.5 3 1 --formats rgba8 --sigmas 0.5 --methods separable_fused
 speed_ncu mma-rgba8-sigma2 4 1 --formats rgba8 --sigmas 2 --methods separable_mma
 speed_ncu multires-rgba8-sigma8 12 3 --formats rgba8 --sigmas 8 --methods multires
 speed_ncu multires-rgba8-sigma32 12 4 --formats rgba8 --sigmas 32 --methods multires
