@@ -65,23 +65,27 @@ struct DeviceFill {
   __device__ void copy_weight(int t) const { shared_weights[t] = weights[t]; }
 };
 
-// kStreaming: st.global.cs, the evict-first store (FusedPolicy::kStreamingStores).
+// kStreaming: st.global.cs, the evict-first store (FusedPolicy::kStreamingStores). RGBA8 outputs are
+// converted by nonnegative_to_unorm8_bits: every sum here is >= 0.
 template <class Out, bool kStreaming>
 struct DeviceStore {
   char* dst;
   std::size_t dst_pitch_bytes;
   template <class Accum>
   __device__ void store(int x, int y, Accum value) const {
-    Out* const at = reinterpret_cast<Out*>(dst + static_cast<std::size_t>(y) * dst_pitch_bytes) + x;
-    const Out pixel = FromAccum<Out>::convert(value);
-    if constexpr (kStreaming) {
-      static_assert(sizeof(Out) == 4, "a pixel is one 4-byte word");
-      unsigned bits;
-      memcpy(&bits, &pixel, sizeof bits);
-      __stcs(reinterpret_cast<unsigned*>(at), bits);
+    static_assert(sizeof(Out) == 4, "a pixel is one 4-byte word");
+    unsigned bits;
+    if constexpr (std::is_same_v<Out, uchar4>) {
+      bits = nonnegative_to_unorm8_bits(value);  // the Gaussian's weights and the samples are >= 0
     } else {
-      *at = pixel;
+      const Out pixel = FromAccum<Out>::convert(value);
+      memcpy(&bits, &pixel, sizeof bits);
     }
+    unsigned* const at = reinterpret_cast<unsigned*>(dst + static_cast<std::size_t>(y) * dst_pitch_bytes) + x;
+    if constexpr (kStreaming)
+      __stcs(at, bits);
+    else
+      *at = bits;
   }
 };
 

@@ -10,16 +10,19 @@
 // The results must equal, bit for bit, a plain per-pixel loop of the same formula (fmaf over the taps
 // in ascending order, border_index for every sample), for every border mode, radii from 0 past the
 // chunk sizes to 2000, and sizes from 1×1 past the tile sizes. The models and the loop also meet the
-// method's accuracy bound against the float64 reference.
+// method's accuracy bound against the float64 reference. The conversions the kernels share
+// (kernel_common.cuh) are checked here too.
 //
 // SeparableAccuracy.DISABLED_Table prints the accuracy table in docs/methods/separable_shared.md:
 //   gausslab_cpu_method_tests --gtest_also_run_disabled_tests --gtest_filter='SeparableAccuracy.DISABLED_Table'
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfenv>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -257,6 +260,48 @@ TEST(SeparableConversions, BytesBecomeTheirFloatValuesExactly) {
   EXPECT_EQ(v.y, 1.0f);
   EXPECT_EQ(v.z, 128.0f);
   EXPECT_EQ(v.w, 255.0f);
+}
+
+// nonnegative_to_unorm8_bits's device arithmetic (kernel_common.cuh), emulated: min(v, 255) + 0.5
+// rounded to nearest, then + 2^23 rounded toward -infinity, the low byte of the bits. It must equal
+// to_unorm8 for every v >= 0: here every float within 64 ulps of each half-integer and integer in
+// [0, 256], the sums that reach past 255, and random values.
+std::uint8_t device_unorm8_emulated(float v) {
+  volatile float s = std::fmin(v, 255.0f) + 0.5f;  // rounded to nearest, before the mode changes
+  const int saved = std::fegetround();
+  std::fesetround(FE_DOWNWARD);
+  volatile float big = 8388608.0f;
+  volatile float sum = s + big;  // rounded toward -infinity
+  const float rounded = sum;
+  std::fesetround(saved);
+  std::uint32_t bits;
+  std::memcpy(&bits, &rounded, sizeof bits);
+  return static_cast<std::uint8_t>(bits & 0xffu);
+}
+
+TEST(SeparableConversions, NonNegativeSumsRoundAsToUnorm8) {
+  std::vector<float> values = {0.0f, 1e-30f, 254.5f, 255.0f, 255.49f, 255.5f, 256.0f, 300.0f, 1e9f};
+  for (int k = 0; k <= 512; ++k) {
+    float v = 0.5f * static_cast<float>(k);
+    for (int i = 0; i < 64; ++i) v = std::nextafter(v, 0.0f);
+    for (int i = 0; i < 128; ++i) {
+      values.push_back(v);
+      v = std::nextafter(v, 1000.0f);
+    }
+  }
+  std::uint32_t state = 12345u;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    values.push_back(static_cast<float>(state >> 8) * (260.0f / 16777216.0f));
+  }
+  int checked = 0;
+  for (const float v : values) {
+    ASSERT_EQ(device_unorm8_emulated(v), to_unorm8(v)) << "v = " << v;
+    ++checked;
+  }
+  EXPECT_GT(checked, 250000);
+  // The host path packs the four channels as a uchar4's bytes.
+  EXPECT_EQ(nonnegative_to_unorm8_bits(make_float4(0.49f, 1.5f, 254.5f, 300.0f)), 0xffff0200u);
 }
 
 TEST(SeparableWindow, EqualsTheDirectSumInTheSameOrder) {
