@@ -13,8 +13,8 @@
 // five borders, RGBA8 and F32; rows on 4-byte boundaries.
 // Accuracy: float32 rounding, bit for bit the plain loop's (and separable_shared's); bound 1e-5
 // relative (F32), 0.51 levels (RGBA8).
-// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0565 ms, 80 % of copy bandwidth;
-// 41×41 0.1136 ms (separable_shared 0.1765); RGBA8 sigma 0.5 0.0921 ms, 49 % (sigma 2 0.176 ms).
+// Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0567 ms, 80 % of copy bandwidth;
+// 41×41 0.1128 ms (separable_shared 0.1765); RGBA8 sigma 0.5 0.0893 ms, 51 % (sigma 2 0.170 ms).
 // Tile shapes tried, shared memory, resources and the accuracy table: docs/methods/separable_fused.md.
 // Fused 2×2 pooling (FusedPooling): the column pass stages its rounded outputs in the raw tile,
 // a pool pass writes the pooled tile; bit for bit the separate pooling kernel.
