@@ -73,14 +73,12 @@ struct DeviceStore {
   std::size_t dst_pitch_bytes;
   template <class Accum>
   __device__ void store(int x, int y, Accum value) const {
-    static_assert(sizeof(Out) == 4, "a pixel is one 4-byte word");
+    static_assert(std::is_same_v<Out, uchar4> || std::is_same_v<Out, float>, "RGBA8 or F32 pixels");
     unsigned bits;
-    if constexpr (std::is_same_v<Out, uchar4>) {
+    if constexpr (std::is_same_v<Out, uchar4>)
       bits = nonnegative_to_unorm8_bits(value);  // the Gaussian's weights and the samples are >= 0
-    } else {
-      const Out pixel = FromAccum<Out>::convert(value);
-      memcpy(&bits, &pixel, sizeof bits);
-    }
+    else
+      bits = __float_as_uint(value);
     unsigned* const at = reinterpret_cast<unsigned*>(dst + static_cast<std::size_t>(y) * dst_pitch_bytes) + x;
     if constexpr (kStreaming)
       __stcs(at, bits);

@@ -53,11 +53,7 @@ GAUSSLAB_HD float tf32_round(float x) {
   unsigned r;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
   return __uint_as_float(r);
-#elif defined(__CUDA_ARCH__)
-  unsigned bits = __float_as_uint(x);  // no cvt.rna.tf32 before sm_80 (the kernels are not launched there)
-  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
-  return __uint_as_float(bits);
-#else
+#else  // the host, and devices before sm_80 (no cvt.rna.tf32; the kernels are not launched there)
   unsigned bits;
   std::memcpy(&bits, &x, sizeof bits);
   if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;  // on the magnitude

@@ -102,7 +102,7 @@ struct FromAccum<float> {
 // I2F): s = min(v, 255) + 0.5 is the float to_unorm8 truncates, and adding 2^23 rounding toward
 // -infinity leaves 2^23 + floor(s) exactly (the floats in [2^23, 2^24) are the integers), so
 // floor(s) is the low byte of its bits. Bit for bit to_unorm8 for every v >= 0 (a negative v would
-// need the lower clamp); the host computes to_unorm8 itself.
+// need the lower clamp); the host converts with FromAccum itself.
 GAUSSLAB_HD unsigned nonnegative_to_unorm8_bits(float4 v) {
 #if defined(__CUDA_ARCH__)
   auto low_byte = [](float x) { return __float_as_uint(__fadd_rd(fminf(x, 255.0f) + 0.5f, 8388608.0f)); };
@@ -110,8 +110,10 @@ GAUSSLAB_HD unsigned nonnegative_to_unorm8_bits(float4 v) {
   const unsigned hi = __byte_perm(low_byte(v.z), low_byte(v.w), 0x0040);  // bytes z, w
   return __byte_perm(lo, hi, 0x5410);
 #else
-  return static_cast<unsigned>(to_unorm8(v.x)) | static_cast<unsigned>(to_unorm8(v.y)) << 8 |
-         static_cast<unsigned>(to_unorm8(v.z)) << 16 | static_cast<unsigned>(to_unorm8(v.w)) << 24;
+  const uchar4 pixel = FromAccum<uchar4>::convert(v);
+  unsigned bits;
+  std::memcpy(&bits, &pixel, sizeof bits);
+  return bits;
 #endif
 }
 
