@@ -22,6 +22,7 @@ MethodEntry auto_method();              // auto.cpp
 MethodEntry auto_exact_method();        // auto.cpp
 MethodEntry separable_mma_method();     // separable_mma.cu
 MethodEntry separable_tf32_method();    // separable_tf32.cu
+MethodEntry separable_int8_method();    // separable_int8.cu
 
 const std::vector<MethodEntry>& method_registry() {
   // The order is the GUI's order and its number keys (1–9 for the first nine).
@@ -39,6 +40,7 @@ const std::vector<MethodEntry>& method_registry() {
       lut_2d_method(),
       separable_mma_method(),
       separable_tf32_method(),
+      separable_int8_method(),
       recursive_tiled_method(),
       multires_method(),
       auto_method(),
