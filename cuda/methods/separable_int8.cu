@@ -80,6 +80,8 @@ __global__ void __launch_bounds__(256) SeparableInt8Kernel(Int8Problem p, bool a
   const int thread = static_cast<int>(threadIdx.x);
   const int lane = thread & 31, warp = thread >> 5;
   const Tile tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
+  // Inside the image with 8-byte aligned rows: every lane stores its two pixel pairs unchecked.
+  const bool whole_tile = aligned8_dst && tile.x0 + P::kTileX <= p.width && tile.y0 + P::kTileY <= p.height;
   fill_raw<P>(p, tile, thread, aligned16, DeviceFill{src, src_pitch, raw});
   // While the fill is in flight: the weights' A fragments, built on the host for every lane.
   FragA w[kSteps][3];
@@ -121,35 +123,31 @@ __global__ void __launch_bounds__(256) SeparableInt8Kernel(Int8Problem p, bool a
       unsigned out[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        FragC hi[3], lo[2];
+        FragC sums[3];
 #pragma unroll
         for (int s = 0; s < kSteps; ++s) {
           FragB b_hi, b_lo;
           column_samples<P>(lane, u, c, s, DeviceH{h}, b_hi, b_lo);
-          if (s == 0) {
 #pragma unroll
-            for (int byte = 0; byte < 3; ++byte) mma_u8_first(hi[byte], w[0][byte], b_hi, column_sum_start(byte));
-            mma_u8_first(lo[0], w[0][1], b_lo, 0);
-            mma_u8_first(lo[1], w[0][2], b_lo, 0);
-          } else {
-#pragma unroll
-            for (int byte = 0; byte < 3; ++byte) mma_u8(hi[byte], w[s][byte], b_hi);
-            mma_u8(lo[0], w[s][1], b_lo);
-            mma_u8(lo[1], w[s][2], b_lo);
+          for (int i = 0; i < kColumnProducts; ++i) {
+            const ColumnProduct q = column_product(i);
+            if (s == 0 && q.first)
+              mma_u8_first(sums[q.sum], w[0][q.byte], q.low ? b_lo : b_hi, column_sum_start(q.sum));
+            else
+              mma_u8(sums[q.sum], w[s][q.byte], q.low ? b_lo : b_hi);
           }
         }
-        add_column_result(c, hi, lo, out);
+        add_column_result(c, sums, out);
       }
       // Elements 0, 1 (and 2, 3): two adjacent pixels of one row.
 #pragma unroll
       for (int pair = 0; pair < 2; ++pair) {
         const Coord o = output_of(lane, u, 2 * pair);
         const int x = tile.x0 + o.col, y = tile.y0 + o.row;
-        if (y >= p.height) continue;
         unsigned* row = reinterpret_cast<unsigned*>(dst + static_cast<std::size_t>(y) * dst_pitch);
-        if (aligned8_dst && x + 1 < p.width) {
+        if (whole_tile) {
           *reinterpret_cast<uint2*>(row + x) = make_uint2(out[2 * pair], out[2 * pair + 1]);
-        } else {
+        } else if (y < p.height) {
           if (x < p.width) row[x] = out[2 * pair];
           if (x + 1 < p.width) row[x + 1] = out[2 * pair + 1];
         }

@@ -13,9 +13,9 @@
 //   row pass:    t = sum(x W) + 2^15 (exact), h = t >> 16: the row result to 2^-9 of a level, 16 bits
 //                per channel, stored as [channel][tile column][row] so that the column pass reads
 //                4 rows of one column with one 8-byte load;
-//   column pass: h = 256 hi + lo; U = sum(hi W) (three products) and L = sum(lo W) / 2^8 (the two
-//                high weight bytes; the low one adds at most 2^-24 × 255 × 255 × taps, under 0.0012
-//                levels at 81 taps), v = U + L + 2^23, the output byte v >> 24 (rounded to nearest).
+//   column pass: h = 256 hi + lo; v = sum(hi W) + sum(lo W) / 2^8 + 2^23 from five products (lo
+//                times the two high weight bytes only; the low one adds at most 2^-24 × 255 × 255 ×
+//                taps, under 0.0012 levels at 81 taps), the output byte v >> 24 (rounded to nearest).
 // Error against the exact Gaussian: 0.5 (the rounding) + 2^-9 (h) + the weights' quantisation
 // (255 × taps × 2^-25 a pass) + the dropped byte: under 0.505 levels for every radius it runs. FIR
 // class (bound 0.51).
@@ -76,11 +76,10 @@ GAUSSLAB_HD FragC filled(int value) { return {{value, value, value, value}}; }
 
 #if defined(__CUDACC__)
 // D += A B for one warp: mma.sync.m16n8k32, u8 operands, s32 accumulation (exact: no sum here
-// leaves 2^31).
+// leaves 2^31). Not volatile: the compiler may interleave independent products (channels, units).
 __device__ __forceinline__ void mma_u8(FragC& d, const FragA& a, const FragB& b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};\n"
       : "+r"(d.v[0]), "+r"(d.v[1]), "+r"(d.v[2]), "+r"(d.v[3])
       : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[0]), "r"(b.r[1]));
@@ -93,8 +92,7 @@ __device__ __forceinline__ void mma_u8(FragC& d, const FragA& a, const FragB& b)
 // compiler passes RZ or one shared register instead of four moves per accumulator.
 __device__ __forceinline__ void mma_u8_first(FragC& d, const FragA& a, const FragB& b, int start) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%10, %10, %10, %10};\n"
       : "=r"(d.v[0]), "=r"(d.v[1]), "=r"(d.v[2]), "=r"(d.v[3])
       : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[0]), "r"(b.r[1]), "r"(start));
@@ -141,21 +139,34 @@ struct Policy {
   static_assert(kColumnUnits % kWarps == 0, "every warp takes the same column-pass share");
 };
 
-// The policy per k-step count (chosen on the H100: docs/methods/separable_int8.md).
+// The policy per k-step count (chosen on the H100: docs/methods/separable_int8.md). For such
+// measurements GAUSSLAB_INT8_P<n>X, _P<n>Y and _P<n>C (TileX, TileY, PassColumns) override policy n.
+#define GAUSSLAB_INT8_POLICY(n)                           \
+  template <>                                             \
+  struct PolicyFor<n> {                                   \
+    using type = Policy<n, GAUSSLAB_INT8_P##n##X, GAUSSLAB_INT8_P##n##Y, GAUSSLAB_INT8_P##n##C>; \
+  };
+#ifndef GAUSSLAB_INT8_P1X
+#define GAUSSLAB_INT8_P1X 64
+#define GAUSSLAB_INT8_P1Y 64
+#define GAUSSLAB_INT8_P1C 32
+#endif
+#ifndef GAUSSLAB_INT8_P2X
+#define GAUSSLAB_INT8_P2X 64
+#define GAUSSLAB_INT8_P2Y 128
+#define GAUSSLAB_INT8_P2C 16
+#endif
+#ifndef GAUSSLAB_INT8_P3X
+#define GAUSSLAB_INT8_P3X 64
+#define GAUSSLAB_INT8_P3Y 64
+#define GAUSSLAB_INT8_P3C 16
+#endif
 template <int kSteps>
 struct PolicyFor;
-template <>
-struct PolicyFor<1> {
-  using type = Policy<1, 64, 64, 32>;
-};
-template <>
-struct PolicyFor<2> {
-  using type = Policy<2, 32, 64, 32>;
-};
-template <>
-struct PolicyFor<3> {
-  using type = Policy<3, 32, 64, 32>;
-};
+GAUSSLAB_INT8_POLICY(1)
+GAUSSLAB_INT8_POLICY(2)
+GAUSSLAB_INT8_POLICY(3)
+#undef GAUSSLAB_INT8_POLICY
 GAUSSLAB_HD constexpr int steps_for_radius(int radius) { return (radius + 8 + 15) / 16; }
 
 struct Int8Problem {
@@ -215,16 +226,29 @@ GAUSSLAB_HD void fill_raw(const Int8Problem& p, Tile tile, int thread, bool alig
   const int first_x = tile.x0 - P::kPad, first_y = tile.y0 - P::kPad;
   if (aligned16 && first_x >= 0 && first_y >= 0 && first_x + P::kRawCols <= p.width &&
       first_y + P::kRawRows <= p.height) {
+    // Warp w copies rows w, w + 8, ...; lane l the quads l, l + 32, ... of each: one address a row.
     constexpr int kQuads = P::kRawCols / 4;
-    for (int item = thread; item < P::kRawRows * kQuads; item += P::kThreads) {
-      const int row = item / kQuads, quad = item % kQuads;
-      fill.copy16(row * P::kRawCols + 4 * quad, first_y + row, first_x + 4 * quad);
-    }
+    const int lane = thread % 32, warp = thread / 32;
+    for (int row = warp; row < P::kRawRows; row += P::kWarps)
+      for (int quad = lane; quad < kQuads; quad += 32)
+        fill.copy16(row * P::kRawCols + 4 * quad, first_y + row, first_x + 4 * quad);
     return;
   }
-  for (int item = thread; item < P::kRawRows * P::kRawCols; item += P::kThreads) {
-    const int row = item / P::kRawCols, col = item % P::kRawCols;
-    fill.copy(item, border_index(first_y + row, p.height, p.border), border_index(first_x + col, p.width, p.border));
+  // Near an edge: each lane maps its columns through the border once, each warp a row at a time
+  // (a division and two border maps per pixel cost an edge tile three interior tiles' time).
+  constexpr int kSlots = (P::kRawCols + 31) / 32;
+  const int lane = thread % 32, warp = thread / 32;
+  int source_x[kSlots];
+  for (int s = 0; s < kSlots; ++s) {
+    const int col = lane + 32 * s;
+    source_x[s] = col < P::kRawCols ? border_index(first_x + col, p.width, p.border) : -1;
+  }
+  for (int row = warp; row < P::kRawRows; row += P::kWarps) {
+    const int source_y = border_index(first_y + row, p.height, p.border);
+    for (int s = 0; s < kSlots; ++s) {
+      const int col = lane + 32 * s;
+      if (col < P::kRawCols) fill.copy(row * P::kRawCols + col, source_y, source_x[s]);
+    }
   }
 }
 
@@ -320,21 +344,35 @@ GAUSSLAB_HD void column_samples(int lane, ColumnUnit u, int channel, int step, c
   }
 }
 
-// Where the five sums of one channel start: hi's byte 0 at 2^23 (the output's rounding), the
-// others (hi's bytes 1 and 2, lo's) at 0.
-GAUSSLAB_HD constexpr int column_sum_start(int byte) { return byte == 0 ? 1 << 23 : 0; }
+// The column pass's five products a k-step, into three sums by their scale (value 2^24 = sum(hi W)
+// + sum(lo W) / 2^8 with W = b2 2^16 + b1 2^8 + b0, lo's b0 term left out):
+//   sum 2 (× 2^16) += b2 hi;  sum 1 (× 2^8) += b1 hi + b2 lo;  sum 0 (× 1) += b0 hi + b1 lo.
+// `first`: the product that starts its sum (at column_sum_start) in step 0.
+struct ColumnProduct {
+  int sum, byte;
+  bool low, first;
+};
+// The order puts the two products of a sum apart (each waits for the one before it).
+GAUSSLAB_HD constexpr ColumnProduct column_product(int i) {
+  return i == 0   ? ColumnProduct{2, 2, false, true}
+         : i == 1 ? ColumnProduct{1, 1, false, true}
+         : i == 2 ? ColumnProduct{0, 0, false, true}
+         : i == 3 ? ColumnProduct{1, 2, true, false}
+                  : ColumnProduct{0, 1, true, false};
+}
+constexpr int kColumnProducts = 5;
+// Where the three sums start: sum 0 at 2^23 (the output's rounding), the others at 0.
+GAUSSLAB_HD constexpr int column_sum_start(int sum) { return sum == 0 ? 1 << 23 : 0; }
 
-// Its epilogue for one channel: u[byte] = sum(hi W_byte) (u[0] started at 2^23, the rounding),
-// l[0], l[1] = sum(lo W_byte) for bytes 1 and 2. v = (u2 << 16) + (u1 << 8) + u0 + (l2 << 8) + l1
-// (< 2^32), the output byte v >> 24 into byte `channel` of the lane's pixel word out[i].
-GAUSSLAB_HD void add_column_result(int channel, const FragC (&u)[3], const FragC (&l)[2], unsigned (&out)[4]) {
+// Its epilogue for one channel: v = (s2 << 16) + (s1 << 8) + s0 (< 2^32: the output is at most 255
+// and the rounding 1/2), the output byte v >> 24 into byte `channel` of the lane's pixel word out[i].
+GAUSSLAB_HD void add_column_result(int channel, const FragC (&sums)[3], unsigned (&out)[4]) {
   // out's bytes stay, but byte `channel` takes v's top byte (byte 7 of {v:out}).
   const unsigned selector = (0x3210u & ~(0xfu << (4 * channel))) | (0x7u << (4 * channel));
   for (int i = 0; i < 4; ++i) {
-    const unsigned high = (((static_cast<unsigned>(u[2].v[i]) << 8) + static_cast<unsigned>(u[1].v[i])) << 8) +
-                          static_cast<unsigned>(u[0].v[i]);
-    const unsigned low = (static_cast<unsigned>(l[1].v[i]) << 8) + static_cast<unsigned>(l[0].v[i]);
-    out[i] = byte_perm(out[i], high + low, selector);
+    const unsigned v = (((static_cast<unsigned>(sums[2].v[i]) << 8) + static_cast<unsigned>(sums[1].v[i])) << 8) +
+                       static_cast<unsigned>(sums[0].v[i]);
+    out[i] = byte_perm(out[i], v, selector);
   }
 }
 
