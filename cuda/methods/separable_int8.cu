@@ -16,7 +16,9 @@
 // Limits: RGBA8 only, radius ≤ 40 (sigma 10 at truncate 4), five borders, any size, sm_80 or later.
 // Accuracy: FIR class: exact integer sums of 24-bit weights, the row result kept to 2^-9 of a level:
 // within 0.505 levels of the exact Gaussian (bound 0.51).
-// Measured (NVIDIA H100 80GB HBM3, 4096², reflect): see docs/methods/separable_int8.md.
+// Measured (NVIDIA H100 80GB HBM3, 4096², reflect, gausslab-bench): sigma 2 0.0879 ms (50 % of the
+// copy bandwidth; separable_fused 0.170), sigma 4 0.146 ms (multires 0.279): bound by its instruction
+// stream and dependency chains, the tensor pipe 36-44 % busy (docs/methods/separable_int8.md).
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -69,8 +71,15 @@ struct DeviceH {
   }
 };
 
+// (GAUSSLAB_INT8_P1B: the blocks an SM the radius-8 kernel is compiled for, a measurement hook; an
+// explicit minimum of 1 let ptxas take 86 registers where it takes 55 without one.)
+#if defined(GAUSSLAB_INT8_P1B)
+#define GAUSSLAB_INT8_BOUNDS(P) __launch_bounds__(256, P::kSteps == 1 ? GAUSSLAB_INT8_P1B : 1)
+#else
+#define GAUSSLAB_INT8_BOUNDS(P) __launch_bounds__(256)
+#endif
 template <class P>
-__global__ void __launch_bounds__(256) SeparableInt8Kernel(Int8Problem p, bool aligned16, bool aligned8_dst,
+__global__ void GAUSSLAB_INT8_BOUNDS(P) SeparableInt8Kernel(Int8Problem p, bool aligned16, bool aligned8_dst,
                                                            const char* src, std::size_t src_pitch, char* dst,
                                                            std::size_t dst_pitch, const unsigned* fragments) {
   constexpr int kSteps = P::kSteps;
@@ -95,63 +104,79 @@ __global__ void __launch_bounds__(256) SeparableInt8Kernel(Int8Problem p, bool a
   wait_async_copies();
   __syncthreads();  // raw is complete
 
+  // One row-pass unit: 8 raw rows × 16 outputs, the four channels, into h.
+  auto row_unit_work = [&](int pass, int unit) {
+    const RowUnit u = row_unit<P>(pass, unit);
+    FragB b[kSteps][4];
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) row_samples<P>(lane, u, s, DeviceRaw{raw}, b[s]);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      FragC d[3];
+#pragma unroll
+      for (int byte = 0; byte < 3; ++byte) mma_u8_first(d[byte], w[0][byte], b[0][c], row_sum_start(byte));
+#pragma unroll
+      for (int s = 1; s < kSteps; ++s)
+#pragma unroll
+        for (int byte = 0; byte < 3; ++byte) mma_u8(d[byte], w[s][byte], b[s][c]);
+      store_row_result<P>(lane, u, c, d, DeviceH{h});
+    }
+  };
+  // One column-pass unit: 16 output rows × 8 columns, the four channels, stored.
+  auto column_unit_work = [&](int pass, int unit) {
+    const ColumnUnit u = column_unit<P>(pass, unit);
+    unsigned out[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      FragC sums[3];
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) {
+        FragB b_hi, b_lo;
+        column_samples<P>(lane, u, c, s, DeviceH{h}, b_hi, b_lo);
+#pragma unroll
+        for (int i = 0; i < kColumnProducts; ++i) {
+          const ColumnProduct q = column_product(i);
+          if (s == 0 && q.first)
+            mma_u8_first(sums[q.sum], w[0][q.byte], q.low ? b_lo : b_hi, column_sum_start(q.sum));
+          else
+            mma_u8(sums[q.sum], w[s][q.byte], q.low ? b_lo : b_hi);
+        }
+      }
+      add_column_result(c, sums, out);
+    }
+    // Elements 0, 1 (and 2, 3): two adjacent pixels of one row.
+#pragma unroll
+    for (int pair = 0; pair < 2; ++pair) {
+      const Coord o = output_of(lane, u, 2 * pair);
+      const int x = tile.x0 + o.col, y = tile.y0 + o.row;
+      unsigned* row = reinterpret_cast<unsigned*>(dst + static_cast<std::size_t>(y) * dst_pitch);
+      if (whole_tile) {
+        *reinterpret_cast<uint2*>(row + x) = make_uint2(out[2 * pair], out[2 * pair + 1]);
+      } else if (y < p.height) {
+        if (x < p.width) row[x] = out[2 * pair];
+        if (x + 1 < p.width) row[x + 1] = out[2 * pair + 1];
+      }
+    }
+  };
+
 #pragma unroll 1
   for (int pass = 0; pass < P::kPasses; ++pass) {
     if (pass > 0) __syncthreads();  // the last pass's column reads of h are done
-    for (int unit = warp; unit < P::kRowUnits; unit += P::kWarps) {
-      const RowUnit u = row_unit<P>(pass, unit);
-      FragB b[kSteps][4];
+    // Unrolled, a warp's units interleave (their products and sums overlap); measured per policy.
+    if constexpr (P::kUnrollRows) {
 #pragma unroll
-      for (int s = 0; s < kSteps; ++s) row_samples<P>(lane, u, s, DeviceRaw{raw}, b[s]);
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        FragC d[3];
-#pragma unroll
-        for (int byte = 0; byte < 3; ++byte) mma_u8_first(d[byte], w[0][byte], b[0][c], row_sum_start(byte));
-#pragma unroll
-        for (int s = 1; s < kSteps; ++s)
-#pragma unroll
-          for (int byte = 0; byte < 3; ++byte) mma_u8(d[byte], w[s][byte], b[s][c]);
-        store_row_result<P>(lane, u, c, d, DeviceH{h});
-      }
+      for (int i = 0; i < (P::kRowUnits + P::kWarps - 1) / P::kWarps; ++i)
+        if (warp + i * P::kWarps < P::kRowUnits) row_unit_work(pass, warp + i * P::kWarps);
+    } else {
+      for (int unit = warp; unit < P::kRowUnits; unit += P::kWarps) row_unit_work(pass, unit);
     }
     __syncthreads();  // h is complete
-
+    if constexpr (P::kUnrollColumns) {
+#pragma unroll
+      for (int j = 0; j < P::kColumnUnitsPerWarp; ++j) column_unit_work(pass, warp + j * P::kWarps);
+    } else {
 #pragma unroll 1
-    for (int j = 0; j < P::kColumnUnitsPerWarp; ++j) {
-      const ColumnUnit u = column_unit<P>(pass, warp + j * P::kWarps);
-      unsigned out[4] = {0u, 0u, 0u, 0u};
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        FragC sums[3];
-#pragma unroll
-        for (int s = 0; s < kSteps; ++s) {
-          FragB b_hi, b_lo;
-          column_samples<P>(lane, u, c, s, DeviceH{h}, b_hi, b_lo);
-#pragma unroll
-          for (int i = 0; i < kColumnProducts; ++i) {
-            const ColumnProduct q = column_product(i);
-            if (s == 0 && q.first)
-              mma_u8_first(sums[q.sum], w[0][q.byte], q.low ? b_lo : b_hi, column_sum_start(q.sum));
-            else
-              mma_u8(sums[q.sum], w[s][q.byte], q.low ? b_lo : b_hi);
-          }
-        }
-        add_column_result(c, sums, out);
-      }
-      // Elements 0, 1 (and 2, 3): two adjacent pixels of one row.
-#pragma unroll
-      for (int pair = 0; pair < 2; ++pair) {
-        const Coord o = output_of(lane, u, 2 * pair);
-        const int x = tile.x0 + o.col, y = tile.y0 + o.row;
-        unsigned* row = reinterpret_cast<unsigned*>(dst + static_cast<std::size_t>(y) * dst_pitch);
-        if (whole_tile) {
-          *reinterpret_cast<uint2*>(row + x) = make_uint2(out[2 * pair], out[2 * pair + 1]);
-        } else if (y < p.height) {
-          if (x < p.width) row[x] = out[2 * pair];
-          if (x + 1 < p.width) row[x + 1] = out[2 * pair + 1];
-        }
-      }
+      for (int j = 0; j < P::kColumnUnitsPerWarp; ++j) column_unit_work(pass, warp + j * P::kWarps);
     }
   }
 }
@@ -254,6 +279,9 @@ MethodEntry separable_int8_method() {
                   "weights (exact sums; the row result kept to 16 bits), one kernel per tile; RGBA8, radius ≤ 40 "
                   "(σ ≤ 10), sm_80+",
                   "float rounding class: max 0.51 levels (RGBA8) against the float64 reference", Backend::Cuda};
+  // Exact integer sums of each pixel's own window (the zero taps of the padded band add nothing), so a
+  // band of rows gives the single pass's bytes wherever the tiles fall.
+  info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<SeparableInt8>(info); }};
 }
 

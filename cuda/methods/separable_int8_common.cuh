@@ -108,10 +108,14 @@ __device__ __forceinline__ void mma_u8_first(FragC& d, const FragA& a, const Fra
 // kSteps k32 steps per product: the window of 16 outputs is 32 kSteps samples, so the radius is
 // padded to kPad = 16 kSteps - 8 (8, 24, 40). Tile: TileX × TileY outputs, 256 threads. The block
 // filters PassColumns of its columns at a time (a row pass into h, then the column pass from it):
-// with TileX / 2, h is half as large and more blocks fit an SM.
-template <int kSteps_, int TileX = 64, int TileY = 64, int PassColumns = TileX / 2>
+// with TileX / 2, h is half as large and more blocks fit an SM. UnrollRows / UnrollColumns: a warp's
+// units of a pass in one unrolled loop (their products interleave; more registers).
+template <int kSteps_, int TileX = 64, int TileY = 64, int PassColumns = TileX / 2, bool UnrollRows = false,
+          bool UnrollColumns = false>
 struct Policy {
   static constexpr int kSteps = kSteps_;
+  static constexpr bool kUnrollRows = UnrollRows;
+  static constexpr bool kUnrollColumns = UnrollColumns;
   static constexpr int kPassColumns = PassColumns;
   static constexpr int kPasses = TileX / PassColumns;
   static constexpr int kThreads = 256;
@@ -140,26 +144,34 @@ struct Policy {
 };
 
 // The policy per k-step count (chosen on the H100: docs/methods/separable_int8.md). For such
-// measurements GAUSSLAB_INT8_P<n>X, _P<n>Y and _P<n>C (TileX, TileY, PassColumns) override policy n.
+// measurements GAUSSLAB_INT8_P<n>X, _Y, _C, _R and _U (TileX, TileY, PassColumns, UnrollRows,
+// UnrollColumns) override policy n.
 #define GAUSSLAB_INT8_POLICY(n)                           \
   template <>                                             \
   struct PolicyFor<n> {                                   \
-    using type = Policy<n, GAUSSLAB_INT8_P##n##X, GAUSSLAB_INT8_P##n##Y, GAUSSLAB_INT8_P##n##C>; \
+    using type = Policy<n, GAUSSLAB_INT8_P##n##X, GAUSSLAB_INT8_P##n##Y, GAUSSLAB_INT8_P##n##C, \
+                        GAUSSLAB_INT8_P##n##R, GAUSSLAB_INT8_P##n##U>;                                 \
   };
 #ifndef GAUSSLAB_INT8_P1X
 #define GAUSSLAB_INT8_P1X 64
 #define GAUSSLAB_INT8_P1Y 64
 #define GAUSSLAB_INT8_P1C 32
+#define GAUSSLAB_INT8_P1R false
+#define GAUSSLAB_INT8_P1U true
 #endif
 #ifndef GAUSSLAB_INT8_P2X
 #define GAUSSLAB_INT8_P2X 64
 #define GAUSSLAB_INT8_P2Y 128
 #define GAUSSLAB_INT8_P2C 16
+#define GAUSSLAB_INT8_P2R true
+#define GAUSSLAB_INT8_P2U true
 #endif
 #ifndef GAUSSLAB_INT8_P3X
 #define GAUSSLAB_INT8_P3X 64
 #define GAUSSLAB_INT8_P3Y 64
 #define GAUSSLAB_INT8_P3C 16
+#define GAUSSLAB_INT8_P3R true
+#define GAUSSLAB_INT8_P3U false
 #endif
 template <int kSteps>
 struct PolicyFor;

@@ -1,6 +1,7 @@
 # Issue #16's must-show numbers (sourced by scripts/gpu-check.sh: `bash scripts/gpu-check.sh speed`,
 # about 7 minutes on an H100). What each step proves:
-#   speed-gpu-tests   multires, recursive_tiled, separable_mma, separable_tf32 and auto meet their bounds on this GPU
+#   speed-gpu-tests   multires, recursive_tiled, separable_mma, separable_tf32, separable_int8 and auto meet their
+#                     bounds on this GPU
 #                     (quick subset of the accuracy sweep); the first auto test measures auto's table
 #                     (cached in $OUT/cache, copied into the logs as auto-calibration.txt)
 #   speed-bench       results/: 4096² F32 7×7 and 41×41 (must-show 2), F32 sigma 4 (must-show 3:
@@ -12,18 +13,18 @@
 #   speed-viewer-*    the viewer at 3840×2160 with auto at sigma 2, 8, 32, 64: the summary line's
 #                     frame_ms and its stages (must-show 4)
 export XDG_CACHE_HOME=$OUT/cache
-speed_methods=separable_fused,separable_shared,separable_mma,separable_tf32,multires,recursive,recursive_tiled,fft,auto
+speed_methods=separable_fused,separable_shared,separable_mma,separable_tf32,separable_int8,multires,recursive,recursive_tiled,fft,auto
 stage speed-gpu-tests 70 env GAUSSLAB_GPU_TESTS_QUICK=1 GAUSSLAB_GPU_TESTS_CSV="$OUT/logs/speed-gpu-accuracy.csv" \
-  bash .gpu/run.sh .gpu/bin/gausslab_gpu_tests --gtest_filter='*multires*:*recursive_tiled*:*separable_mma*:*separable_tf32*:*auto*'
+  bash .gpu/run.sh .gpu/bin/gausslab_gpu_tests --gtest_filter='*multires*:*recursive_tiled*:*separable_mma*:*separable_tf32*:*separable_int8*:*auto*'
 cp "$OUT/cache/gausslab/auto-calibration.txt" "$OUT/logs/auto-calibration.txt" 2>/dev/null
-stage speed-bench 180 bash .gpu/run.sh .gpu/bin/gausslab-bench --sizes 4096 --kernels 7,41 --sigmas 4 \
-  --formats f32,rgba8 --methods "$speed_methods" --sigma-sweep --budget-seconds 170 --out "$OUT/results"
+stage speed-bench 230 bash .gpu/run.sh .gpu/bin/gausslab-bench --sizes 4096 --kernels 7,41 --sigmas 4 \
+  --formats f32,rgba8 --methods "$speed_methods" --sigma-sweep --budget-seconds 215 --out "$OUT/results"
 grep -A12 "^## Best method per sigma" "$OUT/results/results.md" 2>/dev/null
 for s in 2 8 32 64; do
   stage "speed-viewer-sigma$s" 25 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 --size 3840x2160 \
     --window 1920x1080 --sigma "$s"
 done
-speed_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+speed_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
 speed_ncu() {  # NAME SKIP COUNT BENCH-ARGS...: the kernels of one method's runs after SKIP launches
   local name=$1 skip=$2 count=$3; shift 3
   stage "speed-ncu-$name" 35 bash .gpu/run.sh ncu --launch-skip "$skip" --launch-count "$count" \
@@ -31,7 +32,8 @@ speed_ncu() {  # NAME SKIP COUNT BENCH-ARGS...: the kernels of one method's runs
 }
 speed_ncu fused-f32-7x7 3 1 --formats f32 --kernels 7 --methods separable_fused
 speed_ncu fused-rgba8-sigma0.5 3 1 --formats rgba8 --sigmas 0.5 --methods separable_fused
-speed_ncu mma-rgba8-sigma2 4 1 --formats rgba8 --sigmas 2 --methods separable_mma
+speed_ncu int8-rgba8-sigma2 3 1 --formats rgba8 --sigmas 2 --methods separable_int8
+speed_ncu int8-rgba8-sigma4 3 1 --formats rgba8 --sigmas 4 --methods separable_int8
 speed_ncu multires-rgba8-sigma8 12 3 --formats rgba8 --sigmas 8 --methods multires
 speed_ncu multires-rgba8-sigma32 12 4 --formats rgba8 --sigmas 32 --methods multires
 speed_ncu rtiled-f32-sigma4 20 5 --formats f32 --sigmas 4 --methods recursive_tiled
