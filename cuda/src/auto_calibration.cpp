@@ -26,18 +26,24 @@ namespace gausslab {
 
 namespace {
 
-// The calibration: one image size, these sigmas, both formats, reflect. 2048² is large enough that
-// times scale with the pixel count (launch overheads are a few percent) and small enough that the
-// whole table takes a few seconds on an H100. Sigma 6 (radius 24) is separable_tf32's largest and
+// The calibration: these sigmas, both formats, reflect, every method at 2048² and the contenders
+// again at 4096². 2048² is small enough that the whole table takes a few seconds on an H100, but
+// not large enough for every ranking: a method of several kernels, or one whose last wave of blocks
+// is partial, is slower there relative to the others than on larger images. Sigma 6 (radius 24) is separable_tf32's largest and
 // lies where separable_fused leaves its compiled kernels: without it a method whose last point is
 // sigma 4 was predicted at its sigma-4 time up to sigma 8.
 constexpr int kCalibrationSide = 2048;
+// The large size, for the methods within kContenderFactor of the fastest at some sigma at 2048²
+// (H100: multires, three kernels, is 7 % slower than separable_int8 at sigma 8 at 2048² and 8 %
+// faster at 4096²; separable_fused against separable_int8 at sigma 0.5 the same way).
+constexpr int kLargeCalibrationSide = 4096;
+constexpr double kContenderFactor = 2.0;
 constexpr double kCalibrationSigmas[] = {0.5, 1, 2, 4, 6, 8, 16, 32, 64};
 constexpr int kTimedRuns = 5;
 // A method slower than this at some sigma is not measured at larger ones (its time only grows,
 // and something else is far faster there).
 constexpr double kGiveUpMs = 20.0;
-constexpr const char* kMagic = "gausslab-auto-calibration 2";
+constexpr const char* kMagic = "gausslab-auto-calibration 3";
 // The check before timing: a small odd-sized image, against the float64 reference.
 constexpr int kCheckWidth = 97, kCheckHeight = 61;
 
@@ -65,27 +71,40 @@ bool calibration_matches(const CalibrationTable& table, const CalibrationKey& ke
          !table.entries.empty();
 }
 
+namespace {
+
+// The time at `sigma` from one size's entries of a method (log-sigma interpolation, clamped).
+std::optional<double> time_at_sigma(std::vector<const CalibrationEntry*> points, double sigma) {
+  if (points.empty()) return std::nullopt;
+  std::sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->sigma < b->sigma; });
+  if (sigma <= points.front()->sigma) return points.front()->ms;
+  if (sigma >= points.back()->sigma) return points.back()->ms;
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (sigma <= points[i]->sigma) {
+      const double a = std::log(points[i - 1]->sigma), b = std::log(points[i]->sigma);
+      const double t = (std::log(sigma) - a) / (b - a);
+      return points[i - 1]->ms + t * (points[i]->ms - points[i - 1]->ms);
+    }
+  return points.back()->ms;
+}
+
+}  // namespace
+
 std::optional<double> predict_ms(const CalibrationTable& table, const std::string& method_id,
                                  const FilterProblem& problem) {
-  std::vector<const CalibrationEntry*> points;
+  std::vector<const CalibrationEntry*> small, large;
   for (const CalibrationEntry& e : table.entries)
-    if (e.method_id == method_id && e.format == problem.format) points.push_back(&e);
-  if (points.empty() || table.width <= 0 || table.height <= 0) return std::nullopt;
-  std::sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->sigma < b->sigma; });
-  const double sigma = problem.params.sigma;
-  double ms = points.front()->ms;
-  if (sigma >= points.back()->sigma) {
-    ms = points.back()->ms;
-  } else if (sigma > points.front()->sigma) {
-    for (std::size_t i = 1; i < points.size(); ++i)
-      if (sigma <= points[i]->sigma) {
-        const double a = std::log(points[i - 1]->sigma), b = std::log(points[i]->sigma);
-        const double t = (std::log(sigma) - a) / (b - a);
-        ms = points[i - 1]->ms + t * (points[i]->ms - points[i - 1]->ms);
-        break;
-      }
-  }
-  return ms * static_cast<double>(problem.pixel_count()) / (static_cast<double>(table.width) * table.height);
+    if (e.method_id == method_id && e.format == problem.format) (e.large ? large : small).push_back(&e);
+  if (table.width <= 0 || table.height <= 0) return std::nullopt;
+  const std::optional<double> t1 = time_at_sigma(small, problem.params.sigma);
+  if (!t1) return std::nullopt;
+  const double p = static_cast<double>(problem.pixel_count());
+  const double p1 = static_cast<double>(table.width) * table.height;
+  const double p2 = static_cast<double>(table.large_width) * table.large_height;
+  const std::optional<double> t2 = p2 > p1 ? time_at_sigma(large, problem.params.sigma) : std::nullopt;
+  if (!t2 || p <= p1) return *t1 * p / p1;
+  if (p >= p2) return *t2 * p / p2;
+  return *t1 + (*t2 - *t1) * (p - p1) / (p2 - p1);
 }
 
 AutoChoice choose_fastest(const CalibrationTable& table, const std::vector<std::string>& candidates,
@@ -159,11 +178,15 @@ std::optional<CalibrationTable> read_calibration(const std::string& path) {
     } else if (auto v = rest(line, "size")) {
       std::istringstream s(*v);
       if (!(s >> table.width >> table.height)) return std::nullopt;
+    } else if (auto v = rest(line, "large-size")) {
+      std::istringstream s(*v);
+      if (!(s >> table.large_width >> table.large_height)) return std::nullopt;
     } else if (auto v = rest(line, "rejected")) {
       table.rejected.push_back(*v);
-    } else if (auto v = rest(line, "time")) {
-      std::istringstream s(*v);
+    } else if (auto v = rest(line, "time"), w = rest(line, "time-large"); v || w) {
+      std::istringstream s(v ? *v : *w);
       CalibrationEntry e;
+      e.large = !v;
       std::string format;
       if (!(s >> e.method_id >> format >> e.sigma >> e.ms)) return std::nullopt;
       const std::optional<PixelFormat> f = pixel_format_from_string(format);
@@ -188,10 +211,11 @@ void write_calibration(const std::string& path, const CalibrationTable& table) {
         << "gpu " << table.gpu << "\n"
         << "driver " << table.driver << "\n"
         << "build " << table.build << "\n"
-        << "size " << table.width << " " << table.height << "\n";
+        << "size " << table.width << " " << table.height << "\n"
+        << "large-size " << table.large_width << " " << table.large_height << "\n";
     out.precision(6);
     for (const CalibrationEntry& e : table.entries)
-      out << "time " << e.method_id << " " << to_string(e.format) << " " << e.sigma << " " << e.ms << "\n";
+      out << (e.large ? "time-large " : "time ") << e.method_id << " " << to_string(e.format) << " " << e.sigma << " " << e.ms << "\n";
     for (const std::string& r : table.rejected) out << "rejected " << r << "\n";
     if (!out.flush()) {
       fs::remove(temporary, ec);
@@ -253,6 +277,7 @@ CalibrationTable measure_calibration() {
   const CalibrationKey key = current_calibration_key();
   if (key.gpu.empty()) throw std::runtime_error("auto calibration: no CUDA device");
   CalibrationTable table{key.gpu, key.driver, key.build, kCalibrationSide, kCalibrationSide, {}, {}};
+  table.large_width = table.large_height = kLargeCalibrationSide;
   cudaStream_t stream = nullptr;
   GAUSSLAB_CUDA_CHECK(cudaStreamCreate(&stream));
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -263,18 +288,22 @@ CalibrationTable measure_calibration() {
     if (entry.info.backend == Backend::Cuda && !is_auto(entry.info.id)) methods.push_back(&entry);
   for (PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32}) {
     DeviceImage src(kCalibrationSide, kCalibrationSide, format), dst(kCalibrationSide, kCalibrationSide, format);
+    DeviceImage large_src(kLargeCalibrationSide, kLargeCalibrationSide, format);
+    DeviceImage large_dst(kLargeCalibrationSide, kLargeCalibrationSide, format);
     // A grey ramp (the kernels' times do not depend on the values; zero would hide nothing either).
-    GAUSSLAB_CUDA_CHECK(cudaMemset2D(src.view().data, src.view().pitch_bytes, 0x5a,
-                                     src.view().pitch_bytes, kCalibrationSide));
-    // The median of kTimedRuns runs after a warm-up, for one method at one sigma.
-    auto time_ms = [&](Method& method, double sigma) {
-      FilterProblem problem{kCalibrationSide, kCalibrationSide, format, {}};
+    for (DeviceImage* image : {&src, &large_src})
+      GAUSSLAB_CUDA_CHECK(cudaMemset2D(image->view().data, image->view().pitch_bytes, 0x5a, image->view().pitch_bytes,
+                                       image->view().height));
+    // The median of kTimedRuns runs after a warm-up, for one method at one sigma and size.
+    auto time_ms = [&](Method& method, double sigma, bool large) {
+      const int side = large ? kLargeCalibrationSide : kCalibrationSide;
+      FilterProblem problem{side, side, format, {}};
       problem.params.sigma = sigma;
       method.prepare(problem);
       std::vector<double> times;
       for (int run = 0; run <= kTimedRuns; ++run) {  // run 0 warms up
         GAUSSLAB_CUDA_CHECK(cudaEventRecord(start, stream));
-        method.run(src.view(), dst.view(), nullptr, stream);
+        method.run(large ? large_src.view() : src.view(), large ? large_dst.view() : dst.view(), nullptr, stream);
         GAUSSLAB_CUDA_CHECK(cudaEventRecord(stop, stream));
         GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(stop));
         float ms = 0;
@@ -299,10 +328,31 @@ CalibrationTable measure_calibration() {
           table.entries.resize(method_entries);
           break;
         }
-        const double ms = time_ms(*method, sigma);
+        const double ms = time_ms(*method, sigma, false);
         table.entries.push_back({entry->info.id, format, sigma, ms});
         if (ms > kGiveUpMs) break;
       }
+    }
+    // The contenders (within kContenderFactor of the fastest at some sigma) again at the large size,
+    // at every sigma they were timed at.
+    const std::size_t small_end = table.entries.size();
+    for (const MethodEntry* entry : methods) {
+      bool contender = false;
+      for (std::size_t i = first_entry; i < small_end && !contender; ++i) {
+        const CalibrationEntry& e = table.entries[i];
+        if (e.method_id != entry->info.id) continue;
+        double fastest = e.ms;
+        for (std::size_t j = first_entry; j < small_end; ++j)
+          if (table.entries[j].sigma == e.sigma) fastest = std::min(fastest, table.entries[j].ms);
+        contender = e.ms <= kContenderFactor * fastest;
+      }
+      if (!contender) continue;
+      const std::unique_ptr<Method> method = entry->create();
+      for (std::size_t i = first_entry; i < small_end; ++i)
+        if (table.entries[i].method_id == entry->info.id) {
+          const CalibrationEntry e = table.entries[i];
+          table.entries.push_back({e.method_id, format, e.sigma, time_ms(*method, e.sigma, true), true});
+        }
     }
     // Every time again, the methods in the opposite order, keeping the faster of the two: a slow
     // spell of the GPU (seen on an H100: separable_fused F32 timed at 2.5× its time for a few
@@ -312,7 +362,7 @@ CalibrationTable measure_calibration() {
       const std::unique_ptr<Method> method = (*m)->create();
       for (std::size_t i = first_entry; i < table.entries.size(); ++i) {
         CalibrationEntry& e = table.entries[i];
-        if (e.method_id == (*m)->info.id) e.ms = std::min(e.ms, time_ms(*method, e.sigma));
+        if (e.method_id == (*m)->info.id) e.ms = std::min(e.ms, time_ms(*method, e.sigma, e.large));
       }
     }
   }

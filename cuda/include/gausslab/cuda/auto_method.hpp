@@ -25,6 +25,7 @@ struct CalibrationEntry {
   PixelFormat format = PixelFormat::Rgba8;
   double sigma = 0;
   double ms = 0;
+  bool large = false;  // measured at the table's large size (else at width × height)
 };
 
 struct CalibrationTable {
@@ -37,6 +38,9 @@ struct CalibrationTable {
   // on a small image against the float64 reference before timing): "id format: why". auto never
   // chooses them for that format.
   std::vector<std::string> rejected;
+  // The second size, for the methods within reach of the fastest at some sigma: fixed costs (several
+  // kernels, a partial last wave) weigh less there, and the ranking can change between the sizes.
+  int large_width = 0, large_height = 0;
 };
 
 // What this machine's table must say to be reused (empty strings without a device).
@@ -47,8 +51,10 @@ CalibrationKey current_calibration_key();
 bool calibration_matches(const CalibrationTable& table, const CalibrationKey& key);
 
 // Predicted time of `method_id` for `problem`: the table's times for that method and format,
-// interpolated linearly in log sigma (clamped to the measured range), scaled by the pixel count.
-// nullopt when the table has no time for that method and format.
+// interpolated linearly in log sigma (clamped to the measured range) at each size measured; then in
+// the pixel count P: up to the small size's P1 scaled by P / P1, between P1 and the large size's P2
+// linear between the two times, beyond P2 scaled by P / P2 (a method timed at the small size only is
+// scaled from it). nullopt when the table has no time for that method and format.
 std::optional<double> predict_ms(const CalibrationTable& table, const std::string& method_id,
                                  const FilterProblem& problem);
 

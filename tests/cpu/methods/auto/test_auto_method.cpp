@@ -43,6 +43,29 @@ TEST(AutoChoice, PredictsByLogSigmaAndPixelCount) {
   EXPECT_FALSE(predict_ms(t, "other", problem(1000, 1000, PixelFormat::Rgba8, 4)));
 }
 
+// With a second, larger size: the times at both sizes, linear in the pixel count between them,
+// scaled from the nearer size outside them; a method timed at the small size only scales from it.
+TEST(AutoChoice, PredictsBetweenAndBeyondTheTwoSizes) {
+  CalibrationTable t = table_of({{"few_kernels", PixelFormat::Rgba8, 8, 1.0},
+                                 {"many_kernels", PixelFormat::Rgba8, 8, 1.1},
+                                 {"few_kernels", PixelFormat::Rgba8, 8, 4.0, true},
+                                 {"many_kernels", PixelFormat::Rgba8, 8, 3.6, true}});
+  t.large_width = t.large_height = 2000;  // four times the pixels of the small 1000 × 1000
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "many_kernels", problem(1000, 1000, PixelFormat::Rgba8, 8)), 1.1);
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "many_kernels", problem(500, 1000, PixelFormat::Rgba8, 8)), 0.55);
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "many_kernels", problem(2000, 1000, PixelFormat::Rgba8, 8)), 1.1 + 2.5 / 3);
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "many_kernels", problem(2000, 2000, PixelFormat::Rgba8, 8)), 3.6);
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "many_kernels", problem(4000, 2000, PixelFormat::Rgba8, 8)), 7.2);
+  // The ranking follows the size: the faster at 1000² loses at 2000² and beyond.
+  EXPECT_EQ(choose_fastest(t, {"few_kernels", "many_kernels"}, problem(1000, 1000, PixelFormat::Rgba8, 8)).method_id,
+            "few_kernels");
+  EXPECT_EQ(choose_fastest(t, {"few_kernels", "many_kernels"}, problem(3840, 2160, PixelFormat::Rgba8, 8)).method_id,
+            "many_kernels");
+  // Timed at the small size only: scaled from it at every size.
+  t.entries.push_back({"small_only", PixelFormat::Rgba8, 8, 0.9});
+  EXPECT_DOUBLE_EQ(*predict_ms(t, "small_only", problem(2000, 2000, PixelFormat::Rgba8, 8)), 3.6);
+}
+
 TEST(AutoChoice, TakesTheFastestCandidateWithATime) {
   const CalibrationTable t = table_of({{"slow", PixelFormat::F32, 4, 2.0},
                                        {"fast", PixelFormat::F32, 4, 0.5},
@@ -83,16 +106,24 @@ TEST(AutoCache, RoundTripAndInvalidation) {
   test::ScratchFolder folder;
   const std::string path = (folder.path() / "sub" / "auto-calibration.txt").string();
   CalibrationTable t = table_of({{"separable_fused", PixelFormat::Rgba8, 2, 0.053},
-                                 {"multires", PixelFormat::F32, 32, 0.0125}});
+                                 {"multires", PixelFormat::F32, 32, 0.0125},
+                                 {"multires", PixelFormat::F32, 32, 0.0431, true}});
+  t.large_width = 4096;
+  t.large_height = 2048;
   t.rejected = {"separable_mma rgba8: sigma 2: max error 3 levels / 0.01 relative, bound 0.51 / 1e-05"};
   write_calibration(path, t);
   const std::optional<CalibrationTable> back = read_calibration(path);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->gpu, "Test GPU");
-  ASSERT_EQ(back->entries.size(), 2u);
+  EXPECT_EQ(back->large_width, 4096);
+  EXPECT_EQ(back->large_height, 2048);
+  ASSERT_EQ(back->entries.size(), 3u);
   EXPECT_EQ(back->entries[1].method_id, "multires");
   EXPECT_EQ(back->entries[1].format, PixelFormat::F32);
   EXPECT_DOUBLE_EQ(back->entries[1].ms, 0.0125);
+  EXPECT_FALSE(back->entries[1].large);
+  EXPECT_TRUE(back->entries[2].large);
+  EXPECT_DOUBLE_EQ(back->entries[2].ms, 0.0431);
   EXPECT_EQ(back->rejected, t.rejected);
   EXPECT_TRUE(calibration_matches(*back, {"Test GPU", "driver 1", "build 1"}));
   EXPECT_FALSE(calibration_matches(*back, {"Other GPU", "driver 1", "build 1"}));
