@@ -16,9 +16,9 @@
 // Limits: RGBA8 only, radius ≤ 40 (sigma 10 at truncate 4), five borders, any size, sm_80 or later.
 // Accuracy: FIR class: exact integer sums of 24-bit weights, the row result kept to 2^-9 of a level:
 // within 0.505 levels of the exact Gaussian (bound 0.51).
-// Measured (NVIDIA H100 80GB HBM3, 4096², reflect, gausslab-bench): sigma 2 0.0879 ms (50 % of the
-// copy bandwidth; separable_fused 0.170), sigma 4 0.146 ms (multires 0.279): bound by its instruction
-// stream and dependency chains, the tensor pipe 36-44 % busy (docs/methods/separable_int8.md).
+// Measured (NVIDIA H100 80GB HBM3, 4096², reflect, gausslab-bench): sigma 2 0.0861 ms (52 % of the
+// copy bandwidth; separable_fused 0.172), sigma 4 0.1415 ms (multires 0.279): bound by its
+// instruction stream and dependency chains, the tensor pipe 36-46 % busy (docs/methods/separable_int8.md).
 #include <cstdint>
 #include <cstring>
 #include <memory>
