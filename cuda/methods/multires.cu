@@ -392,7 +392,7 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   using Accum = typename T::Accum;
   const double scale = F == PixelFormat::Rgba8 ? kCoarseScaleRgba8 : 1.0;
   MultiresLaunch m;
-  m.plan = make_plan(problem.params.sigma, problem.width, problem.height);
+  m.plan = make_plan(problem.params.sigma, problem.width, problem.height, sigma_per_step_for(F));
   const Plan& p = m.plan;
   const int taps1 = static_cast<int>(p.prefilter.size());
   if (taps_in_phase(taps1, p.d, 0) > kMaxPhaseTaps)
@@ -628,10 +628,12 @@ class Multires final : public GpuMethod {
     if (params.fixed_radius >= 0 || params.truncate < multires::kMinTruncate)
       return "multires approximates the Gaussian cut at 4 sigma or later; a shorter kernel (truncate below 4 or a "
              "fixed radius) differs from it by more than its bound: use a FIR method";
-    if (!expand_divides_exactly(multires::decimation_for(params.sigma), problem.width, problem.height))
+    if (!expand_divides_exactly(
+            multires::decimation_for(params.sigma, multires::sigma_per_step_for(problem.format)), problem.width,
+            problem.height))
       return "an image side of " + std::to_string(std::max(problem.width, problem.height)) +
-             " pixels is beyond multires's index arithmetic at this sigma (side × sigma / 2.5 must stay below 2^32): "
-             "use recursive";
+             " pixels is beyond multires's index arithmetic at this sigma (side × its decimation must stay below "
+             "2^32): use recursive";
     if (div_up(problem.height, ExpandKernelPolicy::kTileH) > 65535)
       return "an image of " + std::to_string(problem.height) + " rows is beyond multires's grid (at most " +
              std::to_string(65535 * ExpandKernelPolicy::kTileH) + "): use recursive";

@@ -33,8 +33,8 @@ std::vector<double> sampled_gaussian(double sigma, double centre, int first, int
 
 }  // namespace
 
-int decimation_for(double sigma) {
-  return std::max(2, static_cast<int>(std::floor(sigma / kSigmaPerStep)));
+int decimation_for(double sigma, double sigma_per_step) {
+  return std::max(2, static_cast<int>(std::floor(sigma / sigma_per_step)));
 }
 
 AxisGrid make_axis(const Plan& plan, int fine) {
@@ -48,11 +48,11 @@ AxisGrid make_axis(const Plan& plan, int fine) {
   return axis;
 }
 
-Plan make_plan(double sigma, int width, int height) {
+Plan make_plan(double sigma, int width, int height, double sigma_per_step) {
   if (!(sigma >= kMinSigma)) throw std::invalid_argument("multires plan: sigma below 4");
   Plan plan;
   plan.sigma = sigma;
-  plan.d = decimation_for(sigma);
+  plan.d = decimation_for(sigma, sigma_per_step);
   const double d = plan.d;
   const double centre = (d - 1.0) / 2.0;  // of coarse sample 0, in fine pixels
   plan.sigma1 = kPrefilterPerStep * d;
@@ -116,8 +116,8 @@ std::vector<PhaseKernel> phase_kernels(const Plan& plan) {
   return kernels;
 }
 
-OperatorError operator_error(double sigma, double truncate, bool exact_2d) {
-  const Plan plan = make_plan(sigma, 1, 1);
+OperatorError operator_error(double sigma, double truncate, bool exact_2d, double sigma_per_step) {
+  const Plan plan = make_plan(sigma, 1, 1, sigma_per_step);
   const std::vector<PhaseKernel> kernels = phase_kernels(plan);
   const int radius = gaussian_radius(sigma, truncate);
   const std::vector<double> reference = gaussian_weights(sigma, radius);

@@ -150,7 +150,7 @@ struct ModelRun {
   }
 
   ModelRun(const std::vector<Fine>& src, int width, int height, double sigma, BorderMode border, bool fused) {
-    plan = make_plan(sigma, width, height);
+    plan = make_plan(sigma, width, height, sigma_per_step_for(F));
     prefilter = to_float(prefilter_by_phase(plan), 1.0);
     blur = to_float(plan.blur, 1.0);
     expand = expand_kernel_weights(plan, kScale);
@@ -338,7 +338,7 @@ struct ModelRun {
 
 // Channel values of the extended source (f(-1) = 0 for constant).
 std::vector<double> plain_pipeline(const ConstImageView& src, int channels, double sigma, BorderMode border) {
-  const Plan plan = make_plan(sigma, src.width, src.height);
+  const Plan plan = make_plan(sigma, src.width, src.height, sigma_per_step_for(src.format));
   const int taps1 = static_cast<int>(plan.prefilter.size());
   const int w = src.width, h = src.height;
   auto sample = [&](int y, int x, int ch) {
@@ -481,6 +481,13 @@ TEST(MultiresPlan, DecimationGrowsWithSigmaFromTwo) {
   EXPECT_EQ(decimation_for(7.49), 2);
   EXPECT_EQ(decimation_for(7.5), 3);
   EXPECT_EQ(decimation_for(64.0), 25);
+  // RGBA8 decimates more: sigma / d in [2, 3).
+  EXPECT_EQ(decimation_for(5.99, kSigmaPerStepRgba8), 2);
+  EXPECT_EQ(decimation_for(6.0, kSigmaPerStepRgba8), 3);
+  EXPECT_EQ(decimation_for(8.0, kSigmaPerStepRgba8), 4);
+  EXPECT_EQ(decimation_for(64.0, kSigmaPerStepRgba8), 32);
+  EXPECT_EQ(sigma_per_step_for(PixelFormat::Rgba8), kSigmaPerStepRgba8);
+  EXPECT_EQ(sigma_per_step_for(PixelFormat::F32), kSigmaPerStep);
   EXPECT_THROW(make_plan(3.9, 10, 10), std::invalid_argument);
 }
 
@@ -504,7 +511,8 @@ TEST(MultiresPlan, EachPhaseKernelHasTheSigmaOfTheGaussianAndItsCentre) {
 
 // The bound the method states (accuracy_bound) holds over a dense sweep of sigma: the exact worst
 // case of the approximation for any 8-bit image (127.5 × l1 of the 2D kernel difference, plus the
-// final rounding and the 16-bit storage of C and B) and the impulse error for float images.
+// final rounding and the 16-bit storage of C and B), with RGBA8's decimation, and the impulse error
+// for float images, with F32's.
 TEST(MultiresBound, StatedBoundCoversTheExactOperatorErrorForEverySigma) {
   std::vector<double> sigmas;
   for (double s = 4.0; s < 16.0; s += 0.05) sigmas.push_back(s);
@@ -513,8 +521,8 @@ TEST(MultiresBound, StatedBoundCoversTheExactOperatorErrorForEverySigma) {
   double worst_levels = 0, worst_peak = 0;
   for (double sigma : sigmas) {
     const bool exact = sigma <= 12.0;
-    const OperatorError e = operator_error(sigma, kDefaultTruncate, exact);
-    const double levels = approximation_levels(e);
+    const OperatorError e = operator_error(sigma, kDefaultTruncate, exact);  // F32's decimation
+    const double levels = approximation_levels(operator_error(sigma, kDefaultTruncate, exact, kSigmaPerStepRgba8));
     worst_levels = std::max(worst_levels, levels);
     worst_peak = std::max(worst_peak, e.peak_2d);
     EXPECT_LE(kRoundingLevels + levels, kBoundLevels) << "sigma " << sigma;
@@ -669,7 +677,8 @@ TEST(MultiresAccuracy, DISABLED_Table) {
       std::printf(" %.3f", worst);
     }
     const OperatorError e = operator_error(sigma, kDefaultTruncate, sigma <= 12);
-    std::printf(" | %.3f %.1e\n", kRoundingLevels + approximation_levels(e), e.peak_2d);
+    const OperatorError e8 = operator_error(sigma, kDefaultTruncate, sigma <= 12, kSigmaPerStepRgba8);
+    std::printf(" | %.3f %.1e\n", kRoundingLevels + approximation_levels(e8), e.peak_2d);
   }
 }
 
