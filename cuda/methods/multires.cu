@@ -4,7 +4,8 @@
 // Algorithm (docs/methods/multires.md; maths in multires_plan.hpp, per-thread code in
 // multires_common.cuh, run unchanged by tests/cpu/methods/multires/): three separable, normalised,
 // non-negative stages whose variances add up to sigma^2: a Gaussian prefilter of 0.8 d evaluated at
-// every d-th pixel (reduce, d = max(2, floor(sigma / 2.5))), a Gaussian blur of the coarse image, and
+// every d-th pixel (reduce, d = max(2, floor(sigma / 2)) for RGBA8, floor(sigma / 2.5) for F32), a
+// Gaussian blur of the coarse image, and
 // the cubic B-spline through the coarse samples (variance d^2 / 3). Pyramid ideas (Burt & Adelson,
 // Unser's B-splines) with the parameters and the bound worked out here; no code copied.
 // Cost, constant in sigma: about 6.5 + 6.5/d + 2(2r2 + 1)/d^2 + 5 + 5/d multiply-adds per pixel and
@@ -17,9 +18,9 @@
 // bound), five borders (the coarse grid extends past the image), RGBA8 and F32, any size up to
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
 // Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): RGBA8
-// <= 0.65 levels (0.5 of it rounding); F32 <= 4.2e-4 of the input's range, <= 9e-4 of the peak.
-// Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.127 ms at sigma 32 (recursive 1.57 ms),
-// 0.13-0.14 ms from sigma 16 to 64, 0.232 at sigma 8, 0.279 at sigma 4 (35 % to 16 % of the copy
+// <= 0.68 levels (0.5 of it rounding); F32 <= 4.2e-4 of the input's range, <= 9e-4 of the peak.
+// Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.122 ms at sigma 32 (recursive 1.57 ms),
+// 0.12-0.13 ms from sigma 16 to 64, 0.185 at sigma 8, 0.279 at sigma 4 (37 % to 16 % of the copy
 // bandwidth); per-kernel figures and what limits each in docs/methods/multires.md.
 #include <algorithm>
 #include <cstdint>
@@ -682,10 +683,11 @@ class Multires final : public GpuMethod {
 
 MethodEntry multires_method() {
   MethodInfo info{"multires", "Multi-resolution (reduce, blur, B-spline expand)",
-                  "Prefilter and decimate by d = σ/2.5, Gaussian blur of the small image, cubic B-spline expand: "
+                  "Prefilter and decimate by d = σ/2 (RGBA8) or σ/2.5 (F32), Gaussian blur of the small image, cubic "
+                  "B-spline expand: "
                   "about 20 multiply-adds per pixel and channel and one read and one write of the image at any "
                   "σ ≥ 4",
-                  "approximation with a proven bound: ≤ 0.65 levels RGBA8 (0.5 of it rounding), F32 ≤ 4.2e-4 of "
+                  "approximation with a proven bound: ≤ 0.68 levels RGBA8 (0.5 of it rounding), F32 ≤ 4.2e-4 of "
                   "the input's range, ≤ 9e-4 of the peak",
                   Backend::Cuda};
   return {info, [info] { return std::make_unique<Multires>(info); }};
