@@ -11,16 +11,16 @@
 // the Toeplitz matrix of one weight byte (16 outputs × 32 samples, the same for every tile: built on
 // the host, in registers for the whole block) and B 32 samples × 8 lines of one channel.
 //   row pass:    t = sum(x W) + 2^15 (exact), h = t >> 16: the row result to 2^-9 of a level, 16 bits
-//                per channel, stored as [channel][tile column][row] so that the column pass reads
-//                4 rows of one column with one 8-byte load;
+//                per channel, stored as [channel][column of the pass][row] so that the column pass
+//                reads 4 rows of one column with one 8-byte load;
 //   column pass: h = 256 hi + lo; v = sum(hi W) + sum(lo W) / 2^8 + 2^23 from five products (lo
 //                times the two high weight bytes only; the low one adds at most 2^-24 × 255 × 255 ×
 //                taps, under 0.0012 levels at 81 taps), the output byte v >> 24 (rounded to nearest).
 // Error against the exact Gaussian: 0.5 (the rounding) + 2^-9 (h) + the weights' quantisation
 // (255 × taps × 2^-25 a pass) + the dropped byte: under 0.505 levels for every radius it runs. FIR
 // class (bound 0.51).
-// RGBA8 samples reach B without any conversion: a 16-byte load of 4 pixels, transposed by byte
-// permutes into the channels' words (4 samples of one channel each; two permutes a channel).
+// RGBA8 samples reach B without any conversion: a 16-byte load of 4 pixels, transposed by eight byte
+// permutes into the four channels' words (4 samples of one channel each).
 #include <cstdint>
 
 #include "gausslab/core/border.hpp"
