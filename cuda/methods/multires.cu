@@ -249,11 +249,10 @@ struct DeviceRows {
   }
 };
 
-template <class Coarse, class Accum>
-__global__ void __launch_bounds__(ColumnReduceKernelPolicy::kThreads)
+template <class P, class Coarse, class Accum>
+__global__ void __launch_bounds__(P::kThreads)
     MultiresColumnReduceKernel(ColumnReduceStage s, const char* r, std::size_t r_pitch, char* out, std::size_t out_pitch,
                                const float* weights) {
-  using P = ColumnReduceKernelPolicy;
   __shared__ Accum partial[column_reduce_partial_count<P>()];
   const int block = static_cast<int>(blockIdx.x), thread = static_cast<int>(threadIdx.x);
   column_reduce_slice<P>(s, block, thread, DeviceRows<Coarse, Accum>{r, r_pitch}, weights, SharedSpan<Accum>{partial});
@@ -559,12 +558,14 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
         with_row_reduce_policy(m.rows_wide, [&](auto policy) {
           launch_row_reduce<decltype(policy), Fine, Coarse, Accum>(m, src, r, weights, stream);
         });
-      const long long column_blocks = column_reduce_block_count<ColumnReduceKernelPolicy>(m.columns);
-      check_grid(column_blocks, "MultiresColumnReduceKernel");
-      MultiresColumnReduceKernel<Coarse, Accum>
-          <<<static_cast<unsigned>(column_blocks), ColumnReduceKernelPolicy::kThreads, 0, stream>>>(
-              m.columns, r.as<char>(), m.r_pitch, c.as<char>(), m.c_pitch, weights);
-      GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresColumnReduceKernel", stream);
+      with_column_reduce_policy(m.columns.d, [&](auto policy) {
+        using P = decltype(policy);
+        const long long column_blocks = column_reduce_block_count<P>(m.columns);
+        check_grid(column_blocks, "MultiresColumnReduceKernel");
+        MultiresColumnReduceKernel<P, Coarse, Accum><<<static_cast<unsigned>(column_blocks), P::kThreads, 0, stream>>>(
+            m.columns, r.as<char>(), m.r_pitch, c.as<char>(), m.c_pitch, weights);
+        GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresColumnReduceKernel", stream);
+      });
     }
   }
   {

@@ -255,7 +255,10 @@ struct ModelRun {
   }
 
   void run_column_reduce(const Plan& p, int taps, const Array<Coarse>& r, BorderMode border, Array<Coarse>& c) {
-    using P = ColumnReduceKernelPolicy;
+    with_column_reduce_policy(p.d, [&](auto policy) { run_column_reduce<decltype(policy)>(p, taps, r, border, c); });
+  }
+  template <class P>
+  void run_column_reduce(const Plan& p, int taps, const Array<Coarse>& r, BorderMode border, Array<Coarse>& c) {
     ColumnReduceStage s;
     s.d = p.d;
     s.taps = taps;
