@@ -10,7 +10,8 @@
 // Unser's B-splines) with the parameters and the bound worked out here; no code copied.
 // Cost, constant in sigma: about 6.5 + 6.5/d + 2(2r2 + 1)/d^2 + 5 + 5/d multiply-adds per pixel and
 // channel; the image read once and written once, plus coarse images of 8/d^2 B per pixel (RGBA8).
-// Kernels: reduce (2D tile; rows + columns above d 3 for RGBA8 where the row reduce runs on the
+// Kernels: reduce (2D tile; rows + columns (columns in 4-warp blocks up to d 6, 8 above) above d 3
+// for RGBA8 where the row reduce runs on the
 // tensor cores (sm_80 on, multires_row_mma.cuh), above d 4 otherwise, above 6 for F32), blur (the
 // reduce kernel with d = 1), expand (128 × 32 tile; each thread four pixels of a row per 16-byte
 // store). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers.
@@ -20,7 +21,7 @@
 // Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): RGBA8
 // <= 0.68 levels (0.5 of it rounding); F32 <= 4.2e-4 of the input's range, <= 9e-4 of the peak.
 // Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.122 ms at sigma 32 (recursive 1.57 ms),
-// 0.12-0.13 ms from sigma 16 to 64, 0.185 at sigma 8, 0.279 at sigma 4 (37 % to 16 % of the copy
+// 0.12-0.13 ms from sigma 16 to 64, 0.170 at sigma 8, 0.279 at sigma 4 (37 % to 16 % of the copy
 // bandwidth); per-kernel figures and what limits each in docs/methods/multires.md.
 #include <algorithm>
 #include <cstdint>
