@@ -13,8 +13,9 @@
 // Kernels: reduce (2D tile; rows + columns (columns in 4-warp blocks up to d 6, 8 above) above d 3
 // for RGBA8 where the row reduce runs on the
 // tensor cores (sm_80 on, multires_row_mma.cuh), above d 4 otherwise, above 6 for F32), blur (the
-// reduce kernel with d = 1), expand (128 × 32 tile; each thread four pixels of a row per 16-byte
-// store). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers.
+// reduce kernel with d = 1), expand (tiles of 128 columns × up to 4 chunks of 32 rows; each thread
+// four pixels of a row per 16-byte store, only the spline's taps multiplied where d is 2, 4 or a
+// multiple of 8). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers.
 // Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
 // bound), five borders (the coarse grid extends past the image), RGBA8 and F32, any size up to
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
@@ -299,13 +300,13 @@ struct DevicePixels {
   }
 };
 
-template <int Window, class Fine, class Coarse, class Accum>
-__global__ void __launch_bounds__(ExpandKernelPolicy::kThreads)
+template <ExpandShape Shape, class Fine, class Coarse, class Accum>
+__global__ void __launch_bounds__(ExpandKernelPolicy::kThreads, 4)
     MultiresExpandKernel(ExpandStage s, const char* b, std::size_t b_pitch, char* dst, std::size_t dst_pitch,
                          bool vector_stores, const float* weights) {
   using P = ExpandKernelPolicy;
   extern __shared__ float4 expand_shared[];
-  const ExpandLayout l = expand_layout<P, Accum>(s.d);
+  const ExpandLayout l = expand_layout<P, Accum>(s.d, s.chunks);
   char* const base = reinterpret_cast<char*>(expand_shared);
   float* const w = reinterpret_cast<float*>(base);
   const SharedSpan<Accum> region{reinterpret_cast<Accum*>(base + l.b_offset_bytes)};
@@ -314,10 +315,14 @@ __global__ void __launch_bounds__(ExpandKernelPolicy::kThreads)
   const int thread = static_cast<int>(threadIdx.x);
   expand_fill<P>(s, l, r, thread, DeviceRegion<Coarse, Accum>{b, b_pitch, region.data, weights, w});
   __syncthreads();
-  expand_vertical<P>(s, l, r, thread, region, SharedSpan<float>{w}, v);
-  __syncthreads();
-  expand_horizontal<Window, P, Fine>(s, l, r, thread, v, SharedSpan<float>{w},
-                                     DevicePixels<Fine>{dst, dst_pitch, vector_stores});
+  const auto group = expand_group<expand_window(Shape), P>(s, r, thread, SharedSpan<float>{w});
+  const DevicePixels<Fine> out{dst, dst_pitch, vector_stores};
+  for (int chunk = 0; chunk * P::kChunkH < r.h; ++chunk) {
+    if (chunk > 0) __syncthreads();  // the last chunk's horizontal pass has read v
+    expand_vertical<P>(s, l, r, chunk, thread, region, SharedSpan<float>{w}, v);
+    __syncthreads();
+    expand_horizontal<Shape, P, Fine>(l, r, chunk, thread, group, v, out);
+  }
 }
 
 // ---- launch ---------------------------------------------------------------------------------------
@@ -473,7 +478,8 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   m.expand.height = problem.height;
   m.expand.b_w = p.x.b_count;
   m.expand.b_h = p.y.b_count;
-  m.expand_shared = expand_layout<ExpandKernelPolicy, Accum>(p.d).total_bytes;
+  m.expand.chunks = expand_chunks_for<ExpandKernelPolicy, Accum>(p.d);
+  m.expand_shared = expand_layout<ExpandKernelPolicy, Accum>(p.d, m.expand.chunks).total_bytes;
 
   m.c_pitch = coarse_pitch(p.x.c_count, sizeof(Coarse));
   m.b_pitch = coarse_pitch(p.x.b_count, sizeof(Coarse));
@@ -585,14 +591,12 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
                     static_cast<unsigned>(expand_tiles_y<ExpandKernelPolicy>(m.expand)));
     check_grid(static_cast<long long>(grid.x) * grid.y, "MultiresExpandKernel");
     const bool vector_stores = rows_aligned(dst, 16);
-    if (expand_window_for(m.expand.d) == 5)
-      MultiresExpandKernel<5, Fine, Coarse, Accum><<<grid, ExpandKernelPolicy::kThreads, m.expand_shared, stream>>>(
-          m.expand, b.as<const char>(), m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes, vector_stores,
-          weights + m.expand_weights);
-    else
-      MultiresExpandKernel<6, Fine, Coarse, Accum><<<grid, ExpandKernelPolicy::kThreads, m.expand_shared, stream>>>(
-          m.expand, b.as<const char>(), m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes, vector_stores,
-          weights + m.expand_weights);
+    with_expand_shape(m.expand.d, [&](auto shape) {
+      MultiresExpandKernel<decltype(shape)::value, Fine, Coarse, Accum>
+          <<<grid, ExpandKernelPolicy::kThreads, m.expand_shared, stream>>>(
+              m.expand, b.as<const char>(), m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes, vector_stores,
+              weights + m.expand_weights);
+    });
     GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresExpandKernel", stream);
   }
 }
@@ -612,8 +616,10 @@ void set_shared_limits(const MultiresLaunch& m) {
       allow_shared(MultiresRowReduceKernel<decltype(policy), Fine, Coarse, Accum>);
     });
   allow_shared(MultiresReduceKernel<Coarse, Coarse, Accum>);
-  allow_shared(MultiresExpandKernel<5, Fine, Coarse, Accum>);
-  allow_shared(MultiresExpandKernel<6, Fine, Coarse, Accum>);
+  allow_shared(MultiresExpandKernel<ExpandShape::Any, Fine, Coarse, Accum>);
+  allow_shared(MultiresExpandKernel<ExpandShape::Spread, Fine, Coarse, Accum>);
+  allow_shared(MultiresExpandKernel<ExpandShape::Pairs, Fine, Coarse, Accum>);
+  allow_shared(MultiresExpandKernel<ExpandShape::Aligned, Fine, Coarse, Accum>);
 }
 
 // ---- method ---------------------------------------------------------------------------------------
@@ -637,9 +643,9 @@ class Multires final : public GpuMethod {
       return "an image side of " + std::to_string(std::max(problem.width, problem.height)) +
              " pixels is beyond multires's index arithmetic at this sigma (side × its decimation must stay below "
              "2^32): use recursive";
-    if (div_up(problem.height, ExpandKernelPolicy::kTileH) > 65535)
+    if (div_up(problem.height, ExpandKernelPolicy::kChunkH) > 65535)
       return "an image of " + std::to_string(problem.height) + " rows is beyond multires's grid (at most " +
-             std::to_string(65535 * ExpandKernelPolicy::kTileH) + "): use recursive";
+             std::to_string(65535 * ExpandKernelPolicy::kChunkH) + "): use recursive";
     const CudaDeviceStatus& device = cuda_device_status();
     const unsigned bytes = largest_shared(multires_launch(problem));
     if (device.available && bytes > device.shared_memory_per_block_optin)

@@ -12,9 +12,10 @@
 //   row reduce /  for large d, where the fine apron of a 2D tile would not fit: the row pass alone
 //   column reduce into R (every image row, C's columns), then the column pass from R (a block's
 //                 warps split each window's phases and add their partial sums in shared memory).
-//   expand        out(d q + p) = sum_j e[p][j] B[q + first(p) + j], j < 4: vertical into a shared
-//                 tile v, then each thread 4 consecutive pixels of a row from one window of v, stored
-//                 with one 16-byte store.
+//   expand        out(d q + p) = sum_j e[p][j] B[q + first(p) + j], j < 4: B's region of a tile in
+//                 shared memory once, then per chunk of 32 rows vertical into a shared tile v and
+//                 each thread 4 consecutive pixels of a row from one window of v, stored with one
+//                 16-byte store.
 // Decimating passes use the polyphase form: the taps t = p + d k of phase p read the samples
 // d (c + k) + p. phase_window (d >= 2) keeps a phase's taps in registers and walks each chain of
 // samples once; the blur (d = 1) keeps decimating_window, fused::fused_window's run-time window.
@@ -607,27 +608,38 @@ inline std::vector<float> expand_kernel_weights(const Plan& plan, double vertica
   return out;
 }
 
-// A block owns kTileW × kTileH fine pixels. Fine pixel d q + p reads B[q + first + j], j < 4; the
-// block's B samples are rows q0y .. and columns q0x .. of B (the region), converted to Accum in shared
-// memory. Vertical pass: v[yy][col] for every tile row and region column (lanes on consecutive
-// columns, the weights a broadcast). Horizontal pass: each thread keeps one group of kGroup
-// consecutive fine columns for the whole block (their offsets and weights in registers, found once)
-// and walks the tile's rows, storing the kGroup pixels of a row at once (16 bytes: one vector store).
-// No register window slides and nothing branches on the phase: an earlier version that slid five-tap
-// windows along runs of eight pixels and wrote through a shared output tile issued about 3× the
-// instructions per pixel of its multiply-adds (H100, Nsight Compute).
-template <int TileW, int TileH, int Group, int Threads>
+// A block owns a tile of kTileW fine columns and `chunks` × kChunkH fine rows (ExpandStage::chunks).
+// Fine pixel d q + p reads B[q + first + j], j < 4; the tile's B samples are rows q0y .. and columns
+// q0x .. of B (the region), converted to Accum in shared memory once for the tile. Then, chunk by
+// chunk of kChunkH rows: the vertical pass v[row][col] for the chunk's rows and every region column
+// (lanes on consecutive rows, warps split the columns), and the horizontal pass: each thread keeps
+// one group of kGroup consecutive fine columns for the whole tile (their offsets and weights in
+// registers, found once) and walks the chunk's rows, storing the kGroup pixels of a row at once (16
+// bytes: one vector store). No register window slides and nothing branches on the phase: an earlier
+// version that slid five-tap windows along runs of eight pixels and wrote through a shared output
+// tile issued about 3× the instructions per pixel of its multiply-adds (H100, Nsight Compute). Tiles
+// of one chunk (128 × 32) spent more than half their instructions outside the horizontal pass's
+// multiply-adds: the set-up of each thread's group, and a vertical pass whose warps took rows and
+// left most lanes idle on the second round of a region's 37 columns (H100, sigma 8: 82 µs, 47.8 M
+// instructions at base clocks).
+template <int TileW, int ChunkH, int Group, int Threads>
 struct ExpandPolicy {
   static constexpr int kTileW = TileW;
-  static constexpr int kTileH = TileH;
+  static constexpr int kChunkH = ChunkH;
   static constexpr int kGroup = Group;
   static constexpr int kThreads = Threads;
   static constexpr int kGroupsPerRow = TileW / Group;
   static constexpr int kRowsAtOnce = Threads / kGroupsPerRow;  // rows the block's threads cover at once
-  static_assert(TileW % Group == 0 && Threads % kGroupsPerRow == 0 && TileH % kRowsAtOnce == 0,
+  static constexpr int kColumnSlices = Threads / ChunkH;       // vertical pass: threads per chunk row
+  static_assert(TileW % Group == 0 && Threads % kGroupsPerRow == 0 && ChunkH % kRowsAtOnce == 0 &&
+                    Threads % ChunkH == 0,
                 "groups must tile the block");
 };
 using ExpandKernelPolicy = ExpandPolicy<128, 32, 4, 256>;
+// Chunks per tile: as many as keep the block's shared memory within kExpandSharedTarget (four blocks
+// of 256 threads an SM), at most kExpandMaxChunks (a 4096-row image then has 32 tile rows).
+inline constexpr int kExpandMaxChunks = 4;
+inline constexpr unsigned kExpandSharedTarget = 48 * 1024;
 
 // n / d without a division instruction (the division of a run-time int took about 25 instructions
 // and a third of the expand kernel's issue slots went to its set-up): with m = floor(2^32 / d) + 1,
@@ -651,6 +663,7 @@ struct ExpandStage {
   unsigned d_magic = 0;       // divide_magic(d)
   int width = 0, height = 0;  // fine image
   int b_w = 0, b_h = 0;       // B
+  int chunks = 1;             // kChunkH-row chunks per tile (expand_chunks_for)
 };
 
 struct ExpandRegion {
@@ -665,17 +678,22 @@ GAUSSLAB_HD int expand_tiles_x(const ExpandStage& s) {
   return div_up(s.width, P::kTileW);
 }
 template <class P>
+GAUSSLAB_HD int expand_tile_h(const ExpandStage& s) {
+  return P::kChunkH * s.chunks;
+}
+template <class P>
 GAUSSLAB_HD int expand_tiles_y(const ExpandStage& s) {
-  return div_up(s.height, P::kTileH);
+  return div_up(s.height, expand_tile_h<P>(s));
 }
 // The tile in column tile_x and row tile_y of tiles (the kernel's blockIdx.x and .y).
 template <class P>
 GAUSSLAB_HD ExpandRegion expand_region(const ExpandStage& s, int tile_x, int tile_y) {
   ExpandRegion r{};
   r.x0 = tile_x * P::kTileW;
-  r.y0 = tile_y * P::kTileH;
+  const int tile_h = expand_tile_h<P>(s);
+  r.y0 = tile_y * tile_h;
   r.w = s.width - r.x0 < P::kTileW ? s.width - r.x0 : P::kTileW;
-  r.h = s.height - r.y0 < P::kTileH ? s.height - r.y0 : P::kTileH;
+  r.h = s.height - r.y0 < tile_h ? s.height - r.y0 : tile_h;
   r.q0x = divide_by_magic(r.x0, s.d_magic);
   r.q0y = divide_by_magic(r.y0, s.d_magic);
   r.cols = divide_by_magic(r.x0 + r.w - 1, s.d_magic) - r.q0x + kExpandTaps;
@@ -690,13 +708,14 @@ GAUSSLAB_HD int expand_max_cols(int d) {
   return (P::kTileW - 1) / d + 2 + 4;
 }
 template <class P>
-GAUSSLAB_HD int expand_max_rows(int d) {
-  return (P::kTileH - 1) / d + 2 + 4;
+GAUSSLAB_HD int expand_max_rows(int d, int chunks) {
+  return (P::kChunkH * chunks - 1) / d + 2 + 4;
 }
 
 struct ExpandLayout {
-  int b_pitch;  // region row pitch (Accum)
-  int v_pitch;  // vertical result: kTileH rows × region columns (Accum)
+  int b_pitch;      // region row pitch (Accum); odd, as v's: lanes on consecutive rows hit other banks
+  int region_rows;  // expand_max_rows
+  int v_pitch;      // vertical result: kChunkH rows × region columns (Accum)
   unsigned b_offset_bytes, v_offset_bytes, total_bytes;
 };
 
@@ -704,16 +723,23 @@ GAUSSLAB_HD int expand_weight_count(int d) { return 2 * d * kExpandSplineTaps; }
 
 // Weights first (2 d × 4 floats: vertical then horizontal), then the region, then v.
 template <class P, class Accum>
-GAUSSLAB_HD ExpandLayout expand_layout(int d) {
+GAUSSLAB_HD ExpandLayout expand_layout(int d, int chunks) {
   ExpandLayout l{};
-  const int max_cols = expand_max_cols<P>(d);
-  const int max_rows = expand_max_rows<P>(d);
-  l.b_pitch = max_cols;
-  l.v_pitch = max_cols;
+  l.b_pitch = expand_max_cols<P>(d) | 1;
+  l.v_pitch = l.b_pitch;
+  l.region_rows = expand_max_rows<P>(d, chunks);
   l.b_offset_bytes = static_cast<unsigned>((expand_weight_count(d) + 3) / 4 * 16);
-  l.v_offset_bytes = l.b_offset_bytes + static_cast<unsigned>(max_rows * l.b_pitch) * static_cast<unsigned>(sizeof(Accum));
-  l.total_bytes = l.v_offset_bytes + static_cast<unsigned>(P::kTileH * l.v_pitch) * static_cast<unsigned>(sizeof(Accum));
+  l.v_offset_bytes =
+      l.b_offset_bytes + static_cast<unsigned>(l.region_rows * l.b_pitch) * static_cast<unsigned>(sizeof(Accum));
+  l.total_bytes = l.v_offset_bytes + static_cast<unsigned>(P::kChunkH * l.v_pitch) * static_cast<unsigned>(sizeof(Accum));
   return l;
+}
+
+template <class P, class Accum>
+GAUSSLAB_HD int expand_chunks_for(int d) {
+  for (int chunks = kExpandMaxChunks; chunks > 1; chunks /= 2)
+    if (expand_layout<P, Accum>(d, chunks).total_bytes <= kExpandSharedTarget) return chunks;
+  return 1;
 }
 
 // Phase 1 (then __syncthreads): fill.copy(slot, b_row, b_col) stores B[b_row][b_col] converted into
@@ -727,26 +753,28 @@ GAUSSLAB_HD void expand_fill(const ExpandStage& s, const ExpandLayout& l, const 
   for (int i = thread; i < expand_weight_count(s.d); i += P::kThreads) fill.copy_weight(i);
 }
 
-// Phase 2 (then __syncthreads): v[yy][col] = sum_j ey[p][j] region[q - q0y + first + j][col] for the
-// tile's rows yy (fine row y0 + yy = d q + p). Warps take rows, lanes consecutive columns: the row's
-// phase and weights are found once per row, not once per value.
+// Chunk c, phase 1 (then __syncthreads): v[yy - c kChunkH][col] = sum_j ey[p][j]
+// region[q - q0y + first + j][col] for the chunk's rows yy (fine row y0 + yy = d q + p) and every
+// region column. Lanes on consecutive rows (each thread finds its row's phase and weights once),
+// warps split the columns.
 template <class P, class Region, class Weights, class V>
-GAUSSLAB_HD void expand_vertical(const ExpandStage& s, const ExpandLayout& l, const ExpandRegion& r, int thread,
-                                 const Region& region, const Weights& w, const V& v) {
+GAUSSLAB_HD void expand_vertical(const ExpandStage& s, const ExpandLayout& l, const ExpandRegion& r, int chunk,
+                                 int thread, const Region& region, const Weights& w, const V& v) {
   using Accum = std::decay_t<decltype(region[0])>;
-  for (int yy = thread / 32; yy < r.h; yy += P::kThreads / 32) {
-    const int q = divide_by_magic(r.y0 + yy, s.d_magic);
-    const int p = (r.y0 + yy) - q * s.d;
-    const int first_row = (q - r.q0y + expand_first_tap(p, s.d)) * l.b_pitch;
-    float weight[kExpandSplineTaps];
+  const int row = thread % P::kChunkH;
+  const int yy = chunk * P::kChunkH + row;
+  if (yy >= r.h) return;
+  const int q = divide_by_magic(r.y0 + yy, s.d_magic);
+  const int p = (r.y0 + yy) - q * s.d;
+  const int first_row = (q - r.q0y + expand_first_tap(p, s.d)) * l.b_pitch;
+  float weight[kExpandSplineTaps];
+  GAUSSLAB_UNROLL
+  for (int j = 0; j < kExpandSplineTaps; ++j) weight[j] = w[p * kExpandSplineTaps + j];
+  for (int col = thread / P::kChunkH; col < r.cols; col += P::kColumnSlices) {
+    Accum acc = zero_value<Accum>();
     GAUSSLAB_UNROLL
-    for (int j = 0; j < kExpandSplineTaps; ++j) weight[j] = w[p * kExpandSplineTaps + j];
-    for (int col = thread % 32; col < r.cols; col += 32) {
-      Accum acc = zero_value<Accum>();
-      GAUSSLAB_UNROLL
-      for (int j = 0; j < kExpandSplineTaps; ++j) acc = fma4(weight[j], region[first_row + j * l.b_pitch + col], acc);
-      v.store(yy * l.v_pitch + col, acc);
-    }
+    for (int j = 0; j < kExpandSplineTaps; ++j) acc = fma4(weight[j], region[first_row + j * l.b_pitch + col], acc);
+    v.store(row * l.v_pitch + col, acc);
   }
 }
 
@@ -784,30 +812,70 @@ struct ExpandStore<float> {
   GAUSSLAB_HD static float fine(Word word) { return word; }
 };
 
-// Phase 3: the tile's pixels. The thread's group: columns xx0 .. xx0 + kGroup - 1 of the tile (lanes on
-// consecutive groups), rows thread / kGroupsPerRow + k kRowsAtOnce. The group's pixels read v's
-// columns from the first pixel's first on, a window of Window values: kGroup = 4 consecutive pixels
-// step to the next interval at most once for d >= 3 (Window 5) and twice for d = 2 (Window 6). Each
-// pixel's four spline weights sit at its own place in the window (zeros elsewhere), so a row loads
-// the window once for the group (Window loads of v instead of 4 kGroup: the expand was bound by
-// shared-memory bandwidth, 89 % busy on the H100 at sigma 8) for a fifth or half more multiply-adds.
-// out.store_group(x, y, words) stores kGroup pixels of row y from x on, out.store(x, y, word) one
-// pixel (the image's last group of a row when the width cuts it); words as ExpandStore<Fine>::Word.
-GAUSSLAB_HD int expand_window_for(int d) { return d >= 3 ? 5 : 6; }
+// The horizontal pass. The thread's group: columns xx0 .. xx0 + kGroup - 1 of the tile (lanes on
+// consecutive groups), rows thread / kGroupsPerRow + k kRowsAtOnce of each chunk. The group's pixels
+// read v's columns from the first pixel's first on, a window of expand_window(shape) values, each
+// pixel's four spline weights at its own place in the window, so a row loads the window once for
+// the group (a window of loads of v instead of 4 kGroup: the expand was bound by shared-memory
+// bandwidth, 89 % busy on the H100 at sigma 8).
+// Where a pixel's taps sit in the window depends on the group's phases. Groups start at multiples of
+// 4, so for d = 2, 4 and multiples of 8 every group has the same phases and the places are known at
+// compile time: the pass multiplies only the four taps of each pixel (64 multiply-adds a row for
+// four RGBA pixels instead of 80 or 96). For other d they differ between groups: a window of 5 (4
+// consecutive pixels step to the next interval at most once for d >= 3), zero weights off the taps.
+enum class ExpandShape {
+  Any,      // d 3, 5-7, 9-15, ...: window 5, the places found per thread
+  Spread,   // d 2: window 6, pixel i's taps from i = 0, 1, 1, 2 on
+  Pairs,    // d 4: window 5, from 0, 0, 1, 1
+  Aligned,  // d a multiple of 8: window 4, all from 0
+};
+GAUSSLAB_HD ExpandShape expand_shape_for(int d) {
+  return d == 2 ? ExpandShape::Spread : d == 4 ? ExpandShape::Pairs : d % 8 == 0 ? ExpandShape::Aligned : ExpandShape::Any;
+}
+GAUSSLAB_HD constexpr int expand_window(ExpandShape shape) {
+  return shape == ExpandShape::Spread ? 6 : shape == ExpandShape::Aligned ? 4 : 5;
+}
+// Whether the shape puts a tap of pixel i of a group at window place k (always, for Any).
+GAUSSLAB_HD constexpr bool expand_tap_at(ExpandShape shape, int i, int k) {
+  const int first = shape == ExpandShape::Spread ? (i + 1) / 2 : shape == ExpandShape::Pairs ? i / 2 : 0;
+  return shape == ExpandShape::Any || (k >= first && k < first + kExpandSplineTaps);
+}
 
-template <int Window, class P, class Fine, class V, class Weights, class Out>
-GAUSSLAB_HD void expand_horizontal(const ExpandStage& s, const ExpandLayout& l, const ExpandRegion& r, int thread,
-                                   const V& v, const Weights& w, const Out& out) {
-  using Accum = std::decay_t<decltype(v[0])>;
+// fn(std::integral_constant<ExpandShape, shape>) with the shape of decimation d.
+template <class Fn>
+void with_expand_shape(int d, const Fn& fn) {
+  switch (expand_shape_for(d)) {
+    case ExpandShape::Spread: return fn(std::integral_constant<ExpandShape, ExpandShape::Spread>{});
+    case ExpandShape::Pairs: return fn(std::integral_constant<ExpandShape, ExpandShape::Pairs>{});
+    case ExpandShape::Aligned: return fn(std::integral_constant<ExpandShape, ExpandShape::Aligned>{});
+    case ExpandShape::Any: break;
+  }
+  fn(std::integral_constant<ExpandShape, ExpandShape::Any>{});
+}
+
+// The thread's group, found once per tile (after the barrier that ends the fill: the weights are in
+// shared memory).
+template <int Window, int Group>
+struct ExpandGroup {
+  int xx0;                     // the group's first column in the tile; the thread has none if xx0 >= r.w
+  bool whole;                  // all kGroup pixels inside the image
+  int column[Window];          // v's columns of the window
+  float weight[Group][Window]; // pixel i's weight on window place k (zero off its taps)
+};
+
+template <int Window, class P, class Weights>
+GAUSSLAB_HD ExpandGroup<Window, P::kGroup> expand_group(const ExpandStage& s, const ExpandRegion& r, int thread,
+                                                        const Weights& w) {
   constexpr int G = P::kGroup;
-  const int xx0 = (thread % P::kGroupsPerRow) * G;
-  if (xx0 >= r.w) return;
+  ExpandGroup<Window, G> g{};
+  g.xx0 = (thread % P::kGroupsPerRow) * G;
+  g.whole = g.xx0 + G <= r.w;
+  if (g.xx0 >= r.w) return g;
   const int horizontal = s.d * kExpandSplineTaps;  // the horizontal weights follow the vertical ones
   int window_first = 0;
-  float weight[G][Window];
   GAUSSLAB_UNROLL
   for (int i = 0; i < G; ++i) {
-    const int x = r.x0 + (xx0 + i < r.w ? xx0 + i : r.w - 1);  // past the image: computed, never stored
+    const int x = r.x0 + (g.xx0 + i < r.w ? g.xx0 + i : r.w - 1);  // past the image: computed, never stored
     const int q = divide_by_magic(x, s.d_magic);
     const int p = x - q * s.d;
     const int offset = q - r.q0x + expand_first_tap(p, s.d);
@@ -816,31 +884,48 @@ GAUSSLAB_HD void expand_horizontal(const ExpandStage& s, const ExpandLayout& l, 
     GAUSSLAB_UNROLL
     for (int k = 0; k < Window; ++k) {
       const int j = k - shift;
-      weight[i][k] = j >= 0 && j < kExpandSplineTaps ? w[horizontal + p * kExpandSplineTaps + j] : 0.0f;
+      g.weight[i][k] = j >= 0 && j < kExpandSplineTaps ? w[horizontal + p * kExpandSplineTaps + j] : 0.0f;
     }
   }
   // The window's last column may lie past the region when the group's pixels use fewer: read the
   // last column instead (its weight is zero).
-  int column[Window];
   GAUSSLAB_UNROLL
-  for (int k = 0; k < Window; ++k) column[k] = window_first + k < r.cols ? window_first + k : r.cols - 1;
-  const bool whole_group = xx0 + G <= r.w;
-  for (int yy = thread / P::kGroupsPerRow; yy < r.h; yy += P::kRowsAtOnce) {
+  for (int k = 0; k < Window; ++k) g.column[k] = window_first + k < r.cols ? window_first + k : r.cols - 1;
+  return g;
+}
+
+// Chunk c, phase 2 (then __syncthreads before the next chunk's vertical pass): the chunk's pixels.
+// out.store_group(x, y, words) stores kGroup pixels of row y from x on, out.store(x, y, word) one
+// pixel (the image's last group of a row when the width cuts it); words as ExpandStore<Fine>::Word.
+template <ExpandShape Shape, class P, class Fine, class V, class Out>
+GAUSSLAB_HD void expand_horizontal(const ExpandLayout& l, const ExpandRegion& r, int chunk, int thread,
+                                   const ExpandGroup<expand_window(Shape), P::kGroup>& g, const V& v,
+                                   const Out& out) {
+  using Accum = std::decay_t<decltype(v[0])>;
+  constexpr int G = P::kGroup;
+  constexpr int Window = expand_window(Shape);
+  if (g.xx0 >= r.w) return;
+  const int chunk_end = (chunk + 1) * P::kChunkH < r.h ? (chunk + 1) * P::kChunkH : r.h;
+  for (int yy = chunk * P::kChunkH + thread / P::kGroupsPerRow; yy < chunk_end; yy += P::kRowsAtOnce) {
+    const int v_row = (yy - chunk * P::kChunkH) * l.v_pitch;
     Accum window[Window];
     GAUSSLAB_UNROLL
-    for (int k = 0; k < Window; ++k) window[k] = v[yy * l.v_pitch + column[k]];
+    for (int k = 0; k < Window; ++k) window[k] = v[v_row + g.column[k]];
     typename ExpandStore<Fine>::Word values[G];
     GAUSSLAB_UNROLL
     for (int i = 0; i < G; ++i) {
       Accum acc = zero_value<Accum>();
       GAUSSLAB_UNROLL
-      for (int k = 0; k < Window; ++k) acc = fma4(weight[i][k], window[k], acc);
+      for (int k = 0; k < Window; ++k)
+        if (expand_tap_at(Shape, i, k)) acc = fma4(g.weight[i][k], window[k], acc);
       values[i] = ExpandStore<Fine>::word(acc);
     }
-    if (whole_group) {
-      out.store_group(r.x0 + xx0, r.y0 + yy, values);
+    if (g.whole) {
+      out.store_group(r.x0 + g.xx0, r.y0 + yy, values);
     } else {
-      for (int i = 0; xx0 + i < r.w; ++i) out.store(r.x0 + xx0 + i, r.y0 + yy, values[i]);
+      GAUSSLAB_UNROLL
+      for (int i = 0; i < G; ++i)
+        if (g.xx0 + i < r.w) out.store(r.x0 + g.xx0 + i, r.y0 + yy, values[i]);
     }
   }
 }

@@ -295,13 +295,14 @@ struct ModelRun {
     s.height = out.height();
     s.b_w = b.width();
     s.b_h = b.height();
-    const ExpandLayout l = expand_layout<P, Accum>(p.d);
+    s.chunks = expand_chunks_for<P, Accum>(p.d);
+    const ExpandLayout l = expand_layout<P, Accum>(p.d, s.chunks);
     for (long long block = 0; block < static_cast<long long>(expand_tiles_x<P>(s)) * expand_tiles_y<P>(s); ++block) {
       const ExpandRegion r = expand_region<P>(s, static_cast<int>(block % expand_tiles_x<P>(s)),
                                               static_cast<int>(block / expand_tiles_x<P>(s)));
       CheckedShared<float> w(static_cast<std::size_t>(expand_weight_count(p.d)), "expand weights");
-      CheckedShared<Accum> region(static_cast<std::size_t>(expand_max_rows<P>(p.d) * l.b_pitch), "region");
-      CheckedShared<Accum> v(static_cast<std::size_t>(P::kTileH * l.v_pitch), "v");
+      CheckedShared<Accum> region(static_cast<std::size_t>(l.region_rows * l.b_pitch), "region");
+      CheckedShared<Accum> v(static_cast<std::size_t>(P::kChunkH * l.v_pitch), "v");
       struct Fill {
         const Array<Coarse>* b;
         typename CheckedShared<Accum>::Access region;
@@ -310,15 +311,12 @@ struct ModelRun {
         void copy(int slot, int row, int col) const { region.store(slot, to_accum_via_i2f(b->at(col, row))); }
         void copy_weight(int i) const { w.store(i, (*weights)[static_cast<std::size_t>(i)]); }
       };
-      if (r.cols > l.b_pitch || r.rows > expand_max_rows<P>(p.d)) throw ModelError("expand region larger than its shared array");
+      if (r.cols > l.b_pitch || r.rows > l.region_rows) throw ModelError("expand region larger than its shared array");
       w.begin_fill();
       region.begin_fill();
       for (int t = 0; t < P::kThreads; ++t) expand_fill<P>(s, l, r, t, Fill{&b, region.access(), w.access(), &expand});
       w.begin_read();
       region.begin_read();
-      v.begin_fill();
-      for (int t = 0; t < P::kThreads; ++t) expand_vertical<P>(s, l, r, t, region.access(), w.access(), v.access());
-      v.begin_read();
       struct Out {
         using Word = typename ExpandStore<Fine>::Word;
         Array<Fine>* out;
@@ -327,12 +325,18 @@ struct ModelRun {
           for (int i = 0; i < P::kGroup; ++i) store(x + i, y, words[i]);
         }
       };
-      for (int t = 0; t < P::kThreads; ++t) {
-        if (expand_window_for(p.d) == 5)
-          expand_horizontal<5, P, Fine>(s, l, r, t, v.access(), w.access(), Out{&out});
-        else
-          expand_horizontal<6, P, Fine>(s, l, r, t, v.access(), w.access(), Out{&out});
-      }
+      with_expand_shape(p.d, [&](auto shape) {
+        constexpr ExpandShape S = decltype(shape)::value;
+        std::vector<ExpandGroup<expand_window(S), P::kGroup>> groups;
+        for (int t = 0; t < P::kThreads; ++t) groups.push_back(expand_group<expand_window(S), P>(s, r, t, w.access()));
+        for (int chunk = 0; chunk * P::kChunkH < r.h; ++chunk) {
+          v.begin_fill();
+          for (int t = 0; t < P::kThreads; ++t) expand_vertical<P>(s, l, r, chunk, t, region.access(), w.access(), v.access());
+          v.begin_read();
+          for (int t = 0; t < P::kThreads; ++t)
+            expand_horizontal<S, P, Fine>(l, r, chunk, t, groups[static_cast<std::size_t>(t)], v.access(), Out{&out});
+        }
+      });
     }
   }
 };
