@@ -497,7 +497,9 @@ struct ColumnReducePolicy {
 using ColumnReduceKernelPolicy = ColumnReducePolicy<8, 4>;
 // Up to d 6 the windows have few phases for 8 warps: 4 warps a block, twice the blocks an SM (H100,
 // 4096² RGBA8: σ 8 (d 4) 0.188 → 0.173 ms, σ 12 (d 6) 0.138 → 0.136; from d 8 on 8 warps are faster,
-// σ 32 0.123 against 0.127). Other shapes must pass the CPU model: <4, 8> left outputs unwritten.
+// σ 32 0.123 against 0.127). Also measured after the expand's chunks (2026-11-25, 4096² RGBA8,
+// σ 8 / 12 / 32, against 0.146 / 0.124 / 0.103 ms for these two): <4, 8> 0.154 / 0.130 / 0.111,
+// <2, 8> 0.152 / 0.128 / 0.129, <8, 8> 0.176 / 0.130 / 0.103, <2, 4> 0.147 / 0.124 / 0.120.
 using ColumnReduceSmallDPolicy = ColumnReducePolicy<4, 4>;
 inline constexpr int kColumnReduceSmallDMax = 6;
 // fn(policy) with the column reduce's policy for decimation d.
@@ -570,16 +572,18 @@ GAUSSLAB_HD void column_reduce_combine(const ColumnReduceStage& s, int block, in
                                        const Out& out) {
   using Accum = std::decay_t<decltype(partial[0])>;
   constexpr int N = P::kOutputs;
-  if (thread >= 32 * N) return;
   const int bx = column_reduce_blocks_x<P>(s);
-  const int lane = thread % 32, j = thread / 32;
+  const int lane = thread % 32;
   const int cx = (block % bx) * 32 + lane;
-  const int cy = (block / bx) * N + j;
-  if (cx >= s.out_w || cy >= s.out_h) return;
-  Accum sum = zero_value<Accum>();
-  GAUSSLAB_UNROLL
-  for (int slice = 0; slice < P::kSlices; ++slice) sum = sum + partial[(slice * N + j) * 32 + lane];
-  out.store(cx, cy, sum);
+  if (cx >= s.out_w) return;
+  for (int j = thread / 32; j < N; j += P::kSlices) {  // warp w: outputs w, w + kSlices, ...
+    const int cy = (block / bx) * N + j;
+    if (cy >= s.out_h) return;
+    Accum sum = zero_value<Accum>();
+    GAUSSLAB_UNROLL
+    for (int slice = 0; slice < P::kSlices; ++slice) sum = sum + partial[(slice * N + j) * 32 + lane];
+    out.store(cx, cy, sum);
+  }
 }
 
 // ---- expand ---------------------------------------------------------------------------------------
