@@ -25,6 +25,7 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
+#include "mma_accumulator_layout.cuh"
 #include "gausslab/cuda/kernel_common.cuh"
 
 namespace gausslab::int8_fir {
@@ -44,9 +45,8 @@ GAUSSLAB_HD unsigned byte_perm(unsigned a, unsigned b, unsigned selector) {
 
 // ---- fragment layouts of mma.m16n8k32 (.u8 A and B, .s32 C and D) -----------------------------------
 
-struct Coord {
-  int row, col;
-};
+using mma_layout::c_coord;
+using mma_layout::Coord;
 // A (16 × 32 bytes): element i = 0..15 is byte i % 4 of register i / 4.
 GAUSSLAB_HD Coord a_coord(int lane, int i) {
   const int group = lane >> 2, in_group = lane & 3, reg = i >> 2;
@@ -57,11 +57,7 @@ GAUSSLAB_HD Coord b_coord(int lane, int i) {
   const int group = lane >> 2, in_group = lane & 3;
   return {in_group * 4 + (i & 3) + ((i & 4) ? 16 : 0), group};
 }
-// C and D (16 × 8 int32): elements i = 0..3.
-GAUSSLAB_HD Coord c_coord(int lane, int i) {
-  const int group = lane >> 2, in_group = lane & 3;
-  return {group + ((i & 2) ? 8 : 0), in_group * 2 + (i & 1)};
-}
+// C and D (16 × 8 int32): mma_layout::c_coord (mma_accumulator_layout.cuh).
 
 struct FragA {
   unsigned r[4];

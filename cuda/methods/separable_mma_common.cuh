@@ -22,6 +22,7 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
+#include "mma_accumulator_layout.cuh"
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 
@@ -107,9 +108,8 @@ GAUSSLAB_HD HalfPair split_half(float v) {
 
 // ---- fragment layouts of mma.m16n8k16 (.f16 A and B, .f32 C and D) ----------------------------------
 
-struct Coord {
-  int row, col;
-};
+using mma_layout::c_coord;
+using mma_layout::Coord;
 // A (16 × 16): elements i = 0..7, registers i / 2 (low half first).
 GAUSSLAB_HD Coord a_coord(int lane, int i) {
   const int group = lane >> 2, in_group = lane & 3;
@@ -120,11 +120,7 @@ GAUSSLAB_HD Coord b_coord(int lane, int i) {
   const int group = lane >> 2, in_group = lane & 3;
   return {in_group * 2 + (i & 1) + ((i & 2) ? 8 : 0), group};
 }
-// C and D (16 × 8): elements i = 0..3.
-GAUSSLAB_HD Coord c_coord(int lane, int i) {
-  const int group = lane >> 2, in_group = lane & 3;
-  return {group + ((i & 2) ? 8 : 0), in_group * 2 + (i & 1)};
-}
+// C and D (16 × 8): mma_layout::c_coord (mma_accumulator_layout.cuh).
 
 struct FragA {
   unsigned r[4];

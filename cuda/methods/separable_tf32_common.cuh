@@ -41,6 +41,7 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
+#include "mma_accumulator_layout.cuh"
 
 namespace gausslab::tf32_fir {
 
@@ -101,13 +102,10 @@ GAUSSLAB_HD Split split_sample(float x) {
 //   A (16 × 8): a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4)
 //   B (8 × 8):  b0 (t, g), b1 (t + 4, g)
 //   C, D (16 × 8): c0 (g, 2t), c1 (g, 2t + 1), c2 (g + 8, 2t), c3 (g + 8, 2t + 1)
-struct Coord {
-  int row;
-  int col;
-};
+using mma_layout::c_coord;  // mma_accumulator_layout.cuh
+using mma_layout::Coord;
 GAUSSLAB_HD Coord a_coord(int lane, int i) { return {lane / 4 + 8 * (i % 2), lane % 4 + 4 * (i / 2)}; }
 GAUSSLAB_HD Coord b_coord(int lane, int i) { return {lane % 4 + 4 * i, lane / 4}; }
-GAUSSLAB_HD Coord c_coord(int lane, int i) { return {lane / 4 + 8 * (i / 2), 2 * (lane % 4) + i % 2}; }
 
 struct FragA {
   float r[4];
