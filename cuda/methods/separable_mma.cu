@@ -159,12 +159,7 @@ class SeparableMma final : public GpuMethod {
     if (radius > Policy<2>::kMaxRadius)
       return "radius " + std::to_string(radius) + " exceeds separable_mma's 12 (K = 32 samples per tensor-core "
              "product): use separable_fused or multires";
-    const CudaDeviceStatus& device = cuda_device_status();
-    if (device.available && device.compute_major < 8)
-      return "separable_mma needs the tensor cores' mma.m16n8k16 (compute capability 8.0 or later); " + device.name +
-             " is " + std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor) +
-             ": use separable_fused";
-    return {};
+    return tensor_core_refusal("separable_mma", "the tensor cores' mma.m16n8k16");
   }
 
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }

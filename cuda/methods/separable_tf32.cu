@@ -174,12 +174,7 @@ class SeparableTf32 final : public GpuMethod {
     if (radius > kMaxTf32Radius)
       return "radius " + std::to_string(radius) + " exceeds separable_tf32's " + std::to_string(kMaxTf32Radius) +
              " (its weights stay in registers): use separable_fused";
-    const CudaDeviceStatus& device = cuda_device_status();
-    if (device.available && device.compute_major < 8)
-      return "separable_tf32 needs the tensor cores' tf32 mma (compute capability 8.0 or later); " + device.name +
-             " is " + std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor) +
-             ": use separable_fused";
-    return {};
+    return tensor_core_refusal("separable_tf32", "the tensor cores' tf32 mma");
   }
 
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }

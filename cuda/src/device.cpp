@@ -80,6 +80,17 @@ const CudaDeviceStatus& cuda_device_status() {
   return status;
 }
 
+std::string compute_capability_refusal(const CudaDeviceStatus& status, const std::string& method,
+                                       const std::string& what) {
+  if (!status.available || status.compute_major >= 8) return {};
+  return method + " needs " + what + " (compute capability 8.0 or later); " + status.name + " is " +
+         std::to_string(status.compute_major) + "." + std::to_string(status.compute_minor) + ": use separable_fused";
+}
+
+std::string tensor_core_refusal(const std::string& method, const std::string& what) {
+  return compute_capability_refusal(cuda_device_status(), method, what);
+}
+
 std::string describe(const CudaDeviceStatus& status) {
   if (!status.available) return status.reason;
   const std::string kernel = status.kernel_driver.empty() ? "" : "driver " + status.kernel_driver + ", ";

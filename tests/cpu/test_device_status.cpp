@@ -28,5 +28,28 @@ TEST(DeviceStatus, WithoutADeviceTheDescriptionIsTheReason) {
   EXPECT_EQ(describe(status), status.reason);
 }
 
+// The tensor-core methods' refusal before compute capability 8.0, decided from the status alone.
+TEST(DeviceStatus, TensorCoreMethodsRefuseDevicesBeforeComputeCapability8) {
+  CudaDeviceStatus turing;
+  turing.available = true;
+  turing.name = "Tesla T4";
+  turing.compute_major = 7;
+  turing.compute_minor = 5;
+  EXPECT_EQ(compute_capability_refusal(turing, "separable_tf32", "the tensor cores' tf32 mma"),
+            "separable_tf32 needs the tensor cores' tf32 mma (compute capability 8.0 or later); Tesla T4 is 7.5: "
+            "use separable_fused");
+
+  CudaDeviceStatus ampere = turing;
+  ampere.compute_major = 8;
+  ampere.compute_minor = 0;
+  EXPECT_EQ(compute_capability_refusal(ampere, "separable_int8", "the tensor cores' integer mma"), "");
+  ampere.compute_major = 9;
+  EXPECT_EQ(compute_capability_refusal(ampere, "separable_int8", "the tensor cores' integer mma"), "");
+
+  CudaDeviceStatus none;  // no device: the base class gives its own reason
+  none.reason = "no CUDA device";
+  EXPECT_EQ(compute_capability_refusal(none, "separable_mma", "the tensor cores' mma.m16n8k16"), "");
+}
+
 }  // namespace
 }  // namespace gausslab

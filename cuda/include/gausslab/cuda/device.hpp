@@ -30,6 +30,15 @@ std::string kernel_driver_from_proc(const std::string& text);
 // does an injected no-device fault (fault_injection.hpp) while it is in force.
 const CudaDeviceStatus& cuda_device_status();
 
+// The refusal of a method whose kernels need the tensor cores' mma.sync of compute capability 8.0
+// (tf32, u8 and m16n8k16 f16 products): "" where the device has them, or where there is no device
+// (the base class refuses that on its own); otherwise "<method> needs <what> (compute capability 8.0
+// or later); <device> is 7.5: use separable_fused". compute_capability_refusal decides from a given
+// status (tested without a device), tensor_core_refusal from this machine's.
+std::string compute_capability_refusal(const CudaDeviceStatus& status, const std::string& method,
+                                       const std::string& what);
+std::string tensor_core_refusal(const std::string& method, const std::string& what);
+
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB, driver 580.159.04, CUDA driver 13.0, runtime 13.0)"
 // or the reason there is none.
 std::string describe(const CudaDeviceStatus& status);
