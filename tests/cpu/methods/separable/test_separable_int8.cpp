@@ -19,6 +19,7 @@
 #include "gausslab/core/reference.hpp"
 #include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
+#include "kit/model_accuracy.hpp"
 #include "separable_int8_common.cuh"
 
 namespace gausslab {
@@ -215,25 +216,12 @@ TEST(SeparableInt8Policy, TilesFitTheirSharedMemoryAndStepsCoverTheirRadii) {
 }
 
 TEST(SeparableInt8Model, MeetsTheFirBoundForEveryBorderRadiusAndSize) {
-  struct Case {
-    int w, h;
-    int radius;
-  };
-  const Case cases[] = {{1, 1, 3},   {5, 3, 8},    {70, 33, 0},  {70, 33, 4},  {130, 67, 8}, {64, 64, 2},
-                        {97, 129, 9}, {33, 70, 16}, {67, 45, 24}, {45, 67, 25}, {40, 70, 40}, {3, 90, 33}};
-  for (const Case& c : cases)
-    for (BorderMode border : kAllBorderModes) {
-      FilterParams params;
-      params.border = border;
-      params.fixed_radius = c.radius;
-      params.sigma = std::max(0.3, c.radius / 4.0);
-      SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " radius " + std::to_string(c.radius) + " " +
-                   to_string(border));
-      const ImageRgba8 src = make_random_rgba8(c.w, c.h, 23);
-      const ImageRgba8 got = run_model(src, params);
-      const AccuracyStats stats = compare_with_reference(got.view(), reference_gaussian(src.view(), params), 255);
-      EXPECT_LE(stats.max_abs_error, 0.51);
-    }
+  const std::vector<test::FirCase> cases = {
+      {1, 1, 3}, {5, 3, 8}, {70, 33, 0}, {70, 33, 4}, {130, 67, 8}, {64, 64, 2}, {97, 129, 9},
+      {33, 70, 16}, {67, 45, 24}, {45, 67, 25}, {40, 70, 40}, {3, 90, 33}};
+  test::expect_fir_cases_within<Rgba8>(cases, 23, 0.51, [](const auto& src, const FilterParams& params) {
+    return run_model(src, params);
+  });
 }
 
 TEST(SeparableInt8Model, ExtremeImagesStayWithinTheBoundAndInt32) {

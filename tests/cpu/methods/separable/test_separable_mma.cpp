@@ -18,6 +18,7 @@
 #include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
 #include "kit/mma_emulation.hpp"
+#include "kit/model_accuracy.hpp"
 #include "separable_mma_common.cuh"
 
 namespace gausslab {
@@ -189,24 +190,11 @@ TEST(SeparableMmaHalves, ConversionsRoundToNearestEvenAndSplitToAbout22Bits) {
 }
 
 TEST(SeparableMmaModel, MeetsTheFirBoundForEveryBorderRadiusAndSize) {
-  struct Case {
-    int w, h;
-    int radius;
-  };
-  const Case cases[] = {{1, 1, 2}, {5, 3, 12}, {70, 33, 0}, {70, 33, 4}, {130, 67, 5}, {64, 64, 8}, {97, 129, 12}};
-  for (const Case& c : cases)
-    for (BorderMode border : kAllBorderModes) {
-      FilterParams params;
-      params.border = border;
-      params.fixed_radius = c.radius;
-      params.sigma = std::max(0.3, c.radius / 4.0);
-      SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " radius " + std::to_string(c.radius) + " " +
-                   to_string(border));
-      const ImageRgba8 src = make_random_rgba8(c.w, c.h, 21);
-      const ImageRgba8 got = run_model(src, params);
-      const AccuracyStats stats = compare_with_reference(got.view(), reference_gaussian(src.view(), params), 255);
-      EXPECT_LE(stats.max_abs_error, 0.51);
-    }
+  const std::vector<test::FirCase> cases = {
+      {1, 1, 2}, {5, 3, 12}, {70, 33, 0}, {70, 33, 4}, {130, 67, 5}, {64, 64, 8}, {97, 129, 12}};
+  test::expect_fir_cases_within<Rgba8>(cases, 21, 0.51, [](const auto& src, const FilterParams& params) {
+    return run_model(src, params);
+  });
 }
 
 }  // namespace

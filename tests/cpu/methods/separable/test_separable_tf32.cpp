@@ -249,25 +249,12 @@ TEST(SeparableTf32Numbers, EachRadiusRunsTheKernelWhosePaddedRadiusCoversIt) {
 }
 
 TEST(SeparableTf32Model, MeetsTheFirBoundForEveryBorderRadiusAndSize) {
-  struct Case {
-    int w, h;
-    int radius;
-  };
-  const Case cases[] = {{1, 1, 2},   {5, 3, 24},   {40, 33, 0},   {70, 150, 3},  {33, 129, 5},
-                        {64, 64, 9}, {97, 140, 13}, {65, 131, 20}, {31, 260, 24}};
-  for (const Case& c : cases)
-    for (BorderMode border : kAllBorderModes) {
-      FilterParams params;
-      params.border = border;
-      params.fixed_radius = c.radius;
-      params.sigma = std::max(0.3, c.radius / 4.0);
-      SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " radius " + std::to_string(c.radius) + " " +
-                   to_string(border));
-      const ImageF32 src = make_random_f32(c.w, c.h, 23);
-      const ImageF32 got = run_model(src, params);
-      const AccuracyStats stats = compare_with_reference(got.view(), reference_gaussian(src.view(), params), 1.0);
-      EXPECT_LE(stats.max_relative_error, 1e-5);
-    }
+  const std::vector<test::FirCase> cases = {
+      {1, 1, 2}, {5, 3, 24}, {40, 33, 0}, {70, 150, 3}, {33, 129, 5}, {64, 64, 9}, {97, 140, 13},
+      {65, 131, 20}, {31, 260, 24}};
+  test::expect_fir_cases_within<float>(cases, 23, 1e-5, [](const auto& src, const FilterParams& params) {
+    return run_model(src, params);
+  });
 }
 
 TEST(SeparableTf32Model, MeetsItsRegisteredBoundOnAPhotoEveryBorder) {
