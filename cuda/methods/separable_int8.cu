@@ -71,17 +71,12 @@ struct DeviceH {
   }
 };
 
-// (GAUSSLAB_INT8_P1B: the blocks an SM the radius-8 kernel is compiled for, a measurement hook; an
-// explicit minimum of 1 let ptxas take 86 registers where it takes 55 without one.)
-#if defined(GAUSSLAB_INT8_P1B)
-#define GAUSSLAB_INT8_BOUNDS(P) __launch_bounds__(256, P::kSteps == 1 ? GAUSSLAB_INT8_P1B : 1)
-#else
-#define GAUSSLAB_INT8_BOUNDS(P) __launch_bounds__(256)
-#endif
+// 256 threads and no minimum of blocks an SM: an explicit minimum of 1 let ptxas take 86 registers
+// for the radius-8 kernel where it takes 55 without one (measured on the H100, docs/methods/separable_int8.md).
 template <class P>
-__global__ void GAUSSLAB_INT8_BOUNDS(P) SeparableInt8Kernel(Int8Problem p, bool aligned16, bool aligned8_dst,
-                                                           const char* src, std::size_t src_pitch, char* dst,
-                                                           std::size_t dst_pitch, const unsigned* fragments) {
+__global__ void __launch_bounds__(256) SeparableInt8Kernel(Int8Problem p, bool aligned16, bool aligned8_dst,
+                                                          const char* src, std::size_t src_pitch, char* dst,
+                                                          std::size_t dst_pitch, const unsigned* fragments) {
   constexpr int kSteps = P::kSteps;
   extern __shared__ uint4 int8_shared[];
   unsigned* const raw = reinterpret_cast<unsigned*>(int8_shared);
@@ -229,12 +224,7 @@ class SeparableInt8 final : public GpuMethod {
     if (radius > kMaxInt8Radius)
       return "radius " + std::to_string(radius) + " exceeds separable_int8's " + std::to_string(kMaxInt8Radius) +
              " (three 32-sample steps): use multires";
-    const CudaDeviceStatus& device = cuda_device_status();
-    if (device.available && device.compute_major < 8)
-      return "separable_int8 needs the tensor cores' integer mma (compute capability 8.0 or later); " + device.name +
-             " is " + std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor) +
-             ": use separable_fused";
-    return {};
+    return tensor_core_refusal("separable_int8", "the tensor cores' integer mma");
   }
 
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
