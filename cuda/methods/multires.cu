@@ -5,17 +5,18 @@
 // multires_common.cuh, run unchanged by tests/cpu/methods/multires/): three separable, normalised,
 // non-negative stages whose variances add up to sigma^2: a Gaussian prefilter of 0.8 d evaluated at
 // every d-th pixel (reduce, d = max(2, floor(sigma / 2)) for RGBA8, floor(sigma / 2.5) for F32), a
-// Gaussian blur of the coarse image, and
-// the cubic B-spline through the coarse samples (variance d^2 / 3). Pyramid ideas (Burt & Adelson,
-// Unser's B-splines) with the parameters and the bound worked out here; no code copied.
+// Gaussian blur of the coarse image, and the cubic B-spline through the coarse samples (variance
+// d^2 / 3). Pyramid ideas (Burt & Adelson, Unser's B-splines) with the parameters and the bound
+// worked out here; no code copied.
 // Cost, constant in sigma: about 6.5 + 6.5/d + 2(2r2 + 1)/d^2 + 5 + 5/d multiply-adds per pixel and
 // channel; the image read once and written once, plus coarse images of 8/d^2 B per pixel (RGBA8).
-// Kernels: reduce (2D tile; rows + columns (columns in 4-warp blocks up to d 6, 8 above) above d 3
-// for RGBA8 where the row reduce runs on the
-// tensor cores (sm_80 on, multires_row_mma.cuh), above d 4 otherwise, above 6 for F32), blur (the
-// reduce kernel with d = 1), expand (tiles of 128 columns × up to 4 chunks of 32 rows; each thread
-// four pixels of a row per 16-byte store, only the spline's taps multiplied where d is 2, 4 or a
-// multiple of 8). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers.
+// Kernels: reduce (one 2D-tile kernel up to d 3 for RGBA8 on the tensor cores' devices, d 4 for
+// RGBA8 elsewhere, d 6 for F32; above, a row reduce, as mma products for RGBA8 from sm_80
+// (multires_row_mma.cuh), then a column reduce in 4-warp blocks up to d 6, 8-warp blocks above), blur
+// (the reduce kernel with d = 1), expand (tiles of 128 columns × up to 4 chunks of 32 rows; each
+// thread four pixels of a row per 16-byte store, only the spline's taps multiplied where d is 2, 4 or
+// a multiple of 8). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers;
+// from sm_90 each kernel after the first launches as a programmatic dependent of the one before.
 // Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
 // bound), five borders (the coarse grid extends past the image), RGBA8 and F32, any size up to
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
