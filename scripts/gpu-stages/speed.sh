@@ -9,7 +9,8 @@
 #                     sigma" table and % of copy bandwidth (must-show 1), time against pixels at sigma 2
 #                     and 32 (must-show 5), charts with the copy-bandwidth line
 #   speed-multires-*  multires with the fused reduce up to d 2 and up to d 8 (the default is 6)
-#   speed-ncu-*       Nsight Compute limiters of the best methods' kernels (must-show 6)
+#   speed-ncu-*       Nsight Compute limiters of the best methods' kernels (must-show 6):
+#                     speed-ncu.sh, also a stage of its own; GAUSSLAB_SPEED_NCU=0 leaves it out here
 #   speed-viewer-*    the viewer at 3840×2160 with auto at sigma 2, 8, 32, 64: the summary line's
 #                     frame_ms and its stages (must-show 4)
 export XDG_CACHE_HOME=$OUT/cache
@@ -24,20 +25,7 @@ for s in 2 8 32 64; do
   stage "speed-viewer-sigma$s" 25 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 --size 3840x2160 \
     --window 1920x1080 --sigma "$s"
 done
-speed_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
-speed_ncu() {  # NAME SKIP COUNT BENCH-ARGS...: the kernels of one method's runs after SKIP launches
-  local name=$1 skip=$2 count=$3; shift 3
-  stage "speed-ncu-$name" 35 bash .gpu/run.sh ncu --launch-skip "$skip" --launch-count "$count" \
-    --metrics "$speed_metrics" .gpu/bin/gausslab-bench --quick --no-plot --sizes 4096 "$@" --out "$(mktemp -d)/r"
-}
-speed_ncu fused-f32-7x7 3 1 --formats f32 --kernels 7 --methods separable_fused
-speed_ncu fused-rgba8-sigma0.5 3 1 --formats rgba8 --sigmas 0.5 --methods separable_fused
-speed_ncu int8-rgba8-sigma2 3 1 --formats rgba8 --sigmas 2 --methods separable_int8
-speed_ncu int8-rgba8-sigma4 3 1 --formats rgba8 --sigmas 4 --methods separable_int8
-speed_ncu multires-rgba8-sigma8 12 3 --formats rgba8 --sigmas 8 --methods multires
-speed_ncu multires-rgba8-sigma32 12 4 --formats rgba8 --sigmas 32 --methods multires
-speed_ncu rtiled-f32-sigma4 20 5 --formats f32 --sigmas 4 --methods recursive_tiled
-speed_ncu tf32-f32-41x41 3 1 --formats f32 --kernels 41 --methods separable_tf32
+[ "${GAUSSLAB_SPEED_NCU:-1}" = 0 ] || source scripts/gpu-stages/speed-ncu.sh
 for d in 2 8; do
   stage "speed-multires-fused$d" 20 env GAUSSLAB_MULTIRES_FUSED_MAX_D=$d bash .gpu/run.sh .gpu/bin/gausslab-bench \
     --sizes 4096 --sigmas 8,12,16,20,24,32 --formats rgba8,f32 --methods multires --no-plot --quick \
