@@ -22,9 +22,9 @@
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
 // Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): RGBA8
 // <= 0.68 levels (0.5 of it rounding); F32 <= 4.2e-4 of the input's range, <= 9e-4 of the peak.
-// Measured (NVIDIA H100 80GB HBM3, 4096² RGBA8, reflect): 0.122 ms at sigma 32 (recursive 1.57 ms),
-// 0.12-0.13 ms from sigma 16 to 64, 0.170 at sigma 8, 0.279 at sigma 4 (37 % to 16 % of the copy
-// bandwidth); per-kernel figures and what limits each in docs/methods/multires.md.
+// Measured (NVIDIA H200, 4096² RGBA8, reflect, 2026-11-28): 0.137 ms at sigma 8, 0.095-0.101 ms
+// from sigma 16 to 64 (recursive 1.2 ms; 23-34 % of that GPU's copy bandwidth); on the H100 0.122 ms
+// at sigma 32 before the expand's chunks. Per-kernel figures and limits: docs/methods/multires.md.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
