@@ -25,8 +25,8 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
-#include "mma_accumulator_layout.cuh"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "mma_accumulator_layout.cuh"
 
 namespace gausslab::int8_fir {
 

@@ -22,9 +22,9 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
-#include "mma_accumulator_layout.cuh"
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "mma_accumulator_layout.cuh"
 
 #if defined(__CUDACC__)
 #include <cuda_fp16.h>

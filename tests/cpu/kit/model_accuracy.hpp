@@ -44,27 +44,25 @@ AccuracyBound registered_bound(const std::string& method_id, const FilterProblem
 
 // A model is callable as model(image, params) for Image<Rgba8> and Image<float> (a generic lambda).
 
-// One case of a FIR model's sweep: an image size and a fixed radius (sigma max(0.3, radius / 4)).
+// One case of a FIR model's sweep: an image size and a fixed radius (radius_params).
 struct FirCase {
   int width, height;
   int radius;
 };
 
-// The model on random Pixel images (seed `seed`) of every case, in every border mode: each result
+// The model on a random Pixel image (seed `seed`) of every case, in every border mode: each result
 // within `bound` of the float64 reference (relative error for F32, levels for RGBA8; the tensor-core
 // FIR methods' sweep over their radii and tile edges).
 template <class Pixel, class Model>
 void expect_fir_cases_within(const std::vector<FirCase>& cases, std::uint32_t seed, double bound, Model model) {
-  for (const FirCase& c : cases)
+  for (const FirCase& c : cases) {
+    const Image<Pixel> src = random_image<Pixel>(c.width, c.height, seed);
     for (const BorderMode border : kAllBorderModes) {
-      FilterParams params;
-      params.border = border;
-      params.fixed_radius = c.radius;
-      params.sigma = std::max(0.3, c.radius / 4.0);
-      const Image<Pixel> src = random_image<Pixel>(c.width, c.height, seed);
+      const FilterParams params = radius_params(c.radius, border);
       EXPECT_LE(error_against_reference(src, model(src, params), params), bound)
           << describe_case(Image<Pixel>::format(), c.width, c.height, params);
     }
+  }
 }
 
 // The model on a photo crop (RGBA8 and its luminance) and on noise, every border, at `sigmas`: each
