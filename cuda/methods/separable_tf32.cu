@@ -12,13 +12,13 @@
 // the 2R apron rows: × 1.375 at radius 20), kSteps = (radius + 4) / 4 rounded up, 2 to 7 (radius 20:
 // 6), whatever the tap count within it.
 // Limits: float32 one channel, radius ≤ 24 (sigma 6 at truncate 4), five borders, any size, sm_80 or
-// later; 25–76 KiB of shared memory per 256-thread block. An infinite or NaN sample makes NaN up to
+// later; 25–58 KiB of shared memory per 256-thread block. An infinite or NaN sample makes NaN up to
 // R + 7 pixels away (zero band weights times infinity), where the FIR methods give ±inf within r.
 // Accuracy: FIR class: samples kept to 2^-20, weights to 2^-22 of their size, fp32 sums: float-rounding
 // size, bound 1e-5 of the peak (tested on the CPU model and the GPU).
-// Measured (NVIDIA H100 80GB HBM3, 4096², reflect, gausslab-bench): 41×41 0.0961 ms (separable_fused
-// 0.1135 in the same call), sigma 6 0.120 ms (0.181), 7×7 0.0701 ms (0.0600): latency-bound, the
-// tensor pipe 40 % busy (docs/results/ncu.md).
+// Measured (NVIDIA H200, 4096², reflect, gausslab-bench): 41×41 0.093 ms (separable_fused 0.112),
+// radius 24 (sigma 6) 0.104 ms, 7×7 0.065 ms (separable_fused 0.048): latency-bound, the tensor pipe
+// 42 % busy (docs/methods/separable_tf32.md).
 #include <memory>
 #include <stdexcept>
 #include <string>

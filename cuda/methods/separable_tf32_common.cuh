@@ -34,8 +34,9 @@
 //   columns: warp w takes a strip of 16 columns and kColumnUnits units of 8 output rows down it,
 //            D[m][n] = out[y0 + row0 + 8 q + n][x0 + col0 + m], from h (the same B fragments); each
 //            lane stores its four outputs.
-// Shared pitch ≡ 12 (mod 32) words: the row pass's A loads (8 rows × 4 columns) hit 32 banks; the
-// column pass's (4 rows × 8 columns) two banks twice.
+// Shared pitch kRawW + 4 words, ≡ 4 (mod 8) as kRawW is a multiple of 8: the row pass's A loads (8
+// rows × 4 columns) hit 32 banks (8 distinct multiples of 4); the column pass's (4 rows × 8 columns)
+// hit some banks twice, as any pitch that serves the row pass does.
 #include <cstdint>
 #include <cstring>
 
@@ -146,7 +147,7 @@ struct Policy {
   static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
   static constexpr int kRawW = TileW + 2 * kR;               // raw columns
   static constexpr int kRawH = (TileH + 2 * kR + 15) / 16 * 16;  // raw rows: whole groups of 16
-  static constexpr int kPitch = kRawW + ((12 - kRawW) % 32 + 32) % 32;  // ≥ kRawW, ≡ 12 (mod 32)
+  static constexpr int kPitch = kRawW + 4;           // ≡ 4 (mod 8): see the bank note above
   static constexpr int kRowGroups = kRawH / 16;     // row pass: groups of 16 raw rows
   static constexpr int kWholeGroups = kRowGroups / Warps * Warps;  // those taken whole, one a warp a round
   static constexpr int kTailHalves = 2 * (kRowGroups - kWholeGroups);  // the rest, in halves of 2 units
@@ -325,10 +326,12 @@ GAUSSLAB_HD Coord column_output(int lane, ColumnStrip strip, int unit, int i) {
 }
 
 // The launch shapes: 32 × 128 outputs a tile, 8 warps, each down a quarter of a column strip in the
-// column pass; up to 52 KiB of shared memory (kSteps 6, radius 17-20: four blocks an SM at 64
-// registers) and 76 KiB (kSteps 7, two blocks).
+// column pass; 25-58 KiB of shared memory. Blocks an SM (the registers a thread get from them): four
+// (64) for most; three (85, of which kSteps 7 uses 77) for kSteps 7, radius 21-24, whose 91 registers
+// had left it at two (NVIDIA H200, radius 24: 0.117 -> 0.104 ms); five (51) for kSteps 3, which needs
+// 48 (radius 6: 0.068 -> 0.066 ms). Five for kSteps 4 and 5 spill.
 template <int kSteps>
-using PolicyFor = Policy<kSteps, 32, 128, 8, (kSteps <= 6 ? 4 : 2)>;
+using PolicyFor = Policy<kSteps, 32, 128, 8, (kSteps == 7 ? 3 : (kSteps == 3 ? 5 : 4))>;
 inline constexpr int kMinSteps = 2;
 inline constexpr int kMaxSteps = 7;
 inline constexpr int kMaxTf32Radius = 4 * kMaxSteps - 4;  // 24
