@@ -75,6 +75,7 @@ class ComparisonMode final : public ViewerMode {
   bool starting() const override;
   std::string progress() const override;
   void settle() override;
+  void resume() override { settling_ = false; }
   std::string run_command(const std::string& command, const std::string& argument) override;
   int finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) override;
   void view_captured(ImageRgba8 view) override;

@@ -115,6 +115,7 @@ bool Viewer::run_script_steps(double elapsed_s) {
   if (waiting_in_script_) {
     if (mode_->busy()) return true;
     waiting_in_script_ = false;
+    mode_->resume();
     script_delay_s_ = std::max(script_delay_s_, elapsed_s - wait_began_s_);
   }
   while (next_step_ < script_.size() && script_[next_step_].at_s + script_delay_s_ <= elapsed_s) {
@@ -122,6 +123,9 @@ bool Viewer::run_script_steps(double elapsed_s) {
     script_step_frames_.emplace_back(script_frame_ms_.size(), step.text());
     if (step.command == "end") return false;
     if (step.command == "wait") {
+      // Settled while it waits: a scripted run reprocesses every frame, and two CPU slots whose
+      // jobs take turns on the worker would keep it busy at every frame's start for ever.
+      mode_->settle();
       waiting_in_script_ = true;
       wait_began_s_ = step.at_s;
       return true;

@@ -58,6 +58,9 @@ class ViewerMode {
   virtual bool starting() const { return false; }
   virtual std::string progress() const { return {}; }
   virtual void settle() {}
+  // Undoes settle(): new work starts again (after a --script 'wait' step, whose busy() would
+  // otherwise never end while an automated run reprocesses every frame).
+  virtual void resume() {}
   // A --script step: runs the named command; returns "" or why it could not.
   virtual std::string run_command(const std::string& command, const std::string& argument) = 0;
   // One cycle of steps (run_command's commands) that visits every setting, for --soak.
