@@ -28,7 +28,7 @@ __global__ void Tf32ProductKernel(float a, float b, float* d00) {
 
 float tf32_product_on_device(float a, float b, cudaStream_t stream) {
   DeviceBuffer out(sizeof(float));
-  Tf32ProductKernel<<<1, 32, 0, stream>>>(a, b, static_cast<float*>(out.data()));
+  Tf32ProductKernel<<<1, 32, 0, stream>>>(a, b, out.as<float>());
   GAUSSLAB_CUDA_CHECK_LAUNCH("Tf32ProductKernel", stream);
   float d00 = 0.0f;
   GAUSSLAB_CUDA_CHECK(cudaMemcpyAsync(&d00, out.data(), sizeof d00, cudaMemcpyDeviceToHost, stream));
