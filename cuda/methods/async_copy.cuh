@@ -34,3 +34,19 @@ __device__ __forceinline__ void wait_async_copies() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
 }
+
+// Closes the group of copies this thread issued since the last commit (a fill in parts).
+__device__ __forceinline__ void commit_async_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until at most `Pending` of this thread's latest committed groups are still in flight: the
+// older groups' copies are then complete (visible to the thread; to its warp after __syncwarp()).
+template <int Pending>
+__device__ __forceinline__ void wait_async_copies_but() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+#endif
+}

@@ -75,15 +75,19 @@ __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>
   const int lane = thread & 31, warp = thread >> 5;
   const Tile tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
 
-  fill_tile<P>(p, tile, thread, aligned16, DeviceFill{src, src_pitch, raw});
+  const DeviceFill fill{src, src_pitch, raw};
+  fill_own_group<P>(p, tile, warp, lane, aligned16, fill);
+  commit_async_copies();
+  fill_tail_rows<P>(p, tile, thread, aligned16, fill);
+  commit_async_copies();
   // While the fill is in flight: the Toeplitz fragments (the weights sit kR - radius into W).
   const int shift = P::kR - radius;
   const ToeplitzB<kSteps> b = toeplitz_b<kSteps>(lane, [&](int j) {
     const int t = j - shift;
     return t >= 0 && t <= 2 * radius ? __ldg(weights + t) : 0.0f;
   });
-  wait_async_copies();
-  __syncthreads();  // raw is complete
+  wait_async_copies_but<1>();  // this lane's copies of its warp's own group
+  __syncwarp();                 // and the other lanes'
 
   auto row_block = [&](int group, int block) {
     return split_a(raw[row_a_slot<P>(lane, group, block, 0)], raw[row_a_slot<P>(lane, group, block, 1)],
@@ -94,7 +98,8 @@ __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>
     for (int i = 0; i < 4; i += 2)  // elements i and i + 1: columns 2t and 2t + 1 of one row
       *reinterpret_cast<float2*>(raw + row_d_slot<P>(lane, group, unit, i)) = make_float2(d.v[i], d.v[i + 1]);
   };
-  for (int group = warp; group < P::kWholeGroups; group += P::kWarps) {
+  {
+    const int group = warp;
     FragC acc[P::kRowUnits] = {};
     walk_blocks<kSteps, P::kRowUnits>([&](int block) { return row_block(group, block); },
                                       DeviceMma<kSteps, P::kRowUnits>{b, acc});
@@ -102,6 +107,8 @@ __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>
 #pragma unroll
     for (int u = 0; u < P::kRowUnits; ++u) store_h(group, u, acc[u]);
   }
+  wait_async_copies();
+  __syncthreads();  // the tail rows are complete (every thread copied some)
   FragC tail[2] = {};
   const int tail_group = P::kWholeGroups + warp / 2, half = warp % 2;
   if (warp < P::kTailHalves)

@@ -22,10 +22,13 @@
 // on every side (kR = 4 kSteps - 4, the radius padded so that 8 outputs take whole k-steps; the
 // weights beyond the real radius are zero), rows rounded up to a multiple of 16:
 //   fill:    raw[row][col] = src[border(y0 - kR + row)][border(x0 - kR + col)] (cp.async, 16 bytes
-//            where the window is inside the image and aligned).
+//            where the window is inside the image and aligned), in two parts: first each warp the 16
+//            rows of its own whole group, then every thread a share of the tail groups' rows.
 //   rows:    groups of 16 raw rows, each kTileW / 8 = 4 units of 8 outputs, D[m][n] = h[row 16 G +
-//            m][col 8 u + n]. Warp w takes the groups w, w + kWarps, ... that make whole rounds, then
-//            the leftover groups are split into halves (units 0-1, units 2-3), one a warp, so that no
+//            m][col 8 u + n]. Warp w takes group w (kWarps whole groups), starting as soon as its
+//            own copies have landed: only it reads those rows, so no block barrier waits for the
+//            slowest copy of the tile. Then, after a barrier (the tail rows came from every warp), the
+//            leftover groups are split into halves (units 0-1, units 2-3), one a warp, so that no
 //            warp does a whole group more than another (11 groups at radius 20: 1.5 group-times, not
 //            2). h is written over raw in place: a whole group's h as soon as its walk has read the
 //            group's raw rows (the last mma needs every lane's loads; no other warp reads them); a
@@ -149,7 +152,7 @@ struct Policy {
   static constexpr int kRawH = (TileH + 2 * kR + 15) / 16 * 16;  // raw rows: whole groups of 16
   static constexpr int kPitch = kRawW + 4;           // ≡ 4 (mod 8): see the bank note above
   static constexpr int kRowGroups = kRawH / 16;     // row pass: groups of 16 raw rows
-  static constexpr int kWholeGroups = kRowGroups / Warps * Warps;  // those taken whole, one a warp a round
+  static constexpr int kWholeGroups = Warps;        // those taken whole: group w by warp w
   static constexpr int kTailHalves = 2 * (kRowGroups - kWholeGroups);  // the rest, in halves of 2 units
   static constexpr int kRowUnits = TileW / 8;       // units of 8 outputs per group (a warp takes all)
   static constexpr int kStrips = TileW / 16;        // column pass: strips of 16 columns
@@ -159,7 +162,8 @@ struct Policy {
   static_assert(Steps >= 2, "at least 8 samples of apron");
   static_assert(TileW % 16 == 0 && TileH % 8 == 0, "whole units");
   static_assert(kRawW % 4 == 0, "whole 16-byte copies");
-  static_assert(kTailHalves <= Warps && TileW == 32, "one tail half a warp, two halves of 2 units a group");
+  static_assert(kRowGroups >= Warps && kTailHalves <= Warps && TileW == 32,
+                "one whole group and at most one tail half a warp, two halves of 2 units a group");
   static_assert((TileH / 8) * kStrips % Warps == 0 && (TileH / 8) % kColumnUnits == 0,
                 "each warp takes the same number of units, down one strip");
 };
@@ -229,28 +233,31 @@ GAUSSLAB_HD SplitA split_a(float a0, float a1, float a2, float a3) {
 
 // fill.copy16(slot, y, x): raw[slot .. slot + 3] = src[y][x .. x + 3], all inside and 16-byte aligned;
 // fill.copy(slot, y, x): raw[slot] = src[y][x], or zero when either index is -1 ('constant').
-// aligned16: the source's rows start on 16-byte boundaries.
+// aligned16: the source's rows start on 16-byte boundaries. Raw rows [row_begin, row_end), shared
+// by `workers` threads (a multiple of 32) of which this is `worker`.
 template <class P, class Fill>
-GAUSSLAB_HD void fill_tile(const Problem& p, Tile tile, int thread, bool aligned16, const Fill& fill) {
+GAUSSLAB_HD void fill_rows(const Problem& p, Tile tile, int row_begin, int row_end, int worker, int workers,
+                           bool aligned16, const Fill& fill) {
   const int first_x = tile.x0 - P::kR, first_y = tile.y0 - P::kR;
   if (aligned16 && first_x >= 0 && first_y >= 0 && first_x + P::kRawW <= p.width && first_y + P::kRawH <= p.height) {
-    for (int i = thread; i < P::kRawH * P::kChunks; i += P::kThreads) {
-      const int row = i / P::kChunks, chunk = i % P::kChunks;
+    for (int i = worker; i < (row_end - row_begin) * P::kChunks; i += workers) {
+      const int row = row_begin + i / P::kChunks, chunk = i % P::kChunks;
       fill.copy16(row * P::kPitch + 4 * chunk, first_y + row, first_x + 4 * chunk);
     }
     return;
   }
   // A tile within kR of an edge: rows and columns through the border, each mapped once, as
-  // separable_fused's fill does (warp w takes rows w, w + kWarps, ...; lane l columns l, l + 32, ...).
+  // separable_fused's fill does (warp w of the workers takes rows w, w + warps, ...; lane l columns
+  // l, l + 32, ...).
   constexpr int kSlots = (P::kRawW + 31) / 32;
-  const int lane = thread % 32, warp = thread / 32;
+  const int lane = worker % 32, warp = worker / 32, warps = workers / 32;
   int source_x[kSlots];
   GAUSSLAB_UNROLL
   for (int s = 0; s < kSlots; ++s) {
     const int col = lane + 32 * s;
     source_x[s] = col < P::kRawW ? border_index(first_x + col, p.width, p.border) : -1;
   }
-  for (int row = warp; row < P::kRawH; row += P::kWarps) {
+  for (int row = row_begin + warp; row < row_end; row += warps) {
     const int source_y = border_index(first_y + row, p.height, p.border);
     GAUSSLAB_UNROLL
     for (int s = 0; s < kSlots; ++s) {
@@ -258,6 +265,18 @@ GAUSSLAB_HD void fill_tile(const Problem& p, Tile tile, int thread, bool aligned
       if (col < P::kRawW) fill.copy(row * P::kPitch + col, source_y, source_x[s]);
     }
   }
+}
+
+// Phase 1a: warp `warp`'s own whole group, rows 16 warp to 16 warp + 15, by its lanes.
+template <class P, class Fill>
+GAUSSLAB_HD void fill_own_group(const Problem& p, Tile tile, int warp, int lane, bool aligned16, const Fill& fill) {
+  fill_rows<P>(p, tile, 16 * warp, 16 * warp + 16, lane, 32, aligned16, fill);
+}
+
+// Phase 1b: the tail groups' rows, a share for every thread of the block.
+template <class P, class Fill>
+GAUSSLAB_HD void fill_tail_rows(const Problem& p, Tile tile, int thread, bool aligned16, const Fill& fill) {
+  fill_rows<P>(p, tile, 16 * P::kWholeGroups, P::kRawH, thread, P::kThreads, aligned16, fill);
 }
 
 // ---- phases 2 and 3: the walks -------------------------------------------------------------------

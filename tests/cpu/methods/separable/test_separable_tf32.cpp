@@ -1,8 +1,9 @@
 // separable_tf32 on the CPU: its per-lane code (separable_tf32_common.cuh) run lane by lane, warp by
 // warp, block by block, with each warp's mma.sync.m16n8k8 emulated from the PTX fragment layouts
 // (kit/mma_emulation.hpp, which also refuses an operand that is not a tf32 number). The tile's shared
-// memory is checked phase by phase: the fill writes each raw word once; in the row pass a word is
-// read only while it still holds raw (before h overwrites it), h is written once per word, and never
+// memory is checked phase by phase: the fill writes each raw word once; before the row pass's first
+// barrier a warp reads only words its own lanes copied (its group's rows: it waits for nothing else);
+// in the row pass a word is read only while it still holds raw (before h overwrites it), h is written once per word, and never
 // over a word that another warp read since the last barrier (the in-place overlay must not race); the
 // column pass reads only h. The result must meet the FIR bound (1e-5 of the peak) against the
 // float64 reference for every border, each kernel's radii (0 to 24), sizes from 1×1 to several
@@ -39,12 +40,13 @@ GAUSSLAB_METHOD_TESTS("separable_tf32", SeparableTf32Model);
 // The block's shared words with the rules of the kernel's three phases.
 class TileMemory {
  public:
-  explicit TileMemory(std::size_t n) : value_(n), filled_(n, 0), h_writer_(n, -1), raw_reader_(n, -1) {}
+  explicit TileMemory(std::size_t n) : value_(n), filled_(n, 0), filler_(n, -1), h_writer_(n, -1), raw_reader_(n, -1) {}
 
-  // Phase 1.
-  void fill(int i, float v) {
+  // Phase 1: `filler` is the warp whose lanes copied the word, or -1 for the block's shared part.
+  void fill(int i, float v, int filler) {
     check(i);
     if (filled_[idx(i)]++) throw ModelError("raw: a word filled twice");
+    filler_[idx(i)] = filler;
     value_[idx(i)] = v;
   }
   // Phase 2: raw reads and h writes by `warp`.
@@ -52,6 +54,8 @@ class TileMemory {
     check(i);
     if (!filled_[idx(i)]) throw ModelError("raw: a word read that the fill never wrote");
     if (h_writer_[idx(i)] >= 0) throw ModelError("raw: a word read after h overwrote it");
+    if (!barrier_passed_ && filler_[idx(i)] != warp)
+      throw ModelError("raw: a word read before the first barrier that another warp's copies filled");
     int& reader = raw_reader_[idx(i)];
     reader = reader == -1 || reader == warp ? warp : -2;
     return value_[idx(i)];
@@ -65,7 +69,11 @@ class TileMemory {
     value_[idx(i)] = v;
   }
   // A barrier inside phase 2: the raw reads before it are done, so no write after it races them.
-  void barrier() { std::fill(raw_reader_.begin(), raw_reader_.end(), -1); }
+  // The first also makes every warp's copies visible to all.
+  void barrier() {
+    std::fill(raw_reader_.begin(), raw_reader_.end(), -1);
+    barrier_passed_ = true;
+  }
   // Phase 3.
   float read_h(int i) const {
     check(i);
@@ -79,7 +87,8 @@ class TileMemory {
     if (i < 0 || idx(i) >= value_.size()) throw ModelError("a shared index outside the tile");
   }
   std::vector<float> value_;
-  std::vector<int> filled_, h_writer_, raw_reader_;
+  std::vector<int> filled_, filler_, h_writer_, raw_reader_;
+  bool barrier_passed_ = false;
 };
 
 template <int kSteps>
@@ -102,13 +111,16 @@ ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) 
     struct Fill {
       TileMemory* mem;
       const ImageF32* src;
+      int filler;
       void copy16(int slot, int y, int x) const {
         if (x % 4 != 0) throw ModelError("a 16-byte copy from an unaligned column");
-        for (int k = 0; k < 4; ++k) mem->fill(slot + k, src->at(x + k, y));
+        for (int k = 0; k < 4; ++k) mem->fill(slot + k, src->at(x + k, y), filler);
       }
-      void copy(int slot, int y, int x) const { mem->fill(slot, y < 0 || x < 0 ? 0.0f : src->at(x, y)); }
+      void copy(int slot, int y, int x) const { mem->fill(slot, y < 0 || x < 0 ? 0.0f : src->at(x, y), filler); }
     };
-    for (int thread = 0; thread < P::kThreads; ++thread) fill_tile<P>(p, tile, thread, aligned16, Fill{&mem, &src});
+    for (int thread = 0; thread < P::kThreads; ++thread)
+      fill_own_group<P>(p, tile, thread / 32, thread % 32, aligned16, Fill{&mem, &src, thread / 32});
+    for (int thread = 0; thread < P::kThreads; ++thread) fill_tail_rows<P>(p, tile, thread, aligned16, Fill{&mem, &src, -1});
 
     ToeplitzB<kSteps> b[32];
     for (int lane = 0; lane < 32; ++lane) b[lane] = toeplitz_b<kSteps>(lane, weight);
@@ -139,14 +151,15 @@ ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) 
     auto row_block = [&](int group, int block, int warp) {
       return load_lanes([&](int lane, int i) { return mem.read_raw(row_a_slot<P>(lane, group, block, i), warp); });
     };
-    for (int warp = 0; warp < P::kWarps; ++warp)
-      for (int group = warp; group < P::kWholeGroups; group += P::kWarps) {
-        FragC acc[P::kRowUnits][32] = {};
-        walk_blocks<kSteps, P::kRowUnits>([&](int block) { return row_block(group, block, warp); }, warp_mma(acc));
-        for (int u = 0; u < P::kRowUnits; ++u)
-          for (int lane = 0; lane < 32; ++lane)
-            for (int i = 0; i < 4; ++i) mem.write_h(row_d_slot<P>(lane, group, u, i), warp, acc[u][lane].v[i]);
-      }
+    for (int warp = 0; warp < P::kWarps; ++warp) {
+      const int group = warp;
+      FragC acc[P::kRowUnits][32] = {};
+      walk_blocks<kSteps, P::kRowUnits>([&](int block) { return row_block(group, block, warp); }, warp_mma(acc));
+      for (int u = 0; u < P::kRowUnits; ++u)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int i = 0; i < 4; ++i) mem.write_h(row_d_slot<P>(lane, group, u, i), warp, acc[u][lane].v[i]);
+    }
+    mem.barrier();  // the tail rows, copied by every warp, are complete
     FragC tail[P::kWarps][2][32] = {};
     for (int warp = 0; warp < P::kTailHalves; ++warp) {
       const int group = P::kWholeGroups + warp / 2, half = warp % 2;
