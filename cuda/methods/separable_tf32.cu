@@ -76,9 +76,9 @@ __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>
   const Tile tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
 
   const DeviceFill fill{src, src_pitch, raw};
-  fill_own_group<P>(p, tile, warp, lane, aligned16, fill);
+  if (warp < P::kWholeGroups) fill_own_group<P>(p, tile, warp, lane, aligned16, fill);
   commit_async_copies();
-  fill_tail_rows<P>(p, tile, thread, aligned16, fill);
+  if constexpr (P::kTailHalves > 0) fill_tail_rows<P>(p, tile, thread, aligned16, fill);
   commit_async_copies();
   // While the fill is in flight: the Toeplitz fragments (the weights sit kR - radius into W).
   const int shift = P::kR - radius;
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>
     for (int i = 0; i < 4; i += 2)  // elements i and i + 1: columns 2t and 2t + 1 of one row
       *reinterpret_cast<float2*>(raw + row_d_slot<P>(lane, group, unit, i)) = make_float2(d.v[i], d.v[i + 1]);
   };
-  {
+  if (warp < P::kWholeGroups) {
     const int group = warp;
     FragC acc[P::kRowUnits] = {};
     walk_blocks<kSteps, P::kRowUnits>([&](int block) { return row_block(group, block); },
@@ -107,17 +107,19 @@ __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>
 #pragma unroll
     for (int u = 0; u < P::kRowUnits; ++u) store_h(group, u, acc[u]);
   }
-  wait_async_copies();
-  __syncthreads();  // the tail rows are complete (every thread copied some)
-  FragC tail[2] = {};
-  const int tail_group = P::kWholeGroups + warp / 2, half = warp % 2;
-  if (warp < P::kTailHalves)
-    walk_blocks<kSteps, 2>([&](int block) { return row_block(tail_group, 2 * half + block); },
-                           DeviceMma<kSteps, 2>{b, tail});
-  __syncthreads();  // the tail groups' raw rows are read (both halves)
-  if (warp < P::kTailHalves) {
-    store_h(tail_group, 2 * half, tail[0]);
-    store_h(tail_group, 2 * half + 1, tail[1]);
+  if constexpr (P::kTailHalves > 0) {
+    wait_async_copies();
+    __syncthreads();  // the tail rows are complete (every thread copied some)
+    FragC tail[2] = {};
+    const int tail_group = P::kWholeGroups + warp / 2, half = warp % 2;
+    if (warp < P::kTailHalves)
+      walk_blocks<kSteps, 2>([&](int block) { return row_block(tail_group, 2 * half + block); },
+                             DeviceMma<kSteps, 2>{b, tail});
+    __syncthreads();  // the tail groups' raw rows are read (both halves)
+    if (warp < P::kTailHalves) {
+      store_h(tail_group, 2 * half, tail[0]);
+      store_h(tail_group, 2 * half + 1, tail[1]);
+    }
   }
   __syncthreads();  // h is complete
 

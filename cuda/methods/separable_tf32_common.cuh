@@ -152,7 +152,7 @@ struct Policy {
   static constexpr int kRawH = (TileH + 2 * kR + 15) / 16 * 16;  // raw rows: whole groups of 16
   static constexpr int kPitch = kRawW + 4;           // ≡ 4 (mod 8): see the bank note above
   static constexpr int kRowGroups = kRawH / 16;     // row pass: groups of 16 raw rows
-  static constexpr int kWholeGroups = Warps;        // those taken whole: group w by warp w
+  static constexpr int kWholeGroups = Warps < kRowGroups ? Warps : kRowGroups;  // taken whole: group w by warp w
   static constexpr int kTailHalves = 2 * (kRowGroups - kWholeGroups);  // the rest, in halves of 2 units
   static constexpr int kRowUnits = TileW / 8;       // units of 8 outputs per group (a warp takes all)
   static constexpr int kStrips = TileW / 16;        // column pass: strips of 16 columns
@@ -162,8 +162,8 @@ struct Policy {
   static_assert(Steps >= 2, "at least 8 samples of apron");
   static_assert(TileW % 16 == 0 && TileH % 8 == 0, "whole units");
   static_assert(kRawW % 4 == 0, "whole 16-byte copies");
-  static_assert(kRowGroups >= Warps && kTailHalves <= Warps && TileW == 32,
-                "one whole group and at most one tail half a warp, two halves of 2 units a group");
+  static_assert(kTailHalves <= Warps && TileW == 32,
+                "at most one whole group and one tail half a warp, two halves of 2 units a group");
   static_assert((TileH / 8) * kStrips % Warps == 0 && (TileH / 8) % kColumnUnits == 0,
                 "each warp takes the same number of units, down one strip");
 };
@@ -345,7 +345,9 @@ GAUSSLAB_HD Coord column_output(int lane, ColumnStrip strip, int unit, int i) {
 }
 
 // The launch shapes: 32 × 128 outputs a tile, 8 warps, each down a quarter of a column strip in the
-// column pass; 25-58 KiB of shared memory. Blocks an SM (the registers a thread get from them): four
+// column pass; 25-58 KiB of shared memory. (A policy may have more warps than row groups: the others
+// then take no group. 16 warps at two blocks an SM measured 0.110 ms at 41×41 against 0.094 on the
+// NVIDIA H200: two column units a warp reload more blocks than four.) Blocks an SM (the registers a thread get from them): four
 // (64) for most; three (85, of which kSteps 7 uses 77) for kSteps 7, radius 21-24, whose 91 registers
 // had left it at two (NVIDIA H200, radius 24: 0.117 -> 0.104 ms); five (51) for kSteps 3, which needs
 // 48 (radius 6: 0.068 -> 0.066 ms). Five for kSteps 4 and 5 spill.

@@ -118,7 +118,7 @@ ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) 
       }
       void copy(int slot, int y, int x) const { mem->fill(slot, y < 0 || x < 0 ? 0.0f : src->at(x, y), filler); }
     };
-    for (int thread = 0; thread < P::kThreads; ++thread)
+    for (int thread = 0; thread < 32 * P::kWholeGroups; ++thread)
       fill_own_group<P>(p, tile, thread / 32, thread % 32, aligned16, Fill{&mem, &src, thread / 32});
     for (int thread = 0; thread < P::kThreads; ++thread) fill_tail_rows<P>(p, tile, thread, aligned16, Fill{&mem, &src, -1});
 
@@ -151,7 +151,7 @@ ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) 
     auto row_block = [&](int group, int block, int warp) {
       return load_lanes([&](int lane, int i) { return mem.read_raw(row_a_slot<P>(lane, group, block, i), warp); });
     };
-    for (int warp = 0; warp < P::kWarps; ++warp) {
+    for (int warp = 0; warp < P::kWholeGroups; ++warp) {
       const int group = warp;
       FragC acc[P::kRowUnits][32] = {};
       walk_blocks<kSteps, P::kRowUnits>([&](int block) { return row_block(group, block, warp); }, warp_mma(acc));
