@@ -16,9 +16,10 @@
 // R + 7 pixels away (zero band weights times infinity), where the FIR methods give ±inf within r.
 // Accuracy: FIR class: samples kept to 2^-20, weights to 2^-22 of their size, fp32 sums: float-rounding
 // size, bound 1e-5 of the peak (tested on the CPU model and the GPU).
-// Measured (NVIDIA H200, 4096², reflect, gausslab-bench): 41×41 0.093 ms (separable_fused 0.112),
-// radius 24 (sigma 6) 0.104 ms, 7×7 0.065 ms (separable_fused 0.048): latency-bound, the tensor pipe
-// 42 % busy (docs/methods/separable_tf32.md).
+// Measured (NVIDIA H200, 4096², reflect, gausslab-bench): 41×41 0.094 ms (separable_fused 0.112),
+// radius 24 (sigma 6) 0.104 ms, radius 12 (sigma 3) 0.074 ms, 7×7 0.064 ms (separable_fused 0.048):
+// latency-bound, the tensor pipe 42 % busy, plus about one block's lifetime (10 µs) to fill and drain
+// the grid (docs/methods/separable_tf32.md).
 #include <memory>
 #include <stdexcept>
 #include <string>
