@@ -42,10 +42,10 @@ __device__ __forceinline__ void commit_async_copies() {
 #endif
 }
 
-// Waits until at most `Pending` of this thread's latest committed groups are still in flight: the
-// older groups' copies are then complete (visible to the thread; to its warp after __syncwarp()).
+// Waits, leaving at most `Pending` of this thread's latest committed groups in flight: the older
+// groups' copies are then complete (visible to the thread; to its warp after __syncwarp()).
 template <int Pending>
-__device__ __forceinline__ void wait_async_copies_but() {
+__device__ __forceinline__ void wait_async_copies_leaving() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 #endif

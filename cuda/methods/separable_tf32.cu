@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>
     const int t = j - shift;
     return t >= 0 && t <= 2 * radius ? __ldg(weights + t) : 0.0f;
   });
-  wait_async_copies_but<1>();  // this lane's copies of its warp's own group
+  wait_async_copies_leaving<1>();  // this lane's copies of its warp's own group
   __syncwarp();                 // and the other lanes'
 
   auto row_block = [&](int group, int block) {

@@ -25,7 +25,7 @@
 //            where the window is inside the image and aligned), in two parts: first each warp the 16
 //            rows of its own whole group, then every thread a share of the tail groups' rows.
 //   rows:    groups of 16 raw rows, each kTileW / 8 = 4 units of 8 outputs, D[m][n] = h[row 16 G +
-//            m][col 8 u + n]. Warp w takes group w (kWarps whole groups), starting as soon as its
+//            m][col 8 u + n]. Warp w takes group w (kWholeGroups of them), starting as soon as its
 //            own copies have landed: only it reads those rows, so no block barrier waits for the
 //            slowest copy of the tile. Then, after a barrier (the tail rows came from every warp), the
 //            leftover groups are split into halves (units 0-1, units 2-3), one a warp, so that no
@@ -345,12 +345,12 @@ GAUSSLAB_HD Coord column_output(int lane, ColumnStrip strip, int unit, int i) {
 }
 
 // The launch shapes: 32 × 128 outputs a tile, 8 warps, each down a quarter of a column strip in the
-// column pass; 25-58 KiB of shared memory. (A policy may have more warps than row groups: the others
-// then take no group. 16 warps at two blocks an SM measured 0.110 ms at 41×41 against 0.094 on the
-// NVIDIA H200: two column units a warp reload more blocks than four.) Blocks an SM (the registers a thread get from them): four
+// column pass; 25-58 KiB of shared memory. Blocks an SM (the registers a thread get from them): four
 // (64) for most; three (85, of which kSteps 7 uses 77) for kSteps 7, radius 21-24, whose 91 registers
 // had left it at two (NVIDIA H200, radius 24: 0.117 -> 0.104 ms); five (51) for kSteps 3, which needs
-// 48 (radius 6: 0.068 -> 0.066 ms). Five for kSteps 4 and 5 spill.
+// 48 (radius 6: 0.068 -> 0.066 ms). Five for kSteps 4 and 5 spill. A policy may have more warps than
+// row groups (the others then take no group), but 16 warps at two blocks an SM took 0.110 ms at 41×41
+// against 0.094 on the NVIDIA H200: two column units a warp reload more blocks of h than four.
 template <int kSteps>
 using PolicyFor = Policy<kSteps, 32, 128, 8, (kSteps == 7 ? 3 : (kSteps == 3 ? 5 : 4))>;
 inline constexpr int kMinSteps = 2;

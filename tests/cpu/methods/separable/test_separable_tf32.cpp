@@ -3,11 +3,11 @@
 // (kit/mma_emulation.hpp, which also refuses an operand that is not a tf32 number). The tile's shared
 // memory is checked phase by phase: the fill writes each raw word once; before the row pass's first
 // barrier a warp reads only words its own lanes copied (its group's rows: it waits for nothing else);
-// in the row pass a word is read only while it still holds raw (before h overwrites it), h is written once per word, and never
-// over a word that another warp read since the last barrier (the in-place overlay must not race); the
-// column pass reads only h. The result must meet the FIR bound (1e-5 of the peak) against the
-// float64 reference for every border, each kernel's radii (0 to 24), sizes from 1×1 to several
-// tiles, noise at scales from 1e-20 to 1e30 and a photo's luminance.
+// in the row pass a word is read only while it still holds raw (before h overwrites it), h is
+// written once per word, and never over a word that another warp read since the last barrier (the
+// in-place overlay must not race); the column pass reads only h. The result must meet the FIR bound
+// (1e-5 of the peak) against the float64 reference for every border, each kernel's radii (0 to 24),
+// sizes from 1×1 to several tiles, noise at scales from 1e-20 to 1e30 and a photo's luminance.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -120,7 +120,8 @@ ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) 
     };
     for (int thread = 0; thread < 32 * P::kWholeGroups; ++thread)
       fill_own_group<P>(p, tile, thread / 32, thread % 32, aligned16, Fill{&mem, &src, thread / 32});
-    for (int thread = 0; thread < P::kThreads; ++thread) fill_tail_rows<P>(p, tile, thread, aligned16, Fill{&mem, &src, -1});
+    for (int thread = 0; thread < P::kThreads; ++thread)
+      fill_tail_rows<P>(p, tile, thread, aligned16, Fill{&mem, &src, -1});
 
     ToeplitzB<kSteps> b[32];
     for (int lane = 0; lane < 32; ++lane) b[lane] = toeplitz_b<kSteps>(lane, weight);
