@@ -168,7 +168,7 @@ void CompareAll::run(Job& job, const std::atomic<bool>& superseded) {
           const std::vector<float> planes = float_planes(*float_method, picture, job.key.params);
           DifferenceOperand reference = interleaved_f64_operand(exact->values.data(), w, 4);
           reference.keep_unrounded = true;  // the 8-bit figures: the rounded result against the exact values
-          const DifferenceInput in{planes_operand(planes.data(), sizeof(float) * static_cast<std::size_t>(w), h, SampleType::F32),
+          const DifferenceInput in{planes_operand(planes.data(), sizeof(float) * static_cast<std::size_t>(w), h, OperandType::F32),
                                    reference, w, h, 4};
           row.error = image_difference_host(in);
         }

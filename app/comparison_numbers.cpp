@@ -43,7 +43,7 @@ struct HostPlanes {
             sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32};
   }
   DifferenceOperand operand() const {
-    return planes_operand(values.data(), sizeof(float) * static_cast<std::size_t>(width), height, SampleType::F32);
+    return planes_operand(values.data(), sizeof(float) * static_cast<std::size_t>(width), height, OperandType::F32);
   }
 };
 
@@ -400,7 +400,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
                                   sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32},
                    values->d_planes);
         }
-        return planes_operand(values->d_planes.view().data, values->d_planes.view().pitch_bytes, height, SampleType::F32);
+        return planes_operand(values->d_planes.view().data, values->d_planes.view().pitch_bytes, height, OperandType::F32);
       }
       if (method == kOriginalPicture) {
         // The picture's float planes are on the device already when a GPU method's values were
@@ -408,7 +408,7 @@ void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
         // pageable memory (which held the frame's own CUDA calls back for ~10 ms at 4096x4096).
         if (!s.d_source_planes.empty())
           return planes_operand(s.d_source_planes.view().data, s.d_source_planes.view().pitch_bytes, height,
-                                SampleType::F32);
+                                OperandType::F32);
         if (s.d_picture.empty()) s.upload(picture.view(), s.d_picture);
         return rgba8_operand(s.d_picture.view().data, s.d_picture.view().pitch_bytes);
       }

@@ -27,7 +27,13 @@ double parse_sigma_item(std::string_view flag, std::string_view text) {
   return sigma;
 }
 
-PixelFormat parse_format_item(std::string_view flag, std::string_view text) { return parse_pixel_format(flag, text); }
+PixelFormat parse_format_item(std::string_view flag, std::string_view text) {
+  const PixelFormat format = parse_pixel_format(flag, text);
+  if (format != PixelFormat::Rgba8 && format != PixelFormat::F32)
+    throw UsageError(std::string(flag) + ": the benchmark generates rgba8 and f32 images; '" + std::string(text) +
+                     "' is not one of them");
+  return format;
+}
 
 std::string parse_method_item(std::string_view, std::string_view text) { return std::string(text); }
 

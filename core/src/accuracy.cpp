@@ -46,14 +46,19 @@ AccuracyStats compare_with_reference(const ConstImageView& result, const std::ve
   return stats;
 }
 
-double default_peak(PixelFormat format) { return format == PixelFormat::Rgba8 ? 255.0 : 1.0; }
+double default_peak(PixelFormat format) { return nominal_max(sample_type(format)); }
 
 double bounded_error(const AccuracyStats& stats, PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? stats.max_abs_error : stats.max_relative_error;
+  return is_integer(sample_type(format)) ? stats.max_abs_error : stats.max_relative_error;
 }
 
 double bound_for(const AccuracyBound& bound, PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? bound.max_error_8bit : bound.max_relative_error;
+  switch (sample_type(format)) {
+    case SampleType::U8: return bound.max_error_8bit;
+    case SampleType::U16: return bound.max_error_16bit;
+    case SampleType::F16: return bound.max_relative_error + kHalfStoreRelativeError;
+    default: return bound.max_relative_error;
+  }
 }
 
 bool meets(const AccuracyStats& stats, const AccuracyBound& bound, PixelFormat format) {
@@ -61,9 +66,9 @@ bool meets(const AccuracyStats& stats, const AccuracyBound& bound, PixelFormat f
 }
 
 std::string describe(const AccuracyBound& bound) {
-  char text[96];
-  std::snprintf(text, sizeof text, "%.2g relative (F32), %.2f levels (RGBA8)", bound.max_relative_error,
-                bound.max_error_8bit);
+  char text[128];
+  std::snprintf(text, sizeof text, "%.2g relative (float), %.2f levels (8-bit), %.2f levels (16-bit)",
+                bound.max_relative_error, bound.max_error_8bit, bound.max_error_16bit);
   return text;
 }
 

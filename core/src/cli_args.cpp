@@ -72,7 +72,7 @@ BorderMode parse_border(std::string_view flag, std::string_view text) {
 
 PixelFormat parse_pixel_format(std::string_view flag, std::string_view text) {
   if (auto format = pixel_format_from_string(text)) return *format;
-  throw UsageError(std::string(flag) + ": unknown pixel format '" + std::string(text) + "'; use rgba8 or f32");
+  throw UsageError(std::string(flag) + ": unknown pixel format '" + std::string(text) + "'; use one of " + pixel_format_list());
 }
 
 std::pair<int, int> parse_size(std::string_view flag, std::string_view text) {

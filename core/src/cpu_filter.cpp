@@ -8,30 +8,15 @@
 #include <vector>
 
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/core/host_image.hpp"
 
 namespace gausslab {
 
 namespace {
 
-void load_row(const ConstImageView& src, int y, float* out) {
-  if (src.format == PixelFormat::Rgba8) {
-    const std::uint8_t* bytes = src.row<std::uint8_t>(y);
-    for (int i = 0; i < src.width * 4; ++i) out[i] = bytes[i];
-  } else {
-    const float* values = src.row<float>(y);
-    for (int i = 0; i < src.width; ++i) out[i] = values[i];
-  }
-}
+void load_row(const ConstImageView& src, int y, float* out) { load_row_samples(src, y, out); }
 
-void store_row(const float* in, const ImageView& dst, int y) {
-  if (dst.format == PixelFormat::Rgba8) {
-    std::uint8_t* bytes = dst.row<std::uint8_t>(y);
-    for (int i = 0; i < dst.width * 4; ++i) bytes[i] = to_unorm8(in[i]);
-  } else {
-    float* values = dst.row<float>(y);
-    for (int i = 0; i < dst.width; ++i) values[i] = in[i];
-  }
-}
+void store_row(const float* in, const ImageView& dst, int y) { store_row_samples(in, dst, y); }
 
 }  // namespace
 

@@ -58,17 +58,17 @@ DifferenceStats image_difference_host(const DifferenceInput& in, double peak) {
 }
 
 DifferenceOperand rgba8_operand(const void* data, std::size_t pitch_bytes) {
-  return DifferenceOperand{data, SampleType::U8, pitch_bytes, 4, 1};
+  return DifferenceOperand{data, OperandType::U8, pitch_bytes, 4, 1};
 }
 
-DifferenceOperand planes_operand(const void* data, std::size_t pitch_bytes, int height, SampleType type) {
-  const std::size_t size = type == SampleType::U8 ? 1 : type == SampleType::F32 ? 4 : 8;
+DifferenceOperand planes_operand(const void* data, std::size_t pitch_bytes, int height, OperandType type) {
+  const std::size_t size = type == OperandType::U8 ? 1 : type == OperandType::F32 ? 4 : 8;
   return DifferenceOperand{data, type, pitch_bytes, size, pitch_bytes * static_cast<std::size_t>(height)};
 }
 
 DifferenceOperand interleaved_f64_operand(const double* data, int width, int channels) {
   const std::size_t pixel = sizeof(double) * static_cast<std::size_t>(channels);
-  return DifferenceOperand{data, SampleType::F64, pixel * static_cast<std::size_t>(width), pixel, sizeof(double)};
+  return DifferenceOperand{data, OperandType::F64, pixel * static_cast<std::size_t>(width), pixel, sizeof(double)};
 }
 
 std::string describe(const DifferenceFigures& f) {

@@ -72,8 +72,7 @@ std::string validate(const FilterProblem& problem) {
   if (problem.pixel_count() > kMaxPixels)
     return format_message("image of %g×%g pixels is larger than the supported %g pixels", problem.width,
                           problem.height, static_cast<double>(kMaxPixels));
-  if (problem.format != PixelFormat::Rgba8 && problem.format != PixelFormat::F32)
-    return "unknown pixel format; use rgba8 or f32";
+  if (!is_valid(problem.format)) return "unknown pixel format; use one of " + pixel_format_list();
   return validate(problem.params);
 }
 

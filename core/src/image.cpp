@@ -3,16 +3,11 @@
 #include <cstring>
 #include <random>
 
+#include "gausslab/core/host_image.hpp"
+
 namespace gausslab {
 
-double channel_value(const ConstImageView& view, int x, int y, int c) {
-  if (view.format == PixelFormat::Rgba8) {
-    const Rgba8& p = view.row<Rgba8>(y)[x];
-    const std::uint8_t values[4] = {p.r, p.g, p.b, p.a};
-    return values[c];
-  }
-  return view.row<float>(y)[x];
-}
+double channel_value(const ConstImageView& view, int x, int y, int c) { return load_sample(view, x, y, c); }
 
 template <class Pixel>
 Image<Pixel> copy_to_image(const ConstImageView& view) {

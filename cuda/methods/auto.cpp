@@ -31,7 +31,7 @@ class AutoMethod final : public Method {
     if (!candidates(problem).empty()) return {};
     const AccuracyBound cap = accuracy_cap(accuracy_);
     return "no method can run this within " + info_.id + "'s accuracy class (" +
-           (problem.format == PixelFormat::Rgba8 ? std::to_string(cap.max_error_8bit).substr(0, 4) + " levels"
+           (is_integer(sample_type(problem.format)) ? std::to_string(cap.max_error_8bit).substr(0, 4) + " levels"
                                                  : std::to_string(cap.max_relative_error)) +
            "): choose one with --method to see its own reason";
   }
@@ -97,6 +97,7 @@ class AutoMethod final : public Method {
 MethodEntry make_entry(MethodInfo info, AccuracyClass accuracy) {
   info.backend = cuda_device_status().available ? Backend::Cuda : Backend::Cpu;
   info.filters_along_x_only = info.backend == Backend::Cpu;  // as the methods it can choose from
+  info.formats = FormatSet::all();  // whichever its candidates take (unsupported_reason says when none does)
   return {info, [info, accuracy] { return std::make_unique<AutoMethod>(info, accuracy); }};
 }
 

@@ -33,6 +33,7 @@ class CpuMethod final : public Method {
 
   std::string unsupported_reason(const FilterProblem& problem) const override {
     if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
+    if (std::string format = format_refusal(info_, problem.format); !format.empty()) return format;
     if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
     const double work = cpu_filter_cost(problem);
     if (work > kMaxCpuWork) {
@@ -78,6 +79,7 @@ MethodEntry cpu_separable_method() {
                   "reference",
                   Backend::Cpu, /*filters_along_x_only=*/true};
   info.same_bytes_in_bands = true;
+  info.formats = FormatSet::all();
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::Single); }};
 }
 
@@ -89,6 +91,7 @@ MethodEntry cpu_openmp_method() {
                   "reference",
                   Backend::Cpu, /*filters_along_x_only=*/true};
   info.same_bytes_in_bands = true;
+  info.formats = FormatSet::all();
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::OpenMP); }};
 }
 

@@ -64,11 +64,17 @@ TEST(ParseBorder, AcceptsEveryModeAndListsThemOnError) {
   EXPECT_TRUE(contains(message, "reflect, mirror, nearest, constant, wrap")) << message;
 }
 
-TEST(ParsePixelFormat, AcceptsBothFormats) {
-  EXPECT_EQ(parse_pixel_format("--format", "rgba8"), PixelFormat::Rgba8);
-  EXPECT_EQ(parse_pixel_format("--format", "f32"), PixelFormat::F32);
-  const std::string message = usage_error([] { parse_pixel_format("--format", "RGBA8"); });
-  EXPECT_TRUE(contains(message, "rgba8 or f32")) << message;
+TEST(ParsePixelFormat, AcceptsEveryFormatsName) {
+  for (int i = 0; i < kPixelFormatCount; ++i) {
+    const auto format = static_cast<PixelFormat>(i);
+    EXPECT_EQ(parse_pixel_format("--format", to_string(format)), format);
+  }
+  EXPECT_EQ(parse_pixel_format("--format", "RGBA8"), PixelFormat::Rgba8);
+  EXPECT_EQ(parse_pixel_format("--format", "gray16"), PixelFormat::Grey16);
+  EXPECT_EQ(parse_pixel_format("--format", "grey32f"), PixelFormat::F32);
+  const std::string message = usage_error([] { parse_pixel_format("--format", "rgba9"); });
+  EXPECT_TRUE(contains(message, "'rgba9'")) << message;
+  EXPECT_TRUE(contains(message, "rgba8, grey16")) << message;
 }
 
 TEST(ParseSize, AcceptsWxHWithEitherSeparator) {

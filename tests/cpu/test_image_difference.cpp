@@ -22,7 +22,7 @@ struct Planes {
   Planes(int w, int h, int c) : width(w), height(h), channels(c), values(static_cast<std::size_t>(w) * h * c) {}
   float& at(int x, int y, int c) { return values[(static_cast<std::size_t>(c) * height + y) * width + x]; }
   DifferenceOperand operand() const {
-    return planes_operand(values.data(), sizeof(float) * static_cast<std::size_t>(width), height, SampleType::F32);
+    return planes_operand(values.data(), sizeof(float) * static_cast<std::size_t>(width), height, OperandType::F32);
   }
 };
 

@@ -64,9 +64,9 @@ TEST_F(ImageDifferenceGpu, FloatPlanesAgainstTheReferenceLayoutMatchTheCpu) {
     for (bool keep : {false, true}) {
       ref_host.keep_unrounded = ref_device.keep_unrounded = keep;
       const DifferenceStats cpu =
-          image_difference_host(DifferenceInput{planes_operand(planes.data(), pitch, h, SampleType::F32), ref_host, w, h, 4});
+          image_difference_host(DifferenceInput{planes_operand(planes.data(), pitch, h, OperandType::F32), ref_host, w, h, 4});
       const DifferenceStats gpu = on_gpu(
-          DifferenceInput{planes_operand(d_planes.data(), pitch, h, SampleType::F32), ref_device, w, h, 4}, stream());
+          DifferenceInput{planes_operand(d_planes.data(), pitch, h, OperandType::F32), ref_device, w, h, 4}, stream());
       expect_same(gpu, cpu);
     }
   }

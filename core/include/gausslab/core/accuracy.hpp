@@ -22,14 +22,19 @@ struct AccuracyStats {
 // Every method states one (Method::accuracy_bound); the tests, the benchmark and the viewer's
 // live check all judge a result with meets().
 struct AccuracyBound {
-  double max_relative_error = 1e-5;  // f32 images: max |result - reference| / max |reference|
-  double max_error_8bit = 0.51;      // rgba8 images: max |result - reference| in 8-bit levels
+  double max_relative_error = 1e-5;  // float images: max |result - reference| / max |reference|
+  double max_error_8bit = 0.51;      // u8 images: max |result - reference| in 8-bit levels
+  double max_error_16bit = 0.51;     // u16 images: the same in 16-bit levels
 };
 
-// The error that the bound limits for an image of `format`: max_abs_error in 8-bit levels for
-// RGBA8, max_relative_error for F32.
+// What storing to f16 adds to a float result's error, relative to the peak: half a unit in the last
+// place of an 11-bit significand (round to nearest), 2^-11.
+inline constexpr double kHalfStoreRelativeError = 1.0 / 2048.0;
+
+// The error that the bound limits for an image of `format`: max_abs_error in the type's own levels
+// for the integer types, max_relative_error for the float types.
 double bounded_error(const AccuracyStats& stats, PixelFormat format);
-// The bound in the same unit.
+// The bound in the same unit (for f16, the float bound plus the store's rounding).
 double bound_for(const AccuracyBound& bound, PixelFormat format);
 // No NaN or infinity, and bounded_error within bound_for.
 bool meets(const AccuracyStats& stats, const AccuracyBound& bound, PixelFormat format);

@@ -15,7 +15,8 @@
 
 namespace gausslab {
 
-enum class SampleType : int { U8, F32, F64 };
+// How one side of a comparison stores its samples (the float64 reference among them).
+enum class OperandType : int { U8, F32, F64 };
 
 // One side of a comparison: `channels` values per pixel, anywhere in memory. Sample (x, y, c) is at
 // data + y * pitch_bytes + x * pixel_bytes + c * channel_bytes, so one struct describes interleaved
@@ -23,7 +24,7 @@ enum class SampleType : int { U8, F32, F64 };
 // the float64 reference (pixel 32, channel 8).
 struct DifferenceOperand {
   const void* data = nullptr;
-  SampleType type = SampleType::F32;
+  OperandType type = OperandType::F32;
   std::size_t pitch_bytes = 0;
   std::size_t pixel_bytes = 0;
   std::size_t channel_bytes = 0;
@@ -35,16 +36,16 @@ struct DifferenceOperand {
     const char* p = static_cast<const char*>(data) + static_cast<std::size_t>(y) * pitch_bytes +
                     static_cast<std::size_t>(x) * pixel_bytes + static_cast<std::size_t>(c) * channel_bytes;
     switch (type) {
-      case SampleType::U8: return static_cast<double>(*reinterpret_cast<const std::uint8_t*>(p));
-      case SampleType::F32: return static_cast<double>(*reinterpret_cast<const float*>(p));
+      case OperandType::U8: return static_cast<double>(*reinterpret_cast<const std::uint8_t*>(p));
+      case OperandType::F32: return static_cast<double>(*reinterpret_cast<const float*>(p));
       default: return *reinterpret_cast<const double*>(p);
     }
   }
   // The value as an 8-bit result would hold it: float values through the methods' own to_unorm8,
   // float64 values by the same rule in float64, 8-bit values as they are.
   GAUSSLAB_HD double rounded(double value) const {
-    if (type == SampleType::U8 || keep_unrounded) return value;
-    if (type == SampleType::F32) return static_cast<double>(to_unorm8(static_cast<float>(value)));
+    if (type == OperandType::U8 || keep_unrounded) return value;
+    if (type == OperandType::F32) return static_cast<double>(to_unorm8(static_cast<float>(value)));
     const double clamped = value < 0.0 ? 0.0 : (value > 255.0 ? 255.0 : value);
     return std::floor(clamped + 0.5);
   }
@@ -126,7 +127,7 @@ DifferenceStats image_difference_host(const DifferenceInput& in, double peak = 2
 
 // Operands for host or device memory of the usual shapes.
 DifferenceOperand rgba8_operand(const void* data, std::size_t pitch_bytes);           // interleaved RGBA8
-DifferenceOperand planes_operand(const void* data, std::size_t pitch_bytes, int height, SampleType type);  // planes stacked vertically
+DifferenceOperand planes_operand(const void* data, std::size_t pitch_bytes, int height, OperandType type);  // planes stacked vertically
 DifferenceOperand interleaved_f64_operand(const double* data, int width, int channels);  // reference_gaussian's layout
 
 // "max 0.0123 at (10, 20, g), mean 0.00041, PSNR 98.1 dB"

@@ -1,5 +1,7 @@
 #pragma once
 // What every method, CPU or GPU, tells about itself.
+#include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "gausslab/core/filter_params.hpp"
@@ -7,6 +9,40 @@
 namespace gausslab {
 
 enum class Backend : int { Cpu, Cuda };
+
+// A set of pixel formats, one bit per PixelFormat value.
+class FormatSet {
+ public:
+  constexpr FormatSet() = default;
+  constexpr FormatSet(std::initializer_list<PixelFormat> formats) {
+    for (PixelFormat f : formats) bits_ |= bit(f);
+  }
+  static constexpr FormatSet all() {
+    FormatSet set;
+    set.bits_ = (1u << kPixelFormatCount) - 1u;
+    return set;
+  }
+  // Every channel count of the given sample types.
+  static constexpr FormatSet of_samples(std::initializer_list<SampleType> samples) {
+    FormatSet set;
+    for (SampleType s : samples)
+      for (int c = 1; c <= 4; ++c) set.bits_ |= bit(make_pixel_format(s, c));
+    return set;
+  }
+  constexpr bool contains(PixelFormat f) const { return is_valid(f) && (bits_ & bit(f)) != 0; }
+  constexpr FormatSet operator|(FormatSet other) const {
+    FormatSet set;
+    set.bits_ = bits_ | other.bits_;
+    return set;
+  }
+  constexpr bool operator==(FormatSet other) const { return bits_ == other.bits_; }
+  // "rgba8, f32" (the names in PixelFormat order), or "every format".
+  std::string describe() const;
+
+ private:
+  static constexpr std::uint32_t bit(PixelFormat f) { return 1u << static_cast<int>(f); }
+  std::uint32_t bits_ = 0;
+};
 
 struct MethodInfo {
   std::string id;        // stable: CLI, tests and results use it, e.g. "separable_shared"
@@ -28,9 +64,14 @@ struct MethodInfo {
   // put in memory (HaloReads, cuda/halo_reads.hpp): a sliced run's tiles then cost their core, not
   // core and halo (shared_2d and naive_2d, whose halo outweighs a small core many times over).
   bool computes_core_from_halo = false;
+  // The pixel formats the method filters within its bound; others are refused (format_refusal).
+  FormatSet formats{PixelFormat::Rgba8, PixelFormat::F32};
 };
 
 const char* to_string(Backend backend);  // "cpu" or "cuda"
+
+// Empty when `info`'s method takes this pixel format; otherwise the reason, with the formats it takes.
+std::string format_refusal(const MethodInfo& info, PixelFormat format);
 
 // Empty when `info`'s method can filter along these axes; otherwise the reason, for the user.
 std::string axes_refusal(const MethodInfo& info, FilterAxes axes);
