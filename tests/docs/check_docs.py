@@ -7,6 +7,8 @@
            every '#anchor' names a heading (GitHub's slugs) or an id in the target file;
   paths    every docs/<path> that a source file, a script or a page names in its text exists;
   lengths  README.md has at most 300 lines;
+  results  docs/results/ holds its README.md and one flat folder per GPU kind (a new run replaces the
+           files of its kind's folder; the runs before are in the git history);
   numbers  no number of the results is written in more than two files (the place that owns it and
            one summary that quotes it, README.md for example); see RESULT_NUMBERS below for how a
            number of the results is told from a constant.
@@ -414,6 +416,22 @@ def method_ids(root):
         ids.update(os.path.splitext(n)[0] for n in os.listdir(folder) if n.endswith(".md") and n != "README.md")
     return ids
 
+# --- the results folders -------------------------------------------------------------------------
+
+def check_results_layout(files):
+    """docs/results/README.md, and docs/results/<kind>/<file> for the files of each kind's one run."""
+    problems = []
+    for rel in files:
+        if not rel.startswith("docs/results/") or rel == "docs/results/README.md":
+            continue
+        parts = rel.split("/")[2:]
+        if len(parts) == 1:
+            problems.append(f"{rel}: a run's file belongs in its GPU kind's folder (docs/results/<kind>/)")
+        elif len(parts) > 2:
+            problems.append(f"{rel}: one run per GPU kind: replace the files of docs/results/{parts[0]}/ "
+                            f"instead of adding the folder {'/'.join(parts[1:-1])}/ (older runs stay in git)")
+    return problems
+
 # --- the walk -----------------------------------------------------------------------------------
 
 MD = MarkdownIt("commonmark").enable("table")
@@ -452,7 +470,7 @@ def main():
     a = parser.parse_args()
     root = os.path.abspath(a.root)
     parsed, prose_files = {}, {}
-    problems = {"tables": [], "links": [], "numbers": [], "lengths": [], "references": []}
+    problems = {"tables": [], "links": [], "numbers": [], "lengths": [], "references": [], "results": []}
     paths = list(markdown_files(root))
     replaced = {target for stand_in, target in STAND_INS.items() if stand_in in paths}
     subjects = method_ids(root)
@@ -475,6 +493,7 @@ def main():
             prose_files[path] = (lines, tokens)
     problems["numbers"], quoted, keys = check_numbers(prose_files, a.numbers_report, subjects)
     problems["references"] = check_source_references(root, replaced)
+    problems["results"] = check_results_layout(repository_files(root))
     for line in quoted:
         print("quoted:", line)
     for page in sorted(PENDING):
@@ -487,6 +506,7 @@ def main():
     print(f"check_docs: {len(parsed)} Markdown files; {len(problems['tables'])} table problems, "
           f"{len(problems['links'])} broken links, {len(problems['references'])} docs/ paths in the "
           f"sources that do not exist, {len(problems['lengths'])} files too long, "
+          f"{len(problems['results'])} results files outside their GPU kind's one folder, "
           f"{len(problems['numbers'])} result numbers in more than two files (of {keys} result numbers)")
     return 1 if total else 0
 

@@ -20,7 +20,7 @@ def run(files, checker):
                 f.write(text)
         out = subprocess.run([sys.executable, checker, "--root", root], capture_output=True, text=True)
         problems = [line for line in out.stdout.splitlines()
-                    if line.split(":", 1)[0] in ("tables", "links", "numbers", "lengths", "references")]
+                    if line.split(":", 1)[0] in ("tables", "links", "numbers", "lengths", "references", "results")]
         return out.returncode, problems
 
 
@@ -71,6 +71,11 @@ CASES = [
       "docs/c.md": "# C\n\n`separable_int8` 37 %\n"}, []),
     ("a benchmark's own report is data, not prose",
      {f"docs/results/{n}/results.md": "# gausslab-bench results\n\n0.0942 ms\n" for n in "abc"}, []),
+    ("one flat results folder per GPU kind",
+     {"docs/results/README.md": "# R\n", "docs/results/h200/results.csv": "a\n",
+      "docs/results/h200/2026-12-01/results.csv": "a\n", "docs/results/results.csv": "a\n"},
+     ["results: docs/results/h200/2026-12-01/results.csv: one run per GPU kind",
+      "results: docs/results/results.csv: a run's file belongs"]),
     ("README.md at most 300 lines", {"README.md": "# T\n" + "line\n" * 300}, ["lengths: README.md: 301 lines"]),
     ("the README's stand-in is checked in its place, its links from the root",
      {"README.md": "# old\n" + "line\n" * 400 + "[gone](docs/gone.md)\n",
