@@ -14,6 +14,7 @@
 #include <string_view>
 #include <thread>
 
+#include "gausslab/batch/cpu_share.hpp"
 #include "gausslab/batch/gpu_lanes.hpp"
 #include "gausslab/batch/host_buffer_pool.hpp"
 #include "gausslab/batch/memory_budget.hpp"
@@ -120,7 +121,8 @@ class BatchEngine::Impl {
   EngineOptions options_;
   const MethodEntry* entry_ = nullptr;
   bool gpu_ = false;
-  int threads_ = 1;
+  int threads_ = 1;                     // the pool's, and cpu_openmp's OpenMP threads
+  std::atomic<int> openmp_threads_{0};  // what OpenMP said it would use, for the report
   StageRecorder clock_;
   std::unique_ptr<GpuLanes> lanes_;
   std::unique_ptr<HostBufferPool> buffers_;
@@ -148,6 +150,8 @@ class BatchEngine::Impl {
   void note(const std::string& text);
   std::unique_ptr<Method> take_cpu_method();
   void give_cpu_method(std::unique_ptr<Method> method);
+  // Before a CPU method filters on the calling thread: this process's share of the cores for OpenMP.
+  void use_cpu_share();
 
   // Stages, each timed into clock_. Each throws what the stage throws.
   void read_item(Item& item);
@@ -196,8 +200,7 @@ BatchEngine::Impl::Impl(const EngineOptions& options) : options_(options) {
   entry_ = find_method(options.method_id);
   if (!entry_) throw std::invalid_argument("unknown method '" + options.method_id + "'; use one of: " + method_id_list());
   gpu_ = entry_->info.backend == Backend::Cuda;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads_ = options.threads > 0 ? options.threads : std::max(1, cores / std::max(1, options.host_sharers));
+  threads_ = cpu_threads_per_rank(options.threads, options.host_sharers);
   const std::size_t physical = host_physical_bytes();
   const std::size_t sharers = static_cast<std::size_t>(std::max(1, options.host_sharers));
   host_budget_ = options.host_budget_bytes ? options.host_budget_bytes
@@ -257,6 +260,14 @@ void BatchEngine::Impl::give_cpu_method(std::unique_ptr<Method> method) {
   cpu_methods_.push_back(std::move(method));
 }
 
+void BatchEngine::Impl::use_cpu_share() {
+  // The pool's threads, the caller's in a sequential run and the MPI layer's all filter: each
+  // sets its own OpenMP thread count (cheap: one value in the thread's OpenMP state).
+  if (options_.method_id != "cpu_openmp") return;
+  const int used = use_openmp_threads(threads_);
+  if (used > openmp_threads_.load()) openmp_threads_.store(used);
+}
+
 LoadedImage BatchEngine::Impl::read_and_decode(const std::string& path) {
   const double t0 = clock_.now_s();
   const std::vector<unsigned char> bytes = read_image_bytes(path);
@@ -307,7 +318,8 @@ void BatchEngine::Impl::filter_on_cpu(Item& item) {
     std::unique_ptr<Method>& method;
     ~GiveBack() { impl->give_cpu_method(std::move(method)); }
   } give_back{this, method};
-  // cpu_openmp spreads one image over every core: one at a time, or the cores would be oversubscribed.
+  use_cpu_share();
+  // cpu_openmp spreads one image over this process's cores: one at a time, or they would be oversubscribed.
   std::unique_lock<std::mutex> exclusive(openmp_mutex_, std::defer_lock);
   if (options_.method_id == "cpu_openmp" && options_.pipelined) exclusive.lock();
   if (options_.bands > 1) {
@@ -332,6 +344,7 @@ void BatchEngine::Impl::filter_rows(const ExtendedRows& source, const BandPlan& 
                                     int dst_first_row, const std::string& fault_kind) {
   if (!gpu_) {
     std::unique_ptr<Method> method = take_cpu_method();
+    use_cpu_share();
     int rows = 0;
     for (const Band& band : plan.bands) rows = std::max(rows, band.rows);
     const int pieces = std::max(1, options_.bands);
@@ -734,6 +747,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
 
 void BatchEngine::Impl::fill_resources(EngineReport& report) {
   report.threads = options_.pipelined ? threads_ : 1;
+  report.openmp_threads = openmp_threads_.load();
   report.lanes = gpu_ ? lanes_->count() : 0;
   report.pipelined = options_.pipelined;
   report.pinned = gpu_ && buffers_->pinned();

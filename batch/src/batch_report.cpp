@@ -44,6 +44,7 @@ std::string resources_line(const RankSummary& rank) {
   } else {
     line += ", one file at a time";
   }
+  if (r.openmp_threads) line += ", OpenMP on " + count_of(r.openmp_threads, "thread");
   if (r.lanes) line += r.pinned ? ", pinned buffers" : ", pageable memory";
   return line;
 }

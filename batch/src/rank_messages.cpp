@@ -16,7 +16,7 @@ void summary_fields(Io& io, Summary& s) {
   io(r.files, r.done, r.failed, r.banded, r.refused);
   io(r.input_bytes, r.megapixels, r.wall_s, r.first_finished_s, r.last_finished_s);
   io(r.stages.sum_ms, r.stages.busy_ms, r.stages.count, r.cpu_stages);
-  io(r.threads, r.lanes, r.pipelined, r.pinned, r.method_id, r.device_name);
+  io(r.threads, r.openmp_threads, r.lanes, r.pipelined, r.pinned, r.method_id, r.device_name);
   io(r.peak_pinned_bytes, r.peak_device_bytes, r.peak_device_in_use, r.peak_host_bytes);
   io(r.device_budget_bytes, r.host_budget_bytes, r.pinned_allocation_ms);
   io(r.failures, r.notes);

@@ -7,7 +7,8 @@
 // method, a dispatcher thread feeds decoded images, staged in pooled pinned buffers, to a few GPU
 // lanes (CUDA streams): while one image uploads another is filtered and a third downloads, and the
 // download lands in the same pinned buffer. With a CPU method the pool's threads filter too
-// (cpu_separable one image per thread; cpu_openmp one image at a time on every core). At most
+// (cpu_separable one image per thread; cpu_openmp one image at a time on as many OpenMP threads
+// as the pool has: this process's share of the cores, cpu_share.hpp). At most
 // max_in_flight images are held at once, and no new one is started while those held use more than
 // the host budget. Images that do not fit the GPU (or that --bands asks to split) go through in
 // horizontal bands with a halo (band_plan.hpp), byte-identical to a single pass.
@@ -45,7 +46,7 @@ struct EngineOptions {
   FilterParams params;
   Overwrite overwrite = Overwrite::Never;
   int jpeg_quality = 90;    // for .jpg outputs (1..100)
-  int threads = 0;          // CPU pool; 0: this rank's share of the cores
+  int threads = 0;          // CPU pool and cpu_openmp's OpenMP threads; 0: this rank's share of the cores
   int max_in_flight = 0;    // 0: threads + lanes + 2
   int lanes = 3;            // CUDA streams
   bool pipelined = true;
@@ -79,7 +80,8 @@ struct EngineReport {
   double first_finished_s = 0, last_finished_s = 0;
   StageTotals stages;
   std::vector<Stage> cpu_stages;   // the stages the CPU pool ran (for find_bound)
-  int threads = 1;
+  int threads = 1;                 // the CPU pool's (1 when not pipelined)
+  int openmp_threads = 0;          // the OpenMP threads cpu_openmp filtered with (0: another method)
   int lanes = 0;                   // 0 for a CPU method
   bool pipelined = true, pinned = false;
   std::string method_id, device_name;

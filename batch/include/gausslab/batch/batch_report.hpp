@@ -20,7 +20,7 @@ struct BoundCheck {
 // The bound of one rank's run (the pool's share of the CPU stages, or a GPU stage's busy time).
 BoundCheck check_bound(const EngineReport& report);
 
-// What a rank ran on: "CPU, 2 CPU threads", "NVIDIA H200 (GPU 0), 16 CPU
+// What a rank ran on: "CPU, 1 CPU thread, OpenMP on 1 thread", "NVIDIA H200 (GPU 0), 16 CPU
 // threads, 3 CUDA streams, pinned buffers", "..., one file at a time".
 std::string resources_line(const RankSummary& rank);
 
