@@ -17,6 +17,7 @@
 
 #include "bench_output.hpp"
 #include "gausslab/batch/batch_report.hpp"
+#include "gausslab/batch/cpu_share.hpp"
 #include "gausslab/batch/default_method.hpp"
 #include "gausslab/batch/distributed.hpp"
 #include "gausslab/batch/memory_budget.hpp"
@@ -222,14 +223,6 @@ struct Row {
   std::string ranks_text;  // under MPI: each rank's host, GPU, files and time
 };
 
-FilterParams workload_params(const BatchBenchOptions& options) {
-  FilterParams params;
-  params.fixed_radius = (options.kernel - 1) / 2;
-  params.sigma = std::max(kMinSigma, params.fixed_radius / 3.0);
-  params.border = options.border;
-  return params;
-}
-
 std::vector<BatchJob> with_outputs(const std::vector<BatchJob>& inputs, const std::string& dir) {
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -276,7 +269,11 @@ std::string describe_environment(const Bandwidth& bw, const CodecRates& rates, c
   out << "\n";
   out << "- workload: " << options.images << " images of " << options.width << "×" << options.height
       << " 24-bit BMP (" << fmt("%.1f MB", rates.file_mb) << " each), a " << options.kernel << "×" << options.kernel
-      << " Gaussian (radius " << (options.kernel - 1) / 2 << ", sigma radius/3), border " << to_string(options.border)
+      << " Gaussian (sigma " << fmt("%g", options.sigma) << ", radius " << (options.kernel - 1) / 2 << ")"
+      << (options.kernel == 5 && options.sigma == kOriginalBatchSigma ? ": the original system's weights" : "")
+      << ", border " << to_string(options.border)
+      << (options.border == BorderMode::Constant ? " (zero, as the original)" : "")
+      << ", rounded half up where the original truncates (so the bytes are not the original's)"
       << "; GPU method " << (cuda_device_status().available ? gpu_method : std::string("none (no CUDA device)"))
       << ", outputs 24-bit BMP\n";
   if (bw.pinned_h2d > 0)
@@ -362,6 +359,14 @@ std::string identical_groups(const std::vector<Row>& rows) {
 
 }  // namespace
 
+FilterParams batch_workload_params(const BatchBenchOptions& options) {
+  FilterParams params;
+  params.fixed_radius = (options.kernel - 1) / 2;
+  params.sigma = options.sigma;
+  params.border = options.border;
+  return params;
+}
+
 int make_test_image(int width, int height, const std::string& path, bool overwrite, std::ostream& log) {
   const auto start = Clock::now();
   const ImageRgba8 image = make_random_rgba8(width, height, 32768u);
@@ -376,7 +381,7 @@ int make_test_image(int width, int height, const std::string& path, bool overwri
 int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir, bool overwrite, MpiSession& mpi,
                     std::ostream& out, std::ostream& log) {
   const bool device = cuda_device_status().available;
-  const FilterParams params = workload_params(options);
+  const FilterParams params = batch_workload_params(options);
   const std::string gpu_method =
       !options.gpu_method.empty() ? options.gpu_method : choose_default_method(params, device).id;
   if (device && !find_method(gpu_method)) throw UsageError("--batch-method: unknown method '" + gpu_method + "'");
@@ -435,7 +440,11 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
     EngineOptions openmp = base;
     openmp.method_id = "cpu_openmp";
     openmp.pipelined = false;
-    add("cpu-openmp", "cpu_openmp on every core, one file at a time", openmp);
+    const int openmp_threads = cpu_threads_per_rank(options.threads, 1);
+    add("cpu-openmp",
+        "cpu_openmp on " + std::to_string(openmp_threads) + " thread" + (openmp_threads == 1 ? "" : "s") +
+            ", one file at a time",
+        openmp);
     EngineOptions pool = base;
     pool.method_id = "cpu_separable";
     add("cpu-pool", "cpu_separable, a file per pool thread", pool);
