@@ -18,6 +18,7 @@
 #include "gausslab/batch/mpi_session.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "program_version.hpp"
 
 namespace {
 
@@ -164,6 +165,10 @@ int run(int argc, char** argv, MpiSession& mpi) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (version_requested(argc, argv)) {  // before MPI starts: help2man and scripts run it alone
+    std::cout << version_text("gausslab-bench");
+    return kExitDone;
+  }
   std::unique_ptr<MpiSession> mpi;
   try {
     mpi = std::make_unique<MpiSession>(&argc, &argv);

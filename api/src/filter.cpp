@@ -34,8 +34,6 @@ constexpr std::size_t kKeptProblems = 4;
 
 bool is_auto_id(const std::string& id) { return id == "auto" || id == "auto_exact"; }
 
-// Device memory runs on the GPU; host memory too where there is one (uploaded and downloaded).
-bool gpu_for(Memory memory, bool device_present) { return memory == Memory::Device || device_present; }
 
 std::string describe_image(const char* name, const ConstImageRef& image) {
   std::string text = std::string(name) + " " + std::to_string(image.width) + "×" + std::to_string(image.height) + " " +
@@ -102,7 +100,7 @@ ConstImageView view_of(const ConstImageRef& image, int index) {
 // One prepared method for one problem.
 struct Prepared {
   FilterProblem problem;
-  bool gpu = false;
+  Memory memory = Memory::Host;  // with the problem, the key: host images may run on the CPU or the GPU
   std::unique_ptr<Method> method;
   Choice choice;
 };
@@ -169,17 +167,27 @@ struct Filter::State {
     return choice;
   }
 
+  // Whether a problem in `memory` runs on the GPU: device memory always; host memory for a named GPU
+  // method, or for auto where there is a GPU and a GPU method takes the problem.
+  bool runs_on_gpu(const FilterProblem& problem, Memory memory, bool device) const {
+    if (memory == Memory::Device) return true;
+    if (named) return named->info.backend == Backend::Cuda;
+    return device && !host_falls_back_to_cpu(problem, device);
+  }
+
   // The prepared method for a problem, from the kept ones or made and prepared now.
-  Prepared& prepared(const FilterProblem& problem, bool gpu) {
+  Prepared& prepared(const FilterProblem& problem, Memory memory, bool device) {
     for (std::size_t i = 0; i < kept.size(); ++i) {
-      if (kept[i].problem == problem && kept[i].gpu == gpu) {
+      if (kept[i].problem == problem && kept[i].memory == memory) {
         std::rotate(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(i), kept.begin() + static_cast<std::ptrdiff_t>(i) + 1);
         return kept.front();
       }
     }
+    const bool gpu = runs_on_gpu(problem, memory, device);
+    if (gpu && !device) throw NoDevice(choice_name() + " needs a GPU: " + cuda_device_status().reason);
     Prepared p;
     p.problem = problem;
-    p.gpu = gpu;
+    p.memory = memory;
     p.choice = choose(problem, gpu);
     const MethodEntry* entry = find_method(p.choice.method);
     // An instance that shares no device-wide state (naive_2d's constant bank) with other Filters.
@@ -189,6 +197,16 @@ struct Filter::State {
     kept.insert(kept.begin(), std::move(p));
     return kept.front();
   }
+
+  // auto on host images with a GPU here, when no GPU method takes the problem (a pixel type the GPU
+  // methods do not have yet, a 1D filter they do not do): the CPU methods run it instead.
+  bool host_falls_back_to_cpu(const FilterProblem& problem, bool device) const {
+    if (named || !device) return false;
+    return auto_candidates(problem, accuracy_class(), true).empty() &&
+           !auto_candidates(problem, accuracy_class(), false).empty();
+  }
+
+  std::string choice_name() const { return named ? named->info.id : std::string("auto"); }
 
   cudaStream_t stream_for_host_runs() {
     if (!host_stream) GAUSSLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream, cudaStreamNonBlocking));
@@ -221,7 +239,7 @@ Choice Filter::choose(int width, int height, PixelType pixel, Memory memory) con
     if (memory == Memory::Device && !device) throw NoDevice("no GPU for device memory: " + cuda_device_status().reason);
     const FilterProblem problem{width, height, internal_format(pixel), state_->params};
     if (std::string invalid = validate(problem); !invalid.empty()) throw Refused(invalid);
-    return state_->choose(problem, gpu_for(memory, device));
+    return state_->choose(problem, state_->runs_on_gpu(problem, memory, device));
   });
 }
 
@@ -239,7 +257,7 @@ void Filter::run_device(const ConstImageRef& src, const ImageRef& dst, Stream st
                               "(or pinned, managed memory); call run_host for host images");
     const FilterProblem problem{src.width, src.height, internal_format(src.pixel), state_->params};
     if (std::string invalid = validate(problem); !invalid.empty()) throw Refused(invalid);
-    Prepared& p = state_->prepared(problem, true);
+    Prepared& p = state_->prepared(problem, Memory::Device, true);
     // One launch per image today; a method with a batched entry point will take the whole stack.
     for (int i = 0; i < src.batch; ++i) p.method->run(view_of(src, i), view_of(dst, i), nullptr, stream);
     state_->last = p.choice;
@@ -257,10 +275,8 @@ void Filter::run_host(const ConstImageRef& src, const ImageRef& dst) {
           throw InvalidArgument(std::string(name) + " is device memory: call run_device for it");
     const FilterProblem problem{src.width, src.height, internal_format(src.pixel), state_->params};
     if (std::string invalid = validate(problem); !invalid.empty()) throw Refused(invalid);
-    const bool gpu = state_->named ? state_->named->info.backend == Backend::Cuda : device;
-    if (gpu && !device) throw NoDevice(state_->named->info.id + " needs a GPU: " + cuda_device_status().reason);
-    Prepared& p = state_->prepared(problem, gpu);
-    if (!gpu) {
+    Prepared& p = state_->prepared(problem, Memory::Host, device);
+    if (!p.choice.gpu) {
       for (int i = 0; i < src.batch; ++i) p.method->run(view_of(src, i), view_of(dst, i), nullptr, nullptr);
     } else {
       const cudaStream_t stream = state_->stream_for_host_runs();

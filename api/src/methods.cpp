@@ -11,6 +11,7 @@ namespace gausslab::v1 {
 std::vector<MethodDescription> methods() {
   std::vector<MethodDescription> list;
   for (const MethodEntry& entry : method_registry()) {
+    if (entry.info.id == "auto" || entry.info.id == "auto_exact") continue;  // choosers: FilterOptions::method "auto"
     MethodDescription d;
     d.id = entry.info.id;
     d.label = entry.info.label;

@@ -197,7 +197,7 @@ struct MethodDescription {
   std::vector<PixelType> pixel_types;  // the pixel types it filters
 };
 
-// Every method, in the registry's order (the CPU methods first, auto and auto_exact last).
+// Every method, in the registry's order (the CPU methods first); "auto" chooses among them.
 std::vector<MethodDescription> methods();
 
 // Where the images of a call live: run_host takes host memory, run_device device memory.
