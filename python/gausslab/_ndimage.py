@@ -32,7 +32,8 @@ def methods(all=False):
 
 
 def last_choice():
-    """The method the calling thread's last filter call ran, and why (a dict), or None."""
+    """The calling thread's last filter call (a dict), or None: the method that ran, gpu, why, its
+    bounds, and the addresses it filtered (src, dst), device_memory and the stream."""
     return getattr(_local, "last_choice", None)
 
 
@@ -64,7 +65,7 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     if accuracy not in _ACCURACY:
         raise InvalidArgument(f"accuracy must be 'exact' or 'approximate', not {accuracy!r}")
     device = _arrays.is_device_array(input)
-    ndim = len(input.shape) if device else np.ndim(input)
+    ndim = len(_arrays.shape_of(input)) if device else np.ndim(input)
     axes = _normalize_axes(axes, ndim)
     sigmas = _per_axis(sigma, len(axes), "sigma")
     orders = _per_axis(order, len(axes), "order")
@@ -189,7 +190,9 @@ def _run(call, src, dst, sample, method, accuracy, device, stream=0):
     pitch = width * channels * itemsize
     f.run(device, src[0], dst[0], batch, height, width, channels, sample, pitch, pitch, pitch * height,
           pitch * height, stream or 0)
-    _local.last_choice = f.last_choice()
+    # What ran, and on which memory: the addresses handed to the library as they are (no copy was made
+    # for a device array), for the callers and the tests that check it.
+    _local.last_choice = dict(f.last_choice(), src=src[0], dst=dst[0], device_memory=device, stream=stream or 0)
 
 
 def _host_pass(work, call, method, accuracy):
@@ -258,7 +261,7 @@ def _filter_device(obj, passes, output, method, accuracy, stream):
     _arrays.supported_dtype(array.dtype)
     if our_stream is None:
         our_stream = array.stream if isinstance(array.stream, int) else 0
-    elif isinstance(array.stream, int) and array.stream != our_stream:
+    elif isinstance(array.stream, int) and (array.stream or 1) != (our_stream or 1):  # 0 and 1: the legacy stream
         _gausslab.stream_wait(our_stream, array.stream)  # the producer's work first
     calls = _group(passes, array.shape)
     if len(calls) > 1 or (calls and _layout(array.shape, calls[0][0]) is None):
