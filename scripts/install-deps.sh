@@ -17,6 +17,8 @@ packages=(
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # video frames (optional at build time)
   python3-pil python3-opencv                          # the image codecs checked against PIL and OpenCV
   clang-14 libclang-rt-14-dev                         # libFuzzer: the fuzz targets' short CI run
+  pybind11-dev python3-pybind11 python3-dev python3-pytest   # the Python module gausslab and its tests
+  help2man desktop-file-utils                         # the installed man pages; the desktop entry's check
 )
 
 missing=()
