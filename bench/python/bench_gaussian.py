@@ -84,7 +84,10 @@ def main():
     def torch_blur(t, sigma, channels_last):
         # torchvision blurs (..., C, H, W); its kernel size must be odd: 2 × radius + 1 with SciPy's radius.
         k = 2 * int(4.0 * sigma + 0.5) + 1
-        x = t.permute(0, 3, 1, 2) if channels_last else t.unsqueeze(0).unsqueeze(0)
+        if channels_last:  # (N,) H, W, C -> N, C, H, W
+            x = (t if t.dim() == 4 else t.unsqueeze(0)).permute(0, 3, 1, 2)
+        else:
+            x = t.unsqueeze(0).unsqueeze(0)
         return tvf.gaussian_blur(x, [k, k], [float(sigma), float(sigma)])
 
     def case(label, x_cupy, sigma, axes, channels_last):
@@ -129,7 +132,7 @@ def main():
     text = "\n".join([header()] + [format_row(r) for r in rows]) + (
         f"\n\ngausslab's Python overhead per call: {overhead:.1f} µs (host time of gaussian_filter on a 16² "
         "CuPy array with output=, no synchronisation)\n"
-        f"GPU: {gausslab.build_report().splitlines()[-1]}\n"
+        f"{gausslab.build_report().splitlines()[-1]}\n"
         "Times: GPU ms (CUDA events on the current stream) / wall ms (Python call + synchronisation), "
         f"median of {repeats}; vs CuPy: the largest difference from CuPy's result in the type's units.\n")
     print(text.split("\n\n", 1)[1])

@@ -71,13 +71,6 @@ def is_device_array(obj):
     return False
 
 
-def shape_of(obj):
-    """A device object's shape, from the object or its __cuda_array_interface__."""
-    if hasattr(obj, "shape"):
-        return tuple(obj.shape)
-    return tuple(obj.__cuda_array_interface__["shape"])
-
-
 def stream_pointer(stream, obj=None):
     """The cudaStream_t of `stream` (an int, a CuPy or PyTorch stream, anything with __cuda_stream__);
     without one, the current stream of obj's library (CuPy, PyTorch), else the producer's, else 0."""

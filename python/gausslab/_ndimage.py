@@ -65,7 +65,12 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     if accuracy not in _ACCURACY:
         raise InvalidArgument(f"accuracy must be 'exact' or 'approximate', not {accuracy!r}")
     device = _arrays.is_device_array(input)
-    ndim = len(_arrays.shape_of(input)) if device else np.ndim(input)
+    if device:  # its memory as its producer describes it, made ready for the stream the call runs on
+        our_stream = _arrays.stream_pointer(stream, input)
+        array = _arrays.device_array(input, our_stream)
+        ndim = array.ndim
+    else:
+        ndim = np.ndim(input)
     axes = _normalize_axes(axes, ndim)
     sigmas = _per_axis(sigma, len(axes), "sigma")
     orders = _per_axis(order, len(axes), "order")
@@ -92,7 +97,7 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
             continue
         passes.append((axis, s, m, t, r))
     if device:
-        return _filter_device(input, passes, output, method, accuracy, stream)
+        return _filter_device(input, array, our_stream, passes, output, method, accuracy)
     return _filter_host(np.asarray(input), passes, output, method, accuracy)
 
 
@@ -252,9 +257,7 @@ def _filter_host(array, passes, output, method, accuracy):
     return out
 
 
-def _filter_device(obj, passes, output, method, accuracy, stream):
-    our_stream = _arrays.stream_pointer(stream, obj)
-    array = _arrays.device_array(obj, our_stream)
+def _filter_device(obj, array, our_stream, passes, output, method, accuracy):
     if array.device_id != 0:
         raise Refused(f"the array is on CUDA device {array.device_id}; gausslab runs on device 0 "
                       "(CUDA_VISIBLE_DEVICES can make that device the first)")
@@ -276,7 +279,8 @@ def _filter_device(obj, passes, output, method, accuracy, stream):
         if converted is None:
             raise Refused("a float64 device array is filtered in float32: convert it first (only CuPy's and "
                           "PyTorch's are converted here)")
-        result = _filter_device(converted, passes, None, method, accuracy, our_stream)
+        result = _filter_device(converted, _arrays.device_array(converted, our_stream), our_stream, passes, None,
+                                method, accuracy)
         back = _arrays.astype(result, np.float64)
         if output is None:
             return back

@@ -86,3 +86,21 @@ def test_numpy_arrays_run_on_the_gpu_with_a_copy():
     choice = gausslab.last_choice()
     assert choice["gpu"] and not choice["device_memory"]
     within_bound(y, x, 4.0, (0, 1))
+
+
+def test_cupy_float64_is_filtered_in_float32_on_the_device():
+    x = cupy.random.random((200, 300), dtype=cupy.float64)
+    y = gausslab.gaussian_filter(x, 2.5)
+    assert isinstance(y, cupy.ndarray) and y.dtype == cupy.float64
+    assert gausslab.last_choice()["device_memory"]
+    within_bound(cupy.asnumpy(y), cupy.asnumpy(x), 2.5, (0, 1))
+
+
+def test_an_explicit_stream_waits_for_the_producers_stream():
+    x = cupy.random.random((700, 500), dtype=cupy.float32)  # made on CuPy's current stream
+    stream = cupy.cuda.Stream(non_blocking=True)
+    out = cupy.empty_like(x)
+    gausslab.gaussian_filter(x, 1.8, output=out, stream=stream)
+    assert gausslab.last_choice()["stream"] == stream.ptr
+    stream.synchronize()
+    within_bound(cupy.asnumpy(out), cupy.asnumpy(x), 1.8, (0, 1))
