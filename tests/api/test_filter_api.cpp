@@ -293,6 +293,32 @@ TEST(PublicFilterGpu, DeviceImagesOnTheCallersStreamMatchTheReference) {
   cudaStreamDestroy(stream);
 }
 
+TEST(PublicFilterGpu, RepeatedRunsOfOneShapeAllocateNothing) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const int w = 1031, h = 517;
+  const PixelType pixel = PixelType::grey_f32();
+  void *d_src = nullptr, *d_dst = nullptr;
+  std::size_t pitch = 0;
+  ASSERT_EQ(cudaMallocPitch(&d_src, &pitch, w * pixel.bytes(), h), cudaSuccess);
+  ASSERT_EQ(cudaMallocPitch(&d_dst, &pitch, w * pixel.bytes(), h), cudaSuccess);
+  for (const char* method : {"auto", "fft", "recursive"}) {
+    gausslab::FilterOptions options{gausslab::Kernel::gaussian(6.0)};
+    options.method = method;
+    options.accuracy = gausslab::Accuracy::Approximate;
+    gausslab::Filter filter(options);
+    filter.run_device({d_src, pitch, w, h, pixel}, {d_dst, pitch, w, h, pixel});  // prepares: plans, scratch
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::size_t free_before = 0, free_after = 0, total = 0;
+    cudaMemGetInfo(&free_before, &total);
+    for (int i = 0; i < 5; ++i) filter.run_device({d_src, pitch, w, h, pixel}, {d_dst, pitch, w, h, pixel});
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    cudaMemGetInfo(&free_after, &total);
+    EXPECT_EQ(free_after, free_before) << method << " by " << filter.last_choice().method;
+  }
+  cudaFree(d_src);
+  cudaFree(d_dst);
+}
+
 TEST(PublicFilterGpu, HostPointersToRunDeviceAreRefusedNotFaulted) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   gausslab::Filter filter(gausslab::FilterOptions{});
