@@ -155,12 +155,13 @@ struct Filter::State {
       throw Refused(choice.method + " cannot filter " + describe_problem(problem) + ": " + reason);
     const AccuracyBound bound = method->accuracy_bound(problem);
     const AccuracyBound cap = accuracy_cap(accuracy_class());
-    if (bound_for(bound, problem.format) > bound_for(cap, problem.format) * (1 + 1e-9))
+    if (options.accuracy != Accuracy::Any && bound_for(bound, problem.format) > bound_for(cap, problem.format) * (1 + 1e-9))
       throw Refused(choice.method + " promises " + describe(bound) + ", looser than the " +
                     (options.accuracy == Accuracy::Exact ? "exact" : "approximate") + " accuracy class (" +
                     describe(cap) + ")" +
-                    (options.accuracy == Accuracy::Exact ? ": ask for Accuracy::Approximate or choose an exact method"
-                                                         : ": choose a more accurate method"));
+                    (options.accuracy == Accuracy::Exact
+                         ? ": ask for Accuracy::Approximate (or Any) or choose an exact method"
+                         : ": ask for Accuracy::Any to run it with its own bound, or choose a more accurate method"));
     choice.bound_relative = bound.max_relative_error;
     choice.bound_levels = sample_type(problem.format) == internal::SampleType::U16 ? bound.max_error_16bit
                                                                                   : bound.max_error_8bit;

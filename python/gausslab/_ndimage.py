@@ -19,7 +19,7 @@ from ._errors import InvalidArgument, Refused
 
 _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "mirror", "nearest": "nearest",
           "constant": "constant", "grid-constant": "constant", "wrap": "wrap", "grid-wrap": "wrap"}
-_ACCURACY = ("exact", "approximate")
+_ACCURACY = ("exact", "approximate", "any")
 _KEPT_FILTERS = 16  # per thread: their plans and scratch survive between calls with these parameters
 _local = threading.local()
 
@@ -59,11 +59,12 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     sigma, order, mode, radius   a value or one per filtered axis, as SciPy; order must be 0 and cval
             0 (both refused otherwise); modes reflect, mirror, nearest, constant, wrap (and grid-*)
     output  an array to write (returned), a dtype, or None (the input's dtype)
-    method  'auto' or an id from methods();  accuracy  'exact' (float rounding) or 'approximate'
+    method  'auto' or an id from methods();  accuracy  'exact' (float rounding), 'approximate' (1e-3,
+            0.8 levels) or 'any' (a named method's own bound)
     stream  for device arrays: an int (cudaStream_t) or a CuPy/PyTorch stream; default the current one
     """
     if accuracy not in _ACCURACY:
-        raise InvalidArgument(f"accuracy must be 'exact' or 'approximate', not {accuracy!r}")
+        raise InvalidArgument(f"accuracy must be 'exact', 'approximate' or 'any', not {accuracy!r}")
     device = _arrays.is_device_array(input)
     if device:  # its memory as its producer describes it, made ready for the stream the call runs on
         our_stream = _arrays.stream_pointer(stream, input)
@@ -144,7 +145,7 @@ def _filter(s, m, t, r, method, accuracy, rows_only):
     key = (s, m, t, r, method, accuracy, rows_only)
     f = kept.get(key)
     if f is None:
-        f = _gausslab.Filter(s, t, r, m, method, accuracy == "approximate", rows_only)
+        f = _gausslab.Filter(s, t, r, m, method, accuracy, rows_only)
         kept[key] = f
         if len(kept) > _KEPT_FILTERS:
             kept.popitem(last=False)

@@ -58,8 +58,8 @@ py::dict choice_dict(const gausslab::Choice& c) {
 class PyFilter {
  public:
   PyFilter(double sigma, double truncate, int radius, const std::string& mode, const std::string& method,
-           bool approximate, bool rows_only)
-      : filter_(options(sigma, truncate, radius, mode, method, approximate, rows_only)) {}
+           const std::string& accuracy, bool rows_only)
+      : filter_(options(sigma, truncate, radius, mode, method, accuracy, rows_only)) {}
 
   // Filters `batch` images of height × width × channels samples at src into dst (addresses in host or
   // device memory as `device` says), rows pitch bytes apart and images stride bytes apart.
@@ -85,12 +85,19 @@ class PyFilter {
 
  private:
   static gausslab::FilterOptions options(double sigma, double truncate, int radius, const std::string& mode,
-                                         const std::string& method, bool approximate, bool rows_only) {
+                                         const std::string& method, const std::string& accuracy, bool rows_only) {
     gausslab::FilterOptions o;
     o.kernel = radius >= 0 ? gausslab::Kernel::gaussian_with_radius(sigma, radius) : gausslab::Kernel::gaussian(sigma, truncate);
     o.border = border_from(mode);
     o.method = method;
-    o.accuracy = approximate ? gausslab::Accuracy::Approximate : gausslab::Accuracy::Exact;
+    if (accuracy == "exact")
+      o.accuracy = gausslab::Accuracy::Exact;
+    else if (accuracy == "approximate")
+      o.accuracy = gausslab::Accuracy::Approximate;
+    else if (accuracy == "any")
+      o.accuracy = gausslab::Accuracy::Any;
+    else
+      throw gausslab::InvalidArgument("accuracy must be 'exact', 'approximate' or 'any', not '" + accuracy + "'");
     o.axes = rows_only ? gausslab::Axes::RowsOnly : gausslab::Axes::Both;
     return o;
   }
@@ -180,8 +187,8 @@ PYBIND11_MODULE(_gausslab, m) {
     }
   });
   py::class_<PyFilter>(m, "Filter")
-      .def(py::init<double, double, int, const std::string&, const std::string&, bool, bool>(), py::arg("sigma"),
-           py::arg("truncate"), py::arg("radius"), py::arg("mode"), py::arg("method"), py::arg("approximate"),
+      .def(py::init<double, double, int, const std::string&, const std::string&, const std::string&, bool>(),
+           py::arg("sigma"), py::arg("truncate"), py::arg("radius"), py::arg("mode"), py::arg("method"), py::arg("accuracy"),
            py::arg("rows_only"))
       .def("run", &PyFilter::run, py::arg("device"), py::arg("src"), py::arg("dst"), py::arg("batch"), py::arg("height"),
            py::arg("width"), py::arg("channels"), py::arg("sample"), py::arg("src_pitch"), py::arg("dst_pitch"),

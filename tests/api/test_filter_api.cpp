@@ -301,7 +301,7 @@ TEST(PublicFilterGpu, RepeatedRunsOfOneShapeAllocateNothing) {
   std::size_t pitch = 0;
   ASSERT_EQ(cudaMallocPitch(&d_src, &pitch, w * pixel.bytes(), h), cudaSuccess);
   ASSERT_EQ(cudaMallocPitch(&d_dst, &pitch, w * pixel.bytes(), h), cudaSuccess);
-  for (const char* method : {"auto", "fft", "recursive"}) {
+  for (const char* method : {"auto", "fft", "separable_shared"}) {
     gausslab::FilterOptions options{gausslab::Kernel::gaussian(6.0)};
     options.method = method;
     options.accuracy = gausslab::Accuracy::Approximate;
@@ -317,6 +317,18 @@ TEST(PublicFilterGpu, RepeatedRunsOfOneShapeAllocateNothing) {
   }
   cudaFree(d_src);
   cudaFree(d_dst);
+}
+
+TEST(PublicFilterGpu, ANamedMethodLooserThanTheAccuracyClassIsRefusedUnlessAnyIsAsked) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  gausslab::FilterOptions options{gausslab::Kernel::gaussian(6.0)};
+  options.method = "recursive";  // its bound at sigma 6: 2e-3 relative (float)
+  EXPECT_THROW((void)gausslab::Filter(options).choose(512, 512, PixelType::grey_f32(), gausslab::Memory::Device),
+               gausslab::Refused);
+  options.accuracy = gausslab::Accuracy::Any;
+  const gausslab::Choice choice = gausslab::Filter(options).choose(512, 512, PixelType::grey_f32(), gausslab::Memory::Device);
+  EXPECT_EQ(choice.method, "recursive");
+  EXPECT_GT(choice.bound_relative, 1e-5);
 }
 
 TEST(PublicFilterGpu, HostPointersToRunDeviceAreRefusedNotFaulted) {

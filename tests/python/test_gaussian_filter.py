@@ -149,6 +149,9 @@ def test_what_gausslab_cannot_do_is_refused_with_the_reason():
         gausslab.gaussian_filter(image.astype(np.int32), 1.0)
     with pytest.raises(ValueError, match="unknown method"):
         gausslab.gaussian_filter(image, 1.0, method="fastest")
+    with pytest.raises(ValueError, match="accuracy"):
+        gausslab.gaussian_filter(image, 1.0, accuracy="close")
+    assert gausslab.gaussian_filter(image, 1.0, accuracy="any").shape == image.shape
 
 
 def test_methods_version_and_the_choice():

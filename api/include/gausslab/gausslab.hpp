@@ -122,8 +122,9 @@ std::string to_string(Border border);
 
 // The error a method may have against the float64 convolution:
 //   Exact        float rounding: 1e-5 relative (float types), 0.51 levels (integer types);
-//   Approximate  also the fast approximations (recursive, FFT, multires): 1e-3 relative, 0.8 levels.
-enum class Accuracy : std::uint8_t { Exact, Approximate };
+//   Approximate  also the fast approximations (recursive, FFT, multires): 1e-3 relative, 0.8 levels;
+//   Any          a named method's own bound, whatever it is (auto takes it as Approximate).
+enum class Accuracy : std::uint8_t { Exact, Approximate, Any };
 
 // The axes filtered: both (an image), or along x only (each row a 1D signal).
 enum class Axes : std::uint8_t { Both, RowsOnly };
