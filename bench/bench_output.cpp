@@ -112,6 +112,7 @@ std::string find_plot_script() {
   std::error_code ec;
   const fs::path self = fs::canonical("/proc/self/exe", ec);
   if (!ec) candidates.push_back(self.parent_path() / "plot_results.py");
+  if (!ec) candidates.push_back(self.parent_path() / ".." / "share" / "gausslab" / "plot_results.py");  // installed
 #ifdef GAUSSLAB_BENCH_SOURCE_DIR
   candidates.push_back(fs::path(GAUSSLAB_BENCH_SOURCE_DIR) / "plot_results.py");
 #endif

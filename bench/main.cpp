@@ -18,6 +18,7 @@
 #include "gausslab/batch/mpi_main.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "program_version.hpp"
 
 namespace {
 
@@ -164,5 +165,9 @@ int run(int argc, char** argv, MpiSession& mpi) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (version_requested(argc, argv)) {  // before MPI starts: help2man and scripts run it alone
+    std::cout << version_text("gausslab-bench");
+    return kExitDone;
+  }
   return run_with_mpi("gausslab-bench", argc, argv, {kExitProblems, kExitUsage}, run);
 }

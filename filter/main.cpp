@@ -7,6 +7,7 @@
 #include "gausslab/batch/mpi_main.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "program_version.hpp"
 
 namespace {
 
@@ -54,5 +55,9 @@ int run(int argc, char** argv, MpiSession& mpi) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (version_requested(argc, argv)) {  // before MPI starts: help2man and scripts run it alone
+    std::cout << version_text("gausslab-filter");
+    return kExitDone;
+  }
   return run_with_mpi("gausslab-filter", argc, argv, {kExitFileFailed, kExitUsage}, run);
 }

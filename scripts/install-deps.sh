@@ -18,6 +18,8 @@ packages=(
   python3-pil python3-opencv                          # the image codecs checked against PIL and OpenCV
   python3-markdown-it                                 # tests/docs: the docs' tables, links and numbers, parsed as Markdown
   clang-14 libclang-rt-14-dev                         # libFuzzer: the fuzz targets' short CI run
+  pybind11-dev python3-pybind11 python3-dev python3-pytest   # the Python module gausslab and its tests
+  help2man desktop-file-utils                         # the installed man pages; the desktop entry's check
 )
 
 missing=()
