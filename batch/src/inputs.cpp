@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/regular_file.hpp"
 
 namespace gausslab {
 
@@ -120,6 +121,9 @@ std::vector<InputFile> expand_inputs(const InputSpec& spec, std::istream& standa
     if (spec.list_file == "-") {
       lines = read_list(standard_input);
     } else {
+      // Core's opening rule first: a FIFO would block the open below forever, a device never end.
+      if (std::string problem = regular_file_problem(spec.list_file, "lists"); !problem.empty())
+        throw UsageError("--from-list: " + problem);
       std::ifstream list(spec.list_file);
       if (!list) throw UsageError("--from-list: cannot open " + in_quotes(spec.list_file) + "; check the path");
       lines = read_list(list);

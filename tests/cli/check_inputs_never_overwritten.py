@@ -1,12 +1,17 @@
 #!/usr/bin/python3
-"""Core's rule for outputs, in every program that writes (issue 40): an output never replaces an
-input of the same run, with --overwrite given: the output named as the input itself, as a symbolic
-link to it (or into a symbolic link to its folder), and as a hard link to it. The viewer's
---screenshot and --screenshot-view (picture and sequence mode), gausslab-sequence's previews (the
-case that replaced 30 16-bit frames with 8-bit previews), gausslab-bench's results (--codecs) and
-gausslab-filter's outputs (-o and --out-dir). Each is refused with exit status 2 and a message
-naming both paths, and nothing is written: every file under the test folder keeps its bytes, inode
-and time, and no file appears.
+"""Core's two rules for paths, in every program that writes or opens one (issue 40).
+
+Outputs: an output never replaces an input of the same run, with --overwrite given: the output
+named as the input itself, as a symbolic link to it (or into a symbolic link to its folder), and as
+a hard link to it. The viewer's --screenshot and --screenshot-view (picture and sequence mode),
+gausslab-sequence's previews (the case that replaced 30 16-bit frames with 8-bit previews),
+gausslab-bench's results (--codecs) and gausslab-filter's outputs (-o and --out-dir). Each is
+refused with exit status 2 and a message naming both paths, and nothing is written: every file
+under the test folder keeps its bytes, inode and time, and no file appears.
+
+Opening never blocks: a FIFO with no writer (or a device) given as the sequence tool's input, the
+viewer's --sequence and --script, and gausslab-filter's --from-list is refused at once (exit 2,
+"FIFO"), where open() used to wait forever (a 60 s limit here reports a hang).
 
 usage: check_inputs_never_overwritten.py --filter F --bench B --viewer V --sequence S --data tests/data
 """
@@ -196,6 +201,19 @@ def check_filter(c, tool, data, work):
             ["would replace the input 'photo.png' (a hard link to it)"])
 
 
+def check_fifos(c, tool, viewer, sequence, work):
+    folder = fresh(work, "fifo")
+    os.mkfifo(os.path.join(folder, "f"))
+    offscreen = ["--offscreen", "--frames", "2", "--path", "cpu", "--window", "64x48"]
+    refused(c, "gausslab-sequence FIFO --out-dir o", [sequence, "f", "--out-dir", "o"], folder, ["FIFO"])
+    refused(c, "gausslab --sequence FIFO", [viewer, "--sequence", "f", *offscreen], folder, ["FIFO"])
+    refused(c, "gausslab --script FIFO", [viewer, "--script", "f", "--offscreen", "--path", "cpu"], folder, ["FIFO"])
+    refused(c, "gausslab-filter --from-list FIFO", [tool, "--from-list", "f", "--out-dir", "o", "--sigma", "2"], folder, ["FIFO"])
+    refused(c, "gausslab-filter --from-list /dev/zero", [tool, "--from-list", "/dev/zero", "--out-dir", "o", "--sigma", "2"], folder,
+            ["device"])
+    refused(c, "gausslab-sequence /dev/zero --out-dir o", [sequence, "/dev/zero", "--out-dir", "o"], folder, ["device"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--filter", required=True)
@@ -211,6 +229,7 @@ def main():
         check_sequence(c, args.sequence, work)
         check_viewer(c, args.viewer, args.data, work)
         check_viewer_sequence(c, args.viewer, args.sequence, work)
+        check_fifos(c, args.filter, args.viewer, args.sequence, work)
     return c.summary()
 
 
