@@ -23,7 +23,11 @@ std::string filter_usage(const std::string& method_ids) {
              "Inputs and outputs:\n"
              "  INPUT               an image file, a folder (its image files), or a pattern such as\n"
              "                      'photos/*.jpg' (quoted, so gausslab-filter expands it)\n"
-             "  --from-list FILE    also the paths in FILE, one a line ('-': standard input)\n"
+             "  --from-list FILE    also the paths in FILE, one a line, each exactly as written ('-':\n"
+             "                      standard input); empty lines are skipped\n"
+             "  --list-comments     the list's lines starting with # are comments\n"
+             "  --list-null         the list's names each end with a NUL byte (find -print0), so that\n"
+             "                      names holding a newline can be listed\n"
              "  --recursive         folders' subfolders too; their tree is kept under --out-dir\n"
              "  -o, --output FILE   the filtered image (one input); its extension picks the type\n"
              "  --out-dir DIR       batch mode: each input becomes DIR/<its name>.<format>; DIR is\n"
@@ -120,6 +124,10 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       if (!options.list_file.empty()) throw UsageError("--from-list is given twice; give one list");
       options.list_file = reader.value(arg);
       if (options.list_file.empty()) throw UsageError("--from-list: the file name is empty ('-' reads standard input)");
+    } else if (arg == "--list-comments") {
+      options.list_comments = true;
+    } else if (arg == "--list-null") {
+      options.list_null = true;
     } else if (arg == "--recursive" || arg == "-r") {
       options.recursive = true;
     } else if (arg == "--format") {
@@ -204,6 +212,9 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   }
   if (options.list_problem_size) throw UsageError("--size only goes with --list-methods");
 
+  if ((options.list_comments || options.list_null) && options.list_file.empty())
+    throw UsageError(std::string(options.list_comments ? "--list-comments" : "--list-null") +
+                     " describes the list of --from-list, and none is given; add --from-list FILE");
   if (options.inputs.empty() && options.list_file.empty())
     throw UsageError("no input file given; usage: gausslab-filter INPUT -o OUTPUT --sigma S");
   if (!options.output.empty() && !options.out_dir.empty())
