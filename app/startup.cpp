@@ -46,7 +46,10 @@ void check_screenshot(const char* flag, const std::string& path, bool overwrite,
   if (path.empty()) return;
   if (std::string problem = inputs.refusal(path, "gausslab", "give the screenshot another name"); !problem.empty())
     throw StartupError(std::string(flag) + ": " + problem);
-  if (std::string problem = check_output_path(path, overwrite ? Overwrite::Allowed : Overwrite::Never); !problem.empty())
+  const Overwrite mode = overwrite ? Overwrite::Allowed : Overwrite::Never;
+  if (std::string problem = check_output_path(path, mode); !problem.empty())
+    throw StartupError(std::string(flag) + ": " + problem);
+  if (std::string problem = output_file_problem(path, mode); !problem.empty())  // a name too long, a link to nothing
     throw StartupError(std::string(flag) + ": " + problem);
 }
 

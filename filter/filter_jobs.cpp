@@ -30,11 +30,16 @@ std::string identity(const std::string& path) { return resolved_path(path); }
 
 // The output check for a single-file job: a .npy signal is written as .npy, an image as an image.
 std::string output_problem(const std::string& input, const std::string& output, Overwrite overwrite) {
-  if (is_npy_path(input)) return check_npy_output_path(output, overwrite);
-  if (is_npy_path(output))
+  if (is_npy_path(input)) {
+    if (std::string problem = check_npy_output_path(output, overwrite); !problem.empty()) return problem;
+  } else if (is_npy_path(output)) {
     return in_quotes(output) + ": a .npy output holds a 1D signal, but " + in_quotes(input) +
            " is an image; write it as an image file";
-  return check_output_path(output, overwrite);
+  } else if (std::string problem = check_output_path(output, overwrite); !problem.empty()) {
+    return problem;
+  }
+  // What the writer would refuse only after the work: a name too long, a link to nothing.
+  return output_file_problem(output, overwrite);
 }
 
 MethodChoice resolve_signal_method(const FilterOptions& options) {
@@ -112,7 +117,11 @@ std::vector<BatchJob> plan_filter_jobs(const FilterOptions& options, const std::
         !problem.empty())
       throw UsageError(problem);
     if (fs::is_directory(output, ec)) throw UsageError(in_quotes(output) + " is a folder; it cannot be an output file");
-    if (options.overwrite == Overwrite::Never && fs::exists(output, ec)) {
+    // A name too long for the file system, a device: refused now, not after the work (existing
+    // files are counted below).
+    if (std::string problem = output_file_problem(output, Overwrite::Allowed); !problem.empty())
+      throw UsageError(problem);
+    if (options.overwrite == Overwrite::Never && (fs::exists(output, ec) || fs::is_symlink(output, ec))) {
       existing.push_back(output);
       continue;
     }
