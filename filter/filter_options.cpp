@@ -91,7 +91,8 @@ std::string filter_usage(const std::string& method_ids) {
          "is never written.\n"
          "\n"
          "exit status: 0 done; 1 a file could not be read, filtered or written (the other files are\n"
-         "still done; under mpirun, on every rank); 2 bad arguments, or a single input the method\n"
+         "still done; under mpirun, on every rank), or the pipe the output goes to closed (the run\n"
+         "stops; the files written are whole); 2 bad arguments, or a single input the method\n"
          "refuses at its size (nothing was written).\n";
 }
 

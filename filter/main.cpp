@@ -6,6 +6,7 @@
 #include "filter_options.hpp"
 #include "filter_runner.hpp"
 #include "gausslab/batch/mpi_session.hpp"
+#include "gausslab/core/broken_pipe.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
     std::cerr << "gausslab-filter: MPI could not start: " << error.what() << '\n';
     return kExitFileFailed;
   }
+  stop_on_broken_pipe("gausslab-filter", kExitFileFailed);  // | head: a message and status 1, not SIGPIPE
   const bool root = mpi->root();
   const std::string rank = mpi->size() > 1 ? "rank " + std::to_string(mpi->rank()) + ": " : "";
   try {
