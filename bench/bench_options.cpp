@@ -83,6 +83,9 @@ constexpr FlagScope kFlagScopes[] = {
     {"--batch-configs", kBatch}, {"--batch-dir", kBatch}, {"--threads", kBatch},
 };
 
+// The flags that choose the run themselves.
+constexpr std::string_view kModeFlags[] = {"--help", "-h", "--sequence", "--codecs", "--batch", "--make-image"};
+
 bool was_given(const std::vector<std::string>& given, std::string_view flag) {
   return std::find(given.begin(), given.end(), flag) != given.end();
 }
@@ -127,6 +130,14 @@ void check_flags_apply(const std::vector<std::string>& given, const BenchOptions
 }
 
 }  // namespace
+
+bool bench_flag_has_scope(std::string_view flag) {
+  for (std::string_view mode_flag : kModeFlags)
+    if (flag == mode_flag) return true;
+  for (const FlagScope& scope : kFlagScopes)
+    if (scope.flag == flag) return true;
+  return false;
+}
 
 // The --batch configurations (bench_batch.cpp runs them); here, with the parser that checks the names,
 // so that the parser stands alone (and is fuzzed alone).

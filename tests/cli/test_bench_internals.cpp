@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "bench_accuracy.hpp"
@@ -90,6 +91,20 @@ TEST(BenchOptions, AFlagTheChosenRunWouldIgnoreIsRefusedWithTheReason) {
   EXPECT_NO_THROW(parse({"--batch", "--batch-images", "3", "--border", "wrap", "--threads", "2", "--overwrite"}));
   EXPECT_NO_THROW(parse({"--sigma-sweep", "--sweep-sizes", "512", "--quick", "--no-plot"}));
   EXPECT_NO_THROW(parse({"--sequence-sizes", "64x48", "--quick", "--out", "d"}));
+}
+
+TEST(BenchOptions, EveryFlagOfTheHelpTextSaysWhereItApplies) {
+  const std::string usage = bench_usage("");
+  int flags = 0;
+  for (std::size_t at = usage.find("--"); at != std::string::npos; at = usage.find("--", at + 2)) {
+    std::size_t end = at + 2;
+    while (end < usage.size() && (std::isalnum(static_cast<unsigned char>(usage[end])) || usage[end] == '-')) ++end;
+    const std::string flag = usage.substr(at, end - at);
+    if (flag == "--") continue;
+    ++flags;
+    EXPECT_TRUE(bench_flag_has_scope(flag)) << flag << " is in the help text but not in kFlagScopes (bench_options.cpp)";
+  }
+  EXPECT_GT(flags, 40);
 }
 
 TEST(BenchOptions, BadValuesAreUsageErrors) {
