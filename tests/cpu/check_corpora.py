@@ -20,8 +20,9 @@ they are reported as known failures and do not fail the test, but a listed case 
 (remove it from the list), and a crash or a hang fails the test whatever the list says.
 
 Under AddressSanitizer (the tool's binary holds __asan_init) the address-space limit is replaced
-by ASan's max_allocation_size_mb and the peak-memory bounds are not checked (its shadow memory
-counts in the resident size); every other rule holds.
+by ASan's max_allocation_size_mb (its operator new then aborts with an out-of-memory report, which
+counts as the memory failure it is, not as a crash) and the peak-memory bounds are not checked
+(its shadow memory counts in the resident size); every other rule holds.
 
 usage: check_corpora.py --tool gausslab_image_tool --corpora tests/data/corpora [--only SUBSTRING]
 Exit status 0 when every case behaves (known failures aside), 1 otherwise, 77 (skipped) without
@@ -293,6 +294,10 @@ def check_case(case, path, tool, corpora, asan, decoded_sizes):
     if status is None:
         return [("hang", f"still running after {TIMEOUT_S} s")], "hang"
     problems = []
+    if asan and re.search(r"AddressSanitizer: (out-of-memory|allocation-size-too-big|requested allocation size)", err):
+        # ASan's operator new aborts where the address-space limit would have thrown bad_alloc.
+        return [("memory", f"tried to allocate more than the {ADDRESS_SPACE >> 20} MiB the test allows "
+                           "(AddressSanitizer's report)")], "out of memory"
     if status not in (0, 1) or any(sign in err for sign in CRASH_SIGNS):
         return [("crash", f"exit status {status}: {err.strip()[-300:]}")], "crash"
     decoded_bytes = 0
