@@ -17,10 +17,11 @@
 
 #include "bench_output.hpp"
 #include "gausslab/batch/batch_report.hpp"
-#include "gausslab/batch/codec.hpp"
+#include "gausslab/batch/cpu_share.hpp"
 #include "gausslab/batch/default_method.hpp"
 #include "gausslab/batch/distributed.hpp"
 #include "gausslab/batch/memory_budget.hpp"
+#include "gausslab/core/atomic_file.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/core/statistics.hpp"
@@ -99,19 +100,24 @@ CodecRates measure_codec_rates(const std::string& path, const std::string& scrat
   LoadedImage loaded;
   for (int run = 0; run < 3; ++run) {
     auto t0 = Clock::now();
-    const std::vector<unsigned char> bytes = read_image_file(path);
+    const std::vector<unsigned char> bytes = read_image_bytes(path);
     read.push_back(seconds_since(t0) * 1000);
     t0 = Clock::now();
-    loaded = decode_image(bytes, path);
+    loaded = load_image_from_memory(bytes.data(), bytes.size(), path);
     decode.push_back(seconds_since(t0) * 1000);
     rates.file_mb = bytes.size() / 1e6;
   }
   std::vector<double> write;
   for (int run = 0; run < 3; ++run) {
-    const std::string out = scratch + "/rate-" + std::to_string(run) + fs::path(path).extension().string();
-    const WriteTimes times = encode_and_write(out, loaded.image, loaded.source_channels, {std::nullopt, 90, Overwrite::Allowed});
-    encode.push_back(times.encode_ms);
-    write.push_back(times.write_ms);
+    // As the batch writes: into memory, then through a temporary file beside the output, synced.
+    const std::string out = scratch + "/rate-" + std::to_string(run) + ".bmp";
+    auto t0 = Clock::now();
+    const std::vector<unsigned char> bytes = encode_image(loaded.image, loaded.source_channels, ImageFormat::Bmp);
+    encode.push_back(seconds_since(t0) * 1000);
+    t0 = Clock::now();
+    write_file_atomically(out, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                          Overwrite::Allowed);
+    write.push_back(seconds_since(t0) * 1000);
     fs::remove(out);
   }
   rates.megapixels = loaded.image.pixel_count() / 1e6;
@@ -125,7 +131,7 @@ CodecRates measure_codec_rates(const std::string& path, const std::string& scrat
 // One core's encode (+ write) and read + decode time for each output format, on one image: a table
 // for batch.md. The workload's noise is the worst case for PNG and JPEG (nothing to compress).
 std::string codec_table(const std::string& path) {
-  const LoadedImage loaded = decode_image(read_image_file(path), path);
+  const LoadedImage loaded = load_image(path);
   const double megapixels = loaded.image.pixel_count() / 1e6;
   std::ostringstream out;
   out << "| format | file MB | encode ms | Mpixel/s | decode ms | Mpixel/s |\n|---|---:|---:|---:|---:|---:|\n";
@@ -140,7 +146,7 @@ std::string codec_table(const std::string& path) {
         const std::vector<unsigned char> bytes = encode_image(loaded.image, loaded.source_channels, format, 90);
         encode.push_back(seconds_since(t0) * 1000);
         t0 = Clock::now();
-        decode_image(bytes, name);
+        load_image_from_memory(bytes.data(), bytes.size(), name);
         decode.push_back(seconds_since(t0) * 1000);
         file_mb = bytes.size() / 1e6;
       }
@@ -217,14 +223,6 @@ struct Row {
   std::string ranks_text;  // under MPI: each rank's host, GPU, files and time
 };
 
-FilterParams workload_params(const BatchBenchOptions& options) {
-  FilterParams params;
-  params.fixed_radius = (options.kernel - 1) / 2;
-  params.sigma = std::max(kMinSigma, params.fixed_radius / 3.0);
-  params.border = options.border;
-  return params;
-}
-
 std::vector<BatchJob> with_outputs(const std::vector<BatchJob>& inputs, const std::string& dir) {
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -271,7 +269,11 @@ std::string describe_environment(const Bandwidth& bw, const CodecRates& rates, c
   out << "\n";
   out << "- workload: " << options.images << " images of " << options.width << "×" << options.height
       << " 24-bit BMP (" << fmt("%.1f MB", rates.file_mb) << " each), a " << options.kernel << "×" << options.kernel
-      << " Gaussian (radius " << (options.kernel - 1) / 2 << ", sigma radius/3), border " << to_string(options.border)
+      << " Gaussian (sigma " << fmt("%g", options.sigma) << ", radius " << (options.kernel - 1) / 2 << ")"
+      << (options.kernel == 5 && options.sigma == kOriginalBatchSigma ? ": the original system's weights" : "")
+      << ", border " << to_string(options.border)
+      << (options.border == BorderMode::Constant ? " (zero, as the original)" : "")
+      << ", rounded half up where the original truncates (so the bytes are not the original's)"
       << "; GPU method " << (cuda_device_status().available ? gpu_method : std::string("none (no CUDA device)"))
       << ", outputs 24-bit BMP\n";
   if (bw.pinned_h2d > 0)
@@ -357,6 +359,14 @@ std::string identical_groups(const std::vector<Row>& rows) {
 
 }  // namespace
 
+FilterParams batch_workload_params(const BatchBenchOptions& options) {
+  FilterParams params;
+  params.fixed_radius = (options.kernel - 1) / 2;
+  params.sigma = options.sigma;
+  params.border = options.border;
+  return params;
+}
+
 int make_test_image(int width, int height, const std::string& path, bool overwrite, std::ostream& log) {
   const auto start = Clock::now();
   const ImageRgba8 image = make_random_rgba8(width, height, 32768u);
@@ -371,7 +381,7 @@ int make_test_image(int width, int height, const std::string& path, bool overwri
 int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir, bool overwrite, MpiSession& mpi,
                     std::ostream& out, std::ostream& log) {
   const bool device = cuda_device_status().available;
-  const FilterParams params = workload_params(options);
+  const FilterParams params = batch_workload_params(options);
   const std::string gpu_method =
       !options.gpu_method.empty() ? options.gpu_method : choose_default_method(params, device).id;
   if (device && !find_method(gpu_method)) throw UsageError("--batch-method: unknown method '" + gpu_method + "'");
@@ -430,7 +440,11 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
     EngineOptions openmp = base;
     openmp.method_id = "cpu_openmp";
     openmp.pipelined = false;
-    add("cpu-openmp", "cpu_openmp on every core, one file at a time", openmp);
+    const int openmp_threads = cpu_threads_per_rank(options.threads, 1);
+    add("cpu-openmp",
+        "cpu_openmp on " + std::to_string(openmp_threads) + " thread" + (openmp_threads == 1 ? "" : "s") +
+            ", one file at a time",
+        openmp);
     EngineOptions pool = base;
     pool.method_id = "cpu_separable";
     add("cpu-pool", "cpu_separable, a file per pool thread", pool);
@@ -490,9 +504,7 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
       row.output_hash = hash_outputs(jobs);
       if (row.report.failed) row.error = row.report.failures.front();
       for (const RankSummary& rank : result.per_rank) {
-        row.ranks_text += "  - rank " + std::to_string(rank.rank) + " on " + rank.host + ": " + rank.report.device_name +
-                          (rank.device >= 0 ? " (GPU " + std::to_string(rank.device) + ")" : "") + ", " +
-                          std::to_string(rank.report.threads) + " threads";
+        row.ranks_text += "  - rank " + std::to_string(rank.rank) + " on " + rank.host + ": " + resources_line(rank);
         if (run.split == SplitMode::Files)
           row.ranks_text += ", " + std::to_string(rank.report.files) + " files in " + fmt("%.3f s", rank.report.wall_s);
         row.ranks_text += "\n";

@@ -214,16 +214,18 @@ std::string bench_usage(const std::string& method_ids) {
          "\n"
          "The batch workload (end to end: files read, decoded, filtered, encoded and written):\n"
          "  --batch                the original system's workload: 20 generated 4096×2304 24-bit BMP\n"
-         "                         files, a 5×5 Gaussian, zero border, for one CPU thread, OpenMP, the\n"
-         "                         thread pool, the GPU one image at a time from pageable memory, and the\n"
-         "                         pipelined GPU; under mpirun -np N, N ranks (files dealt out, and each\n"
+         "                         files, its 5×5 table (a Gaussian of sigma 1.5, radius 2), zero\n"
+         "                         border, for one CPU thread, OpenMP, the thread pool, the GPU one\n"
+         "                         image at a time from pageable memory, and the pipelined GPU;\n"
+         "                         under mpirun -np N, N ranks (files dealt out, and each\n"
          "                         image's rows scattered). Also measures the host-device bandwidth\n"
          "                         (pinned, pageable) and one core's read/decode/encode rate. Writes\n"
          "                         batch.md and batch.csv (batch-mpiN.*) into --out\n"
          "  --batch-images N       images (default 20)\n"
          "  --batch-size WxH       their size (default 4096x2304)\n"
-         "  --batch-kernel K       the k×k kernel (default 5; radius (k-1)/2, sigma radius/3); the border is\n"
-         "                         --border's (default here: constant, the original's zero border)\n"
+         "  --batch-kernel K       the k×k kernel (default 5; radius (k-1)/2); the border is --border's\n"
+         "                         (default here: constant, the original's zero border)\n"
+         "  --batch-sigma S        its sigma (default 1.5, the original's)\n"
          "  --batch-method ID      the GPU method (default: the default rule's, as gausslab-filter)\n"
          "  --batch-configs C,...  only these: cpu-1-thread, cpu-openmp, cpu-pool, gpu-pageable,\n"
          "                         gpu-pipelined-cold, gpu-pipelined, mpi-files, mpi-rows\n"
@@ -338,6 +340,8 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       options.batch.height = height;
     } else if (arg == "--batch-kernel") {
       options.batch.kernel = parse_kernel_item(arg, reader.value(arg));
+    } else if (arg == "--batch-sigma") {
+      options.batch.sigma = parse_sigma_item(arg, reader.value(arg));
     } else if (arg == "--batch-method") {
       options.batch.gpu_method = reader.value(arg);
     } else if (arg == "--batch-configs") {

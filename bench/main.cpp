@@ -15,7 +15,7 @@
 #include "bench_report.hpp"
 #include "bench_runner.hpp"
 #include "sequence_bench.hpp"
-#include "gausslab/batch/mpi_session.hpp"
+#include "gausslab/batch/mpi_main.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/run_inputs.hpp"
 #include "gausslab/cuda/registry.hpp"
@@ -169,21 +169,5 @@ int run(int argc, char** argv, MpiSession& mpi) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::unique_ptr<MpiSession> mpi;
-  try {
-    mpi = std::make_unique<MpiSession>(&argc, &argv);
-  } catch (const std::exception& error) {
-    std::cerr << "gausslab-bench: MPI could not start: " << error.what() << '\n';
-    return kExitProblems;
-  }
-  try {
-    return run(argc, argv, *mpi);
-  } catch (const UsageError& error) {
-    if (mpi->root()) std::cerr << "gausslab-bench: " << error.what() << "\n(gausslab-bench --help shows the usage)\n";
-    return kExitUsage;
-  } catch (const std::exception& error) {
-    std::cerr << "gausslab-bench: " << error.what() << '\n';
-    if (mpi->size() > 1) mpi->abort(kExitProblems);
-    return kExitProblems;
-  }
+  return run_with_mpi("gausslab-bench", argc, argv, {kExitProblems, kExitUsage}, run);
 }

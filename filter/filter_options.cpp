@@ -1,8 +1,8 @@
 #include "filter_options.hpp"
 
-#include "gausslab/batch/codec.hpp"
 #include "gausslab/batch/memory_budget.hpp"
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/image_io.hpp"
 #include "gausslab/core/npy_io.hpp"
 
 namespace gausslab {
@@ -33,7 +33,7 @@ std::string filter_usage(const std::string& method_ids) {
              "  --out-dir DIR       batch mode: each input becomes DIR/<its name>.<format>; DIR is\n"
              "                      created when missing\n"
              "  --format F          the type of batch outputs: ") +
-         output_format_list() +
+         image_format_list() +
          " (default png)\n"
          "  --jpeg-quality Q    JPEG outputs' quality, 1 to 100 (libjpeg's scale; default 90)\n"
          "  --overwrite         replace existing output files (never done otherwise)\n"
@@ -132,12 +132,11 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
     } else if (arg == "--recursive" || arg == "-r") {
       options.recursive = true;
     } else if (arg == "--format") {
-      std::string format = reader.value(arg);
-      if (!format.empty() && format[0] == '.') format.erase(0, 1);
-      if (format == "jpeg") format = "jpg";
-      if (!is_output_format(format))
-        throw UsageError("--format: unknown output type '" + format + "'; use " + output_format_list());
-      options.batch_extension = "." + format;
+      std::string name = reader.value(arg);
+      if (!name.empty() && name[0] == '.') name.erase(0, 1);
+      const std::optional<ImageFormat> format = image_format_from_string(name);
+      if (!format) throw UsageError("--format: unknown output type '" + name + "'; use " + image_format_list());
+      options.batch_extension = file_extension(*format);
       format_given = true;
     } else if (arg == "--jpeg-quality") {
       options.jpeg_quality = parse_int(arg, reader.value(arg), 1, 100);

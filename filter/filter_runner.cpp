@@ -72,19 +72,6 @@ Plan unpack(const std::string& bytes) {
 
 }  // namespace
 
-const char* channels_name(int channels) {
-  switch (channels) {
-    case 1:
-      return "grey";
-    case 2:
-      return "grey+alpha";
-    case 3:
-      return "RGB";
-    default:
-      return "RGBA";
-  }
-}
-
 int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& standard_input, std::ostream& log) {
   Plan plan;
   std::string message;

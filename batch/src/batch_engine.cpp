@@ -11,13 +11,15 @@
 #include <mutex>
 #include <new>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
-#include "gausslab/batch/codec.hpp"
+#include "gausslab/batch/cpu_share.hpp"
 #include "gausslab/batch/gpu_lanes.hpp"
 #include "gausslab/batch/host_buffer_pool.hpp"
 #include "gausslab/batch/memory_budget.hpp"
 #include "gausslab/batch/thread_pool.hpp"
+#include "gausslab/core/atomic_file.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -57,8 +59,36 @@ bool is_out_of_memory(const CudaError& error) { return error.code() == cudaError
 ImageRgba8 pooled_result(const ImageRgba8& filtered, PoolMode pool) {
   if (pool == PoolMode::None) return filtered;
   if (std::string problem = pool_problem(filtered.width(), filtered.height()); !problem.empty())
-    throw std::invalid_argument("--pool " + std::string(to_string(pool)) + ": " + problem);
+    throw PoolRefusal("--pool " + std::string(to_string(pool)) + ": " + problem);
   return pool_2x2(filtered, pool);
+}
+
+std::string file_failure_message(const std::string& input, const std::string& method_id, FileOutcome& outcome,
+                                 const std::exception_ptr& error) {
+  const std::string size = outcome.width ? " (" + size_text(outcome.width, outcome.height) + ")" : "";
+  try {
+    std::rethrow_exception(error);
+  } catch (const ImageLoadError& e) {
+    return e.what();  // names the file
+  } catch (const ImageSaveError& e) {
+    return e.what();  // names the output
+  } catch (const std::bad_alloc&) {
+    return quoted(input) + ": out of host memory" + (outcome.width ? " filtering" + size : " while decoding") +
+           "; free memory or lower --max-in-flight";
+  } catch (const CudaError& e) {
+    if (is_out_of_memory(e))
+      return quoted(input) + ": out of device memory" + size + ": " + e.what() +
+             "; lower --max-device-memory or --max-in-flight, or use another method";
+    return quoted(input) + ": the GPU failed" + size + ": " + e.what();
+  } catch (const PoolRefusal& e) {
+    outcome.refused = true;
+    return quoted(input) + ": " + e.what();
+  } catch (const std::invalid_argument& e) {  // a method refusing the problem
+    outcome.refused = true;
+    return quoted(input) + ": " + method_id + " refuses this" + size + " image: " + e.what();
+  } catch (const std::exception& e) {
+    return quoted(input) + ": " + e.what();
+  }
 }
 
 std::string injected_fault(const std::string& input) {
@@ -84,10 +114,15 @@ class BatchEngine::Impl {
                    const std::string& fault_kind);
   void fill_resources(EngineReport& report);
 
+  // The file stages (BatchEngine::read_and_decode, encode_and_write).
+  LoadedImage read_and_decode(const std::string& path);
+  void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
+
   EngineOptions options_;
   const MethodEntry* entry_ = nullptr;
   bool gpu_ = false;
-  int threads_ = 1;
+  int threads_ = 1;                     // the pool's, and cpu_openmp's OpenMP threads
+  std::atomic<int> openmp_threads_{0};  // what OpenMP said it would use, for the report
   StageRecorder clock_;
   std::unique_ptr<GpuLanes> lanes_;
   std::unique_ptr<HostBufferPool> buffers_;
@@ -115,12 +150,14 @@ class BatchEngine::Impl {
   void note(const std::string& text);
   std::unique_ptr<Method> take_cpu_method();
   void give_cpu_method(std::unique_ptr<Method> method);
+  // Before a CPU method filters on the calling thread: this process's share of the cores for OpenMP.
+  void use_cpu_share();
 
   // Stages, each timed into clock_. Each throws what the stage throws.
-  void read_and_decode(Item& item);
+  void read_item(Item& item);
   void filter_on_cpu(Item& item);
   void filter_on_gpu_in_bands(Item& item);
-  void encode_and_write_item(Item& item, const ImageRgba8& image);
+  void write_item(Item& item, const ImageRgba8& image);
 
   // The pipelined run's steps.
   void start_item(const ItemPtr& item);
@@ -136,8 +173,9 @@ class BatchEngine::Impl {
   void finish(const ItemPtr& item);
 
   void run_sequential(const std::vector<BatchJob>& jobs);
-  // The message for a failed file, naming it; marks the item refused when the method refused it.
-  std::string failure_message(Item& item, const std::exception_ptr& error);
+  std::string failure_message(Item& item, const std::exception_ptr& error) {
+    return file_failure_message(item.job->input, options_.method_id, item.outcome, error);
+  }
   int band_rows_limit(int width, int height);
 
   // Per-run state.
@@ -162,8 +200,7 @@ BatchEngine::Impl::Impl(const EngineOptions& options) : options_(options) {
   entry_ = find_method(options.method_id);
   if (!entry_) throw std::invalid_argument("unknown method '" + options.method_id + "'; use one of: " + method_id_list());
   gpu_ = entry_->info.backend == Backend::Cuda;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads_ = options.threads > 0 ? options.threads : std::max(1, cores / std::max(1, options.host_sharers));
+  threads_ = cpu_threads_per_rank(options.threads, options.host_sharers);
   const std::size_t physical = host_physical_bytes();
   const std::size_t sharers = static_cast<std::size_t>(std::max(1, options.host_sharers));
   host_budget_ = options.host_budget_bytes ? options.host_budget_bytes
@@ -223,41 +260,45 @@ void BatchEngine::Impl::give_cpu_method(std::unique_ptr<Method> method) {
   cpu_methods_.push_back(std::move(method));
 }
 
-std::string BatchEngine::Impl::failure_message(Item& item, const std::exception_ptr& error) {
-  const std::string& input = item.job->input;
-  const std::string size = item.outcome.width ? " (" + size_text(item.outcome.width, item.outcome.height) + ")" : "";
-  try {
-    std::rethrow_exception(error);
-  } catch (const ImageLoadError& e) {
-    return e.what();  // names the file
-  } catch (const ImageSaveError& e) {
-    return e.what();  // names the output
-  } catch (const std::bad_alloc&) {
-    return quoted(input) + ": out of host memory" + (item.outcome.width ? " filtering" + size : " while decoding") +
-           "; free memory or lower --max-in-flight";
-  } catch (const CudaError& e) {
-    if (is_out_of_memory(e))
-      return quoted(input) + ": out of device memory" + size + ": " + e.what() +
-             "; lower --max-device-memory or --max-in-flight, or use another method";
-    return quoted(input) + ": the GPU failed" + size + ": " + e.what();
-  } catch (const std::invalid_argument& e) {  // a method refusing the problem
-    item.outcome.refused = true;
-    return quoted(input) + ": " + options_.method_id + " refuses this" + size + " image: " + e.what();
-  } catch (const std::exception& e) {
-    return quoted(input) + ": " + e.what();
-  }
+void BatchEngine::Impl::use_cpu_share() {
+  // The pool's threads, the caller's in a sequential run and the MPI layer's all filter: each
+  // sets its own OpenMP thread count (cheap: one value in the thread's OpenMP state).
+  if (options_.method_id != "cpu_openmp") return;
+  const int used = use_openmp_threads(threads_);
+  if (used > openmp_threads_.load()) openmp_threads_.store(used);
 }
 
-void BatchEngine::Impl::read_and_decode(Item& item) {
+LoadedImage BatchEngine::Impl::read_and_decode(const std::string& path) {
   const double t0 = clock_.now_s();
-  item.start_s = t0;
-  const std::vector<unsigned char> bytes = read_image_file(item.job->input);
+  const std::vector<unsigned char> bytes = read_image_bytes(path);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Read, t0, t1);
-  if (item.fault == "bad-alloc") throw std::bad_alloc();
-  item.decoded = decode_image(bytes, item.job->input);
+  if (injected_fault(path) == "bad-alloc") throw std::bad_alloc();
+  LoadedImage decoded = load_image_from_memory(bytes.data(), bytes.size(), path);
   clock_.add(Stage::Decode, t1, clock_.now_s());
-  if (!item.decoded.note.empty()) note(item.decoded.note);  // "16-bit samples reduced to 8 bits ..."
+  if (!decoded.note.empty()) note(decoded.note);  // "16-bit samples reduced to 8 bits ..."
+  return decoded;
+}
+
+void BatchEngine::Impl::encode_and_write(const std::string& path, const ImageRgba8& image, int channels) {
+  const std::optional<ImageFormat> format = image_format_from_path(path);
+  if (!format) throw ImageSaveError(quoted(path) + ": no image format for this extension; use " + image_format_list());
+  // Into memory first, so that the encoder's time and the disk's are told apart.
+  const double t0 = clock_.now_s();
+  const std::vector<unsigned char> bytes =
+      options_.pool == PoolMode::None
+          ? encode_image(image, channels, *format, options_.jpeg_quality)
+          : encode_image(pooled_result(image, options_.pool), channels, *format, options_.jpeg_quality);
+  const double t1 = clock_.now_s();
+  clock_.add(Stage::Encode, t0, t1);  // pooling, if any, counts as encoding
+  write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                        options_.overwrite);
+  clock_.add(Stage::Write, t1, clock_.now_s());
+}
+
+void BatchEngine::Impl::read_item(Item& item) {
+  item.start_s = clock_.now_s();
+  item.decoded = read_and_decode(item.job->input);
   item.outcome.width = item.decoded.image.width();
   item.outcome.height = item.decoded.image.height();
   item.outcome.channels = item.decoded.source_channels;
@@ -277,7 +318,8 @@ void BatchEngine::Impl::filter_on_cpu(Item& item) {
     std::unique_ptr<Method>& method;
     ~GiveBack() { impl->give_cpu_method(std::move(method)); }
   } give_back{this, method};
-  // cpu_openmp spreads one image over every core: one at a time, or the cores would be oversubscribed.
+  use_cpu_share();
+  // cpu_openmp spreads one image over this process's cores: one at a time, or they would be oversubscribed.
   std::unique_lock<std::mutex> exclusive(openmp_mutex_, std::defer_lock);
   if (options_.method_id == "cpu_openmp" && options_.pipelined) exclusive.lock();
   if (options_.bands > 1) {
@@ -302,6 +344,7 @@ void BatchEngine::Impl::filter_rows(const ExtendedRows& source, const BandPlan& 
                                     int dst_first_row, const std::string& fault_kind) {
   if (!gpu_) {
     std::unique_ptr<Method> method = take_cpu_method();
+    use_cpu_share();
     int rows = 0;
     for (const Band& band : plan.bands) rows = std::max(rows, band.rows);
     const int pieces = std::max(1, options_.bands);
@@ -348,16 +391,8 @@ void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
   filter_rows(rows, whole, item.result.view(), 0, item.fault == "device-oom-once" ? "" : item.fault);
 }
 
-void BatchEngine::Impl::encode_and_write_item(Item& item, const ImageRgba8& image) {
-  const OutputSettings settings{std::nullopt, options_.jpeg_quality, options_.overwrite};
-  const double t0 = clock_.now_s();
-  const WriteTimes times =
-      options_.pool == PoolMode::None
-          ? encode_and_write(item.job->output, image, item.outcome.channels, settings)
-          : encode_and_write(item.job->output, pooled_result(image, options_.pool), item.outcome.channels, settings);
-  const double t1 = clock_.now_s();
-  clock_.add(Stage::Encode, t0, t1 - times.write_ms / 1000.0);  // pooling, if any, counts as encoding
-  clock_.add(Stage::Write, t1 - times.write_ms / 1000.0, t1);
+void BatchEngine::Impl::write_item(Item& item, const ImageRgba8& image) {
+  encode_and_write(item.job->output, image, item.outcome.channels);
   item.outcome.ok = true;
 }
 
@@ -402,7 +437,7 @@ void BatchEngine::Impl::finish(const ItemPtr& item) {
 
 void BatchEngine::Impl::start_item(const ItemPtr& item) {
   try {
-    read_and_decode(*item);
+    read_item(*item);
     const std::size_t bytes = image_bytes(item->decoded.image);
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -412,7 +447,7 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
     if (!gpu_) {
       filter_on_cpu(*item);
       item->decoded.image = ImageRgba8{};  // the input is no longer needed
-      encode_and_write_item(*item, item->result);
+      write_item(*item, item->result);
       finish(item);
       return;
     }
@@ -467,10 +502,10 @@ void BatchEngine::Impl::finish_gpu_item(const ItemPtr& item) {
             std::memcpy(image.data(), item->lease->data, image_bytes(image));
             item->lease.reset();
             clock_.add(Stage::Encode, t0, clock_.now_s());
-            encode_and_write_item(*item, image);
+            write_item(*item, image);
           } else {
             item->decoded.image = ImageRgba8{};
-            encode_and_write_item(*item, item->result);
+            write_item(*item, item->result);
           }
           finish(item);
         } catch (...) {
@@ -580,14 +615,14 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
       ++in_flight_;
     }
     try {
-      read_and_decode(*item);
+      read_item(*item);
       if (!gpu_) {
         filter_on_cpu(*item);
-        encode_and_write_item(*item, item->result);
+        write_item(*item, item->result);
       } else if (options_.bands > 1 ||
                  !lanes_->fits_whole(item->decoded.image.width(), item->decoded.image.height(), options_.params)) {
         filter_on_gpu_in_bands(*item);
-        encode_and_write_item(*item, item->result);
+        write_item(*item, item->result);
       } else {
         ImageRgba8& image = item->decoded.image;
         ConstImageView source = image.view();
@@ -611,9 +646,9 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
         if (options_.pinned) {
           std::memcpy(image.data(), item->lease->data, image_bytes(image));
           item->lease.reset();
-          encode_and_write_item(*item, image);
+          write_item(*item, image);
         } else {
-          encode_and_write_item(*item, item->result);
+          write_item(*item, item->result);
         }
       }
       finish(item);
@@ -712,6 +747,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
 
 void BatchEngine::Impl::fill_resources(EngineReport& report) {
   report.threads = options_.pipelined ? threads_ : 1;
+  report.openmp_threads = openmp_threads_.load();
   report.lanes = gpu_ ? lanes_->count() : 0;
   report.pipelined = options_.pipelined;
   report.pinned = gpu_ && buffers_->pinned();
@@ -740,7 +776,10 @@ void BatchEngine::filter_rows(const ExtendedRows& source, const BandPlan& plan, 
   impl_->filter_rows(source, plan, dst, dst_first_row, "");
 }
 
-StageRecorder& BatchEngine::clock() { return impl_->clock_; }
+LoadedImage BatchEngine::read_and_decode(const std::string& path) { return impl_->read_and_decode(path); }
+void BatchEngine::encode_and_write(const std::string& path, const ImageRgba8& image, int channels) {
+  impl_->encode_and_write(path, image, channels);
+}
 StageTotals BatchEngine::stage_totals() const { return impl_->clock_.totals(); }
 
 EngineReport BatchEngine::resources() const {

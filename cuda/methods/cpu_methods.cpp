@@ -10,7 +10,7 @@
 // filter 1D signals (along x only).
 // Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8).
 // Measured (the host CPU of the H100 machine, gausslab-bench): 4096² F32 7×7 353 ms on one thread,
-// 70 ms with OpenMP (run-to-run noise about ±20 %, docs/results/README.md).
+// 70 ms with OpenMP (run-to-run noise about ±20 %, docs/results/h100/README.md).
 #include <chrono>
 #include <cstdio>
 

@@ -9,7 +9,6 @@
 #include <mutex>
 
 #include "gausslab/batch/batch_engine.hpp"
-#include "gausslab/batch/codec.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
@@ -171,16 +170,40 @@ TEST_F(BatchEngineTest, AnExistingOutputIsNeverReplacedWithoutOverwrite) {
   EXPECT_NE(read_bytes(jobs[0].output), "user data");
 }
 
-TEST(BatchCodec, ReadRefusesWhatIsNotARegularFile) {
+TEST(BatchFileStages, ReadRefusesWhatIsNotARegularFile) {
   test::ScratchFolder scratch;
-  EXPECT_THROW(read_image_file(scratch.path().string()), ImageLoadError);
-  EXPECT_THROW(read_image_file("/dev/zero"), ImageLoadError);  // never read without end
-  EXPECT_THROW(read_image_file(scratch.file("none.png")), ImageLoadError);
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  BatchEngine engine(options);
+  EXPECT_THROW(engine.read_and_decode(scratch.path().string()), ImageLoadError);
+  EXPECT_THROW(engine.read_and_decode("/dev/zero"), ImageLoadError);  // never read without end
+  EXPECT_THROW(engine.read_and_decode(scratch.file("none.png")), ImageLoadError);
   try {
-    read_image_file("/dev/zero");
+    engine.read_and_decode("/dev/zero");
   } catch (const ImageLoadError& error) {
     EXPECT_NE(std::string(error.what()).find("not a regular file"), std::string::npos) << error.what();
   }
+}
+
+TEST(BatchFileStages, WriteEncodesReadDecodesAndBothAreTimed) {
+  test::ScratchFolder scratch;
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  options.pool = PoolMode::Max2x2;
+  BatchEngine engine(options);
+  const ImageRgba8 image = make_random_rgba8(9, 6, 5u);
+  const std::string path = scratch.file("pooled.png");
+  engine.encode_and_write(path, image, 3);
+  const LoadedImage back = engine.read_and_decode(path);
+  EXPECT_EQ(back.image.width(), 4);  // pooled before it was written
+  EXPECT_EQ(back.image.height(), 3);
+  EXPECT_EQ(back.source_channels, 3);
+  const StageTotals totals = engine.stage_totals();
+  for (Stage stage : {Stage::Read, Stage::Decode, Stage::Encode, Stage::Write})
+    EXPECT_EQ(totals.count[static_cast<int>(stage)], 1) << to_string(stage);
+  EXPECT_THROW(engine.encode_and_write(path, image, 3), FileWriteError);  // exists: never replaced
+  EXPECT_THROW(engine.encode_and_write(scratch.file("thin.png"), ImageRgba8(1, 5), 3), PoolRefusal);
+  EXPECT_FALSE(fs::exists(scratch.file("thin.png")));
 }
 
 }  // namespace

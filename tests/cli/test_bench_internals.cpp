@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "bench_accuracy.hpp"
+#include "bench_batch.hpp"
 #include "bench_options.hpp"
 #include "bench_plan.hpp"
 #include "bench_report.hpp"
@@ -34,6 +35,20 @@ TEST(BenchOptions, DefaultsAreThePublishedSetup) {
   EXPECT_EQ(options.timing.min_runs, 5);
   EXPECT_DOUBLE_EQ(options.timing.target_seconds, 0.5);
   EXPECT_FALSE(options.sigma_sweep);
+}
+
+TEST(BenchOptions, TheBatchWorkloadIsTheOriginalSystemsTable) {
+  // The original BMP system's fixed 5×5 table: a Gaussian of sigma 1.5, radius 2, zero border.
+  const FilterParams original = batch_workload_params(parse({"--batch"}).batch);
+  EXPECT_DOUBLE_EQ(original.sigma, 1.5);
+  EXPECT_EQ(original.radius(), 2);
+  EXPECT_EQ(original.border, BorderMode::Constant);
+  const FilterParams other =
+      batch_workload_params(parse({"--batch", "--batch-kernel", "7", "--batch-sigma", "2", "--border", "mirror"}).batch);
+  EXPECT_DOUBLE_EQ(other.sigma, 2.0);
+  EXPECT_EQ(other.radius(), 3);
+  EXPECT_EQ(other.border, BorderMode::Mirror);
+  EXPECT_THROW(parse({"--batch", "--batch-sigma", "0"}), UsageError);
 }
 
 TEST(BenchOptions, KernelSizesFollowThePapersThreeSigmaRule) {

@@ -157,13 +157,10 @@ TEST(FilterJobs, RefusesCollisionsExistingOutputsAndTheInputItself) {
   EXPECT_THROW(plan_filter_jobs(single, {{"a.png", "a", 0}}), UsageError);  // exists, no --overwrite
 }
 
-TEST(FilterRunner, ProgressBarAndChannelNames) {
+TEST(FilterRunner, ProgressBar) {
   EXPECT_EQ(progress_bar(0, 4, 8), "[........]");
   EXPECT_EQ(progress_bar(1, 4, 8), "[##......]");
   EXPECT_EQ(progress_bar(4, 4, 8), "[########]");
-  EXPECT_STREQ(channels_name(1), "grey");
-  EXPECT_STREQ(channels_name(2), "grey+alpha");
-  EXPECT_STREQ(channels_name(4), "RGBA");
 }
 
 TEST(FilterRunner, BadFileInABatchDoesNotStopTheOthers) {
