@@ -79,7 +79,8 @@ constexpr FlagScope kFlagScopes[] = {
     {"--out", kAll & ~kMakeImage}, {"--overwrite", kAll}, {"--quick", kMain | kSequence | kCodecs},
     {"--cpu-cap-seconds", kMain}, {"--gpu-cap-ms", kMain}, {"--budget-seconds", kMain}, {"--no-plot", kMain},
     {"--sequence-sizes", kSequence}, {"--sequence-history", kSequence}, {"--sequence-paths", kSequence},
-    {"--batch-images", kBatch}, {"--batch-size", kBatch}, {"--batch-kernel", kBatch}, {"--batch-method", kBatch},
+    {"--batch-images", kBatch}, {"--batch-size", kBatch}, {"--batch-kernel", kBatch}, {"--batch-sigma", kBatch},
+    {"--batch-method", kBatch},
     {"--batch-configs", kBatch}, {"--batch-dir", kBatch}, {"--threads", kBatch},
 };
 
