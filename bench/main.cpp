@@ -17,6 +17,7 @@
 #include "sequence_bench.hpp"
 #include "gausslab/batch/mpi_main.hpp"
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/run_inputs.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "program_version.hpp"
 
@@ -78,13 +79,17 @@ std::vector<std::string> timing_notes(const BenchOptions& options, const BenchHe
 
 // --codecs: the image formats' decode/encode rates on one core, in memory.
 int run_codec_bench(const BenchOptions& options, int argc, char** argv) {
+  const std::vector<std::string> names = {"codecs.md", "codecs.csv"};
+  RunInputs inputs;
+  inputs.add(options.codec_images);
+  refuse_results_over_inputs(options.out_dir, names, inputs);
   prepare_output_folder(options.out_dir, options.overwrite);
   const BenchHeader header = collect_environment(argc, argv);
   const std::vector<CodecRate> rates = measure_codec_rates(options.codec_images, options.quick ? 0.05 : 0.5);
   const std::string markdown = codec_rates_markdown(rates, header.cpu_model);
   std::cout << markdown << std::flush;
   const std::vector<std::string> unwritten = write_result_files(
-      options.out_dir, {{"codecs.md", markdown}, {"codecs.csv", codec_rates_csv(rates)}}, options.overwrite);
+      options.out_dir, {{names[0], markdown}, {names[1], codec_rates_csv(rates)}}, options.overwrite);
   for (const std::string& failure : unwritten) std::cerr << "gausslab-bench: " << failure << "\n";
   return unwritten.empty() ? kExitDone : kExitProblems;
 }

@@ -23,7 +23,11 @@ std::string filter_usage(const std::string& method_ids) {
              "Inputs and outputs:\n"
              "  INPUT               an image file, a folder (its image files), or a pattern such as\n"
              "                      'photos/*.jpg' (quoted, so gausslab-filter expands it)\n"
-             "  --from-list FILE    also the paths in FILE, one a line ('-': standard input)\n"
+             "  --from-list FILE    also the paths in FILE, one a line, each exactly as written ('-':\n"
+             "                      standard input); empty lines are skipped\n"
+             "  --list-comments     the list's lines starting with # are comments\n"
+             "  --list-null         the list's names each end with a NUL byte (find -print0), so that\n"
+             "                      names holding a newline can be listed\n"
              "  --recursive         folders' subfolders too; their tree is kept under --out-dir\n"
              "  -o, --output FILE   the filtered image (one input); its extension picks the type\n"
              "  --out-dir DIR       batch mode: each input becomes DIR/<its name>.<format>; DIR is\n"
@@ -87,7 +91,8 @@ std::string filter_usage(const std::string& method_ids) {
          "is never written.\n"
          "\n"
          "exit status: 0 done; 1 a file could not be read, filtered or written (the other files are\n"
-         "still done; under mpirun, on every rank); 2 bad arguments, or a single input the method\n"
+         "still done; under mpirun, on every rank), or the pipe the output goes to closed (the run\n"
+         "stops; the files written are whole); 2 bad arguments, or a single input the method\n"
          "refuses at its size (nothing was written).\n";
 }
 
@@ -120,6 +125,10 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       if (!options.list_file.empty()) throw UsageError("--from-list is given twice; give one list");
       options.list_file = reader.value(arg);
       if (options.list_file.empty()) throw UsageError("--from-list: the file name is empty ('-' reads standard input)");
+    } else if (arg == "--list-comments") {
+      options.list_comments = true;
+    } else if (arg == "--list-null") {
+      options.list_null = true;
     } else if (arg == "--recursive" || arg == "-r") {
       options.recursive = true;
     } else if (arg == "--format") {
@@ -203,6 +212,9 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   }
   if (options.list_problem_size) throw UsageError("--size only goes with --list-methods");
 
+  if ((options.list_comments || options.list_null) && options.list_file.empty())
+    throw UsageError(std::string(options.list_comments ? "--list-comments" : "--list-null") +
+                     " describes the list of --from-list, and none is given; add --from-list FILE");
   if (options.inputs.empty() && options.list_file.empty())
     throw UsageError("no input file given; usage: gausslab-filter INPUT -o OUTPUT --sigma S");
   if (!options.output.empty() && !options.out_dir.empty())

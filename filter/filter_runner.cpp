@@ -30,7 +30,8 @@ Plan make_plan(const FilterOptions& options, std::istream& standard_input) {
   try {
     std::vector<InputFile> inputs;
     if (options.batch()) {
-      const InputSpec spec{options.inputs, options.list_file, options.recursive};
+      const InputSpec spec{options.inputs, options.list_file, options.recursive,
+                           ListFormat{options.list_comments, options.list_null}};
       inputs = expand_inputs(spec, standard_input, plan.notes);
     } else {  // -o: the one input is a file, taken as it is (a folder fails as one when read)
       std::error_code ec;

@@ -5,6 +5,7 @@
 #include "filter_options.hpp"
 #include "filter_runner.hpp"
 #include "gausslab/batch/mpi_main.hpp"
+#include "gausslab/core/broken_pipe.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "program_version.hpp"
@@ -38,6 +39,7 @@ void list_methods(const FilterOptions& options) {
 }
 
 int run(int argc, char** argv, MpiSession& mpi) {
+  stop_on_broken_pipe("gausslab-filter", kExitFileFailed);  // | head: a message and status 1, not SIGPIPE
   const FilterOptions options = parse_filter_options(argc, argv);
   switch (options.mode) {
     case FilterOptions::Mode::Help:

@@ -4,7 +4,7 @@
 - a folder of test images (odd sizes, grey to RGBA, a subfolder, a truncated file) into an
   --out-dir that does not exist yet: the folder is made, every good file is written, the truncated
   one gets its message, exit status 1;
-- --recursive keeps the subfolder; --from-list - reads the paths from standard input;
+- --recursive keeps the subfolder; --from-list - --list-comments reads the paths from standard input;
 - with --mpiexec: the same folder under `mpirun --oversubscribe -np 3` (with --allow-run-as-root
   when run as root): exit status 1 from every rank, the same files, byte-identical to the single
   process; --from-list - under mpirun (standard input reaches rank 0);
@@ -152,7 +152,8 @@ def main():
 
         listed = [os.path.join(images, n) for n in ("tall.png", "camera.png", "ga.png")]
         stdin = "# three of them\n" + "\n".join(listed) + "\n\n"
-        c.expect("--from-list -", ["--from-list", "-", "--out-dir", join("listed"), *cpu], 0, stdin=stdin)
+        c.expect("--from-list -", ["--from-list", "-", "--list-comments", "--out-dir", join("listed"), *cpu], 0,
+                 stdin=stdin)
         c.check("--from-list -: the listed files, as the folder run wrote them",
                 all(filecmp.cmp(join("listed", n), join("single", "out", n), shallow=False)
                     for n in ("tall.png", "camera.png", "ga.png")) and len(os.listdir(join("listed"))) == 3,
@@ -188,7 +189,8 @@ def main():
             c.check("mpirun -np 3: byte-identical to the single process", not differ, str(differ))
             c.check("mpirun -np 3: rank 0 alone prints the summary", done.stderr.count("files done in") == 1,
                     done.stderr[-800:])
-            c.expect("mpirun -np 3: --from-list -", ["--from-list", "-", "--out-dir", join("mpi-listed"), *cpu], 0,
+            c.expect("mpirun -np 3: --from-list -",
+                     ["--from-list", "-", "--list-comments", "--out-dir", join("mpi-listed"), *cpu], 0,
                      ranks=3, stdin=stdin)
             differ = same_tree(join("listed"), join("mpi-listed"))
             c.check("mpirun -np 3 --from-list -: byte-identical", not differ, str(differ))

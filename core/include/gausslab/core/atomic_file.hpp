@@ -4,7 +4,9 @@
 // closed (checked) and only then moved to its final name in one step. A reader therefore sees the
 // whole file or nothing: a full disk, a failing close(), an unwritable folder or SIGINT/SIGTERM
 // never leave a partial file under the final name, and no temporary file is left behind (SIGKILL
-// and power loss excepted: those can leave a `NAME.tmp-XXXXXX` beside the target).
+// and power loss excepted: those can leave a `NAME.tmp-XXXXXX` beside the target; NAME is cut
+// short where the whole would pass the longest file name, so that every name that fits can be
+// written).
 //
 // The new file's permissions follow the umask (0666 & ~umask), as for any program's output; a
 // file replaced with Overwrite::Allowed keeps its own permissions. With Overwrite::Never an
@@ -28,8 +30,8 @@ class FileWriteError : public std::runtime_error {
 
 class AtomicFile {
  public:
-  // Creates the temporary file beside `path`. Throws FileWriteError when the folder is missing or
-  // unwritable, `path` is a folder, or (Overwrite::Never) `path` exists already.
+  // Creates the temporary file beside `path`. Throws FileWriteError when output_file_problem
+  // says why not, or the folder is missing or unwritable.
   AtomicFile(std::string path, Overwrite overwrite);
   // Without commit() the temporary file is removed: nothing appears under `path`.
   ~AtomicFile();
@@ -61,6 +63,14 @@ class AtomicFile {
   std::size_t bytes_written_ = 0;
   std::vector<unsigned char> buffer_;
 };
+
+// Empty when AtomicFile(path, overwrite) would start writing `path`, as far as can be told before
+// the work: the file name fits the file system (NAME_MAX of its folder, usually 255 bytes) and the
+// path PATH_MAX; `path` is not a folder, a device, FIFO or socket, nor, with Overwrite::Never, an
+// existing file or a symbolic link (one to nothing too). Otherwise the reason, which the
+// constructor throws. Programs check their outputs with it before the work, so that no run ends
+// in a refusal to write.
+std::string output_file_problem(const std::string& path, Overwrite overwrite);
 
 // The whole content at once through an AtomicFile.
 void write_file_atomically(const std::string& path, std::string_view content, Overwrite overwrite);
