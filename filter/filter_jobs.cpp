@@ -44,7 +44,7 @@ std::string output_problem(const std::string& input, const std::string& output, 
 
 MethodChoice resolve_signal_method(const FilterOptions& options) {
   const MethodChoice choice = options.method_id.empty()
-                                  ? choose_signal_method(cuda_device_status().available)
+                                  ? choose_signal_method(cuda_device_status().available, options.params)
                                   : MethodChoice{options.method_id, "chosen with --method"};
   const MethodEntry* entry = find_method(choice.id);
   if (!entry) throw UsageError("unknown method " + in_quotes(choice.id) + "; use one of: " + method_id_list());

@@ -3,6 +3,7 @@
 #include "gausslab/batch/memory_budget.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/core/kernel_options.hpp"
 #include "gausslab/core/npy_io.hpp"
 
 namespace gausslab {
@@ -47,7 +48,8 @@ std::string filter_usage(const std::string& method_ids) {
          "                      the run says which)\n"
          "  --border MODE       reflect (default), mirror, nearest, constant, wrap (SciPy's names)\n"
          "  --truncate T        radius = floor(T * sigma + 0.5) as SciPy computes it; 0.5 to 10, default 4\n"
-         "  --radius R          set the radius directly (0 to 2000) instead of from --truncate\n"
+         "  --radius R          set the radius directly (0 to 2000) instead of from --truncate\n" +
+         std::string(kernel_flags_usage()) +
          "  --pool MODE         after the blur, 2×2 pooling of images: max2x2 or avg2x2 (none: the\n"
          "                      default). The output is half the size, odd sides rounded down (the last\n"
          "                      row or column dropped, as PyTorch's pooling); avg2x2 takes the mean of the\n"
@@ -74,14 +76,17 @@ std::string filter_usage(const std::string& method_ids) {
          "                      'unavailable: reason' where a method cannot run here. With --size WxH\n"
          "                      (and --sigma etc.) a fourth column tells, for an RGBA8 image of that size,\n"
          "                      'bound: L levels' (the accuracy the method promises) or 'refuses: reason';\n"
-         "                      a label ending in [1D] marks a method that also filters 1D signals\n"
+         "                      a label ending in [1D] marks a method that also filters 1D signals;\n"
+         "                      [kernels: separable] or [kernels: any 2D] one that takes custom kernels,\n"
+         "                      [rounding: ...] one that stores integers by floor and ceil too\n"
          "\n"
          "Input: " +
          supported_input_formats() +
          ".\n"
          "1D signals: a NumPy .npy file (named, or matched by a pattern) holding one 1D float32 or\n"
          "float64 array is filtered along its one axis, as scipy.ndimage.gaussian_filter1d does (any of\n"
-         "the five borders), by the methods marked [1D]; the output is a .npy of the same dtype (with\n"
+         "the five borders), or correlated with --kernel's mask as scipy.ndimage.correlate1d does, by\n"
+         "the methods marked [1D]; the output is a .npy of the same dtype (with\n"
          "--out-dir: DIR/<name>.npy). float64 is filtered in float32 and written back as float64\n"
          "(relative error about 1e-7, not 1e-16). Signals are filtered one after the other on rank 0.\n"
          "The output keeps the input's channels: grey stays grey, grey+alpha stays grey+alpha,\n"
@@ -107,6 +112,7 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   ArgReader reader(argc, argv);
   std::string arg;
   bool radius_given = false, truncate_given = false, format_given = false;
+  KernelFlags kernel_flags;
   while (reader.next(arg)) {
     if (arg == "-h" || arg == "--help") {
       options.mode = FilterOptions::Mode::Help;
@@ -192,6 +198,8 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
         throw UsageError("--split: '" + split + "' is not files, bands or auto");
     } else if (arg == "--share-gpus") {
       options.share_gpus = true;
+    } else if (read_kernel_flag(arg, reader, kernel_flags)) {
+      // --kernel, --kernel-2d, --kernel-x/-y, --convolve, --normalize, --rounding: applied below
     } else if (ArgReader::is_option(arg)) {
       throw UsageError("unknown option '" + arg + "'; see gausslab-filter --help");
     } else {
@@ -200,12 +208,18 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   }
   if (radius_given && truncate_given)
     throw UsageError("--radius and --truncate both set the radius; give only one of them");
+  std::vector<std::string> gaussian_flags;
+  if (options.sigma_given) gaussian_flags.push_back("--sigma");
+  if (truncate_given) gaussian_flags.push_back("--truncate");
+  if (radius_given) gaussian_flags.push_back("--radius");
+  apply_kernel_flags(kernel_flags, gaussian_flags, options.params);
+  const bool filter_given = options.sigma_given || options.params.custom_kernel();
 
   if (options.mode == FilterOptions::Mode::ListMethods) {
     if (!options.inputs.empty() || !options.output.empty() || !options.out_dir.empty() || !options.list_file.empty())
       throw UsageError("--list-methods takes no input or output files");
     if (options.list_problem_size) {
-      if (!options.sigma_given) throw UsageError("--list-methods --size needs --sigma too");
+      if (!filter_given) throw UsageError("--list-methods --size needs --sigma (or a custom kernel) too");
       if (std::string problem = validate(options.params); !problem.empty()) throw UsageError(problem);
     }
     return options;
@@ -234,7 +248,8 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
                        "; use --out-dir DIR for a batch");
     if (format_given) throw UsageError("--format is for --out-dir; with -o the output's extension gives the type");
   }
-  if (!options.sigma_given) throw UsageError("no sigma given; add --sigma S (pixels, 0.1 to 200)");
+  if (!filter_given)
+    throw UsageError("no sigma given; add --sigma S (pixels, 0.1 to 200), or a custom kernel (--kernel 1,2,1)");
   if (std::string problem = validate(options.params); !problem.empty()) throw UsageError(problem);
   if (options.pool != PoolMode::None)
     for (const std::string& input : options.inputs)

@@ -19,6 +19,10 @@ using namespace gausslab;
 void list_methods(const FilterOptions& options) {
   for (const MethodEntry& entry : method_registry()) {
     std::cout << entry.info.id << '\t' << to_string(entry.info.backend) << '\t' << entry.info.label
+              << (entry.info.kernels != KernelSupport::GaussianOnly
+                      ? std::string(" [kernels: ") + to_string(entry.info.kernels) + "]"
+                      : std::string())
+              << (entry.info.all_roundings ? " [rounding: nearest, floor, ceil]" : "")
               << (entry.info.filters_along_x_only ? " [1D]" : "");
     const std::string unavailable = method_unavailable_reason(entry);
     if (!unavailable.empty()) {

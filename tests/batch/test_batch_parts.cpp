@@ -177,6 +177,19 @@ TEST(DefaultMethod, IsAutoWithTheReason) {
   EXPECT_NE(choose_default_method(params, true).reason.find("measured fastest"), std::string::npos);
 }
 
+TEST(DefaultMethod, IsTheCpuFilterWhereNoGpuMethodTakesTheKernelOrRounding) {
+  FilterParams params;
+  params.kernel = FilterKernel::mask({1, 2, 1});
+  EXPECT_EQ(choose_default_method(params, false).id, "auto");  // auto runs cpu_openmp there
+  EXPECT_EQ(choose_default_method(params, true).id, "cpu_openmp");
+  EXPECT_NE(choose_default_method(params, true).reason.find("no GPU method takes a custom kernel"), std::string::npos)
+      << choose_default_method(params, true).reason;
+  params = FilterParams{};
+  params.rounding = IntegerRounding::Floor;
+  EXPECT_EQ(choose_default_method(params, true).id, "cpu_openmp");
+  EXPECT_NE(choose_default_method(params, true).reason.find("--rounding floor"), std::string::npos);
+}
+
 TEST(Distributed, TheJobListCrossesRanksIntact) {
   const std::vector<BatchJob> jobs = {{"a b/ü.png", "out/a.png", 12}, {"", "x", 0}, {"c", "d", 1ull << 40}};
   const std::vector<BatchJob> back = deserialize_jobs(serialize_jobs(jobs));
