@@ -166,7 +166,8 @@ __attribute__((target("ssse3"))) int pack_bgr_ssse3(const Rgba8* src, int width,
   }
   return x;
 }
-const bool kHaveSsse3 = __builtin_cpu_supports("ssse3");
+// __builtin_cpu_init first: this runs among the static initialisers, maybe before the CPU model is read.
+const bool kHaveSsse3 = (__builtin_cpu_init(), __builtin_cpu_supports("ssse3"));
 int unpack_bgr_vector(const unsigned char* src, int width, Rgba8* dst) {
   return kHaveSsse3 ? unpack_bgr_ssse3(src, width, dst) : 0;
 }
