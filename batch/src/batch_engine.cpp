@@ -114,9 +114,13 @@ class BatchEngine::Impl {
                    const std::string& fault_kind);
   void fill_resources(EngineReport& report);
 
-  // The file stages (BatchEngine::read_and_decode, encode_and_write).
+  // The file stages (BatchEngine::read_and_decode, encode_and_write). encode_and_write is
+  // encode_to_temporary (the encode and write stages) then commit_output (the sync stage), which
+  // the pipelined run does on the publisher's threads.
   LoadedImage read_and_decode(const std::string& path);
   void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
+  std::unique_ptr<AtomicFile> encode_to_temporary(const std::string& path, const ImageRgba8& image, int channels);
+  void commit_output(AtomicFile& file);
 
   EngineOptions options_;
   const MethodEntry* entry_ = nullptr;
@@ -127,6 +131,11 @@ class BatchEngine::Impl {
   std::unique_ptr<GpuLanes> lanes_;
   std::unique_ptr<HostBufferPool> buffers_;
   std::unique_ptr<ThreadPool> pool_;
+  // Pipelined: the threads that commit the outputs (AtomicFile::commit waits for the disk, and on
+  // the pool's threads that wait kept them from decoding and encoding), and how many outputs may
+  // be written and waiting for them at once.
+  std::unique_ptr<ThreadPool> publisher_;
+  int max_syncing_ = 0;
   std::size_t host_budget_ = 0;
   std::vector<std::string> notes_;
   mutable std::mutex notes_mutex_;
@@ -140,7 +149,9 @@ class BatchEngine::Impl {
     ImageRgba8 result;  // the output of a banded image (others download in place)
     Lease lease;
     ImageView staged;   // the pinned copy of the decoded image, and its result after the download
+    std::unique_ptr<AtomicFile> output;  // written, waiting for the publisher to commit it
     bool banded = false;
+    bool released = false;  // its memory and its place among the images in flight given back
     std::size_t held_bytes = 0;
     double start_s = 0;
     FileOutcome outcome;
@@ -158,6 +169,10 @@ class BatchEngine::Impl {
   void filter_on_cpu(Item& item);
   void filter_on_gpu_in_bands(Item& item);
   void write_item(Item& item, const ImageRgba8& image);
+  // Pipelined: encodes and writes the output, gives the item's memory back, and hands the file to
+  // the publisher, which commits it and then reports the file (waits while max_syncing_ files
+  // wait for the publisher: the disk is then the bottleneck).
+  void write_and_publish(const ItemPtr& item, const ImageRgba8& image);
 
   // The pipelined run's steps.
   void start_item(const ItemPtr& item);
@@ -170,7 +185,12 @@ class BatchEngine::Impl {
   void fail_on_gpu(const ItemPtr& item, const std::exception_ptr& error);
   void finish_gpu_item(const ItemPtr& item);
   void fail(const ItemPtr& item, const std::string& message);
+  // finish = record (its outcome, the counts and on_file) + release (the item's memory and its
+  // place in flight; once). Nothing may touch the run after its last file left both the images in
+  // flight and the files syncing: run() returns then, and on_file with it.
   void finish(const ItemPtr& item);
+  void release(const ItemPtr& item);
+  void record(const ItemPtr& item);
 
   void run_sequential(const std::vector<BatchJob>& jobs);
   std::string failure_message(Item& item, const std::exception_ptr& error) {
@@ -183,6 +203,7 @@ class BatchEngine::Impl {
   std::mutex mutex_;  // guards the fields below
   std::condition_variable changed_;
   int in_flight_ = 0;
+  int syncing_ = 0;  // outputs handed to the publisher and not yet reported
   std::size_t held_bytes_ = 0;
   std::deque<ItemPtr> gpu_queue_;
   bool inputs_done_ = false;
@@ -227,13 +248,21 @@ BatchEngine::Impl::Impl(const EngineOptions& options) : options_(options) {
     pool_ = std::make_unique<ThreadPool>(threads_, [device, gpu] {
       if (gpu) (void)cudaSetDevice(device);  // pinned allocations belong to this rank's device
     });
+    // Threads that wait for the disk cost no CPU: as many as the pool, from 2 to 8 (more syncing at
+    // once did not sync more files a second: docs/batch.md), and at most twice as many outputs
+    // waiting, so that no more than 16 temporary files wait for their sync (AtomicFile's 32 slots
+    // for SIGINT/SIGTERM's clean-up also hold the files the pool is writing).
+    const int sync_threads = std::clamp(threads_, 2, 8);
+    publisher_ = std::make_unique<ThreadPool>(sync_threads);
+    max_syncing_ = 2 * sync_threads;
   }
   if (gpu_ && options_.bands > 1 && !bands_match_single_pass(options_.method_id))
     note(options_.method_id + "'s bands agree with a single pass within its accuracy bound, not byte for byte");
 }
 
 BatchEngine::Impl::~Impl() {
-  pool_.reset();   // joins: no task is left to touch the lanes or the buffers
+  pool_.reset();       // joins: no task is left to touch the lanes or the buffers
+  publisher_.reset();  // after the pool, whose tasks hand it files
   lanes_.reset();
   buffers_.reset();
 }
@@ -281,19 +310,39 @@ LoadedImage BatchEngine::Impl::read_and_decode(const std::string& path) {
 }
 
 void BatchEngine::Impl::encode_and_write(const std::string& path, const ImageRgba8& image, int channels) {
+  commit_output(*encode_to_temporary(path, image, channels));
+}
+
+std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::string& path, const ImageRgba8& image,
+                                                                   int channels) {
   const std::optional<ImageFormat> format = image_format_from_path(path);
   if (!format) throw ImageSaveError(quoted(path) + ": no image format for this extension; use " + image_format_list());
-  // Into memory first, so that the encoder's time and the disk's are told apart.
+  // Straight into the temporary file, piece by piece as the encoder makes them (never the whole
+  // file in memory, never copied): the time inside AtomicFile (creating the file, the kernel's
+  // copies into its page cache) is the write stage, the rest the encode stage.
   const double t0 = clock_.now_s();
-  const std::vector<unsigned char> bytes =
-      options_.pool == PoolMode::None
-          ? encode_image(image, channels, *format, options_.jpeg_quality)
-          : encode_image(pooled_result(image, options_.pool), channels, *format, options_.jpeg_quality);
+  auto file = std::make_unique<AtomicFile>(path, options_.overwrite);
+  double write_s = clock_.now_s() - t0;
+  const auto write = [&](const void* data, std::size_t size) {
+    const double start = clock_.now_s();
+    file->write(data, size);
+    write_s += clock_.now_s() - start;
+  };
+  if (options_.pool == PoolMode::None)
+    encode_image_to(image, channels, *format, options_.jpeg_quality, write);
+  else  // pooling counts as encoding
+    encode_image_to(pooled_result(image, options_.pool), channels, *format, options_.jpeg_quality, write);
   const double t1 = clock_.now_s();
-  clock_.add(Stage::Encode, t0, t1);  // pooling, if any, counts as encoding
-  write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                        options_.overwrite);
-  clock_.add(Stage::Write, t1, clock_.now_s());
+  clock_.add(Stage::Encode, t0, t1 - write_s);
+  clock_.add(Stage::Write, t1 - write_s, t1);
+  return file;
+}
+
+void BatchEngine::Impl::commit_output(AtomicFile& file) {
+  // The last piece under AtomicFile's 1 MiB buffer goes out here too, counted as syncing.
+  const double t0 = clock_.now_s();
+  file.commit();
+  clock_.add(Stage::Sync, t0, clock_.now_s());
 }
 
 void BatchEngine::Impl::read_item(Item& item) {
@@ -403,6 +452,26 @@ void BatchEngine::Impl::fail(const ItemPtr& item, const std::string& message) {
 }
 
 void BatchEngine::Impl::finish(const ItemPtr& item) {
+  record(item);   // first: once the item leaves the images in flight, run() may return
+  release(item);
+}
+
+void BatchEngine::Impl::release(const ItemPtr& item) {
+  if (item->released) return;
+  item->released = true;
+  const std::size_t held = item->held_bytes;
+  item->lease.reset();
+  item->decoded = LoadedImage{};
+  item->result = ImageRgba8{};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --in_flight_;
+    held_bytes_ -= held;
+  }
+  changed_.notify_all();
+}
+
+void BatchEngine::Impl::record(const ItemPtr& item) {
   item->outcome.banded = item->banded;
   const double now = clock_.now_s();
   item->outcome.ms = (now - item->start_s) * 1000.0;
@@ -423,16 +492,34 @@ void BatchEngine::Impl::finish(const ItemPtr& item) {
     }
     (*on_file_)(item->index, item->outcome);
   }
-  const std::size_t held = item->held_bytes;
-  item->lease.reset();
-  item->decoded = LoadedImage{};
-  item->result = ImageRgba8{};
+}
+
+void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const ImageRgba8& image) {
+  item->output = encode_to_temporary(item->job->output, image, item->outcome.channels);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    --in_flight_;
-    held_bytes_ -= held;
+    // Counted as syncing before it leaves the images in flight: run() waits until neither count
+    // holds a file, and must not see this one in neither.
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return syncing_ < max_syncing_; });
+    ++syncing_;
   }
-  changed_.notify_all();
+  release(item);  // the pixels are in the file now
+  publisher_->submit([this, item] {
+    try {
+      commit_output(*item->output);
+      item->outcome.ok = true;
+    } catch (...) {
+      item->outcome.ok = false;
+      item->outcome.message = failure_message(*item, std::current_exception());
+    }
+    item->output.reset();  // a file that failed is removed here
+    record(item);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --syncing_;
+    }
+    changed_.notify_all();
+  });
 }
 
 void BatchEngine::Impl::start_item(const ItemPtr& item) {
@@ -447,8 +534,7 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
     if (!gpu_) {
       filter_on_cpu(*item);
       item->decoded.image = ImageRgba8{};  // the input is no longer needed
-      write_item(*item, item->result);
-      finish(item);
+      write_and_publish(item, item->result);
       return;
     }
     const ImageRgba8& image = item->decoded.image;
@@ -502,12 +588,11 @@ void BatchEngine::Impl::finish_gpu_item(const ItemPtr& item) {
             std::memcpy(image.data(), item->lease->data, image_bytes(image));
             item->lease.reset();
             clock_.add(Stage::Encode, t0, clock_.now_s());
-            write_item(*item, image);
+            write_and_publish(item, image);
           } else {
             item->decoded.image = ImageRgba8{};
-            write_item(*item, item->result);
+            write_and_publish(item, item->result);
           }
-          finish(item);
         } catch (...) {
           fail(item, failure_message(*item, std::current_exception()));
         }
@@ -676,6 +761,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
   report_ = EngineReport{};
   on_file_ = &on_file;
   in_flight_ = 0;
+  syncing_ = 0;
   held_bytes_ = 0;
   inputs_done_ = false;
   gpu_queue_.clear();
@@ -714,7 +800,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
       std::unique_lock<std::mutex> lock(mutex_);
       inputs_done_ = true;
       changed_.notify_all();
-      while (in_flight_ > 0) {
+      while (in_flight_ > 0 || syncing_ > 0) {
         changed_.wait_for(lock, std::chrono::milliseconds(50));
         if (poll) {
           lock.unlock();

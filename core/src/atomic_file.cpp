@@ -304,20 +304,24 @@ void AtomicFile::write(const void* data, std::size_t size) {
     buffer_.insert(buffer_.end(), bytes, bytes + size);
     return;
   }
-  buffer_.assign(bytes, bytes + size);  // large blocks go out directly
-  flush_buffer();
+  // Large blocks go out directly from the caller's memory: copying a whole encoded image into
+  // the buffer first cost a fresh allocation of its size and one more pass over it.
+  write_all(bytes, size);
 }
 
 void AtomicFile::flush_buffer() {
+  write_all(buffer_.data(), buffer_.size());
+  buffer_.clear();
+}
+
+void AtomicFile::write_all(const unsigned char* bytes, std::size_t size) {
   std::size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n =
-        injected_fault(FileStep::Write) ? -1 : ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+  while (done < size) {
+    const ssize_t n = injected_fault(FileStep::Write) ? -1 : ::write(fd_, bytes + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail("cannot write", n == 0 ? ENOSPC : errno);
     done += static_cast<std::size_t>(n);
   }
-  buffer_.clear();
 }
 
 void AtomicFile::commit() {

@@ -67,6 +67,13 @@ TEST(StageStats, BusyTimeIsTheUnionAndTheBoundIsTheBusiestResource) {
   const BoundReport copy = find_bound(totals, {Stage::Decode}, 8, 4);
   EXPECT_EQ(copy.name, "upload");
   EXPECT_DOUBLE_EQ(copy.occupancy_ms, 2000.0);
+  // Syncing on threads of its own is the disk's time, a resource apart: 3 s with two files synced
+  // at once is its busy time, and the bound when the pool and the copies are less busy.
+  recorder.add(Stage::Sync, 0.0, 2.0);
+  recorder.add(Stage::Sync, 1.0, 3.0);
+  const BoundReport disk = find_bound(recorder.totals(), {Stage::Decode}, 8, 4);
+  EXPECT_EQ(disk.name, "sync");
+  EXPECT_DOUBLE_EQ(disk.occupancy_ms, 3000.0);
 }
 
 TEST(HostBufferPool, StaysWithinItsBudgetReusesBuffersAndServesWaitersInOrder) {

@@ -73,6 +73,31 @@ TEST(AtomicFile, WritesTheWholeFileAndLeavesNothingElse) {
   EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"out.csv"});
 }
 
+TEST(AtomicFile, SmallAndLargeWritesKeepTheirOrderAndALargeOneFailsCleanly) {
+  // Blocks of 1 MiB or more go to the file straight from the caller's memory; the buffered bytes
+  // before them go first.
+  ScratchFolder folder;
+  const std::string path = folder.file("mixed.bin");
+  const std::string small(1000, 's'), large((1 << 20) + 17, 'L'), tail(3, 't');
+  {
+    AtomicFile file(path, Overwrite::Never);
+    file.write(small);
+    file.write(large);
+    file.write(tail);
+    file.write(large);
+    EXPECT_EQ(file.bytes_written(), small.size() + 2 * large.size() + tail.size());
+    file.commit();
+  }
+  EXPECT_EQ(read_text(path), small + large + tail + large);
+  // A large block the disk refuses fails in write(), leaving nothing.
+  const std::string refused = folder.file("refused.bin");
+  inject_file_fault_for_testing(FileStep::Write, ENOSPC);
+  const std::string message = write_error([&] { write_file_atomically(refused, large, Overwrite::Never); });
+  inject_file_fault_for_testing(FileStep::Write, 0);
+  EXPECT_TRUE(contains(message, "the disk is full")) << message;
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"mixed.bin"});
+}
+
 TEST(AtomicFile, WithoutCommitNothingAppears) {
   ScratchFolder folder;
   {

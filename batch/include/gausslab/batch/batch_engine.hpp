@@ -2,11 +2,14 @@
 // The batch engine: files in, filtered files out, as fast as the slowest resource allows.
 //
 // Pipelined (the default): a pool of CPU threads reads and decodes files (normal priority) and
-// encodes and writes results (urgent: finishing an image frees its memory first). Those two file
-// stages are read_and_decode and encode_and_write below, which the MPI layer's bands use too. With a GPU
-// method, a dispatcher thread feeds decoded images, staged in pooled pinned buffers, to a few GPU
-// lanes (CUDA streams): while one image uploads another is filtered and a third downloads, and the
-// download lands in the same pinned buffer. With a CPU method the pool's threads filter too
+// encodes and writes results into their temporary files (urgent: finishing an image frees its
+// memory first); a publisher of its own threads then syncs each output and moves it into place
+// (AtomicFile::commit, the wait for the disk, off the pool's threads) and only then reports the
+// file. Those file stages are read_and_decode and encode_and_write below, which the MPI layer's
+// bands use too (there the sync is on the calling thread). With a GPU method, a dispatcher thread
+// feeds decoded images, staged in pooled pinned buffers, to a few GPU lanes (CUDA streams): while
+// one image uploads another is filtered and a third downloads, and the download lands in the same
+// pinned buffer. With a CPU method the pool's threads filter too
 // (cpu_separable one image per thread; cpu_openmp one image at a time on as many OpenMP threads
 // as the pool has: this process's share of the cores, cpu_share.hpp). At most
 // max_in_flight images are held at once, and no new one is started while those held use more than
@@ -118,9 +121,10 @@ class BatchEngine {
   // read_image_bytes: a regular file only, never more than its size at the start) and decoded;
   // throws ImageLoadError naming it (std::bad_alloc when memory runs out). encode_and_write: the
   // image pooled (options().pool), encoded with `channels` channels in the format of the output's
-  // extension, and written through core's AtomicFile (never a partial file, never an existing one
-  // replaced unless options().overwrite allows); throws ImageSaveError or FileWriteError naming
-  // the file, std::invalid_argument for a size --pool cannot pool.
+  // extension straight into core's AtomicFile (timed as the encode and write stages), then synced
+  // and moved into place (the sync stage): never a partial file, never an existing one replaced
+  // unless options().overwrite allows; throws ImageSaveError or FileWriteError naming the file,
+  // std::invalid_argument for a size --pool cannot pool.
   LoadedImage read_and_decode(const std::string& path);
   void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
   StageTotals stage_totals() const;

@@ -38,11 +38,17 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  // Buffered; throws FileWriteError (the disk is full, ...), after which commit() is refused.
+  // Buffered (a block of 1 MiB or more goes to the file at once, uncopied); throws FileWriteError
+  // (the disk is full, ...), after which commit() is refused.
   void write(const void* data, std::size_t size);
   void write(std::string_view text) { write(text.data(), text.size()); }
-  // Flush, fsync, close (checked), then move into place; throws FileWriteError on any failure,
-  // leaving nothing under `path` and no temporary file.
+  // Flush, fsync, close (checked), then move into place and fsync the folder; throws
+  // FileWriteError on any failure, leaving nothing under `path` and no temporary file. The data
+  // are on the disk before the rename is made, so after a crash or power loss `path` holds the
+  // whole new file or what it held before, never part of one; once commit() returns the name is
+  // on the disk too. An AtomicFile is used by one thread at a time but may be handed to another
+  // between calls: the batch writes on its pool's threads and commits on threads of its own, so
+  // that waiting for the disk overlaps the encoding of the next files.
   void commit();
 
   const std::string& path() const { return path_; }
@@ -50,6 +56,7 @@ class AtomicFile {
 
  private:
   void flush_buffer();
+  void write_all(const unsigned char* bytes, std::size_t size);
   [[noreturn]] void fail(const std::string& what, int error_number);
   void discard() noexcept;
 
