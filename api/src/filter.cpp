@@ -23,6 +23,7 @@
 #include "gausslab/cuda/registry.hpp"
 #include "internal_names.hpp"
 #include "api_conversions.hpp"
+#include "batch_graph.hpp"
 #include "gausslab/gausslab.hpp"
 
 namespace gausslab::v1 {
@@ -126,6 +127,7 @@ struct Prepared {
   Memory memory = Memory::Host;  // with the problem, the key: host images may run on the CPU or the GPU
   std::unique_ptr<Method> method;
   Choice choice;
+  std::unique_ptr<api_internal::BatchGraph> batch;  // device batches of this problem as graph launches
 };
 
 }  // namespace
@@ -242,6 +244,30 @@ struct Filter::State {
 
   std::string choice_name() const { return named ? named->info.id : std::string("auto"); }
 
+  // A device batch (src.batch > 1): one CUDA graph launch where it can (batch_graph.hpp), else one
+  // run per image; returns what `why` adds about it.
+  std::string run_device_batch(Prepared& p, const ConstImageRef& src, const ImageRef& dst, cudaStream_t stream) {
+    const std::string n = std::to_string(src.batch);
+    auto loop = [&](const std::string& reason) {
+      for (int i = 0; i < src.batch; ++i) p.method->run(view_of(src, i), view_of(dst, i), nullptr, stream);
+      return "; batch of " + n + ": " + n + " launches (" + reason + ")";
+    };
+    if (cuda_sync_after_launch())
+      return loop("GAUSSLAB_CUDA_SYNC synchronises after every kernel, which a CUDA graph cannot hold");
+    if (!p.batch) p.batch = std::make_unique<api_internal::BatchGraph>(own_instance(p.choice.method), p.problem);
+    const api_internal::BatchViews views{view_of(src, 0), view_of(dst, 0), batch_stride(src), batch_stride(dst),
+                                         src.batch};
+    switch (p.batch->run(views, stream)) {
+      case api_internal::BatchGraph::Outcome::Launched:
+        return "; batch of " + n + ": one CUDA graph launch (each image's kernels inside)";
+      case api_internal::BatchGraph::Outcome::FirstSeen:
+        return loop("arrays not seen before: the next call with them is one CUDA graph launch");
+      case api_internal::BatchGraph::Outcome::Loop:
+        break;
+    }
+    return loop(p.batch->unsupported());
+  }
+
   cudaStream_t stream_for_host_runs() {
     if (!host_stream) GAUSSLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream, cudaStreamNonBlocking));
     return host_stream;
@@ -292,9 +318,14 @@ void Filter::run_device(const ConstImageRef& src, const ImageRef& dst, Stream st
     const FilterProblem problem{src.width, src.height, internal_format(src.pixel), state_->params};
     if (std::string invalid = validate(problem); !invalid.empty()) throw Refused(invalid);
     Prepared& p = state_->prepared(problem, Memory::Device, true);
-    // One launch per image today; a method with a batched entry point will take the whole stack.
-    for (int i = 0; i < src.batch; ++i) p.method->run(view_of(src, i), view_of(dst, i), nullptr, stream);
-    state_->last = p.choice;
+    if (src.batch == 1) {
+      p.method->run(view_of(src, 0), view_of(dst, 0), nullptr, stream);
+      state_->last = p.choice;
+    } else {
+      const std::string batch = state_->run_device_batch(p, src, dst, stream);
+      state_->last = p.choice;
+      state_->last.why += batch;
+    }
     return 0;
   });
 }

@@ -279,7 +279,9 @@ class Filter {
 
   // Filters src into dst, both in device memory of the current CUDA device (same width, height,
   // pixel type and batch; they must not overlap), enqueued on `stream`; returns without waiting for
-  // the GPU. Throws Refused, NoDevice, OutOfMemory, CudaFailure, InvalidArgument (a host pointer).
+  // the GPU. A batch is one CUDA graph launch from its second call with the same arrays (the first
+  // runs image by image). Throws Refused, NoDevice, OutOfMemory, CudaFailure, InvalidArgument (a
+  // host pointer).
   void run_device(const ConstImageRef& src, const ImageRef& dst, Stream stream = nullptr);
 
   // Filters src into dst in host memory and returns when dst is written: on the GPU with an upload
