@@ -36,6 +36,9 @@ BatchGraph::~BatchGraph() {
 
 BatchGraph::Outcome BatchGraph::run(const BatchViews& batch, cudaStream_t stream) {
   if (!unsupported_.empty()) return Outcome::Loop;
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  GAUSSLAB_CUDA_CHECK(cudaStreamIsCapturing(stream, &capturing));
+  if (capturing != cudaStreamCaptureStatusNone) return Outcome::InCapture;
   const Key key{batch.src.data, batch.dst.data, batch.src.pitch_bytes, batch.dst.pitch_bytes,
                 batch.src_stride, batch.dst_stride, batch.count};
   auto kept = std::find_if(graphs_.begin(), graphs_.end(), [&](const Kept& k) { return k.key == key; });

@@ -56,6 +56,8 @@ class BatchGraph {
     Launched,   // one cudaGraphLaunch on the caller's stream ran the batch
     FirstSeen,  // new arrays: remembered; the caller runs the loop (the next call captures)
     Loop,       // graphs do not work for this method (unsupported() says why): the caller loops
+    InCapture,  // the caller's stream is being captured into a graph of its own: the caller loops
+                // (the images' runs go into the caller's graph)
   };
   // Runs `batch` on `stream` as one graph launch where it can. Throws the methods' and CUDA's errors;
   // a failed capture is not an error: it returns Loop and unsupported() says why.

@@ -262,6 +262,8 @@ struct Filter::State {
         return "; batch of " + n + ": one CUDA graph launch (each image's kernels inside)";
       case api_internal::BatchGraph::Outcome::FirstSeen:
         return loop("arrays not seen before: the next call with them is one CUDA graph launch");
+      case api_internal::BatchGraph::Outcome::InCapture:
+        return loop("the stream is being captured into a CUDA graph: the images' runs go into it");
       case api_internal::BatchGraph::Outcome::Loop:
         break;
     }
