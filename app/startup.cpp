@@ -54,7 +54,9 @@ std::string method_blocked_reason(const MethodEntry& entry, OutputPath best_path
 }
 
 ImageRgba8 load_default_picture() {
-  return load_image_from_memory(embedded::default_picture, embedded::default_picture_size, kDefaultPictureName).image;
+  return reduce_to_rgba8(
+             load_image_from_memory(embedded::default_picture, embedded::default_picture_size, kDefaultPictureName))
+      .image;
 }
 
 StartupPlan plan_startup(const ViewerOptions& options) {
@@ -66,7 +68,7 @@ StartupPlan plan_startup(const ViewerOptions& options) {
       plan.original = load_default_picture();
       plan.image_name = kDefaultPictureName;
     } else {
-      plan.original = load_image(options.image_path).image;
+      plan.original = load_image_rgba8(options.image_path).image;
       plan.image_name = options.image_path;
     }
   } catch (const ImageLoadError& error) {

@@ -96,7 +96,7 @@ struct CodecRates {
 CodecRates measure_codec_rates(const std::string& path, const std::string& scratch) {
   CodecRates rates;
   std::vector<double> read, decode, encode;
-  LoadedImage loaded;
+  LoadedRgba8 loaded;
   for (int run = 0; run < 3; ++run) {
     auto t0 = Clock::now();
     const std::vector<unsigned char> bytes = read_image_file(path);
@@ -125,7 +125,7 @@ CodecRates measure_codec_rates(const std::string& path, const std::string& scrat
 // One core's encode (+ write) and read + decode time for each output format, on one image: a table
 // for batch.md. The workload's noise is the worst case for PNG and JPEG (nothing to compress).
 std::string codec_table(const std::string& path) {
-  const LoadedImage loaded = decode_image(read_image_file(path), path);
+  const LoadedRgba8 loaded = decode_image(read_image_file(path), path);
   const double megapixels = loaded.image.pixel_count() / 1e6;
   std::ostringstream out;
   out << "| format | file MB | encode ms | Mpixel/s | decode ms | Mpixel/s |\n|---|---:|---:|---:|---:|---:|\n";

@@ -101,7 +101,7 @@ class BatchEngine::Impl {
     std::size_t index = 0;
     const BatchJob* job = nullptr;
     std::string fault;
-    LoadedImage decoded;
+    LoadedRgba8 decoded;
     ImageRgba8 result;  // the output of a banded image (others download in place)
     Lease lease;
     ImageView staged;   // the pinned copy of the decoded image, and its result after the download
@@ -390,7 +390,7 @@ void BatchEngine::Impl::finish(const ItemPtr& item) {
   }
   const std::size_t held = item->held_bytes;
   item->lease.reset();
-  item->decoded = LoadedImage{};
+  item->decoded = LoadedRgba8{};
   item->result = ImageRgba8{};
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -15,9 +15,9 @@ std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
 std::vector<unsigned char> read_image_file(const std::string& path) { return read_image_bytes(path); }
 
-LoadedImage decode_image(const std::vector<unsigned char>& bytes, const std::string& name) {
+LoadedRgba8 decode_image(const std::vector<unsigned char>& bytes, const std::string& name) {
   if (bytes.empty()) throw ImageLoadError(quoted(name) + " is empty (0 bytes); it holds no image");
-  return load_image_from_memory(bytes.data(), bytes.size(), name);
+  return reduce_to_rgba8(load_image_from_memory(bytes.data(), bytes.size(), name));
 }
 
 WriteTimes encode_and_write(const std::string& path, const ImageRgba8& image, int channels,

@@ -146,7 +146,7 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
                                          const BatchJob& job, const EngineOptions& options, RankSummary& summary) {
   FileOutcome outcome;
   const auto started = Clock::now();
-  LoadedImage loaded;
+  LoadedRgba8 loaded;
   std::string header;
   if (mpi.root()) {
     Writer w;

@@ -68,7 +68,7 @@ class BatchEngineTest : public ::testing::Test {
 
   // The reference: load, filter with run_on_host, save: what gausslab-filter wrote before the engine.
   std::string direct(const BatchJob& job, const std::string& method_id, const FilterParams& params) {
-    const LoadedImage loaded = load_image(job.input);
+    const LoadedRgba8 loaded = load_image_rgba8(job.input);
     const std::unique_ptr<Method> method = find_method(method_id)->create();
     const std::string path = job.output + ".direct.png";
     save_image(path, run_on_host(*method, loaded.image, params), loaded.source_channels);

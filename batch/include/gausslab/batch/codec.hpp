@@ -16,8 +16,9 @@ namespace gausslab {
 // more than its size at the start. Throws ImageLoadError naming the file and the problem.
 std::vector<unsigned char> read_image_file(const std::string& path);
 
-// Decodes bytes read from `name` into RGBA8 (core's decoders). Throws ImageLoadError.
-LoadedImage decode_image(const std::vector<unsigned char>& bytes, const std::string& name);
+// Decodes bytes read from `name` (core's decoders) and reduces them to RGBA8 as the filter still
+// works in 8 bits (core's reduce_to_rgba8; its note says what was reduced). Throws ImageLoadError.
+LoadedRgba8 decode_image(const std::vector<unsigned char>& bytes, const std::string& name);
 
 // How results are written: the format (empty: from each output's extension), JPEG's quality and
 // whether an existing file may be replaced.
