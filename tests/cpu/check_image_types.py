@@ -106,7 +106,10 @@ def expected_after(fmt, a):
 def peer_read(fmt, path, channels):
     """The samples a peer reader gives for a file gausslab wrote (shape (h, w, c)), or None."""
     if fmt == "tif":
-        a = tifffile.imread(path)
+        with tifffile.TiffFile(path) as t:
+            a = t.asarray()
+            if t.pages[0].planarconfig == tifffile.PLANARCONFIG.SEPARATE:
+                a = np.moveaxis(a, 0, -1)
     elif fmt == "npy":
         a = np.load(path)
     elif fmt == "fits":
@@ -266,6 +269,13 @@ def check_peer_files(tool, scratch):
     info, back = read(os.path.join(scratch, "cube.fits"))
     if info:
         check("astropy uint16 cube of 3 planes: RGB", same_bits(back, np.moveaxis(cube, 0, -1)))
+    packed = rng.integers(0, 65536, (19, 21), dtype=np.uint16)
+    fits.HDUList([fits.PrimaryHDU(), fits.CompImageHDU(packed, compression_type="RICE_1")]).writeto(
+        os.path.join(scratch, "fpack.fits"), overwrite=True)
+    info, back = read(os.path.join(scratch, "fpack.fits"))
+    if info:
+        check("astropy tile-compressed (RICE_1) uint16 in an extension: same samples, noted",
+              same_bits(back[:, :, 0], packed) and "HDU 2" in info["note"], info["note"])
     raw = rng.integers(-1000, 1000, (9, 11), dtype=np.int16)
     hdu = fits.PrimaryHDU(raw)
     hdu.header["BSCALE"], hdu.header["BZERO"], hdu.header["BLANK"] = 0.5, 100.0, int(raw[0, 0])
@@ -322,6 +332,31 @@ def check_peer_files(tool, scratch):
                                                                                    "rb").read(), message)
 
 
+def check_samples(tool, data):
+    """tests/data/formats' wide and float samples (make_format_samples.py) against the peers."""
+    print("tests/data/formats' wide and float samples against the peer readers:")
+    folder = os.path.join(data, "formats")
+    for name in sorted(os.listdir(folder)):
+        kind = {"exr_": "exr", "fits_": "fits", "npy_": "npy", "pfm_": "pfm", "tiff_rgb16f": "tif",
+                "tiff_rgba16_tiled": "tif"}
+        fmt = next((v for k, v in kind.items() if name.startswith(k)), None)
+        if fmt is None:
+            continue
+        path = os.path.join(folder, name)
+        info, ours = tool.samples(path)
+        if info is None:
+            check(f"{name}: read", False, ours)
+            continue
+        peer = peer_read(fmt, path, info["channels"])
+        if peer is not None and peer.dtype == np.float64:  # float64 FITS: gausslab filters it in float32
+            peer = peer.astype(np.float32)
+        if peer is not None and fmt == "exr" and info["type"] == "f16":
+            peer = peer.astype(np.float16)
+        ok = peer is not None and same_bits(peer.astype(peer.dtype.newbyteorder("<")), ours)
+        check(f"{name}: {info['type']} x{info['channels']}, the peer's samples", ok,
+              "unreadable" if peer is None else f"peer {peer.dtype} {peer.shape}")
+
+
 def check_refusals(tool, scratch):
     print("damaged files and formats that cannot hold the type:")
     rng = np.random.default_rng(7)
@@ -350,12 +385,14 @@ def check_refusals(tool, scratch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tool", required=True)
+    parser.add_argument("--data", required=True)
     args = parser.parse_args()
     tool = Tool(args.tool)
     with tempfile.TemporaryDirectory() as scratch:
         check_round_trips(tool, scratch)
         check_peer_files(tool, scratch)
         check_refusals(tool, scratch)
+    check_samples(tool, args.data)
     for failure in FAILURES:
         print("FAIL:", failure)
     print("ok" if not FAILURES else f"{len(FAILURES)} failures")

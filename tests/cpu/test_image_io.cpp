@@ -9,9 +9,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <cmath>
+#include <unistd.h>
 #include <random>
 #include <set>
 #include <string>
@@ -378,20 +382,52 @@ TEST(ImageLoad, OnlyRegularFilesAreReadNeverBlocking) {
 
 #if !defined(__SANITIZE_ADDRESS__)  // the address sanitizer needs far more address space than this limit
 // In a child process: the address space capped at 512 MiB, `path` loaded; exits 0 when the
-// failure was an ImageLoadError naming the file and saying why.
-[[noreturn]] void load_with_capped_memory(const std::string& path, const std::string& name) {
+// failure was an ImageLoadError naming the file and saying `why`; 4 when the load succeeded and
+// `loads` (its size) says it should.
+[[noreturn]] void load_with_capped_memory(const std::string& path, const std::string& name,
+                                          const std::string& why = "memory", bool loads = false) {
   struct rlimit cap {};
   cap.rlim_cur = cap.rlim_max = 512u << 20;
   setrlimit(RLIMIT_AS, &cap);
   try {
-    load_image(path);
+    const LoadedImage loaded = load_image(path);
+    std::fprintf(stderr, "loaded %dx%d\n", loaded.image.width(), loaded.image.height());
+    std::exit(loads ? 4 : 3);
   } catch (const ImageLoadError& e) {
     std::fprintf(stderr, "%s\n", e.what());
-    std::exit(contains(e.what(), name) && contains(e.what(), "memory") ? 0 : 1);
+    std::exit(contains(e.what(), name) && contains(e.what(), why) ? 0 : 1);
   } catch (...) {
     std::exit(2);
   }
-  std::exit(3);
+}
+
+TEST(ImageLoadDeathTest, TinyFilesDeclaringHugeImagesAreRefusedBeforeAllocating) {
+  // Issue #40: a 35-byte GIF declaring a 32768×32767 screen peaked at 4.2 GB, a G4 TIFF of 130
+  // bytes declaring 32768×32767 at 4.3 GB; here each is refused within 512 MiB, for what its data
+  // cannot hold (not for want of memory).
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (const char* name : {"gif_35_bytes_32768x32767.gif", "tiff_g4_130_bytes_32768x32767.tif"}) {
+    const std::string path = test_data_path(std::string("malformed/") + name);
+    EXPECT_EXIT(load_with_capped_memory(path, name, "32768×32767"), testing::ExitedWithCode(0), "") << name;
+  }
+}
+
+TEST(ImageLoadDeathTest, ANonImageIsRefusedFromItsFirstBytesAndARawFormatReadsOnlyItsRaster) {
+  // Issue #40: a 3 GiB sparse all-zero file was read whole (3.1 GB) before "not an image". Within
+  // 512 MiB it is refused from its first bytes; and a 2×1 PGM followed by 3 GiB of zeros loads,
+  // its raster alone read.
+  ScratchFolder folder;
+  const std::string zeros = folder.file("zeros.png"), pgm = folder.file("tail.pgm");
+  {
+    std::ofstream(zeros).close();
+    std::ofstream out(pgm, std::ios::binary);
+    out << "P5\n2 1\n255\n\x07\x09";
+  }
+  ASSERT_EQ(::truncate(zeros.c_str(), 3LL << 30), 0);
+  ASSERT_EQ(::truncate(pgm.c_str(), 3LL << 30), 0);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(load_with_capped_memory(zeros, "zeros.png", "not an image"), testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(load_with_capped_memory(pgm, "tail.pgm", "", true), testing::ExitedWithCode(4), "loaded 2x1");
 }
 
 TEST(ImageLoadDeathTest, OutOfMemoryWhileDecodingIsAnErrorNamingTheFile) {
@@ -411,7 +447,174 @@ TEST(ImageLoadDeathTest, OutOfMemoryWhileDecodingIsAnErrorNamingTheFile) {
 }
 #endif
 
+TEST(ImageLoad, DamagedTiffPixelDataIsRefusedWhereLibtiffWouldFillRowsIn) {
+  // Issue #40: libtiff's fax and JPEG decoders warn ("Premature EOF") and go on with blank or grey
+  // rows; a warning while pixels are decoded is an error here.
+  const std::string g4 = malformed_error("tiff_g4_strip_cut_to_a_third.tif");
+  EXPECT_TRUE(contains(g4, "Premature EOF")) << g4;
+  const std::string jpeg = malformed_error("tiff_jpeg_strips_cut.tif");
+  EXPECT_TRUE(contains(jpeg, "Premature end of JPEG file")) << jpeg;
+  for (const std::string& message : {g4, jpeg}) EXPECT_TRUE(contains(message, "damaged or truncated")) << message;
+}
+
+TEST(ImageLoad, AFitsFileWithoutItsLastRecordsPaddingLoads) {
+  // Found by fuzz_fits: cfitsio reads whole 2880-byte records, and read past our buffer when the
+  // last one was short (ASan: heap-buffer-overflow in mem_read). The data itself is whole, so the
+  // image loads (cfitsio gets a padded copy), with its samples.
+  std::string header;
+  for (const char* card : {"SIMPLE  =                    T", "BITPIX  =                   16", "NAXIS   =                    2",
+                           "NAXIS1  =                    3", "NAXIS2  =                    2", "END"})
+    header += std::string(card) + std::string(80 - std::strlen(card), ' ');
+  header.resize(2880, ' ');
+  std::vector<unsigned char> bytes(header.begin(), header.end());
+  for (int v : {-2, -1, 0, 1, 2, 30000}) bytes.insert(bytes.end(), {static_cast<unsigned char>((v >> 8) & 0xff),
+                                                                   static_cast<unsigned char>(v & 0xff)});
+  const LoadedImage loaded = load_image_from_memory(bytes.data(), bytes.size(), "unpadded.fits");
+  ASSERT_EQ(loaded.image.format(), PixelFormat::F32);
+  EXPECT_EQ(loaded.source_type, "int16");
+  EXPECT_EQ(loaded.image.row<float>(0)[0], -2.0f);
+  EXPECT_EQ(loaded.image.row<float>(1)[2], 30000.0f);
+  bytes.resize(bytes.size() - 1);  // now the data itself ends early
+  EXPECT_THROW(load_image_from_memory(bytes.data(), bytes.size(), "cut.fits"), ImageLoadError);
+  // Found next: cfitsio takes a file to be as long as its header says and read past a buffer
+  // holding the header alone; each HDU's data must now be in the buffer before cfitsio reads it.
+  const std::vector<unsigned char> header_only(header.begin(), header.end());
+  try {
+    load_image_from_memory(header_only.data(), header_only.size(), "header-only.fits");
+    FAIL() << "loaded";
+  } catch (const ImageLoadError& e) {
+    EXPECT_TRUE(contains(e.what(), "truncated")) << e.what();
+  }
+}
+
+TEST(ImageLoad, AnExrAttributeWhoseContentsDisagreeWithItsSizeIsRefusedBeforeOpenExrReadsIt) {
+  // Found by fuzz_exr: OpenEXR reads a channel list by its entries, not its size, then took the
+  // bytes after a short one for an attribute of 1.8 GB and allocated it (a 1833-byte file).
+  const std::vector<unsigned char> original = read_bytes(test_data_path("formats/exr_float_grey.exr"));
+  const std::string text(original.begin(), original.end());
+  const std::size_t at = text.find("chlist");
+  ASSERT_NE(at, std::string::npos);
+  std::vector<unsigned char> bytes = original;
+  bytes[at + 7] = static_cast<unsigned char>(bytes[at + 7] + 4);  // the size claims 4 bytes more than the entries
+  try {
+    load_image_from_memory(bytes.data(), bytes.size(), "chlist.exr");
+    FAIL() << "loaded";
+  } catch (const ImageLoadError& e) {
+    EXPECT_TRUE(contains(e.what(), "attribute 'channels' (chlist) is damaged")) << e.what();
+  }
+  // And a fixed-size attribute whose size field says otherwise (a v2f of size 0, found next).
+  const std::size_t v2f = text.find("v2f");
+  ASSERT_NE(v2f, std::string::npos);
+  bytes = original;
+  bytes[v2f + 4] = 9;  // 8 bytes in a v2f
+  EXPECT_THROW(load_image_from_memory(bytes.data(), bytes.size(), "v2f.exr"), ImageLoadError);
+}
+
+TEST(ImageLoad, TheWideAndFloatSamplesKeepTheirType) {
+  struct Expected {
+    const char* file;
+    PixelFormat format;
+    const char* source_type;
+  };
+  const Expected samples[] = {
+      {"png_rgba16.png", PixelFormat::Rgba16, "uint16"},          {"png_grey1.png", PixelFormat::Grey8, "1-bit"},
+      {"png_palette_trns.png", PixelFormat::Rgba8, "palette"},    {"tiff_rgb16f.tif", PixelFormat::Rgb16F, "float16"},
+      {"tiff_float32.tif", PixelFormat::F32, "float32"},          {"pnm_p6_16bit.ppm", PixelFormat::Rgb16, "uint16"},
+      {"pnm_p5_maxval1023.pgm", PixelFormat::Grey16, "uint16"},   {"pfm_rgb.pfm", PixelFormat::Rgb32F, "float32"},
+      {"exr_half_rgba.exr", PixelFormat::Rgba16F, "float16"},     {"exr_float_grey.exr", PixelFormat::F32, "float32"},
+      {"fits_uint16.fits", PixelFormat::Grey16, "uint16"},        {"fits_float64_rgb_cube.fits", PixelFormat::Rgb32F, "float64"},
+      {"npy_float16_grey_alpha.npy", PixelFormat::GreyAlpha16F, "float16"},
+  };
+  for (const Expected& e : samples) {
+    const LoadedImage loaded = load_image(test_data_path(std::string("formats/") + e.file));
+    EXPECT_EQ(loaded.image.format(), e.format) << e.file << ": " << to_string(loaded.image.format());
+    EXPECT_EQ(loaded.source_type, e.source_type) << e.file;
+  }
+  const LoadedImage ten_bits = load_image(test_data_path("formats/pnm_p5_maxval1023.pgm"));
+  EXPECT_EQ(ten_bits.maxval, 1023u);
+  EXPECT_TRUE(contains(ten_bits.note, "maxval 1023")) << ten_bits.note;
+  EXPECT_TRUE(contains(load_image(test_data_path("formats/fits_float64_rgb_cube.fits")).note, "float64"));
+}
+
 // ---- saving ---------------------------------------------------------------------------------
+
+// A deterministic image of `format` with every bit pattern class its type has (NaN, infinities,
+// -0 and subnormals for the floats).
+HostImage typed_image(int width, int height, PixelFormat format, std::uint32_t seed) {
+  HostImage image(width, height, format);
+  std::mt19937 rng(seed);
+  for (std::size_t i = 0; i < image.size_bytes(); ++i) image.data()[i] = static_cast<unsigned char>(rng());
+  if (sample_type(format) == SampleType::F16)  // no NaN payloads beyond the one OpenEXR and friends keep
+    for (std::size_t i = 0; i < image.size_bytes() / 2; ++i) {
+      std::uint16_t& h = reinterpret_cast<std::uint16_t*>(image.data())[i];
+      if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0) h = 0x7e00u;
+    }
+  if (sample_type(format) == SampleType::F32)
+    for (std::size_t i = 0; i < image.size_bytes() / 4; ++i) {
+      float& f = reinterpret_cast<float*>(image.data())[i];
+      if (std::isnan(f)) f = std::numeric_limits<float>::quiet_NaN();
+    }
+  return image;
+}
+
+TEST(ImageSave, EveryFormatRoundTripsEveryTypeItHoldsBitForBit) {
+  // In memory, so that the sanitizer build runs every encoder and decoder on every type; the files
+  // are checked against other readers in check_image_types.py.
+  const ImageFormat formats[] = {ImageFormat::Png, ImageFormat::Tiff, ImageFormat::Pnm, ImageFormat::Pfm,
+                                 ImageFormat::Exr, ImageFormat::Fits, ImageFormat::Npy, ImageFormat::Tga};
+  int round_trips = 0;
+  for (const ImageFormat file_format : formats)
+    for (int f = 0; f < kPixelFormatCount; ++f) {
+      const auto format = static_cast<PixelFormat>(f);
+      if (!format_writes(file_format, sample_type(format))) continue;
+      const int channels = channel_count(format);
+      if (!format_keeps_alpha(file_format) && has_alpha(format)) continue;
+      SCOPED_TRACE(std::string(to_string(file_format)) + " " + to_string(format));
+      const HostImage image = typed_image(13, 7, format, static_cast<std::uint32_t>(f));
+      const std::vector<unsigned char> bytes = encode_image(image.view(), file_format);
+      const LoadedImage back =
+          load_image_from_memory(bytes.data(), bytes.size(), std::string("round-trip") + file_extension(file_format));
+      ASSERT_EQ(back.image.format(), format) << to_string(back.image.format());
+      EXPECT_TRUE(back.image == image) << "the samples differ";
+      EXPECT_EQ(back.image.channels(), channels);
+      ++round_trips;
+    }
+  EXPECT_EQ(round_trips, 8 + 16 + 4 + 2 + 8 + 12 + 16 + 4);  // PNG, TIFF, PNM and PFM (no alpha), EXR, FITS, NPY, TGA
+}
+
+TEST(ImageSave, PngSidesBeyondLibpngsDefaultLimitAreWritten) {
+  // Issue #40: sides of 1,000,001 to 1,048,576 were read, filtered, then refused by libpng's default
+  // write limit of 1,000,000; PNG allows 2^31 - 1.
+  HostImage wide(1000001, 1, PixelFormat::Grey16);
+  wide.row<std::uint16_t>(0)[1000000] = 54321;
+  const std::vector<unsigned char> bytes = encode_image(wide.view(), ImageFormat::Png);
+  const LoadedImage back = load_image_from_memory(bytes.data(), bytes.size(), "wide.png");
+  EXPECT_TRUE(back.image == wide);
+}
+
+TEST(ImageSave, ATypeAFormatCannotHoldIsRefusedNamingTheFormatsThatCan) {
+  ScratchFolder folder;
+  const HostImage f32 = typed_image(4, 4, PixelFormat::Rgba32F, 1);
+  try {
+    save_image(folder.file("float.png"), f32.view());
+    FAIL() << "float32 written into a PNG";
+  } catch (const ImageSaveError& e) {
+    EXPECT_TRUE(contains(e.what(), "float.png")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "PNG holds 8-bit and 16-bit samples, not float32")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "tiff, pfm, exr, fits or npy")) << e.what();
+  }
+  EXPECT_TRUE(folder_entries(folder.path()).empty()) << "a refused save left a file";
+  const std::string half_in_fits = check_output_path(folder.file("half.fits"), SaveOptions{}, PixelFormat::Rgb16F);
+  EXPECT_TRUE(contains(half_in_fits, "tiff, exr or npy")) << half_in_fits;
+  EXPECT_EQ(check_output_path(folder.file("half.exr"), SaveOptions{}, PixelFormat::Rgb16F), "");
+  EXPECT_EQ(formats_writing(SampleType::U16), "png, pnm, tiff, fits or npy");
+  SaveOptions wide;
+  wide.float64 = true;
+  EXPECT_EQ(check_output_type(ImageFormat::Npy, PixelFormat::F32, wide), "");
+  EXPECT_TRUE(contains(check_output_type(ImageFormat::Tiff, PixelFormat::F32, wide), "fits or npy"));
+}
+
+
 
 // What a file written with `channels` of an RGBA8 pixel gives back when loaded.
 Rgba8 expected_after_round_trip(const Rgba8& p, int channels, bool keeps_alpha) {

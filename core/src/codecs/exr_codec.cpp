@@ -88,6 +88,57 @@ std::int32_t le32(const unsigned char* p) {
                                    (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24));
 }
 
+// The size of each attribute type OpenEXR 3.1 reads by its type rather than by its size field.
+std::size_t fixed_size(const std::string& type) {
+  static const std::pair<const char*, std::size_t> kSizes[] = {
+      {"box2i", 16}, {"box2f", 16}, {"chromaticities", 32}, {"compression", 1}, {"double", 8}, {"envmap", 1},
+      {"float", 4}, {"int", 4}, {"keycode", 28}, {"lineOrder", 1}, {"m33f", 36}, {"m33d", 72}, {"m44f", 64},
+      {"m44d", 128}, {"rational", 8}, {"tiledesc", 9}, {"timecode", 8}, {"v2i", 8}, {"v2f", 8}, {"v2d", 16},
+      {"v3i", 12}, {"v3f", 12}, {"v3d", 24}, {"deepImageState", 1}};
+  for (const auto& [name, bytes] : kSizes)
+    if (type == name) return bytes;
+  return 0;
+}
+
+// OpenEXR reads most attributes by their type or their contents rather than by their size, and
+// allocates what the contents say: it then parses what follows from another place than the size
+// says (a short channel list, a v2f of size 0 were followed by "attributes" of 1.6-1.8 GB that it
+// allocated), or allocates a preview of w × h pixels, a string vector's strings. Each must agree
+// with its size, or the file is refused here.
+void check_attribute(const DecodeInput& in, const std::string& name, const std::string& type,
+                     const unsigned char* value, std::size_t size) {
+  auto damaged = [&] {
+    fail(in, kFormat, "attribute '" + name + "' (" + type + ") is damaged: its contents do not match its size");
+  };
+  if (const std::size_t bytes = fixed_size(type); bytes != 0) {
+    if (size != bytes) damaged();
+  } else if (type == "floatvector") {
+    if (size % 4 != 0) damaged();
+  } else if (type == "idmanifest") {
+    if (size < 8) damaged();
+  } else if (type == "chlist") {
+    std::size_t c = 0;
+    for (;;) {
+      if (c >= size) damaged();
+      if (value[c] == 0) break;
+      while (c < size && value[c] != 0) ++c;  // the channel's name
+      c += 17;                                 // its \0, type, pLinear, reserved, x and y sampling
+    }
+    if (c + 1 != size) damaged();
+  } else if (type == "preview") {
+    if (size < 8) damaged();
+    const std::uint64_t w = static_cast<std::uint32_t>(le32(value)), h = static_cast<std::uint32_t>(le32(value + 4));
+    if (8 + 4 * w * h != size) damaged();
+  } else if (type == "stringvector") {
+    for (std::size_t c = 0; c < size;) {
+      if (size - c < 4) damaged();
+      const std::int32_t n = le32(value + c);
+      if (n < 0 || static_cast<std::size_t>(n) > size - c - 4) damaged();
+      c += 4 + static_cast<std::size_t>(n);
+    }
+  }
+}
+
 ExrHeader walk_header(const DecodeInput& in) {
   ExrHeader h;
   if (in.size < 8) fail(in, kFormat, "the file is truncated (it ends inside the header)");
@@ -104,10 +155,16 @@ ExrHeader walk_header(const DecodeInput& in) {
       fail(in, kFormat, std::string("the header is truncated or damaged (in an attribute's ") + what + ")");
     return std::string(reinterpret_cast<const char*>(in.data) + start, at++ - start);
   };
+  int parts = 0;  // multi-part: headers follow each other until an empty one
   for (int attributes = 0;; ++attributes) {
     if (attributes > 100000) fail(in, kFormat, "the header has no end");
     const std::string name = text("name");
-    if (name.empty()) break;
+    if (name.empty()) {
+      if (parts == 0) h.end = at;
+      ++parts;
+      if (!h.multipart || (at < in.size && in.data[at] == 0)) break;  // the empty header ends the list
+      continue;
+    }
     const std::string type = text("type");
     if (at + 4 > in.size) fail(in, kFormat, "the header is truncated (in attribute '" + name + "')");
     const std::int32_t size = le32(in.data + at);
@@ -115,6 +172,11 @@ ExrHeader walk_header(const DecodeInput& in) {
     if (size < 0 || static_cast<std::uint64_t>(size) > in.size - at)
       fail(in, kFormat, "attribute '" + name + "' claims " + std::to_string(size) + " bytes, beyond the end of the file");
     const unsigned char* value = in.data + at;
+    check_attribute(in, name, type, value, static_cast<std::size_t>(size));
+    if (parts > 0) {  // a later part's header: its attributes checked, its values not used
+      at += static_cast<std::size_t>(size);
+      continue;
+    }
     if (name == "dataWindow" && type == "box2i" && size == 16) {
       h.x_min = le32(value), h.y_min = le32(value + 4), h.x_max = le32(value + 8), h.y_max = le32(value + 12);
       h.have_window = true;
@@ -134,7 +196,6 @@ ExrHeader walk_header(const DecodeInput& in) {
     }
     at += static_cast<std::size_t>(size);
   }
-  h.end = at;
   return h;
 }
 
@@ -168,11 +229,18 @@ void check_before_decoding(const DecodeInput& in, const ExrHeader& h) {
                           std::to_string(h.x_max) + ", " + std::to_string(h.y_max) + ")");
   const std::uint64_t width = static_cast<std::uint64_t>(h.x_max - h.x_min + 1);
   const std::uint64_t height = static_cast<std::uint64_t>(h.y_max - h.y_min + 1);
-  check_size(in, kFormat, width, height, PixelFormat::Rgba32F);
+  if (h.tiled && (h.tile_w == 0 || h.tile_h == 0 || h.tile_w > static_cast<std::uint32_t>(in.limits.max_width) ||
+                  h.tile_h > static_cast<std::uint32_t>(in.limits.max_height)))
+    fail(in, kFormat, "the tile size " + std::to_string(h.tile_w) + "×" + std::to_string(h.tile_h) + " is not valid");
+  // OpenEXR's buffers, allocated when it opens the file: a chunk of lines or a tile, decoded and
+  // compressed, for the declared size (a tile larger than the image too).
+  const std::uint64_t bytes_per_pixel = std::max<std::uint64_t>(h.bytes_per_pixel, 2);
+  const std::uint64_t chunk_pixels = h.tiled ? static_cast<std::uint64_t>(h.tile_w) * h.tile_h
+                                             : lines_per_chunk(h.compression) * width;
+  check_size(in, kFormat, width, height, PixelFormat::Rgba32F, 3 * chunk_pixels * bytes_per_pixel);
   if (h.multipart) return;  // the offset tables follow every part's header: OpenEXR checks them
   std::uint64_t chunks = (height + lines_per_chunk(h.compression) - 1) / lines_per_chunk(h.compression);
   if (h.tiled) {
-    if (h.tile_w == 0 || h.tile_h == 0) fail(in, kFormat, "the tile size is 0");
     chunks = ((width + h.tile_w - 1) / h.tile_w) * ((height + h.tile_h - 1) / h.tile_h);  // level 0 alone
   }
   const std::uint64_t after_header = in.size - std::min<std::uint64_t>(h.end, in.size);
@@ -266,7 +334,9 @@ LoadedImage decode_exr(const DecodeInput& in) {
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& error) {
-    fail(in, kFormat, std::string("OpenEXR: ") + error.what() + " (the file is damaged or truncated)");
+    std::string message = error.what();
+    if (message.find("truncated") == std::string::npos) message += " (the file is damaged or truncated)";
+    fail(in, kFormat, "OpenEXR: " + message);
   }
   return loaded;
 }

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -49,6 +50,12 @@ std::string fits_message(int status) {
   return message;
 }
 
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
 struct File {
   fitsfile* fits = nullptr;
   ~File() {
@@ -69,6 +76,42 @@ bool card_number(const unsigned char* card, const char* keyword, long long& valu
   char* end = nullptr;
   value = std::strtoll(text, &end, 10);
   return end != text;
+}
+
+// The bytes of data the header at `head` declares (FITS 4.0, 4.4.1.1: |BITPIX| / 8 × GCOUNT ×
+// (PCOUNT + NAXIS1 × ... × NAXISn)), read from the cards themselves (cfitsio presents a compressed
+// image's table keywords as an image's). Fails when the header has no END before the data.
+std::uint64_t declared_data_bytes(const DecodeInput& in, std::uint64_t head, std::uint64_t data_start) {
+  long long bitpix = 0, naxis = 0, pcount = 0, gcount = 1, axes[1000] = {};
+  bool ended = false;
+  for (std::uint64_t at = head; at + 80 <= std::min<std::uint64_t>(data_start, in.size) && !ended; at += 80) {
+    const unsigned char* card = in.data + at;
+    long long v = 0;
+    char keyword[9] = {};
+    std::memcpy(keyword, card, 8);
+    if (card_number(card, "BITPIX", v)) bitpix = v;
+    else if (card_number(card, "NAXIS", v)) naxis = v;
+    else if (card_number(card, "PCOUNT", v)) pcount = v;
+    else if (card_number(card, "GCOUNT", v)) gcount = v;
+    else if (std::memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9') {
+      const int n = std::atoi(keyword + 5);
+      if (n >= 1 && n < 1000 && card_number(card, keyword, v)) axes[n] = v;
+    }
+    ended = std::memcmp(card, "END     ", 8) == 0;
+  }
+  if (!ended) fail(in, kFormat, "the file is truncated (a header has no END card)");
+  if (naxis <= 0) return 0;
+  if (naxis >= 1000 || pcount < 0 || gcount < 0) fail(in, kFormat, "the header's NAXIS, PCOUNT or GCOUNT is not valid");
+  std::uint64_t product = 1;
+  for (long long i = 1; i <= naxis; ++i) {
+    if (axes[i] < 0 || (axes[i] > 0 && product > (1ull << 50) / static_cast<std::uint64_t>(axes[i])))
+      fail(in, kFormat, "the header's NAXIS" + std::to_string(i) + " is not valid");
+    product *= static_cast<std::uint64_t>(axes[i]);
+  }
+  const std::uint64_t bytes_per = static_cast<std::uint64_t>(std::llabs(bitpix) / 8);
+  if (static_cast<std::uint64_t>(pcount) > (1ull << 50) || static_cast<std::uint64_t>(gcount) > (1ull << 20))
+    fail(in, kFormat, "the header declares more data than any file holds");
+  return bytes_per * static_cast<std::uint64_t>(gcount) * (static_cast<std::uint64_t>(pcount) + product);
 }
 
 }  // namespace
@@ -99,10 +142,29 @@ std::uint64_t fits_bytes_needed(const unsigned char* data, std::size_t size, std
 }
 
 LoadedImage decode_fits(const DecodeInput& in) {
+  if (in.size == 0) fail(in, kFormat, "the file is empty");
+  // cfitsio reads whole 2880-byte records: it gets a copy padded with zeros to them. It also takes
+  // the file to be as long as each header says (it reads past a buffer that is not, as fuzz_fits
+  // found): each HDU's data must lie in the buffer (in_buffer) before cfitsio reads it or moves
+  // beyond it. The copy outlives the cfitsio handle (declared first), which keeps pointers to it.
+  std::vector<unsigned char> padded((in.size + kBlock - 1) / kBlock * kBlock, 0);
+  std::memcpy(padded.data(), in.data, in.size);
+  void* memory = padded.data();  // READONLY: cfitsio does not write to it
+  std::size_t memory_size = padded.size();
   File f;
   int status = 0;
-  void* memory = const_cast<unsigned char*>(in.data);  // READONLY: cfitsio does not write to it
-  std::size_t memory_size = in.size;
+  // Where the current HDU's data starts and how many bytes its header declares, once they are
+  // known to lie in the buffer (the file's real end is checked against them later).
+  auto in_buffer = [&](const char* what) {
+    LONGLONG head = 0, data_start = 0, data_end = 0;
+    if (fits_get_hduaddrll(f.fits, &head, &data_start, &data_end, &status))
+      fail(in, kFormat, "cfitsio: " + fits_message(status));
+    if (data_end < data_start || static_cast<std::uint64_t>(data_end) > padded.size())
+      fail(in, kFormat, std::string("the header of ") + what + " declares data up to byte " + std::to_string(data_end) +
+                            " but the file holds only " + std::to_string(in.size) +
+                            " bytes (the file is truncated or its header is damaged)");
+    return std::pair<std::uint64_t, std::uint64_t>(static_cast<std::uint64_t>(head), static_cast<std::uint64_t>(data_start));
+  };
   if (fits_open_memfile(&f.fits, "memory.fits", READONLY, &memory, &memory_size, 0, nullptr, &status))
     fail(in, kFormat, "cfitsio could not read its header: " + fits_message(status));
   int bitpix = 0, naxis = 0;
@@ -118,6 +180,7 @@ LoadedImage decode_fits(const DecodeInput& in) {
     fits_get_num_hdus(f.fits, &hdus, &status);
     for (int h = 2; h <= std::min(hdus, 1000) && naxis == 0; ++h) {
       int type = 0;
+      in_buffer(h == 2 ? "the primary HDU" : "an extension");  // before cfitsio reads the next header after it
       if (fits_movabs_hdu(f.fits, h, &type, &status)) fail(in, kFormat, "cfitsio: " + fits_message(status));
       int compressed = fits_is_compressed_image(f.fits, &status);
       if (type == IMAGE_HDU || compressed) {
@@ -150,25 +213,54 @@ LoadedImage decode_fits(const DecodeInput& in) {
   LONGLONG blank = 0;
   const bool has_blank = bitpix > 0 && fits_read_key_lnglng(f.fits, "BLANK", &blank, nullptr, &key_status) == 0;
   const bool scaled = bzero != 0 || bscale != 1;
-  const bool compressed = fits_is_compressed_image(f.fits, &status) != 0;
 
   SampleType type = SampleType::F32;
   if (!has_blank && equivalent == BYTE_IMG) type = SampleType::U8;
   if (!has_blank && equivalent == USHORT_IMG) type = SampleType::U16;
   const PixelFormat result = make_pixel_format(type, static_cast<int>(channels));
-  check_size(in, kFormat, width, height, result, width * sizeof(double));
+  // cfitsio decompresses a tile-compressed image a tile at a time, into buffers of the tile's
+  // declared size (ZTILEn: one larger than the image is possible) and its compressed length.
+  // Each tile's compressed bytes (a descriptor in the table: a length and an offset in the heap)
+  // are allocated as the descriptor says (fuzz_fits: 539 MB from spaces read as a length): every
+  // descriptor must point inside the heap before a tile is read.
+  std::uint64_t tile_bytes = 0;
+  if (fits_is_compressed_image(f.fits, &status)) {
+    const FITSfile& file = *f.fits->Fptr;
+    tile_bytes = 2 * static_cast<std::uint64_t>(std::max(file.maxtilelen, 0L)) * sizeof(double);
+    for (int column : {file.cn_compressed, file.cn_gzip_data, file.cn_uncompressed}) {
+      if (column <= 0) continue;
+      int code = 0;
+      LONGLONG repeat = 0, element_bytes = 0;
+      fits_get_coltypell(f.fits, column, &code, &repeat, &element_bytes, &status);
+      for (LONGLONG row = 1; row <= file.numrows && status == 0; ++row) {
+        LONGLONG length = 0, offset = 0;
+        fits_read_descriptll(f.fits, column, row, &length, &offset, &status);
+        if (status != 0 || length < 0 || offset < 0 || element_bytes <= 0 || element_bytes > 16 ||
+            length > file.heapsize / element_bytes || offset > file.heapsize - length * element_bytes)
+          fail(in, kFormat, "tile " + std::to_string(row) + " of the compressed image points outside the table's heap (the "
+                            "file is damaged)");
+        tile_bytes = std::max<std::uint64_t>(tile_bytes, 2 * static_cast<std::uint64_t>(file.maxtilelen) * sizeof(double) +
+                                                             static_cast<std::uint64_t>(length * element_bytes));
+      }
+    }
+    if (status != 0) fail(in, kFormat, "cfitsio: " + fits_message(status));
+  }
+  const std::uint64_t working = width * sizeof(double) + padded.size() + tile_bytes;
+  check_size(in, kFormat, width, height, result, working);
 
-  if (!compressed) {  // the data the header declares must be in the file
-    LONGLONG head = 0, data_start = 0, data_end = 0;
-    fits_get_hduaddrll(f.fits, &head, &data_start, &data_end, &status);
-    const std::uint64_t bytes = width * height * static_cast<std::uint64_t>(channels) * static_cast<std::uint64_t>(std::abs(bitpix) / 8);
-    const std::uint64_t available = in.size > static_cast<std::uint64_t>(data_start) ? in.size - static_cast<std::uint64_t>(data_start) : 0;
+  {  // the data the HDU's header declares (an image, or a compressed image's table) must be in the file
+    const auto [head, data_start] = in_buffer("the image's HDU");
+    std::uint64_t bytes = declared_data_bytes(in, head, data_start);
+    if (!fits_is_compressed_image(f.fits, &status))  // as cfitsio reads the header (it is lenient with damaged cards)
+      bytes = std::max<std::uint64_t>(bytes, width * height * static_cast<std::uint64_t>(channels) *
+                                                 static_cast<std::uint64_t>(std::abs(bitpix) / 8));
+    const std::uint64_t available = in.size > data_start ? in.size - data_start : 0;
     if (bytes > available) fail_too_short(in, kFormat, width, height, bytes, available);
   }
 
   LoadedImage loaded;
   loaded.format = kFormat;
-  loaded.image = allocate_image(in, kFormat, width, height, result, width * sizeof(double));
+  loaded.image = allocate_image(in, kFormat, width, height, result, working);
   switch (bitpix) {
     case 8: loaded.source_type = "uint8"; break;
     case 16: loaded.source_type = equivalent == USHORT_IMG ? "uint16" : "int16"; break;
@@ -224,7 +316,7 @@ LoadedImage decode_fits(const DecodeInput& in) {
 
   if (!where.empty()) add_note(loaded.note, where);
   if (scaled && type == SampleType::F32 && !(bitpix == 16 && equivalent == USHORT_IMG))
-    add_note(loaded.note, "BZERO " + std::to_string(bzero) + " and BSCALE " + std::to_string(bscale) +
+    add_note(loaded.note, "BZERO " + number_text(bzero) + " and BSCALE " + number_text(bscale) +
                               " applied (v × BSCALE + BZERO)");
   if (type == SampleType::F32 && !exact_float32)
     add_note(loaded.note, loaded.source_type + " samples as float32 (" +

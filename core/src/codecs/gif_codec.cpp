@@ -90,8 +90,8 @@ LoadedImage decode_gif(const DecodeInput& in) {
                                                         static_cast<std::uint64_t>(frame.Left) + frame.Width);
     const std::uint64_t height = std::max<std::uint64_t>(static_cast<std::uint64_t>(gif->SHeight),
                                                          static_cast<std::uint64_t>(frame.Top) + frame.Height);
-    // LZW codes are at least 2 bits and stand for at most 4096 pixels each, so a byte of data
-    // describes at most 4 × 4096 pixels (the sub-block lengths only lower that): a frame larger than
+    // LZW codes are at least 3 bits wide and stand for at most 4096 pixels each, so a byte of data
+    // describes fewer than 4 × 4096 pixels (the sub-block lengths only lower that): a frame larger than
     // the rest of the file can describe is refused before allocation, and so is a logical screen
     // larger than both that and 16 Mpixels (the pixels outside the frame would come from nothing).
     const std::uint64_t data_bytes = in.size - std::min(in.size, file.position);

@@ -32,7 +32,8 @@ struct Dtype {
 
 Dtype dtype_of(const DecodeInput& in, const std::string& descr) {
   const char order = descr.empty() ? '|' : descr[0];
-  const std::string body = order == '<' || order == '>' || order == '|' || order == '=' ? descr.substr(1) : descr;
+  const std::string body =
+      !descr.empty() && (order == '<' || order == '>' || order == '|' || order == '=') ? descr.substr(1) : descr;
   Dtype d;
   if (body == "u1") d = {SampleType::U8, false, false, 1};
   else if (body == "u2") d = {SampleType::U16, false, false, 2};
