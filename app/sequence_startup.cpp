@@ -32,7 +32,8 @@ StartupPlan plan_sequence_startup(const ViewerOptions& options) {
   const Overwrite overwrite = options.overwrite ? Overwrite::Allowed : Overwrite::Never;
   for (const auto& [flag, path] : {std::pair{"--screenshot", options.screenshot}, {"--screenshot-view", options.screenshot_view}})
     if (!path.empty())
-      if (std::string problem = check_output_path(path, overwrite); !problem.empty())
+      if (std::string problem = check_output_path(path, SaveOptions{std::nullopt, 90, overwrite}, PixelFormat::Rgba8);
+          !problem.empty())  // screenshots are 8-bit
         throw StartupError(std::string(flag) + ": " + problem);
   if (options.resize && options.sequence_input != "synthetic")
     throw StartupError("--size sizes the synthetic sky (--sequence synthetic); frames from files keep their size");

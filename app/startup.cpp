@@ -41,7 +41,9 @@ int resolve_method(const std::string& flag, const std::string& id, const FilterP
 
 void check_screenshot(const char* flag, const std::string& path, bool overwrite) {
   if (path.empty()) return;
-  if (std::string problem = check_output_path(path, overwrite ? Overwrite::Allowed : Overwrite::Never); !problem.empty())
+  SaveOptions save;
+  save.overwrite = overwrite ? Overwrite::Allowed : Overwrite::Never;
+  if (std::string problem = check_output_path(path, save, PixelFormat::Rgba8); !problem.empty())  // screenshots are 8-bit
     throw StartupError(std::string(flag) + ": " + problem);
 }
 

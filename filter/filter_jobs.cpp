@@ -37,7 +37,9 @@ std::string output_problem(const std::string& input, const std::string& output, 
   if (is_npy_path(output))
     return in_quotes(output) + ": a .npy output holds a 1D signal, but " + in_quotes(input) +
            " is an image; write it as an image file";
-  return check_output_path(output, overwrite);
+  SaveOptions save;
+  save.overwrite = overwrite;
+  return check_output_path(output, save, PixelFormat::Rgba8);  // the filter writes 8 bits until it keeps types
 }
 
 MethodChoice resolve_signal_method(const FilterOptions& options) {

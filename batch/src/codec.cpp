@@ -37,8 +37,19 @@ WriteTimes encode_and_write(const std::string& path, const ImageRgba8& image, in
   return times;
 }
 
-std::string output_format_list() { return image_format_list(); }
+// The filter writes 8-bit images until it keeps types: the formats that hold them, but .npy (the
+// filter's 1D signals).
+bool is_output_format(const std::string& format) {
+  const std::optional<ImageFormat> f = image_format_from_string(format);
+  return f && *f != ImageFormat::Npy && format_writes(*f, SampleType::U8);
+}
 
-bool is_output_format(const std::string& format) { return image_format_from_string(format).has_value(); }
+std::string output_format_list() {
+  std::string list;
+  for (int f = 0; f < static_cast<int>(ImageFormat::Count); ++f)
+    if (is_output_format(to_string(static_cast<ImageFormat>(f))))
+      list += (list.empty() ? "" : ", ") + std::string(to_string(static_cast<ImageFormat>(f)));
+  return list;
+}
 
 }  // namespace gausslab

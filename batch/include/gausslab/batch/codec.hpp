@@ -39,7 +39,8 @@ struct WriteTimes {
 WriteTimes encode_and_write(const std::string& path, const ImageRgba8& image, int channels,
                             const OutputSettings& settings);
 
-// The output types the batch writes: "png, jpg, bmp, tga, pnm" (core's writers).
+// The output types the batch writes while it works in 8 bits: "png, jpg, bmp, tga, pnm, tiff, fits"
+// (core's writers of 8-bit samples, but .npy: the filter's signals).
 std::string output_format_list();
 // True when `format` (no dot: "png") is one of them.
 bool is_output_format(const std::string& format);
