@@ -2,20 +2,20 @@
 // formats we cannot decode safely, and writing through AtomicFile. The codecs are in codecs/.
 #include "gausslab/core/image_io.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <iterator>
 #include <filesystem>
+#include <functional>
+#include <iterator>
 #include <new>
 #include <vector>
 
 #include "codecs/codecs.hpp"
 #include "gausslab/core/host_image.hpp"
+#include "gausslab/core/regular_file.hpp"
 
 namespace gausslab {
 
@@ -37,22 +37,6 @@ bool starts_with(const unsigned char* data, std::size_t size, std::string_view p
 }
 
 // ---- reading a file ---------------------------------------------------------------------------
-
-std::string what_it_is(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder, not an image file";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe), not a regular file; gausslab reads images from regular files only";
-  if (S_ISCHR(mode) || S_ISBLK(mode))
-    return "a device, not a regular file; gausslab reads images from regular files only";
-  if (S_ISSOCK(mode)) return "a socket, not a regular file; gausslab reads images from regular files only";
-  return "not a regular file; gausslab reads images from regular files only";
-}
-
-struct FileDescriptor {
-  int fd = -1;
-  ~FileDescriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // ---- formats ----------------------------------------------------------------------------------
 
@@ -166,25 +150,18 @@ void read_more(int fd, std::vector<unsigned char>& bytes, std::uint64_t count, c
 }  // namespace
 
 // The first bytes, then what the format can need: at most the size the file had when opened and
-// at most the limit. O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever (it
-// is refused after fstat).
+// at most the limit. Opened by core's rule (open_regular_file: regular files only, never blocking).
 std::vector<unsigned char> read_image_bytes(const std::string& path, const ImageLimits& limits) {
-  FileDescriptor file;
-  file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (file.fd < 0) {
-    const int error = errno;
-    if (error == ENOENT) throw ImageLoadError("cannot open " + in_quotes(path) + ": no such file; check the path");
-    if (error == EACCES) throw ImageLoadError("cannot open " + in_quotes(path) + ": no permission to read it");
-    throw ImageLoadError("cannot open " + in_quotes(path) + ": " + std::strerror(error));
+  RegularFile file;
+  try {
+    file = open_regular_file(path, "images");
+  } catch (const InputFileError& error) {
+    throw ImageLoadError(error.what());
   }
-  struct stat status {};
-  if (::fstat(file.fd, &status) != 0)
-    throw ImageLoadError("cannot read " + in_quotes(path) + ": " + std::strerror(errno));
-  if (!S_ISREG(status.st_mode)) throw ImageLoadError(in_quotes(path) + " is " + what_it_is(status.st_mode));
-  const std::uint64_t size = static_cast<std::uint64_t>(status.st_size);
+  const std::uint64_t size = file.size_bytes();
   if (size == 0) throw ImageLoadError(in_quotes(path) + " is empty (0 bytes); it holds no image");
   std::vector<unsigned char> bytes;
-  read_more(file.fd, bytes, std::min<std::uint64_t>({size, kPrefixBytes, limits.max_file_bytes}), path);
+  read_more(file.fd(), bytes, std::min<std::uint64_t>({size, kPrefixBytes, limits.max_file_bytes}), path);
   const Detected kind = detect(bytes.data(), bytes.size(), path);
   if (kind == Detected::Unknown) refuse_unknown(bytes.data(), bytes.size(), path);
   const std::uint64_t needed = bytes_needed(kind, bytes.data(), bytes.size(), size);
@@ -194,7 +171,7 @@ std::vector<unsigned char> read_image_bytes(const std::string& path, const Image
   if (needed < bytes.size())
     bytes.resize(needed);
   else if (bytes.size() == std::min<std::uint64_t>(size, kPrefixBytes) && needed > bytes.size())
-    read_more(file.fd, bytes, needed - bytes.size(), path);
+    read_more(file.fd(), bytes, needed - bytes.size(), path);
   return bytes;
 }
 
@@ -209,6 +186,15 @@ class FileSink : public codec::ByteSink {
 
  private:
   AtomicFile& file_;
+};
+
+class CallbackSink : public codec::ByteSink {
+ public:
+  explicit CallbackSink(const std::function<void(const void*, std::size_t)>& write) : write_(write) {}
+  void write(const void* data, std::size_t size) override { write_(data, size); }
+
+ private:
+  const std::function<void(const void*, std::size_t)>& write_;
 };
 
 class MemorySink : public codec::ByteSink {
@@ -290,6 +276,25 @@ void encode(const ConstImageView& image, ImageFormat format, const SaveOptions& 
   throw ImageSaveError("unknown output format");
 }
 
+// `channels` of an RGBA8 image: PNG, JPEG, BMP and TGA take it as it is (narrowing row by row),
+// and so does every format when all 4 channels are written; the others get a copy with `channels`.
+void encode_rgba8(const ImageRgba8& image, int channels, ImageFormat format, const SaveOptions& options,
+                  codec::ByteSink& sink) {
+  switch (format) {
+    case ImageFormat::Png: codec::encode_png(image, channels, sink); return;
+    case ImageFormat::Jpeg: codec::encode_jpeg(image, channels, options.jpeg_quality, sink); return;
+    case ImageFormat::Bmp: codec::encode_bmp(image, channels, sink); return;
+    case ImageFormat::Tga: codec::encode_tga(image, channels, sink); return;
+    default: break;
+  }
+  if (channels == 4) {
+    encode(image.view(), format, options, sink);
+  } else {
+    const HostImage narrowed = rgba8_channels(image, channels);
+    encode(narrowed.view(), format, options, sink);
+  }
+}
+
 void check_encode_arguments(const ConstImageView& image, ImageFormat format, const SaveOptions& options) {
   if (image.empty()) throw ImageSaveError("save_image: the image is empty");
   if (!is_valid(image.format)) throw ImageSaveError("save_image: unknown pixel format");
@@ -311,13 +316,15 @@ const char* refused_input_formats() {
          "Convert such files to PNG, TIFF or OpenEXR first.";
 }
 
-LoadedImage load_image_from_memory(const void* data, std::size_t size, const std::string& name,
-                                   const ImageLimits& limits) {
+namespace {
+
+LoadedImage decode_checked(const void* data, std::size_t size, const std::string& name, const ImageLimits& limits,
+                           int* rgba8_channels) {
   if (size == 0 || data == nullptr) throw ImageLoadError(in_quotes(name) + " is empty (0 bytes); it holds no image");
   if (size > limits.max_file_bytes)
     throw ImageLoadError(in_quotes(name) + " is " + std::to_string(size) + " bytes, more than the limit of " +
                          std::to_string(limits.max_file_bytes) + " bytes read for an image file");
-  const codec::DecodeInput in{static_cast<const unsigned char*>(data), size, name, limits};
+  const codec::DecodeInput in{static_cast<const unsigned char*>(data), size, name, limits, rgba8_channels};
   try {
     return decode(in);
   } catch (const std::bad_alloc&) {
@@ -326,6 +333,13 @@ LoadedImage load_image_from_memory(const void* data, std::size_t size, const std
   } catch (const std::length_error&) {
     throw ImageLoadError(in_quotes(name) + ": not enough memory to decode it");
   }
+}
+
+}  // namespace
+
+LoadedImage load_image_from_memory(const void* data, std::size_t size, const std::string& name,
+                                   const ImageLimits& limits) {
+  return decode_checked(data, size, name, limits, nullptr);
 }
 
 LoadedImage load_image(const std::string& path, const ImageLimits& limits) {
@@ -368,8 +382,24 @@ LoadedRgba8 reduce_to_rgba8(const LoadedImage& loaded) {
   return out;
 }
 
+LoadedRgba8 load_image_rgba8_from_memory(const void* data, std::size_t size, const std::string& name,
+                                         const ImageLimits& limits) {
+  int rgba8_channels = 0;
+  const LoadedImage loaded = decode_checked(data, size, name, limits, &rgba8_channels);
+  if (rgba8_channels == 0) return reduce_to_rgba8(loaded);
+  // Decoded into RGBA8 and left so (BMP, TGA, GIF, libtiff's RGBA reader): the pixels as they are.
+  LoadedRgba8 out;
+  out.source_channels = rgba8_channels;
+  out.format = loaded.format;
+  out.note = loaded.note;
+  out.image = ImageRgba8(loaded.image.width(), loaded.image.height());
+  std::memcpy(out.image.data(), loaded.image.data(), loaded.image.size_bytes());
+  return out;
+}
+
 LoadedRgba8 load_image_rgba8(const std::string& path, const ImageLimits& limits) {
-  return reduce_to_rgba8(load_image(path, limits));
+  const std::vector<unsigned char> bytes = read_image_bytes(path, limits);
+  return load_image_rgba8_from_memory(bytes.data(), bytes.size(), path, limits);
 }
 
 // ---- the format table ---------------------------------------------------------------------------
@@ -470,14 +500,9 @@ std::string check_output_path(const std::string& path, const SaveOptions& option
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec))
     return in_quotes(path) + ": the folder " + in_quotes(parent.string()) + " does not exist";
-  const fs::file_status status = fs::status(path, ec);
-  if (fs::is_directory(status)) return in_quotes(path) + " is a folder; give a file name";
-  if (fs::exists(status) && !fs::is_regular_file(status))
-    return in_quotes(path) + " exists and is not a regular file; choose another name";
-  if (options.overwrite == Overwrite::Never && fs::exists(status))
-    return in_quotes(path) + " already exists; gausslab never overwrites files, so choose another name"
-                          " (or pass --overwrite)";
-  return {};
+  // The file itself by AtomicFile's rule: a name too long, a folder, device or FIFO, an existing
+  // file or a link to nothing.
+  return output_file_problem(path, options.overwrite);
 }
 
 std::string check_output_path(const std::string& path, Overwrite overwrite) {
@@ -511,6 +536,27 @@ std::string first_free_path(const std::string& path) {
 
 // ---- saving -------------------------------------------------------------------------------------
 
+namespace {
+
+// The file through AtomicFile, `encode_into` handing the encoder's pieces to it as they come.
+void write_through_atomic_file(const std::string& path, Overwrite overwrite,
+                               const std::function<void(codec::ByteSink&)>& encode_into) {
+  try {
+    AtomicFile file(path, overwrite);
+    FileSink sink(file);
+    encode_into(sink);
+    file.commit();
+  } catch (const FileWriteError& error) {
+    throw ImageSaveError(error.what());
+  } catch (const ImageSaveError& error) {
+    throw ImageSaveError("cannot write " + in_quotes(path) + ": " + error.what());
+  } catch (const std::bad_alloc&) {
+    throw ImageSaveError("cannot write " + in_quotes(path) + ": not enough memory to encode it");
+  }
+}
+
+}  // namespace
+
 void save_image(const std::string& path, const ConstImageView& image, const SaveOptions& options) {
   if (std::string problem = check_output_path(path, options); !problem.empty()) throw ImageSaveError(problem);
   const ImageFormat format = options.format ? *options.format : *image_format_from_path(path);
@@ -524,25 +570,12 @@ void save_image(const std::string& path, const ConstImageView& image, const Save
     throw ImageSaveError(in_quotes(path) + ": a .pgm file holds grey images and this one is in colour; use .ppm or .pnm");
   // A .ppm holds RGB: grey is written as RGB.
   HostImage widened;
-  const ConstImageView* source = &image;
-  ConstImageView widened_view;
+  ConstImageView source = image;
   if (ext == ".ppm" && channel_count(image.format) <= 2) {
     widened = convert_channels(image, 3);
-    widened_view = widened.view();
-    source = &widened_view;
+    source = widened.view();
   }
-  try {
-    AtomicFile file(path, options.overwrite);
-    FileSink sink(file);
-    encode(*source, format, options, sink);
-    file.commit();
-  } catch (const FileWriteError& error) {
-    throw ImageSaveError(error.what());
-  } catch (const ImageSaveError& error) {
-    throw ImageSaveError("cannot write " + in_quotes(path) + ": " + error.what());
-  } catch (const std::bad_alloc&) {
-    throw ImageSaveError("cannot write " + in_quotes(path) + ": not enough memory to encode it");
-  }
+  write_through_atomic_file(path, options.overwrite, [&](codec::ByteSink& sink) { encode(source, format, options, sink); });
 }
 
 void save_image(const std::string& path, const ConstImageView& image, Overwrite overwrite) {
@@ -562,6 +595,17 @@ std::vector<unsigned char> encode_image(const ConstImageView& image, ImageFormat
   return std::move(sink.bytes());
 }
 
+void encode_image_to(const ConstImageView& image, ImageFormat format, const SaveOptions& options,
+                     const std::function<void(const void* data, std::size_t size)>& write) {
+  check_encode_arguments(image, format, options);
+  CallbackSink sink(write);
+  try {
+    encode(image, format, options, sink);
+  } catch (const std::bad_alloc&) {
+    throw ImageSaveError("not enough memory to encode the image");
+  }
+}
+
 HostImage rgba8_channels(const ImageRgba8& image, int channels) {
   if (channels < 1 || channels > 4) throw ImageSaveError("save_image: channels must be 1 to 4");
   HostImage out = HostImage::from(image);
@@ -569,10 +613,47 @@ HostImage rgba8_channels(const ImageRgba8& image, int channels) {
   return out;
 }
 
+namespace {
+
+// What every 8-bit helper checks: the RGBA8 image and its channels, then the 8-bit image they make
+// against the format (check_encode_arguments, on a view of the same size and type).
+void check_rgba8_arguments(const ImageRgba8& image, int channels, ImageFormat format, const SaveOptions& options) {
+  if (image.empty()) throw ImageSaveError("save_image: the image is empty");
+  if (channels < 1 || channels > 4) throw ImageSaveError("save_image: channels must be 1 to 4");
+  const PixelFormat written = make_pixel_format(SampleType::U8, channels);
+  check_encode_arguments(ConstImageView(image.data(), image.width(), image.height(), image.pitch_bytes(), written),
+                         format, options);
+}
+
+}  // namespace
+
+void encode_image_to(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality,
+                     const std::function<void(const void* data, std::size_t size)>& write) {
+  SaveOptions options;
+  options.jpeg_quality = jpeg_quality;
+  check_rgba8_arguments(image, channels, format, options);
+  CallbackSink sink(write);
+  try {
+    encode_rgba8(image, channels, format, options, sink);
+  } catch (const std::bad_alloc&) {
+    throw ImageSaveError("not enough memory to encode the image");
+  }
+}
+
 void save_image(const std::string& path, const ImageRgba8& image, int channels, const SaveOptions& options) {
   if (std::string problem = check_output_path(path, options); !problem.empty()) throw ImageSaveError(problem);
-  if (image.empty()) throw ImageSaveError("save_image: the image is empty");
-  save_image(path, rgba8_channels(image, channels).view(), options);
+  const ImageFormat format = options.format ? *options.format : *image_format_from_path(path);
+  try {
+    check_rgba8_arguments(image, channels, format, options);
+  } catch (const ImageSaveError& error) {
+    throw ImageSaveError("cannot write " + in_quotes(path) + ": " + error.what());
+  }
+  const std::string ext = lower_extension(path);
+  if (ext == ".pgm" && channels >= 3)
+    throw ImageSaveError(in_quotes(path) + ": a .pgm file holds grey images and this one is in colour; use .ppm or .pnm");
+  if (ext == ".ppm" && channels <= 2) channels = 3;  // a .ppm holds RGB: grey is written as RGB
+  write_through_atomic_file(path, options.overwrite,
+                            [&](codec::ByteSink& sink) { encode_rgba8(image, channels, format, options, sink); });
 }
 
 void save_image(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite) {
@@ -582,10 +663,16 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels, 
 }
 
 std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality) {
-  if (image.empty()) throw ImageSaveError("save_image: the image is empty");
   SaveOptions options;
   options.jpeg_quality = jpeg_quality;
-  return encode_image(rgba8_channels(image, channels).view(), format, options);
+  check_rgba8_arguments(image, channels, format, options);
+  MemorySink sink;
+  try {
+    encode_rgba8(image, channels, format, options, sink);
+  } catch (const std::bad_alloc&) {
+    throw ImageSaveError("not enough memory to encode the image");
+  }
+  return std::move(sink.bytes());
 }
 
 }  // namespace gausslab

@@ -286,6 +286,13 @@ TEST(ImageLoad, AHugeHeaderIsRefusedWithItsSizeAndTheLimitNotAsAnUnknownFormat) 
     EXPECT_TRUE(contains(malformed_error(name), "limit")) << name << ": " << malformed_error(name);
 }
 
+TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
+  const std::string ztile = malformed_error("fits_compressed_ztile_of_0.fits");
+  EXPECT_TRUE(contains(ztile, "ZTILE2 is 0")) << ztile;
+  const std::string table = malformed_error("fits_compressed_table_beyond_the_file.fits");
+  EXPECT_TRUE(contains(table, "truncated") || contains(table, "damaged")) << table;
+}
+
 TEST(ImageLoad, AHeaderThatContradictsTheFileSizeIsRefused) {
   const std::string tga = malformed_error("tga_70_bytes_29801x11877.tga");
   EXPECT_TRUE(contains(tga, "29801×11877")) << tga;
@@ -658,6 +665,96 @@ TEST(ImageSave, BmpRoundTripsOneToFourChannels) {
       ASSERT_TRUE(loaded.image.data()[i] == expected_after_round_trip(image.data()[i], channels, true))
           << channels << " channels, pixel " << i;
   }
+}
+
+TEST(ImageSave, Bmp24BitRowsAreBgrBottomUpAndPaddedAtEveryWidth) {
+  // The 24-bit rows go 4 (x86-64) or 16 (Arm) pixels at a time, the rest byte by byte: widths
+  // with every tail, against the layout written out byte by byte, read back exactly, and streamed
+  // (encode_image_to) the same.
+  for (int width : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 17, 18, 37}) {
+    SCOPED_TRACE(width);
+    const ImageRgba8 image = make_random_rgba8(width, 3, 50u + static_cast<unsigned>(width));
+    const std::vector<unsigned char> bytes = encode_image(image, 3, ImageFormat::Bmp);
+    const std::size_t stride = (static_cast<std::size_t>(width) * 3 + 3) / 4 * 4;
+    ASSERT_EQ(bytes.size(), 54 + stride * 3);
+    std::vector<unsigned char> pixels;
+    for (int y = 2; y >= 0; --y) {
+      for (int x = 0; x < width; ++x)
+        for (std::uint8_t v : {image.at(x, y).b, image.at(x, y).g, image.at(x, y).r}) pixels.push_back(v);
+      pixels.resize(pixels.size() + stride - static_cast<std::size_t>(width) * 3, 0);
+    }
+    EXPECT_TRUE(std::equal(pixels.begin(), pixels.end(), bytes.begin() + 54));
+    const LoadedRgba8 back = load_image_rgba8_from_memory(bytes.data(), bytes.size(), "rows.bmp");
+    ASSERT_EQ(back.image.width(), width);
+    EXPECT_EQ(back.source_channels, 3);
+    EXPECT_EQ(load_image_from_memory(bytes.data(), bytes.size(), "rows.bmp").image.format(), PixelFormat::Rgb8);
+    for (int y = 0; y < 3; ++y)
+      for (int x = 0; x < width; ++x) {
+        const Rgba8 p = image.at(x, y);
+        ASSERT_TRUE(back.image.at(x, y) == (Rgba8{p.r, p.g, p.b, 255})) << x << ", " << y;
+      }
+    std::vector<unsigned char> streamed;
+    int pieces = 0;
+    encode_image_to(image, 3, ImageFormat::Bmp, 90, [&](const void* data, std::size_t size) {
+      streamed.insert(streamed.end(), static_cast<const unsigned char*>(data), static_cast<const unsigned char*>(data) + size);
+      ++pieces;
+    });
+    EXPECT_EQ(streamed, bytes);
+    EXPECT_EQ(pieces, 4);  // the header, then one piece a row: never the whole file at once
+  }
+}
+
+TEST(ImageSave, StreamedEncodingGivesTheSameBytesInEveryFormat) {
+  const ImageRgba8 image = make_random_rgba8(13, 7, 8);
+  for (int f = 0; f < static_cast<int>(ImageFormat::Count); ++f) {
+    const ImageFormat format = static_cast<ImageFormat>(f);
+    if (!format_writes(format, SampleType::U8)) continue;  // PFM, OpenEXR: below
+    for (int channels : {1, 2, 3, 4}) {
+      std::vector<unsigned char> streamed;
+      encode_image_to(image, channels, format, 85, [&](const void* data, std::size_t size) {
+        streamed.insert(streamed.end(), static_cast<const unsigned char*>(data), static_cast<const unsigned char*>(data) + size);
+      });
+      EXPECT_EQ(streamed, encode_image(image, channels, format, 85)) << to_string(format) << ", " << channels << " channels";
+    }
+  }
+  EXPECT_THROW(encode_image_to(image, 5, ImageFormat::Png, 90, [](const void*, std::size_t) {}), ImageSaveError);
+  EXPECT_THROW(encode_image_to(image, 3, ImageFormat::Exr, 90, [](const void*, std::size_t) {}), ImageSaveError);
+}
+
+TEST(ImageSave, StreamedEncodingGivesTheSameBytesForEveryTypeAFormatHolds) {
+  int cases = 0;
+  for (int ff = 0; ff < static_cast<int>(ImageFormat::Count); ++ff)
+    for (int f = 0; f < kPixelFormatCount; ++f) {
+      const auto file_format = static_cast<ImageFormat>(ff);
+      const auto format = static_cast<PixelFormat>(f);
+      if (!format_writes(file_format, sample_type(format))) continue;
+      SCOPED_TRACE(std::string(to_string(file_format)) + " " + to_string(format));
+      const HostImage image = typed_image(13, 7, format, static_cast<std::uint32_t>(f));
+      std::vector<unsigned char> streamed;
+      int pieces = 0;
+      encode_image_to(image.view(), file_format, SaveOptions{}, [&](const void* data, std::size_t size) {
+        streamed.insert(streamed.end(), static_cast<const unsigned char*>(data), static_cast<const unsigned char*>(data) + size);
+        ++pieces;
+      });
+      EXPECT_EQ(streamed, encode_image(image.view(), file_format));
+      const bool whole = file_format == ImageFormat::Tiff || file_format == ImageFormat::Exr ||
+                         file_format == ImageFormat::Fits || file_format == ImageFormat::Jpeg;
+      if (!whole) {
+        EXPECT_GT(pieces, 7) << "a piece a row at least";
+      }
+      ++cases;
+    }
+  EXPECT_EQ(cases, 84);  // the writers' table × 1-4 channels: PNG 8, JPEG, BMP, TGA 4 each, PNM 8, TIFF 16, PFM 4, EXR 8, FITS 12, NPY 16
+  const HostImage f32 = typed_image(4, 4, PixelFormat::F32, 1);
+  const std::string refusal = [&] {
+    try {
+      encode_image_to(f32.view(), ImageFormat::Png, SaveOptions{}, [](const void*, std::size_t) {});
+    } catch (const ImageSaveError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  }();
+  EXPECT_TRUE(contains(refusal, "tiff, pfm, exr, fits or npy")) << refusal;
 }
 
 TEST(ImageSave, NeverOverwritesAndLeavesNoTemporaryFile) {

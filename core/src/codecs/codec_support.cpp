@@ -57,8 +57,11 @@ HostImage allocate_image(const DecodeInput& in, const char* format, std::uint64_
   return HostImage(static_cast<int>(width), static_cast<int>(height), result);
 }
 
-void finish_rgba8(LoadedImage& loaded, int channels) {
-  loaded.image.narrow_rgba8_in_place(channels);
+void finish_rgba8(const DecodeInput& in, LoadedImage& loaded, int channels) {
+  if (in.rgba8_channels)
+    *in.rgba8_channels = channels;
+  else
+    loaded.image.narrow_rgba8_in_place(channels);
   if (loaded.source_type.empty()) loaded.source_type = "uint8";
 }
 

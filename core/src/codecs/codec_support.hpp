@@ -16,6 +16,9 @@ struct DecodeInput {
   std::size_t size;
   const std::string& name;  // the file, for messages
   const ImageLimits& limits;
+  // Set by load_image_rgba8_from_memory: the decoders that decode into RGBA8 leave that result as
+  // it is (no narrowing to the file's channels) and store the file's channels here.
+  int* rgba8_channels = nullptr;
 };
 
 // "'photo.png' is not a valid PNG file: <problem>"
@@ -33,8 +36,9 @@ HostImage allocate_image(const DecodeInput& in, const char* format, std::uint64_
 
 // The 8-bit decoders (JPEG, BMP, TGA, GIF, palette PNG, libtiff's RGBA reader) decode into RGBA8
 // (allocate_image(..., PixelFormat::Rgba8)) and keep the file's `channels` at the end, in place
-// (1: R, 2: R and A, 3: RGB); the source type is "uint8" unless the decoder named another.
-void finish_rgba8(LoadedImage& loaded, int channels);
+// (1: R, 2: R and A, 3: RGB), or say them through in.rgba8_channels; the source type is "uint8"
+// unless the decoder named another.
+void finish_rgba8(const DecodeInput& in, LoadedImage& loaded, int channels);
 
 // "the header declares W×H pixels, which need at least N bytes of image data, but the file has
 // only M after the header": the header contradicts the file size.

@@ -37,6 +37,7 @@ std::uint64_t fits_bytes_needed(const unsigned char* data, std::size_t size, std
 void encode_jpeg(const ImageRgba8& image, int channels, int quality, ByteSink& out);
 void encode_bmp(const ImageRgba8& image, int channels, ByteSink& out);
 void encode_tga(const ImageRgba8& image, int channels, ByteSink& out);
+void encode_png(const ImageRgba8& image, int channels, ByteSink& out);
 
 // The typed encoders write `image` in its own type and channels; image_io has checked that the
 // format holds them (check_output_type).

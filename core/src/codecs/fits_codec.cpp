@@ -114,6 +114,35 @@ std::uint64_t declared_data_bytes(const DecodeInput& in, std::uint64_t head, std
   return bytes_per * static_cast<std::uint64_t>(gcount) * (static_cast<std::uint64_t>(pcount) + product);
 }
 
+// cfitsio divides by a compressed image's ZTILEn and ZNAXISn while it merely walks the HDUs
+// (fits_get_num_hdus: fuzz_fits found a SIGFPE from ZTILE2 = 0): every header's are checked first.
+void check_tiling_keywords(const DecodeInput& in) {
+  std::uint64_t head = 0;
+  for (int hdu = 0; hdu < 1000 && head + 80 <= in.size; ++hdu) {
+    if (hdu > 0 && std::memcmp(in.data + head, "XTENSION", 8) != 0) return;  // not another HDU
+    std::uint64_t at = head;
+    bool ended = false;
+    for (; at + 80 <= in.size && !ended; at += 80) {
+      const unsigned char* card = in.data + at;
+      ended = std::memcmp(card, "END     ", 8) == 0;
+      for (const char* prefix : {"ZTILE", "ZNAXIS"}) {
+        const std::size_t n = std::strlen(prefix);
+        if (std::memcmp(card, prefix, n) != 0 || card[n] < '1' || card[n] > '9') continue;
+        char keyword[9] = {};
+        std::memcpy(keyword, card, 8);
+        for (int i = 7; i >= 0 && keyword[i] == ' '; --i) keyword[i] = '\0';
+        long long value = 0;
+        if (card_number(card, keyword, value) && value <= 0)
+          fail(in, kFormat, std::string("a compressed image's ") + keyword + " is " + std::to_string(value) +
+                                " (at least 1); the file is damaged");
+      }
+    }
+    if (!ended) return;  // cfitsio says the header is truncated
+    const std::uint64_t data_start = (at + kBlock - 1) / kBlock * kBlock;
+    head = data_start + (declared_data_bytes(in, head, data_start) + kBlock - 1) / kBlock * kBlock;
+  }
+}
+
 }  // namespace
 
 std::uint64_t fits_bytes_needed(const unsigned char* data, std::size_t size, std::uint64_t file_size) {
@@ -143,6 +172,7 @@ std::uint64_t fits_bytes_needed(const unsigned char* data, std::size_t size, std
 
 LoadedImage decode_fits(const DecodeInput& in) {
   if (in.size == 0) fail(in, kFormat, "the file is empty");
+  check_tiling_keywords(in);
   // cfitsio reads whole 2880-byte records: it gets a copy padded with zeros to them. It also takes
   // the file to be as long as each header says (it reads past a buffer that is not, as fuzz_fits
   // found): each HDU's data must lie in the buffer (in_buffer) before cfitsio reads it or moves
@@ -225,6 +255,7 @@ LoadedImage decode_fits(const DecodeInput& in) {
   // descriptor must point inside the heap before a tile is read.
   std::uint64_t tile_bytes = 0;
   if (fits_is_compressed_image(f.fits, &status)) {
+    in_buffer("the compressed image's table");  // its rows hold the descriptors read below (fuzz_fits)
     const FITSfile& file = *f.fits->Fptr;
     tile_bytes = 2 * static_cast<std::uint64_t>(std::max(file.maxtilelen, 0L)) * sizeof(double);
     for (int column : {file.cn_compressed, file.cn_gzip_data, file.cn_uncompressed}) {

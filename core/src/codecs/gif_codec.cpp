@@ -140,7 +140,7 @@ LoadedImage decode_gif(const DecodeInput& in) {
                         static_cast<std::uint64_t>(frame.Height) == height;
     loaded.source_type = "palette";
     loaded.note = "palette colours expanded to 8-bit RGB";
-    finish_rgba8(loaded, any_transparent || !covers ? 4 : 3);
+    finish_rgba8(in, loaded, any_transparent || !covers ? 4 : 3);
     return loaded;
   }
 }

@@ -264,9 +264,12 @@ struct WriteStruct {
 struct PngWriteState {
   WriteContext context{};
   WriteStruct s;
+  std::vector<png_byte> row;  // an RGBA8 row narrowed to the channels written
 };
 
-void write_png(const ConstImageView& image, PngWriteState& st) {
+// `channels` of `image` (all of them, or fewer of an RGBA8 image: 1 grey = red, 2 grey + alpha,
+// 3 RGB, narrowed row by row into st.row).
+void write_png(const ConstImageView& image, int channels, PngWriteState& st) {
   WriteStruct& s = st.s;
   s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &st.context, on_write_error, on_warning);
   if (!s.png) throw std::bad_alloc();
@@ -279,7 +282,6 @@ void write_png(const ConstImageView& image, PngWriteState& st) {
   png_set_write_fn(s.png, &st.context, write_bytes, flush_nothing);
   // PNG allows 2^31 - 1 pixels a side; libpng's default check stops at 1,000,000 (our loader reads 2^20).
   png_set_user_limits(s.png, 0x7fffffffu, 0x7fffffffu);
-  const int channels = channel_count(image.format);
   const bool wide = sample_type(image.format) == SampleType::U16;
   const int colour_type = channels == 1   ? PNG_COLOR_TYPE_GRAY
                           : channels == 2 ? PNG_COLOR_TYPE_GRAY_ALPHA
@@ -293,7 +295,24 @@ void write_png(const ConstImageView& image, PngWriteState& st) {
   png_set_compression_level(s.png, 2);
   png_write_info(s.png, s.info);
   if (wide) png_set_swap(s.png);  // the samples are in host (little-endian) order; libpng swaps its copy of each row
-  for (int y = 0; y < image.height; ++y) png_write_row(s.png, image.row<png_byte>(y));
+  const bool narrow = channels < channel_count(image.format);
+  for (int y = 0; y < image.height; ++y) {
+    if (!narrow) {
+      png_write_row(s.png, image.row<png_byte>(y));
+      continue;
+    }
+    const Rgba8* src = image.row<Rgba8>(y);
+    png_byte* dst = st.row.data();
+    for (int x = 0; x < image.width; ++x) {
+      *dst++ = src[x].r;
+      if (channels == 2) *dst++ = src[x].a;
+      if (channels == 3) {
+        *dst++ = src[x].g;
+        *dst++ = src[x].b;
+      }
+    }
+    png_write_row(s.png, st.row.data());
+  }
   png_write_end(s.png, nullptr);
 }
 
@@ -302,7 +321,14 @@ void write_png(const ConstImageView& image, PngWriteState& st) {
 void encode_png(const ConstImageView& image, ByteSink& out) {
   PngWriteState state;
   state.context.out = &out;
-  write_png(image, state);
+  write_png(image, channel_count(image.format), state);
+}
+
+void encode_png(const ImageRgba8& image, int channels, ByteSink& out) {
+  PngWriteState state;
+  state.context.out = &out;
+  state.row.resize(static_cast<std::size_t>(image.width()) * static_cast<std::size_t>(channels));
+  write_png(image.view(), channels, state);
 }
 
 }  // namespace gausslab::codec

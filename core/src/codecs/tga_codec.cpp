@@ -163,11 +163,11 @@ LoadedImage decode_tga(const DecodeInput& in) {
     loaded.note = std::string(mapped ? "colour-map entries expanded to 8-bit RGB; " : "") +
                   "5-bit colour channels widened to 8 bits (round(v × 255 / 31))";
   if (grey)
-    finish_rgba8(loaded, h.depth == 16 ? 2 : 1);
+    finish_rgba8(in, loaded, h.depth == 16 ? 2 : 1);
   else if (mapped)
-    finish_rgba8(loaded, map_bits == 32 ? 4 : 3);
+    finish_rgba8(in, loaded, map_bits == 32 ? 4 : 3);
   else
-    finish_rgba8(loaded, h.depth == 32 || alpha_bit ? 4 : 3);
+    finish_rgba8(in, loaded, h.depth == 32 || alpha_bit ? 4 : 3);
   return loaded;
 }
 

@@ -48,6 +48,7 @@ struct MemoryFile {
   std::vector<unsigned char>* out = nullptr;
   std::uint64_t position = 0;
   bool decoding = false;  // once the header is read: from then on a warning means lost pixels
+  bool bogus_byte_counts = false;  // libtiff ignored a strip byte count too small for the raster
   char error[512] = {};
 };
 
@@ -100,11 +101,29 @@ int on_error(TIFF*, void* user, const char* module, const char* format, va_list 
   return 1;  // handled: libtiff prints nothing
 }
 
+// The warnings libtiff gives when it starts decoding a valid file in an old variant of its
+// compression (old-style JPEG, old-style LZW codes): about the file's kind, not lost data; the
+// pixels decode whole (OutsideCorpora: the ojpeg_* and quad-lzw-compat files equal PIL's).
+bool announces_old_variant(const char* module) {
+  if (!module) return false;
+  for (const char* old : {"OJPEGSetupDecode", "LZWPreDecode"})
+    if (std::strcmp(module, old) == 0) return true;
+  return false;
+}
+
 // While the directory is read, warnings are about tags (unknown, badly typed, unsorted) and the
-// pixels are not affected; while pixels are decoded, a warning means data was lost or made up.
+// pixels are not affected; while pixels are decoded, a warning means data was lost or made up
+// (but those of announces_old_variant).
 int on_warning(TIFF*, void* user, const char* module, const char* format, va_list args) {
   auto* file = static_cast<MemoryFile*>(user);
-  if (file->decoding) remember(*file, "", module, format, args);
+  if (file->decoding && !announces_old_variant(module)) remember(*file, "", module, format, args);
+  // "Bogus "StripByteCounts" field, ignoring and calculating from imagelength": the one
+  // uncompressed strip declares fewer bytes than its rows need; libtiff would read on past them.
+  if (!file->decoding && format) {
+    char text[256];
+    std::vsnprintf(text, sizeof text, format, args);
+    if (std::strstr(text, "Bogus") && std::strstr(text, "ByteCounts")) file->bogus_byte_counts = true;
+  }
   return 1;
 }
 
@@ -369,6 +388,10 @@ LoadedImage decode_tiff(const DecodeInput& in) {
   const PixelFormat result = here ? make_pixel_format(l.stored, l.channels()) : PixelFormat::Rgba8;
   const std::uint64_t chunk_bytes = TIFFIsTiled(h.tif) ? TIFFTileSize64(h.tif) : TIFFStripSize64(h.tif);
   check_size(in, kFormat, l.width, l.height, result, here ? chunk_bytes : 0);
+  if (file.bogus_byte_counts)
+    fail(in, kFormat,
+         "its strip byte count is smaller than the uncompressed rows it must hold (the file is damaged or "
+         "truncated; libtiff would ignore the count and read on)");
 
   {  // what the stored bytes can hold, before anything is allocated
     const Bound bound = best_ratio(compression);
@@ -449,7 +472,7 @@ LoadedImage decode_tiff(const DecodeInput& in) {
     unpremultiply(loaded.image);
     add_note(loaded.note, "alpha un-premultiplied after libtiff's RGBA reader (round(v × 255 / a))");
   }
-  finish_rgba8(loaded, grey ? (alpha ? 2 : 1) : (alpha ? 4 : 3));
+  finish_rgba8(in, loaded, grey ? (alpha ? 2 : 1) : (alpha ? 4 : 3));
   return loaded;
 }
 

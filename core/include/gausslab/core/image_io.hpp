@@ -51,6 +51,7 @@
 //   f32  tiff, exr, pfm, fits, npy (and float64 samples in fits and npy when asked)
 // JPEG and PNM/PFM have no alpha (it is dropped: format_keeps_alpha), BMP writes grey as RGB.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -134,8 +135,13 @@ struct LoadedRgba8 {
   std::string note;  // LoadedImage::note, then how the samples were reduced to 8 bits; empty if exact
 };
 LoadedRgba8 reduce_to_rgba8(const LoadedImage& loaded);
-// load_image + reduce_to_rgba8.
+// load_image + reduce_to_rgba8, and the same from memory, with the same pixels and notes; the
+// decoders that decode into RGBA8 (BMP, TGA, GIF, libtiff's RGBA reader) skip the narrowing to the
+// file's channels and the widening back (the batch's 24-bit BMP: one copy of the pixels, no pass
+// over each sample).
 LoadedRgba8 load_image_rgba8(const std::string& path, const ImageLimits& limits = {});
+LoadedRgba8 load_image_rgba8_from_memory(const void* bytes, std::size_t size, const std::string& name,
+                                         const ImageLimits& limits = {});
 
 // ---- writing ------------------------------------------------------------------------------
 
@@ -195,11 +201,23 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels,
                 Overwrite overwrite = Overwrite::Never);
 std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, ImageFormat format,
                                         int jpeg_quality = 90);
+// The same bytes handed to `write` piece by piece as the encoder makes them (a BMP, PNG, PNM, PFM
+// or NPY row, a PNG chunk; TIFF, OpenEXR and FITS whole, as their libraries seek back while they
+// write), never more of the file in memory than that: for a writer that times the encoder apart
+// from the disk without holding a copy of the file (the batch writes each piece into its
+// AtomicFile). Throws ImageSaveError, or what `write` throws.
+void encode_image_to(const ConstImageView& image, ImageFormat format, const SaveOptions& options,
+                     const std::function<void(const void* data, std::size_t size)>& write);
+// The 8-bit helper: `channels` of an RGBA8 image, with no copy of the image for PNG, JPEG, BMP and
+// TGA (rows are narrowed as they are written) or when all 4 channels are written.
+void encode_image_to(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality,
+                     const std::function<void(const void* data, std::size_t size)>& write);
 // `channels` of an RGBA8 image as an 8-bit image of that many channels (grey is the red channel).
 HostImage rgba8_channels(const ImageRgba8& image, int channels);
 
 // Empty if `path` names a file save_image can write (a known extension, or any name with an
-// explicit format; an existing folder; no existing file unless overwriting); otherwise the reason.
+// explicit format; an existing folder; then output_file_problem: a name that fits, not a folder,
+// device or FIFO, no existing file or link unless overwriting); otherwise the reason.
 std::string check_output_path(const std::string& path, const SaveOptions& options);
 std::string check_output_path(const std::string& path, Overwrite overwrite);
 // The same, and that the format holds `format`'s sample type (and float64 when asked).
