@@ -291,6 +291,9 @@ TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
   EXPECT_TRUE(contains(ztile, "ZTILE2 is 0")) << ztile;
   const std::string table = malformed_error("fits_compressed_table_beyond_the_file.fits");
   EXPECT_TRUE(contains(table, "truncated") || contains(table, "damaged")) << table;
+  // The 30-minute run's find: a second ZTILE1 card whose value is a string.
+  const std::string twice = malformed_error("fits_compressed_ztile_as_a_string.fits");
+  EXPECT_TRUE(contains(twice, "ZTILE1 is not a whole number")) << twice;
 }
 
 TEST(ImageLoad, AHeaderThatContradictsTheFileSizeIsRefused) {

@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,7 @@ void check_tiling_keywords(const DecodeInput& in) {
     if (hdu > 0 && std::memcmp(in.data + head, "XTENSION", 8) != 0) return;  // not another HDU
     std::uint64_t at = head;
     bool ended = false;
+    std::set<std::string> seen;
     for (; at + 80 <= in.size && !ended; at += 80) {
       const unsigned char* card = in.data + at;
       ended = std::memcmp(card, "END     ", 8) == 0;
@@ -131,10 +133,16 @@ void check_tiling_keywords(const DecodeInput& in) {
         char keyword[9] = {};
         std::memcpy(keyword, card, 8);
         for (int i = 7; i >= 0 && keyword[i] == ' '; --i) keyword[i] = '\0';
+        // A value that is not a whole number (fuzz_fits: a second ZTILE1 = 'BLOCKSIZE') is read by
+        // cfitsio as 0, and which of two cards of one keyword it reads depends on where it last looked.
         long long value = 0;
-        if (card_number(card, keyword, value) && value <= 0)
+        if (!card_number(card, keyword, value))
+          fail(in, kFormat, std::string("a compressed image's ") + keyword + " is not a whole number; the file is damaged");
+        if (value <= 0)
           fail(in, kFormat, std::string("a compressed image's ") + keyword + " is " + std::to_string(value) +
                                 " (at least 1); the file is damaged");
+        if (!seen.insert(keyword).second)
+          fail(in, kFormat, std::string("a compressed image's ") + keyword + " is given twice; the file is damaged");
       }
     }
     if (!ended) return;  // cfitsio says the header is truncated
