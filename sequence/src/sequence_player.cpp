@@ -12,9 +12,7 @@
 namespace gausslab {
 
 bool operator==(const PlayerSettings& a, const PlayerSettings& b) {
-  return a.settings.history == b.settings.history && a.settings.degree == b.settings.degree &&
-         a.settings.gamma == b.settings.gamma && a.settings.search_radius == b.settings.search_radius &&
-         a.prefilter_id == b.prefilter_id && (a.prefilter_id.empty() || a.prefilter_params == b.prefilter_params);
+  return a.settings == b.settings && a.prefilter_id == b.prefilter_id && (a.prefilter_id.empty() || a.prefilter_params == b.prefilter_params);
 }
 
 std::unique_ptr<FrameSource> open_player_input(const std::string& input, const SyntheticSpec& sky) {
