@@ -10,8 +10,13 @@
 // whitened frame once; the one-block kernels (coarse preparation and decision, solve, residual
 // verdict) are latency, not bandwidth: they bound the frame at 512². The correlation weights read
 // the N + 1 frames again on a sample of rows (about a million pixels).
-// Measured before the coarse search, the verdicts and the target removal (NVIDIA H100 80GB HBM3,
-// N = 20, as a CUDA graph): 0.048 ms per 512² frame, 0.486 ms per 3648×2736 frame.
+// Measured on one NVIDIA H200 (N = 20, as a CUDA graph): the seed's pipeline (no coarse search,
+// verdicts or target removal) 0.049 ms per 512² frame and 0.394 ms per 3648×2736 frame; this
+// one, before its one-block kernels kept their work in shared memory, 0.30 and 0.96 ms (Nsight
+// Compute at 512²: coarse preparation 130 µs, residual verdict 44 µs, coarse scores 39 µs,
+// integer search 30 µs, whitening 24 µs); the rework is not measured yet.
+#include <algorithm>
+
 #include "gausslab/core/sequence_correlation.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/sequence_kernels.hpp"
@@ -30,8 +35,8 @@ constexpr int kFinePixelsPerThread = 8;  // grid size: enough blocks to fill a G
 constexpr int kMaxFineBlocks = 1024;
 constexpr int kSolveThreads = 256;
 constexpr int kGramThreads = 256;
-constexpr int kGramChunk = 32;           // pixels whose prediction errors a block holds at once
-constexpr int kMaxGramBlocks = 512;
+constexpr int kGramChunk = 64;           // pixels whose prediction errors a block holds at once
+constexpr int kMaxGramBlocks = 2048;
 constexpr int kVerdictThreads = 256;
 constexpr int kCutMeanBlocks = 264;      // grid-stride: an idle launch costs a few blocks only
 struct WhitenPolicy {
@@ -64,6 +69,31 @@ __device__ double block_ordered_sum(int n, Item item, double* lanes) {
   const double total = lanes[0];
   __syncthreads();  // lanes may be reused at once
   return total;
+}
+
+// The same for three sums at once (one pass, one set of barriers); the totals into a, b, c.
+template <class Item>
+__device__ void block_ordered_sums3(int n, Item item, double (*lanes)[3], double& a, double& b, double& c) {
+  const int tid = threadIdx.x;
+  if (tid < kCoarseLanes) {
+    double s[3] = {0.0, 0.0, 0.0};
+    for (int i = tid; i < n; i += kCoarseLanes) {
+      double v[3];
+      item(i, v);
+      for (int k = 0; k < 3; ++k) s[k] = add_rn(s[k], v[k]);
+    }
+    for (int k = 0; k < 3; ++k) lanes[tid][k] = s[k];
+  }
+  __syncthreads();
+  for (int offset = kCoarseLanes / 2; offset > 0; offset /= 2) {
+    if (tid < offset)
+      for (int k = 0; k < 3; ++k) lanes[tid][k] = add_rn(lanes[tid][k], lanes[tid + offset][k]);
+    __syncthreads();
+  }
+  a = lanes[0][0];
+  b = lanes[0][1];
+  c = lanes[0][2];
+  __syncthreads();
 }
 
 // ---- block reduction of the kSumCount shift sums, in a fixed order -----------------------------
@@ -139,13 +169,23 @@ __global__ void profilesKernel(const float* column_partials, const float* row_pa
 }
 
 // ---- the coarse image (one block) ---------------------------------------------------------
+// Everything in shared memory (the means, the values, both summed-area tables: up to 135 KB, the
+// dynamic allocation), written out at the end: the high-pass and the tables' running sums are
+// chains of dependent reads, which global memory's latency would make slow.
+std::size_t prepare_shared_bytes(const CoarseGeometry& g) {
+  return sizeof(double) * (2 * static_cast<std::size_t>(g.pixels()) + 2 * (g.width + 1) * (g.height + 1) + kCoarseLanes);
+}
+
 __global__ void __launch_bounds__(kPrepareThreads)
     coarsePrepareKernel(const float* block_sums, CoarseGeometry g, double* coarse, SequenceState* state) {
-  __shared__ double v[kCoarsePixels];
-  __shared__ double lanes[kCoarseLanes];
-  const int tid = threadIdx.x, n = g.pixels(), w = g.width, h = g.height;
+  extern __shared__ double shared[];
+  const int tid = threadIdx.x, n = g.pixels(), w = g.width, h = g.height, table = (w + 1) * (h + 1);
+  double* means = shared;
+  double* v = means + n;
+  double* sat = v + n;
+  double* sat2 = sat + table;
+  double* lanes = sat2 + table;
   if (tid == 0) begin_frame(*state);
-  double* means = coarse;  // the values' place holds the means until the high-pass has read them
   for (int i = tid; i < n; i += blockDim.x) means[i] = coarse_mean(block_sums, g, i % w, i / w);
   __syncthreads();
   for (int i = tid; i < n; i += blockDim.x) v[i] = coarse_high_pass(means, w, h, i % w, i / w);
@@ -163,33 +203,47 @@ __global__ void __launch_bounds__(kPrepareThreads)
     __syncthreads();
     rms = sqrt(block_ordered_sum(n, [&](int i) { return mul_rn(v[i], v[i]); }, lanes) / n);
   }
-  for (int i = tid; i < n; i += blockDim.x) coarse[i] = clip(v[i], mul_rn(kCoarseClip, rms));
-  __syncthreads();
-  const CoarseImage c = coarse_view(coarse, g);
-  double* sat = const_cast<double*>(c.sat);
-  double* sat2 = const_cast<double*>(c.sat2);
+  for (int i = tid; i < n; i += blockDim.x) v[i] = clip(v[i], mul_rn(kCoarseClip, rms));
   for (int x = tid; x <= w; x += blockDim.x) sat[x] = sat2[x] = 0.0;
-  for (int y = tid; y < h; y += blockDim.x) summed_area_row(coarse, w, y, sat, sat2);
+  __syncthreads();
+  for (int y = tid; y < h; y += blockDim.x) summed_area_row(v, w, y, sat, sat2);
   __syncthreads();
   for (int x = tid; x <= w; x += blockDim.x) summed_area_column(w, h, x, sat, sat2);
+  __syncthreads();
+  for (int i = tid; i < n; i += blockDim.x) coarse[i] = v[i];
+  for (int i = tid; i < 2 * table; i += blockDim.x) coarse[n + i] = sat[i];  // sat2 follows sat, as in coarse_view
 }
 
 // ---- scores of the lags ---------------------------------------------------------------------
-// One warp per lag; blockIdx.y 0 scores against the reference, 1 against the previous frame
-// (only when it did not match: a cut is possible).
-__global__ void coarseScoresKernel(const double* coarse, const double* reference, const double* previous,
-                                   CoarseGeometry g, const SequenceState* state, double* scores) {
+// A block holds the frame's and the reference's coarse values in shared memory (64 KB at most, the
+// dynamic allocation) and its warps take lags in turn, one lag a warp; blockIdx.y 0 scores
+// against the reference, 1 against the previous frame (only when it did not match: a cut is
+// possible).
+constexpr int kScoreBlocks = 264;
+
+__global__ void __launch_bounds__(kScoreWarps * 32)
+    coarseScoresKernel(const double* coarse, const double* reference, const double* previous, CoarseGeometry g,
+                       const SequenceState* state, double* scores) {
   if (blockIdx.y == 1 && !state->previous_failed) return;
+  extern __shared__ double shared[];
+  const int n = g.pixels();
+  double* f = shared;
+  double* r = shared + n;
+  const double* other = blockIdx.y == 0 ? reference : previous;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    f[i] = coarse[i];
+    r[i] = other[i];
+  }
+  __syncthreads();
+  const CoarseImage fi = coarse_view(coarse, g), ri = coarse_view(other, g);  // the tables stay in global memory
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int i = blockIdx.x * kScoreWarps + warp;
-  if (i >= g.lag_count()) return;
-  int lx = 0, ly = 0;
-  lag_of(g, i, lx, ly);
-  const CoarseImage f = coarse_view(coarse, g);
-  const CoarseImage r = coarse_view(blockIdx.y == 0 ? reference : previous, g);
-  double v = coarse_product_lane(f.values, r.values, g.width, g.height, lx, ly, lane);
-  for (int o = kMismatchLanes / 2; o > 0; o /= 2) v = add_rn(v, __shfl_down_sync(0xffffffffu, v, o));
-  if (lane == 0) scores[blockIdx.y * g.lag_count() + i] = coarse_score_from(v, f, r, g.width, g.height, lx, ly);
+  for (int i = blockIdx.x * kScoreWarps + warp; i < g.lag_count(); i += gridDim.x * kScoreWarps) {
+    int lx = 0, ly = 0;
+    lag_of(g, i, lx, ly);
+    double v = coarse_product_lane(f, r, g.width, g.height, lx, ly, lane);
+    for (int o = kMismatchLanes / 2; o > 0; o /= 2) v = add_rn(v, __shfl_down_sync(0xffffffffu, v, o));
+    if (lane == 0) scores[blockIdx.y * g.lag_count() + i] = coarse_score_from(v, fi, ri, g.width, g.height, lx, ly);
+  }
 }
 
 // ---- the coarse decision and the integer search (one block) --------------------------------
@@ -201,7 +255,7 @@ struct BestLag {
 // The best lag of the scores (coarse_better: a strict order, so the reduction's order is free)
 // and the statistics of the others: best_coarse_match (core/src/sequence_cpu.cpp) for the block.
 __device__ CoarseMatch block_coarse_match(const double* scores, const CoarseGeometry& g, BestLag* warp_best,
-                                          double* lanes) {
+                                          double (*lanes)[3]) {
   const int n = g.lag_count(), tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   BestLag best{scores[0], 0};
   for (int i = tid; i < n; i += blockDim.x)
@@ -220,10 +274,17 @@ __device__ CoarseMatch block_coarse_match(const double* scores, const CoarseGeom
   __syncthreads();
   const int peak = warp_best[0].index;
   __syncthreads();
-  const double others = block_ordered_sum(n, [&](int i) { return near_peak(g, i, peak) ? 0.0 : 1.0; }, lanes);
-  const double sum = block_ordered_sum(n, [&](int i) { return near_peak(g, i, peak) ? 0.0 : scores[i]; }, lanes);
-  const double sum2 =
-      block_ordered_sum(n, [&](int i) { return near_peak(g, i, peak) ? 0.0 : mul_rn(scores[i], scores[i]); }, lanes);
+  double others = 0.0, sum = 0.0, sum2 = 0.0;
+  block_ordered_sums3(
+      n,
+      [&](int i, double* v) {
+        const bool near = near_peak(g, i, peak);
+        const double z = scores[i];
+        v[0] = near ? 0.0 : 1.0;
+        v[1] = near ? 0.0 : z;
+        v[2] = near ? 0.0 : mul_rn(z, z);
+      },
+      lanes, others, sum, sum2);
   return coarse_match_from(scores, g, peak, others, sum, sum2);
 }
 
@@ -233,7 +294,7 @@ __global__ void __launch_bounds__(kSearchThreads)
                         double* reference_profiles, const double* previous_coarse, double* reference_coarse,
                         ShiftRecord* records, int previous_slot, SequenceState* state) {
   __shared__ BestLag warp_best[kSearchThreads / 32];
-  __shared__ double lanes[kCoarseLanes];
+  __shared__ double lanes[kCoarseLanes][3];
   __shared__ double mismatch[2 * (2 * kMaxRefineRadius + 1)];
   __shared__ int centre[2], cut;
   const int tid = threadIdx.x;
@@ -472,14 +533,17 @@ __global__ void __launch_bounds__(kSolveThreads)
 // D's partial sums: blocks take chunks of kGramChunk sampled pixels of the stats region; the
 // prediction errors of a chunk go to shared memory; each thread adds the products of a 4 × 4 tile
 // of D over its share of the chunk's pixels (float within the chunk, double across chunks); the
-// threads of a tile are then added in order. Per block: the triangle, then the pixel count.
+// threads of a tile are then added in order. Per block, `stride` doubles: the triangle, then the
+// pixel count.
 __global__ void __launch_bounds__(kGramThreads)
-    gramKernel(GreyView current, HistoryArgs history, const WhiteningWeights* weights, double* partials) {
-  __shared__ float d[kGramChunk][kMaxHistory + 1];
+    gramKernel(GreyView current, HistoryArgs history, const WhiteningWeights* weights, double* partials, int stride) {
+  __shared__ double scratch[kGramThreads * 16];  // the chunk's errors, then the tiles' sums
   __shared__ int valid[kGramChunk];
   __shared__ int used[kMaxHistory];
   __shared__ int n_used;
-  __shared__ double tile_sums[kGramThreads][16];
+  static_assert(kGramChunk * (kMaxHistory + 1) * sizeof(float) <= sizeof(double) * kGramThreads * 16, "the chunk fits");
+  float (*d)[kMaxHistory + 1] = reinterpret_cast<float (*)[kMaxHistory + 1]>(scratch);
+  double (*tile_sums)[16] = reinterpret_cast<double (*)[16]>(scratch);
   const WhiteningWeights& w = *weights;
   const int tid = threadIdx.x;
   if (tid == 0) {
@@ -490,15 +554,15 @@ __global__ void __launch_bounds__(kGramThreads)
   }
   __syncthreads();
   const int n = n_used;
-  double* out = partials + static_cast<std::size_t>(blockIdx.x) * (kGramEntries + 1);
+  double* out = partials + static_cast<std::size_t>(blockIdx.x) * stride;
   if (w.used_count == 0 || n == 0) {
-    for (int e = tid; e <= kGramEntries; e += blockDim.x) out[e] = 0.0;
+    for (int e = tid; e < stride; e += blockDim.x) out[e] = 0.0;
     return;
   }
   const Region region = stats_region(w, current.width, current.height);
   const int step = stats_row_step(current.width, current.height);
   const int rows = (region.y1 - region.y0 + step - 1) / step, row_width = region.x1 - region.x0;
-  const long long pixels = static_cast<long long>(rows) * row_width;
+  const int pixels = rows * row_width;  // at most about a million: stats_row_step
   const int tiles = (n + 3) / 4, tile_count = tiles * (tiles + 1) / 2;
   const int groups = kGramThreads / tile_count;  // ≥ 1: tile_count ≤ 136
   const int tile = tid % tile_count, group = tid / tile_count;
@@ -512,29 +576,23 @@ __global__ void __launch_bounds__(kGramThreads)
     t -= tiles - row;
   }
   double acc[16] = {};
-  long long counted = 0;
-  for (long long chunk = static_cast<long long>(blockIdx.x) * kGramChunk; chunk < pixels;
-       chunk += static_cast<long long>(gridDim.x) * kGramChunk) {
-    if (tid < kGramChunk) valid[tid] = 1;
+  int counted = 0;
+  for (int chunk = blockIdx.x * kGramChunk; chunk < pixels; chunk += gridDim.x * kGramChunk) {
+    if (tid < kGramChunk) valid[tid] = chunk + tid < pixels;
     __syncthreads();
     for (int item = tid; item < kGramChunk * n; item += blockDim.x) {
-      const int q = item / n, i = item % n;
-      const long long p = chunk + q;
+      const int q = item / n, i = item - q * n, p = chunk + q;
       float value = 0.0f;
-      bool ok = p < pixels;
-      if (ok) {
-        const int x = region.x0 + static_cast<int>(p % row_width), y = region.y0 + static_cast<int>(p / row_width) * step;
+      if (p < pixels) {
+        const int x = region.x0 + p % row_width, y = region.y0 + (p / row_width) * step;
         const int j = used[i];
         const int xs = x + w.kx[j], ys = y + w.ky[j];
-        ok = xs >= 0 && ys >= 0 && xs < current.width && ys < current.height;
-        if (ok) {
-          const float v = history.frames[j][static_cast<std::ptrdiff_t>(ys) * current.stride + xs];
-          ok = v == v;
-          value = current.at(x, y) - v;
-        }
+        const bool inside = xs >= 0 && ys >= 0 && xs < current.width && ys < current.height;
+        const float v = inside ? history.frames[j][static_cast<std::ptrdiff_t>(ys) * current.stride + xs] : 0.0f;
+        if (inside && v == v) value = current.at(x, y) - v;
+        else valid[q] = 0;  // outside its frame, or no value: the pixel is left out of D
       }
       d[q][i] = value;
-      if (!ok) valid[q] = 0;
     }
     __syncthreads();
     if (tid < kGramChunk) counted += valid[tid];
@@ -556,33 +614,31 @@ __global__ void __launch_bounds__(kGramThreads)
   }
   // The groups' sums of each tile, in group order, then into the triangle.
   for (int k = 0; k < 16; ++k) tile_sums[tid][k] = acc[k];
+  __shared__ int counts[kGramChunk];
+  if (tid < kGramChunk) counts[tid] = counted;
   __syncthreads();
-  for (int e = tid; e < kGramEntries; e += blockDim.x) out[e] = 0.0;
+  for (int e = tid; e < stride; e += blockDim.x) out[e] = 0.0;
   __syncthreads();
   if (tid < tile_count) {
     for (int k = 0; k < 16; ++k) {
       const int i = 4 * ti + k / 4, j = 4 * tj + k % 4;
       if (i >= n || j >= n || i > j) continue;
-      double s = 0.0;
-      for (int gr = 0; gr < groups; ++gr) s += tile_sums[gr * tile_count + tid][k];
-      out[triangle_index(n, i, j)] = s;
+      double sum = 0.0;
+      for (int gr = 0; gr < groups; ++gr) sum += tile_sums[gr * tile_count + tid][k];
+      out[triangle_index(n, i, j)] = sum;
     }
   }
-  // The pixel count: each of the first kGramChunk threads counted its chunk slot.
-  __shared__ long long counts[kGramChunk];
-  if (tid < kGramChunk) counts[tid] = counted;
-  __syncthreads();
   if (tid == 0) {
     long long total = 0;
     for (int q = 0; q < kGramChunk; ++q) total += counts[q];
-    out[kGramEntries] = static_cast<double>(total);
+    out[stride - 1] = static_cast<double>(total);
   }
 }
 
 // One block: D from the partials (mean products), then correlation_weights with its Cholesky
 // factorisation spread over the threads (column by column, the same operations as cholesky_solve).
 __global__ void __launch_bounds__(kSolveThreads)
-    correlationSolveKernel(const double* partials, int blocks, double gamma, WhiteningWeights* weights) {
+    correlationSolveKernel(const double* partials, int blocks, int stride, double gamma, WhiteningWeights* weights) {
   __shared__ double a[kMaxHistory * kMaxHistory];
   __shared__ double x[kMaxHistory];
   __shared__ int used[kMaxHistory];
@@ -596,7 +652,7 @@ __global__ void __launch_bounds__(kSolveThreads)
       if (w.used[j]) used[n++] = j;
     n_used = n;
     double total = 0.0;
-    for (int b = 0; b < blocks; ++b) total += partials[static_cast<std::size_t>(b) * (kGramEntries + 1) + kGramEntries];
+    for (int b = 0; b < blocks; ++b) total += partials[static_cast<std::size_t>(b) * stride + stride - 1];
     pixels = total;
     w.skip = 1;
   }
@@ -609,7 +665,7 @@ __global__ void __launch_bounds__(kSolveThreads)
     const int i = e / n, j = e % n;
     const int t = i <= j ? triangle_index(n, i, j) : triangle_index(n, j, i);
     double sum = 0.0;
-    for (int b = 0; b < blocks; ++b) sum += partials[static_cast<std::size_t>(b) * (kGramEntries + 1) + t];
+    for (int b = 0; b < blocks; ++b) sum += partials[static_cast<std::size_t>(b) * stride + t];
     a[e] = sum / pixels;
   }
   __syncthreads();
@@ -670,13 +726,11 @@ __global__ void __launch_bounds__(WhitenPolicy::kThreadsX * WhitenPolicy::kThrea
                  std::ptrdiff_t out_stride, ResidualStats* stats, int job) {
   __shared__ WhiteningWeights w;
   __shared__ unsigned histogram[kResidualBins];
-  __shared__ unsigned long long count;
   const int threads = blockDim.x * blockDim.y;
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   for (int i = tid; i < static_cast<int>(sizeof(WhiteningWeights) / sizeof(int)); i += threads)
     reinterpret_cast<int*>(&w)[i] = reinterpret_cast<const int*>(weights)[i];
   for (int b = tid; b < kResidualBins; b += threads) histogram[b] = 0;
-  if (tid == 0) count = 0;
   __syncthreads();
   if (w.skip && job == 1) return;  // the backward job, not due in this frame
   if (w.source >= 0) current.data = history.frames[w.source];
@@ -695,19 +749,17 @@ __global__ void __launch_bounds__(WhitenPolicy::kThreadsX * WhitenPolicy::kThrea
 #pragma unroll
     for (int r = 0; r < WhitenPolicy::kRowsPerThread; ++r) {
       const int y = y0 + r * WhitenPolicy::kThreadsY;
-      if (y >= current.height) continue;
-      out[y * out_stride + x] = values[r];
-      if (!w.skip && stats_pixel(region, step, x, y)) {
-        atomicAdd(&histogram[residual_bin(values[r])], 1u);
-        atomicAdd(&count, 1ull);
-      }
+      if (y < current.height) out[y * out_stride + x] = values[r];
+      // The lanes that fall into the same bin add to it once (a warp's values crowd a few bins).
+      const int bin = !w.skip && y < current.height && stats_pixel(region, step, x, y) ? residual_bin(values[r]) : -1;
+      const unsigned peers = __match_any_sync(__activemask(), bin);
+      if (bin >= 0 && (threadIdx.x % 32) == __ffs(peers) - 1) atomicAdd(&histogram[bin], __popc(peers));
     }
   }
   __syncthreads();
   if (w.skip) return;
   for (int b = tid; b < kResidualBins; b += threads)
     if (histogram[b]) atomicAdd(&stats->histogram[b], histogram[b]);
-  if (tid == 0 && count) atomicAdd(&stats->count, count);
 }
 
 // ---- the residual's verdict (one block) -----------------------------------------------------
@@ -715,16 +767,30 @@ __global__ void __launch_bounds__(kVerdictThreads)
     residualVerdictKernel(const WhiteningWeights* weights, const WhiteningWeights* backward_weights,
                           ResidualStats* stats, ResidualStats* backward_stats, FrameSettings settings,
                           ShiftRecord* records, int current_slot, SequenceState* state, FrameResult* result) {
+  // The histograms to shared memory first (their counts from the bins: the whitening does not
+  // count): thread 0's serial walks then read shared memory, not global memory's latency.
+  __shared__ ResidualStats local[2];
   const int tid = threadIdx.x;
+  for (int b = tid; b < kResidualBins; b += blockDim.x) {
+    local[0].histogram[b] = stats->histogram[b];
+    local[1].histogram[b] = backward_stats->histogram[b];
+  }
+  __syncthreads();
+  if (tid < 2) {
+    unsigned long long count = 0;
+    for (int b = 0; b < kResidualBins; ++b) count += local[tid].histogram[b];
+    local[tid].count = count;
+  }
+  __syncthreads();
   if (tid == 0) {
     SequenceState& s = *state;
     ShiftRecord r = records[current_slot];
     const bool whitened = !weights->skip;
     double residual = 0.0;
     if (whitened) {
-      residual = residual_deviation(*stats);
+      residual = residual_deviation(local[0]);
       if (r.status == static_cast<int>(ShiftStatus::Estimated))
-        residual_verdict(s, r, residual, residual_tail(*stats, residual), settings.max_residual);
+        residual_verdict(s, r, residual, residual_tail(local[0], residual), settings.max_residual);
     }
     const double k = settings.target_threshold;
     if (k > 0.0 && residual > 0.0 && r.status == static_cast<int>(ShiftStatus::Estimated) &&
@@ -732,7 +798,7 @@ __global__ void __launch_bounds__(kVerdictThreads)
       s.mask_threshold = static_cast<float>(k * residual);
     s.median = median_replacement(r.frame, s.segment_start, settings.history) ? 1 : 0;
     if (k > 0.0 && !backward_weights->skip) {
-      const double reference_residual = residual_deviation(*backward_stats);
+      const double reference_residual = residual_deviation(local[1]);
       if (reference_residual > 0.0) s.backward_threshold = static_cast<float>(k * reference_residual);
     }
     s.keep = whitened_output(r, s.segment_start, settings.history, whitened) ? 1 : 0;
@@ -744,50 +810,61 @@ __global__ void __launch_bounds__(kVerdictThreads)
       result->whitened = s.keep;
     }
   }
-  __syncthreads();
   for (int b = tid; b < kResidualBins; b += blockDim.x) stats->histogram[b] = backward_stats->histogram[b] = 0;
-  if (tid == 0) stats->count = backward_stats->count = 0;
 }
 
 // ---- target removal -------------------------------------------------------------------------
-// First the cores of both jobs, from the frames as they are, into byte maps; then the
-// replacements, reading the maps: no read sees a replaced pixel, whatever the blocks' order. The
-// cores' test reads its 5×5 from a tile of the frame and the whitened values in shared memory.
+// First the cores of both jobs, from the frames as they are, into byte maps, with a flag per block
+// (cores are rare: most blocks have none); then the replacements, reading the maps: no read sees a
+// replaced pixel, whatever the blocks' order. A block replaces only when it or a neighbour block
+// has a core (kMaskGrowth is less than a block). The cores' test reads its 5×5 from tiles of the
+// frame and the whitened values in shared memory; a block with no whitened value above the
+// threshold skips the frame's tile.
 constexpr int kCoreX = 32, kCoreY = 8;
 constexpr int kCoreTileX = kCoreX + 2 * kReliefRadius, kCoreTileY = kCoreY + 2 * kReliefRadius;
+static_assert(kMaskGrowth <= kCoreY && kMaskGrowth <= kCoreX, "a core's growth reaches the neighbour blocks only");
 
 __device__ void block_cores(const float* frame, std::ptrdiff_t frame_stride, const float* whitened,
                             std::ptrdiff_t out_stride, int width, int height, float threshold, unsigned char* cores,
-                            float (&f)[kCoreTileY][kCoreTileX], float (&w)[kCoreTileY][kCoreTileX]) {
+                            unsigned char* flags, float (&f)[kCoreTileY][kCoreTileX],
+                            float (&w)[kCoreTileY][kCoreTileX]) {
   const int bx = blockIdx.x * kCoreX - kReliefRadius, by = blockIdx.y * kCoreY - kReliefRadius;
-  for (int i = threadIdx.y * kCoreX + threadIdx.x; i < kCoreTileX * kCoreTileY; i += kCoreX * kCoreY) {
-    const int tx = i % kCoreTileX, ty = i / kCoreTileX;
-    const int gx = min(max(bx + tx, 0), width - 1), gy = min(max(by + ty, 0), height - 1);  // clamped, as the CPU
-    f[ty][tx] = frame[gy * frame_stride + gx];
-    w[ty][tx] = whitened[gy * out_stride + gx];
-  }
-  __syncthreads();
   const int x = blockIdx.x * kCoreX + threadIdx.x, y = blockIdx.y * kCoreY + threadIdx.y;
-  if (x < width && y < height) {
-    // target_core's clamped reads land on the tile's clamped copies of the same pixels.
-    auto tile_f = [&](int xx, int yy) { return f[yy - by][xx - bx]; };
-    auto tile_w = [&](int xx, int yy) { return w[yy - by][xx - bx]; };
-    cores[static_cast<std::size_t>(y) * width + x] = target_core(tile_f, tile_w, width, height, x, y, threshold);
+  const bool inside = x < width && y < height;
+  const bool above = inside && whitened[y * out_stride + x] > threshold;
+  unsigned char core = 0;
+  if (__syncthreads_or(above)) {
+    for (int i = threadIdx.y * kCoreX + threadIdx.x; i < kCoreTileX * kCoreTileY; i += kCoreX * kCoreY) {
+      const int tx = i % kCoreTileX, ty = i / kCoreTileX;
+      const int gx = min(max(bx + tx, 0), width - 1), gy = min(max(by + ty, 0), height - 1);  // clamped, as the CPU
+      f[ty][tx] = frame[gy * frame_stride + gx];
+      w[ty][tx] = whitened[gy * out_stride + gx];
+    }
+    __syncthreads();
+    if (above) {
+      // target_core's clamped reads land on the tile's clamped copies of the same pixels.
+      auto tile_f = [&](int xx, int yy) { return f[yy - by][xx - bx]; };
+      auto tile_w = [&](int xx, int yy) { return w[yy - by][xx - bx]; };
+      core = target_core(tile_f, tile_w, width, height, x, y, threshold) ? 1 : 0;
+    }
   }
-  __syncthreads();
+  if (inside) cores[static_cast<std::size_t>(y) * width + x] = core;
+  const int any = __syncthreads_or(core);
+  if (threadIdx.x == 0 && threadIdx.y == 0) flags[blockIdx.y * gridDim.x + blockIdx.x] = any ? 1 : 0;
 }
 
 __global__ void __launch_bounds__(kCoreX * kCoreY)
     targetCoresKernel(const float* frame, std::ptrdiff_t frame_stride, const float* whitened, const float* backward,
                       std::ptrdiff_t out_stride, int width, int height, HistoryArgs span,
-                      const WhiteningWeights* backward_weights, unsigned char* cores, const SequenceState* state) {
+                      const WhiteningWeights* backward_weights, unsigned char* cores, unsigned char* flags,
+                      const SequenceState* state) {
   __shared__ float f[kCoreTileY][kCoreTileX], w[kCoreTileY][kCoreTileX];
   const float t = state->mask_threshold, tb = state->backward_threshold;
-  const std::size_t pixels = static_cast<std::size_t>(width) * height;
-  if (t > 0.0f) block_cores(frame, frame_stride, whitened, out_stride, width, height, t, cores, f, w);
+  const std::size_t pixels = static_cast<std::size_t>(width) * height, blocks = gridDim.x * gridDim.y;
+  if (t > 0.0f) block_cores(frame, frame_stride, whitened, out_stride, width, height, t, cores, flags, f, w);
   if (tb > 0.0f)
     block_cores(span.frames[backward_weights->source], frame_stride, backward, out_stride, width, height, tb,
-                cores + pixels, f, w);
+                cores + pixels, flags + blocks, f, w);
 }
 
 __device__ void replace_pixel(float* frame, std::ptrdiff_t frame_stride, float v, const unsigned char* cores,
@@ -799,23 +876,33 @@ __device__ void replace_pixel(float* frame, std::ptrdiff_t frame_stride, float v
   p = median ? median_prediction(history.frames, weights, width, height, frame_stride, x, y, p - v) : p - v;
 }
 
+// Whether this block or one of its neighbours has a core.
+__device__ bool cores_near_block(const unsigned char* flags) {
+  bool any = false;
+  for (int by = max(static_cast<int>(blockIdx.y) - 1, 0); by <= min(static_cast<int>(blockIdx.y) + 1, static_cast<int>(gridDim.y) - 1); ++by)
+    for (int bx = max(static_cast<int>(blockIdx.x) - 1, 0); bx <= min(static_cast<int>(blockIdx.x) + 1, static_cast<int>(gridDim.x) - 1); ++bx)
+      any = any || flags[by * gridDim.x + bx];
+  return any;
+}
+
 // Job 0 replaces the frame's pixels (and zeroes the whitened frame when it is not kept), job 1
-// the backward job's, after it (its median reads the frame as job 0 left it, as on the CPU).
-__global__ void replaceTargetsKernel(float* frame, std::ptrdiff_t frame_stride, float* whitened, const float* backward,
-                                     std::ptrdiff_t out_stride, int width, int height, HistoryArgs history,
-                                     const WhiteningWeights* weights, HistoryArgs span,
-                                     const WhiteningWeights* backward_weights, const unsigned char* cores,
-                                     const SequenceState* state, int job) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= width || y >= height) return;
-  const std::size_t pixels = static_cast<std::size_t>(width) * height;
+// the backward job's, after it (its median reads the frame as job 0 left it, as on the CPU). The
+// grid is the cores kernel's.
+__global__ void __launch_bounds__(kCoreX * kCoreY)
+    replaceTargetsKernel(float* frame, std::ptrdiff_t frame_stride, float* whitened, const float* backward,
+                         std::ptrdiff_t out_stride, int width, int height, HistoryArgs history,
+                         const WhiteningWeights* weights, HistoryArgs span, const WhiteningWeights* backward_weights,
+                         const unsigned char* cores, const unsigned char* flags, const SequenceState* state, int job) {
+  const int x = blockIdx.x * kCoreX + threadIdx.x, y = blockIdx.y * kCoreY + threadIdx.y;
+  const bool inside = x < width && y < height;
+  const std::size_t pixels = static_cast<std::size_t>(width) * height, blocks = gridDim.x * gridDim.y;
   const std::ptrdiff_t o = y * out_stride + x;
   if (job == 0) {
-    if (state->mask_threshold > 0.0f)
+    if (state->mask_threshold > 0.0f && inside && cores_near_block(flags))
       replace_pixel(frame, frame_stride, whitened[o], cores, history, *weights, state->median != 0, width, height, x,
                     y);
-    if (!state->keep) whitened[o] = 0.0f;
-  } else if (state->backward_threshold > 0.0f) {
+    if (!state->keep && inside) whitened[o] = 0.0f;
+  } else if (state->backward_threshold > 0.0f && inside && cores_near_block(flags + blocks)) {
     replace_pixel(const_cast<float*>(span.frames[backward_weights->source]), frame_stride, backward[o], cores + pixels,
                   span, *backward_weights, true, width, height, x, y);
   }
@@ -837,7 +924,7 @@ SequenceScratchSizes sequence_scratch_sizes(int width, int height) {
   const long long blocks = (pixels + kFineThreads * kFinePixelsPerThread - 1) / (kFineThreads * kFinePixelsPerThread);
   s.fine_blocks = static_cast<int>(blocks < 1 ? 1 : (blocks > kMaxFineBlocks ? kMaxFineBlocks : blocks));
   const long long sampled = pixels / stats_row_step(width, height);
-  const long long gram = (sampled + 8 * kGramChunk - 1) / (8 * kGramChunk);
+  const long long gram = (sampled + 4 * kGramChunk - 1) / (4 * kGramChunk);  // about four chunks a block
   s.gram_blocks = static_cast<int>(gram < 1 ? 1 : (gram > kMaxGramBlocks ? kMaxGramBlocks : gram));
   return s;
 }
@@ -857,17 +944,31 @@ void launch_profiles(const float* d_column_partials, const float* d_row_partials
   GAUSSLAB_CUDA_CHECK_LAUNCH("profilesKernel", stream);
 }
 
+// The dynamic shared memory a kernel may take beyond the default 48 KB (set once per process).
+template <class Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024)
+    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
 void launch_coarse_prepare(const float* d_block_sums, const CoarseGeometry& g, double* d_coarse, SequenceState* state,
                            cudaStream_t stream) {
-  coarsePrepareKernel<<<1, kPrepareThreads, 0, stream>>>(d_block_sums, g, d_coarse, state);
+  // The most any geometry takes: a coarse image of kCoarsePixels in one row (its tables are longest).
+  constexpr std::size_t kMost = sizeof(double) * (2 * kCoarsePixels + 2 * (2 * kCoarsePixels + 2) + kCoarseLanes);
+  static const bool allowed = (allow_shared(coarsePrepareKernel, kMost), true);
+  (void)allowed;
+  const std::size_t bytes = prepare_shared_bytes(g);
+  coarsePrepareKernel<<<1, kPrepareThreads, bytes, stream>>>(d_block_sums, g, d_coarse, state);
   GAUSSLAB_CUDA_CHECK_LAUNCH("coarsePrepareKernel", stream);
 }
 
 void launch_coarse_scores(const double* d_coarse, const double* d_reference_coarse, const double* d_previous_coarse,
                           const CoarseGeometry& g, const SequenceState* state, double* d_scores, cudaStream_t stream) {
-  const dim3 grid(blocks_for(g.lag_count(), kScoreWarps), 2);
-  coarseScoresKernel<<<grid, kScoreWarps * 32, 0, stream>>>(d_coarse, d_reference_coarse, d_previous_coarse, g, state,
-                                                            d_scores);
+  static const bool allowed = (allow_shared(coarseScoresKernel, 2 * sizeof(double) * kCoarsePixels), true);
+  (void)allowed;
+  const dim3 grid(std::min<unsigned>(blocks_for(g.lag_count(), kScoreWarps), kScoreBlocks), 2);
+  coarseScoresKernel<<<grid, kScoreWarps * 32, 2 * sizeof(double) * g.pixels(), stream>>>(
+      d_coarse, d_reference_coarse, d_previous_coarse, g, state, d_scores);
   GAUSSLAB_CUDA_CHECK_LAUNCH("coarseScoresKernel", stream);
 }
 
@@ -923,9 +1024,10 @@ void launch_solve(const double* d_partials, int blocks, int width, int height, b
 void launch_correlation_weights(const GreyView& current, const HistoryArgs& history, double gamma,
                                 WhiteningWeights* d_weights, double* d_gram_partials, int gram_blocks,
                                 cudaStream_t stream) {
-  gramKernel<<<gram_blocks, kGramThreads, 0, stream>>>(current, history, d_weights, d_gram_partials);
+  const int stride = gram_partial_stride(history.count);
+  gramKernel<<<gram_blocks, kGramThreads, 0, stream>>>(current, history, d_weights, d_gram_partials, stride);
   GAUSSLAB_CUDA_CHECK_LAUNCH("gramKernel", stream);
-  correlationSolveKernel<<<1, kSolveThreads, 0, stream>>>(d_gram_partials, gram_blocks, gamma, d_weights);
+  correlationSolveKernel<<<1, kSolveThreads, 0, stream>>>(d_gram_partials, gram_blocks, stride, gamma, d_weights);
   GAUSSLAB_CUDA_CHECK_LAUNCH("correlationSolveKernel", stream);
 }
 
@@ -952,18 +1054,23 @@ void launch_target_removal(const GreyView& current, float* d_whitened, const flo
                            const HistoryArgs& span, const WhiteningWeights* d_backward_weights, unsigned char* d_cores,
                            const SequenceState* state, bool backward_possible, cudaStream_t stream) {
   float* frame = const_cast<float*>(current.data);
-  const dim3 core_block(kCoreX, kCoreY), core_grid(blocks_for(current.width, kCoreX), blocks_for(current.height, kCoreY));
-  targetCoresKernel<<<core_grid, core_block, 0, stream>>>(frame, current.stride, d_whitened, d_backward, out_stride,
-                                                          current.width, current.height, span, d_backward_weights,
-                                                          d_cores, state);
+  const dim3 block(kCoreX, kCoreY), grid(blocks_for(current.width, kCoreX), blocks_for(current.height, kCoreY));
+  unsigned char* flags = d_cores + 2 * static_cast<std::size_t>(current.width) * current.height;
+  targetCoresKernel<<<grid, block, 0, stream>>>(frame, current.stride, d_whitened, d_backward, out_stride,
+                                                current.width, current.height, span, d_backward_weights, d_cores, flags,
+                                                state);
   GAUSSLAB_CUDA_CHECK_LAUNCH("targetCoresKernel", stream);
-  const dim3 block(32, 8), grid(blocks_for(current.width, 32), blocks_for(current.height, 8));
   for (int job = 0; job < (backward_possible ? 2 : 1); ++job) {
     replaceTargetsKernel<<<grid, block, 0, stream>>>(frame, current.stride, d_whitened, d_backward, out_stride,
                                                      current.width, current.height, history, d_weights, span,
-                                                     d_backward_weights, d_cores, state, job);
+                                                     d_backward_weights, d_cores, flags, state, job);
     GAUSSLAB_CUDA_CHECK_LAUNCH("replaceTargetsKernel", stream);
   }
+}
+
+std::size_t target_removal_bytes(int width, int height) {
+  const std::size_t blocks = blocks_for(width, kCoreX) * static_cast<std::size_t>(blocks_for(height, kCoreY));
+  return 2 * (static_cast<std::size_t>(width) * height + blocks);
 }
 
 }  // namespace gausslab::seq

@@ -110,9 +110,9 @@ class GpuSequenceEngine final : public SequenceEngine {
     weights_.resize(sizeof(seq::WhiteningWeights));
     backward_weights_.resize(sizeof(seq::WhiteningWeights));
     if (setup.settings.weights == WeightMethod::Correlation)
-      gram_partials_.resize(sizeof(double) * (seq::kGramEntries + 1) * sizes_.gram_blocks);
+      gram_partials_.resize(sizeof(double) * seq::gram_partial_stride(setup.settings.history) * sizes_.gram_blocks);
     stats_.resize(2 * sizeof(seq::ResidualStats));
-    cores_.resize(2 * static_cast<std::size_t>(w) * h);
+    cores_.resize(seq::target_removal_bytes(w, h));
     results_.resize(sizeof(seq::FrameResult) * slots_, /*mapped=*/true);
     whitened_host_.resize(setup.whitened_to_host ? sizeof(float) * w * h * kWhitenedCopies : 0);
     done_.assign(slots_, nullptr);

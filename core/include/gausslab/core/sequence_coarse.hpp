@@ -157,15 +157,20 @@ GAUSSLAB_HD Region lag_overlap_2d(int w, int h, int lx, int ly) {
   return o;
 }
 
-// Lane `lane` of Σ f(x, y)·r(x - lx, y - ly) over the overlap, items in row-major order.
+// Lane `lane` of Σ f(x, y)·r(x - lx, y - ly) over the overlap, items in row-major order (item k
+// goes to lane k mod kMismatchLanes): row by row, the lane's first column found from the running
+// item count, with no division per item.
 GAUSSLAB_HD double coarse_product_lane(const double* f, const double* r, int w, int h, int lx, int ly, int lane) {
   const Region o = lag_overlap_2d(w, h, lx, ly);
-  const int ow = o.x1 - o.x0;
-  const long long n = o.count();
   double s = 0.0;
-  for (long long k = lane; k < n; k += kMismatchLanes) {
-    const int x = o.x0 + static_cast<int>(k % ow), y = o.y0 + static_cast<int>(k / ow);
-    s = add_rn(s, mul_rn(f[y * w + x], r[(y - ly) * w + (x - lx)]));
+  if (o.count() == 0) return s;
+  const int ow = o.x1 - o.x0;
+  int first = 0;  // the item number of the row's first pixel
+  for (int y = o.y0; y < o.y1; ++y, first += ow) {
+    const double* fr = f + y * w;
+    const double* rr = r + (y - ly) * w - lx;
+    for (int x = o.x0 + ((lane - first) & (kMismatchLanes - 1)); x < o.x1; x += kMismatchLanes)
+      s = add_rn(s, mul_rn(fr[x], rr[x]));
   }
   return s;
 }

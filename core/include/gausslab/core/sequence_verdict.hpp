@@ -52,14 +52,27 @@ GAUSSLAB_HD int residual_bin(float value) {
   return 1 + (exponent - kResidualLowOctave) * kResidualSubBins + static_cast<int>((bits >> 20) & 7u);
 }
 
+// 2^e for a normal double's exponent, from its bits (exact, and cheap on the GPU, unlike ldexp).
+GAUSSLAB_HD double power_of_two(int e) {
+  const unsigned long long bits = static_cast<unsigned long long>(e + 1023) << 52;
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(bits));
+#else
+  double d = 0.0;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+#endif
+}
+
 // The values bin b holds: [lower, lower + width) (the last bin: from its lower edge up).
 GAUSSLAB_HD void residual_bin_edges(int b, double& lower, double& width) {
   lower = 0.0;
-  width = ldexp(1.0, kResidualLowOctave);
+  width = power_of_two(kResidualLowOctave);
   if (b == 0) return;
   const int octave = (b - 1) / kResidualSubBins, sub = (b - 1) % kResidualSubBins;
-  width = ldexp(1.0, kResidualLowOctave + octave) / kResidualSubBins;
-  lower = ldexp(1.0, kResidualLowOctave + octave) + sub * width;
+  const double base = power_of_two(kResidualLowOctave + octave);
+  width = base / kResidualSubBins;
+  lower = base + sub * width;
 }
 
 // The median of |w| from the histogram, interpolated linearly inside its bin.

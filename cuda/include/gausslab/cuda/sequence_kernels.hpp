@@ -53,9 +53,11 @@ struct SequenceScratchSizes {
   int row_partials = 0;     // floats: one column of row sums per tile column
   int block_sums = 0;       // floats: the coarse geometry's block sums
   int fine_blocks = 0;      // blocks of the fine-sum kernel: fine_blocks × kSumCount doubles
-  int gram_blocks = 0;      // blocks of the correlation kernel: gram_blocks × (kGramEntries + 1) doubles
+  int gram_blocks = 0;      // blocks of the correlation kernel: gram_blocks × gram_partial_stride(N) doubles
 };
-inline constexpr int kGramEntries = kMaxHistory * (kMaxHistory + 1) / 2;
+// Doubles per block of the correlation kernel's partials for a history of n frames: D's triangle
+// and the pixel count.
+GAUSSLAB_HD int gram_partial_stride(int n) { return n * (n + 1) / 2 + 1; }
 SequenceScratchSizes sequence_scratch_sizes(int width, int height);
 
 // Per frame, in this order. `state` is the engine's SequenceState in device memory.
@@ -142,5 +144,7 @@ void launch_target_removal(const GreyView& current, float* d_whitened, const flo
                            std::ptrdiff_t out_stride, const HistoryArgs& history, const WhiteningWeights* d_weights,
                            const HistoryArgs& span, const WhiteningWeights* d_backward_weights, unsigned char* d_cores,
                            const SequenceState* state, bool backward_possible, cudaStream_t stream);
+// The bytes of launch_target_removal's d_cores: the two core maps and their blocks' flags.
+std::size_t target_removal_bytes(int width, int height);
 
 }  // namespace gausslab::seq
