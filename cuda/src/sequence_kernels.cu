@@ -794,8 +794,8 @@ __global__ void __launch_bounds__(kVerdictThreads)
     }
     const double k = settings.target_threshold;
     if (k > 0.0 && residual > 0.0 && r.status == static_cast<int>(ShiftStatus::Estimated) &&
-        masked_as_it_comes(r, s.segment_start, settings.history))
-      s.mask_threshold = static_cast<float>(k * residual);
+        cleaned_as_it_comes(r, s.segment_start, settings.history))
+      s.removal_threshold = static_cast<float>(k * residual);
     s.median = median_replacement(r.frame, s.segment_start, settings.history) ? 1 : 0;
     if (k > 0.0 && !backward_weights->skip) {
       const double reference_residual = residual_deviation(local[1]);
@@ -859,7 +859,7 @@ __global__ void __launch_bounds__(kCoreX * kCoreY)
                       const WhiteningWeights* backward_weights, unsigned char* cores, unsigned char* flags,
                       const SequenceState* state) {
   __shared__ float f[kCoreTileY][kCoreTileX], w[kCoreTileY][kCoreTileX];
-  const float t = state->mask_threshold, tb = state->backward_threshold;
+  const float t = state->removal_threshold, tb = state->backward_threshold;
   const std::size_t pixels = static_cast<std::size_t>(width) * height, blocks = gridDim.x * gridDim.y;
   if (t > 0.0f) block_cores(frame, frame_stride, whitened, out_stride, width, height, t, cores, flags, f, w);
   if (tb > 0.0f)
@@ -878,10 +878,10 @@ __device__ void replace_pixel(float* frame, std::ptrdiff_t frame_stride, float v
 
 // Whether this block or one of its neighbours has a core.
 __device__ bool cores_near_block(const unsigned char* flags) {
+  const int bx = blockIdx.x, by = blockIdx.y, nx = gridDim.x, ny = gridDim.y;
   bool any = false;
-  for (int by = max(static_cast<int>(blockIdx.y) - 1, 0); by <= min(static_cast<int>(blockIdx.y) + 1, static_cast<int>(gridDim.y) - 1); ++by)
-    for (int bx = max(static_cast<int>(blockIdx.x) - 1, 0); bx <= min(static_cast<int>(blockIdx.x) + 1, static_cast<int>(gridDim.x) - 1); ++bx)
-      any = any || flags[by * gridDim.x + bx];
+  for (int y = max(by - 1, 0); y <= min(by + 1, ny - 1); ++y)
+    for (int x = max(bx - 1, 0); x <= min(bx + 1, nx - 1); ++x) any = any || flags[y * nx + x];
   return any;
 }
 
@@ -898,7 +898,7 @@ __global__ void __launch_bounds__(kCoreX * kCoreY)
   const std::size_t pixels = static_cast<std::size_t>(width) * height, blocks = gridDim.x * gridDim.y;
   const std::ptrdiff_t o = y * out_stride + x;
   if (job == 0) {
-    if (state->mask_threshold > 0.0f && inside && cores_near_block(flags))
+    if (state->removal_threshold > 0.0f && inside && cores_near_block(flags))
       replace_pixel(frame, frame_stride, whitened[o], cores, history, *weights, state->median != 0, width, height, x,
                     y);
     if (!state->keep && inside) whitened[o] = 0.0f;

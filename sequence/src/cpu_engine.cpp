@@ -6,7 +6,7 @@
 // segment's reference (and against the previous frame when that one did not match: a cut) → the
 // integer search around the coarse estimate → the fine step → the verdict → the weights of the
 // segment's history → whitening with the residual's statistics → the residual's verdict → the
-// frame's targets masked in its ring slot (and, near the end of a segment's fill, those of one of
+// frame's targets replaced in its ring slot (and, near the end of a segment's fill, those of one of
 // its first frames, whitened backwards from the frames after it: sequence_verdict.hpp).
 #include <chrono>
 #include <cstring>
@@ -94,7 +94,7 @@ class CpuSequenceEngine final : public SequenceEngine {
       HostStage stage(timer, "pre-filter");
       setup_.prefilter->run(raw_.view(), filtered.view(), nullptr, nullptr);
     }
-    if (setup_.keep_views) view_ = filtered;  // before its targets are masked
+    if (setup_.keep_views) view_ = filtered;  // before its targets are replaced
 
     FrameOutcome outcome;
     outcome.index = pushed_;
@@ -152,9 +152,9 @@ class CpuSequenceEngine final : public SequenceEngine {
                                 setup_.settings.max_residual);
       }
       // The targets of the frame (what stands out above its prediction) and of the early frame
-      // cleaned backwards: masked before they predict later frames.
+      // cleaned backwards: replaced before they predict later frames.
       if (k > 0.0 && residual > 0.0 && record.status == static_cast<int>(seq::ShiftStatus::Estimated) &&
-          seq::masked_as_it_comes(record, state_.segment_start, history))
+          seq::cleaned_as_it_comes(record, state_.segment_start, history))
         seq::remove_targets(filtered.data(), filtered.width(), whitened_.data(), whitened_.width(), setup_.width,
                             setup_.height, static_cast<float>(k * residual), past.data(), weights,
                             seq::median_replacement(record.frame, state_.segment_start, history));

@@ -10,7 +10,7 @@
 //   a cut) the new reference's local mean → fine sums → solve (shift, verdict, weights; the
 //   backward job's weights when due) → (correlation weights) D and its solve → whitening with
 //   the residual statistics (and the backward job) → the residual's verdict (the result goes
-//   straight to mapped host memory) → target masks → (CLI only) a copy of the whitened frame to
+//   straight to mapped host memory) → target removal → (CLI only) a copy of the whitened frame to
 //   pinned memory → an event.
 // The host reads a frame's results once its event has completed (collect), up to N + 1 frames
 // later. Only the choice of the first reference waits, once per sequence; a scene cut's new
@@ -227,7 +227,7 @@ class GpuSequenceEngine final : public SequenceEngine {
       ScopedStage stage(timer, "pre-filter", stream_);
       setup_.prefilter->run(raw_.view(), filtered, nullptr, stream_);
     }
-    if (setup_.keep_views)  // the displays' copy, before the frame's targets are masked
+    if (setup_.keep_views)  // the displays' copy, before the frame's targets are replaced
       GAUSSLAB_CUDA_CHECK(cudaMemcpy2DAsync(view_.view().data, view_.view().pitch_bytes, filtered.data,
                                             filtered.pitch_bytes, sizeof(float) * setup_.width, setup_.height,
                                             cudaMemcpyDeviceToDevice, stream_));

@@ -22,9 +22,10 @@ std::string validate(const SequenceSettings& s) {
     return "--min-match must be a number in [0, 1000] (the coarse match's significance; 0 accepts every match)";
   if (!std::isfinite(s.max_residual) || s.max_residual < 1.0)
     return "--max-residual must be a number of at least 1 (times the history's robust deviation)";
-  if (!std::isfinite(s.target_threshold) || s.target_threshold < 0.0 || (s.target_threshold > 0.0 && s.target_threshold < 2.0))
+  const double k = s.target_threshold;
+  if (!std::isfinite(k) || k < 0.0 || (k > 0.0 && k < 2.0))
     return "--target-threshold must be 0 (no target removal) or at least 2 robust deviations (below, the noise "
-           "itself would be masked)";
+           "itself would be taken for targets)";
   return {};
 }
 

@@ -127,7 +127,8 @@ GAUSSLAB_HD void summed_area_column(int w, int h, int x, double* sat, double* sa
 // The sum over the rectangle [x0, x1) × [y0, y1) from a summed-area table.
 GAUSSLAB_HD double rectangle_sum(const double* sat, int w, int x0, int y0, int x1, int y1) {
   const int stride = w + 1;
-  return add_rn(add_rn(sat[y1 * stride + x1], -sat[y0 * stride + x1]), add_rn(sat[y0 * stride + x0], -sat[y1 * stride + x0]));
+  return add_rn(add_rn(sat[y1 * stride + x1], -sat[y0 * stride + x1]),
+                add_rn(sat[y0 * stride + x0], -sat[y1 * stride + x0]));
 }
 
 // A prepared coarse image: the clipped high-passed values and their summed-area tables.

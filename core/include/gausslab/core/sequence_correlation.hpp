@@ -12,7 +12,7 @@
 // γ is relative to the mean diagonal, so the same --gamma means the same for any units; D's
 // diagonal already holds the noise of each history frame (the term that the polynomial weights'
 // γ‖c‖² stands for), so γ only keeps A well conditioned. D is taken over the pixels where every
-// history frame reads inside its frame and nothing is masked, on every stats_row_step-th row.
+// history frame reads inside its frame and a value (not NaN), on every stats_row_step-th row.
 #include "gausslab/core/sequence_maths.hpp"
 
 namespace gausslab::seq {
@@ -22,7 +22,7 @@ GAUSSLAB_HD int triangle_size(int n) { return n * (n + 1) / 2; }
 GAUSSLAB_HD int triangle_index(int n, int i, int j) { return i * n - i * (i - 1) / 2 + (j - i); }
 
 // The prediction errors d of the used history frames at (x, y) (n of them, in the order of
-// `used`); false when a read is outside its frame or masked (the pixel is left out of D).
+// `used`); false when a read is outside its frame or NaN (the pixel is left out of D).
 GAUSSLAB_HD bool prediction_errors(const GreyView& current, const float* const* history, const WhiteningWeights& w,
                                    const int* used, int n, int x, int y, float* d) {
   const float f = current.at(x, y);
@@ -31,7 +31,7 @@ GAUSSLAB_HD bool prediction_errors(const GreyView& current, const float* const* 
     const int xs = x + w.kx[j], ys = y + w.ky[j];
     if (xs < 0 || ys < 0 || xs >= current.width || ys >= current.height) return false;
     const float v = history[j][static_cast<std::ptrdiff_t>(ys) * current.stride + xs];
-    if (!(v == v)) return false;  // masked
+    if (!(v == v)) return false;  // no value there
     d[i] = f - v;
   }
   return true;

@@ -432,7 +432,7 @@ GAUSSLAB_HD void compute_weights(const HistoryShift* h, int count, int degree, d
 
 // The whitened values at (x, y0), (x, y0 + step), ... (Rows of them): the frame minus the
 // prediction Σ c_j · history_j(x + k_j). Where a history read falls outside its frame or on a
-// masked pixel (NaN: a target removed), the weights, made for the whole set, no longer hold (they
+// pixel without a value (NaN: a float frame's blank), the weights, made for the whole set, no longer hold (they
 // need not be positive, and they leave out no frame); there the prediction is the plain mean of
 // the reads that are present (zero when none is). The history frames share the current frame's
 // size and stride. Rows that fall below the frame are computed from the last row and must not be
@@ -464,7 +464,7 @@ GAUSSLAB_HD void whiten_rows(const GreyView& current, const float* const* histor
       const int ys = row[r] + wts.ky[j];
       const bool inside = column_inside && ys >= 0 && ys < current.height;
       const float v = inside ? frame.at(xs, ys) : 0.0f;
-      if (inside && v == v) {  // inside its frame, and not masked (NaN)
+      if (inside && v == v) {  // inside its frame, and a value (not NaN)
         prediction[r] += c * static_cast<Acc>(v);
         present[r] += static_cast<Acc>(v);
         ++count[r];

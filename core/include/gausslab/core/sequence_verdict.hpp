@@ -155,7 +155,7 @@ struct SequenceState {
   int matched = 0;
   float history_residual = 0;  // the history's robust deviation before this frame (0: none yet)
   float history_tail = 0;
-  float mask_threshold = 0;  // this frame's pixels above it are masked (0: none)
+  float removal_threshold = 0;  // this frame's targets above it are replaced (0: none)
   float backward_threshold = 0;
   int median = 0;            // the frame's replaced pixels take median_prediction
   int keep = 0;              // the whitened frame is kept (whitened_output)
@@ -199,7 +199,7 @@ GAUSSLAB_HD void begin_frame(SequenceState& s) {
   s.matched = 0;
   s.significance = 0;
   s.offset_x = s.offset_y = 0;
-  s.mask_threshold = s.backward_threshold = 0;
+  s.removal_threshold = s.backward_threshold = 0;
   s.median = 0;
   s.keep = 0;
   s.history_residual = median_of(s.residuals, s.residual_count);
@@ -357,7 +357,7 @@ GAUSSLAB_HD int backward_target(const SequenceState& s, int frame, int history) 
   return s.segment_start + early - 1 - u;
 }
 // Whether a frame's targets are removed as it comes (its prediction used enough frames).
-GAUSSLAB_HD bool masked_as_it_comes(const ShiftRecord& r, int segment_start, int history) {
+GAUSSLAB_HD bool cleaned_as_it_comes(const ShiftRecord& r, int segment_start, int history) {
   return r.frame - segment_start >= early_frames(history);
 }
 

@@ -127,14 +127,14 @@ void launch_correlation_weights(const GreyView& current, const HistoryArgs& hist
 void launch_whiten(const GreyView& current, const HistoryArgs& history, const WhiteningWeights* d_weights, float* d_out,
                    std::ptrdiff_t out_stride, ResidualStats* d_stats, bool backward, cudaStream_t stream);
 
-// One block: the residual's verdict (residual_verdict), the masking thresholds, end_frame, and the
+// One block: the residual's verdict (residual_verdict), the removal thresholds, end_frame, and the
 // frame's result into *d_result (mapped host memory); zeroes both statistics for the next frame.
 void launch_residual_verdict(const WhiteningWeights* d_weights, const WhiteningWeights* d_backward_weights,
                              ResidualStats* d_stats, ResidualStats* d_backward_stats, const FrameSettings& settings,
                              ShiftRecord* d_records, int current_slot, SequenceState* state, FrameResult* d_result,
                              cudaStream_t stream);
 
-// Target removal: the target cores (target_core) of the frame above state->mask_threshold and of
+// Target removal: the target cores (target_core) of the frame above state->removal_threshold and of
 // the backward job's frame above state->backward_threshold into two byte maps (d_cores, 2 × width
 // × height); then their pixels near a core with a positive whitened value replaced (by the
 // prediction, or median_prediction with state->median; the backward job always by the median),

@@ -6,7 +6,7 @@
 // that does not match but whose successor matches it starts a new segment: a scene cut), the
 // weights of the N previous frames of the segment (a polynomial in their shifts, or from their
 // correlation matrix), the frame minus the weighted history, and the frame's targets (what stands
-// above the prediction) masked before it joins the history. The GPU engine queues a frame's work
+// above the prediction) replaced by the prediction before it joins the history. The GPU engine queues a frame's work
 // on its stream and returns; outcomes are collected a frame or more later, so no frame waits for
 // the host.
 #include <cuda_runtime.h>
@@ -37,7 +37,7 @@ struct SequenceSettings {
   int search_radius = 8;   // the integer search, ±px around the coarse estimate (at least one coarse pixel)
   double min_match = seq::kDefaultMinMatch;          // significance a frame's coarse match needs
   double max_residual = seq::kDefaultMaxResidual;    // × the history's robust deviation: beyond, rejected
-  double target_threshold = seq::kDefaultTargetThreshold;  // mask above this × the frame's deviation; 0: off
+  double target_threshold = seq::kDefaultTargetThreshold;  // remove targets above this × the frame's deviation; 0: off
 };
 bool operator==(const SequenceSettings& a, const SequenceSettings& b);
 inline bool operator!=(const SequenceSettings& a, const SequenceSettings& b) { return !(a == b); }
@@ -62,7 +62,8 @@ struct SequenceSetup {
   // Frames processed with a StageTimer are launched kernel by kernel (a graph has no stages).
   bool cuda_graphs = false;
   // Whether latest().raw and .filtered must show the frame as read: the history frames have their
-  // targets masked (NaN) once whitened, so a display needs its own copy (one more copy per frame).
+  // targets replaced by their prediction once whitened, so a display needs its own copy (one more
+  // copy per frame).
   bool keep_views = false;
 };
 
