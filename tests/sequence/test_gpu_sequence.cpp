@@ -205,8 +205,10 @@ TEST_F(GpuSequence, GarbageFramesAndASceneCutAreFoundAsOnTheCpu) {
   const SyntheticSequence b(other);
   std::vector<ImageF32> cut(frames.begin(), frames.begin() + 15);
   for (ImageF32& f : test::frames_of(b)) cut.push_back(std::move(f));
+  std::vector<ImageF32> garbage_first = test::frames_of(b);
+  garbage_first[0] = test::garbage_frame(frames[0].width(), frames[0].height(), 9);
   const SequenceSettings s;
-  for (const std::vector<ImageF32>* input : {&frames, &cut}) {
+  for (const std::vector<ImageF32>* input : {&frames, &cut, &garbage_first}) {
     const std::vector<FrameOutcome> gpu = run_frames(SequenceBackend::Gpu, *input, s);
     const std::vector<FrameOutcome> cpu = run_frames(SequenceBackend::Cpu, *input, s);
     const Comparison c = compare(gpu, cpu);
@@ -217,6 +219,9 @@ TEST_F(GpuSequence, GarbageFramesAndASceneCutAreFoundAsOnTheCpu) {
   for (int t : {7, 25, 30}) EXPECT_TRUE(left_out(gpu[t].verdict)) << t << ": " << to_string(gpu[t].verdict);
   EXPECT_EQ(gpu[30].verdict, FrameVerdict::Rejected);
   EXPECT_EQ(run_frames(SequenceBackend::Gpu, cut, s)[15].verdict, FrameVerdict::SegmentStart);
+  const std::vector<FrameOutcome> first = run_frames(SequenceBackend::Gpu, garbage_first, s);
+  EXPECT_EQ(first[0].verdict, FrameVerdict::LoneReference);
+  EXPECT_EQ(first[1].verdict, FrameVerdict::SegmentStart);
 }
 
 TEST_F(GpuSequence, ShiftsOfTwentyPixelsAreFoundAsOnTheCpu) {

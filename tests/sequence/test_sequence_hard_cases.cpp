@@ -95,6 +95,27 @@ TEST(SequenceHardCases, ASceneCutStartsANewSegmentAndTheWhitenedFramesRecover) {
   }
 }
 
+TEST(SequenceHardCases, AGarbageFirstFrameIsLeftOutAndTheNextFrameBecomesTheReference) {
+  // Noise has 2D structure, so frame 0 becomes the reference; nothing matches it, frame 2 matches
+  // frame 1: a new segment from frame 1, and frame 0, matched by no frame, is left out.
+  const SyntheticSequence sky(test::accuracy_sky(10));
+  std::vector<ImageF32> frames = test::frames_of(sky);
+  frames[0] = test::garbage_frame(frames[0].width(), frames[0].height(), 9);
+  SequenceSettings settings;
+  settings.history = 4;
+  auto engine = create_sequence_engine(SequenceBackend::Cpu);
+  const std::vector<FrameOutcome> out = test::run_engine(*engine, frames, settings);
+  EXPECT_EQ(out[0].verdict, FrameVerdict::LoneReference) << to_string(out[0].verdict);
+  EXPECT_EQ(out[1].verdict, FrameVerdict::SegmentStart) << to_string(out[1].verdict);
+  for (int t = 2; t < 10; ++t) {
+    ASSERT_EQ(out[t].verdict, FrameVerdict::Used) << t;
+    const ShiftXY truth = sky.true_shift(t), ref = sky.true_shift(1);
+    EXPECT_NEAR(out[t].shift.dx, truth.dx - ref.dx, 0.1) << t;
+    EXPECT_NEAR(out[t].shift.dy, truth.dy - ref.dy, 0.1) << t;
+    EXPECT_EQ(out[t].whitened, t >= 1 + settings.history) << t;
+  }
+}
+
 TEST(SequenceHardCases, ShiftsOfTwentyPixelsAreFoundWithTheDefaultSettings) {
   SyntheticSpec spec = test::accuracy_sky(24);
   spec.jitter = 20.0;

@@ -9,7 +9,7 @@
 // over the spread of the other lags' scores) says whether the frame matches the reference at all.
 //
 // Cost: one pass over the frame (fused with the projections on the GPU), then about
-// 0.3 × kCoarsePixels² multiply-adds. Every sum is taken in a fixed order (lanes, then pairs), so
+// 0.56 × kCoarsePixels² multiply-adds. Every sum is taken in a fixed order (lanes, then pairs), so
 // that the CPU and the GPU score every lag bit for bit alike and take the same decisions.
 #include "gausslab/core/sequence_maths.hpp"
 
