@@ -168,10 +168,9 @@ GAUSSLAB_HD double coarse_product_lane(const double* f, const double* r, int w, 
   const int ow = o.x1 - o.x0;
   int first = 0;  // the item number of the row's first pixel
   for (int y = o.y0; y < o.y1; ++y, first += ow) {
-    const double* fr = f + y * w;
-    const double* rr = r + (y - ly) * w - lx;
+    const int frame_row = y * w, reference_row = (y - ly) * w - lx;  // r's index of f's (x, y): x + reference_row
     for (int x = o.x0 + ((lane - first) & (kMismatchLanes - 1)); x < o.x1; x += kMismatchLanes)
-      s = add_rn(s, mul_rn(fr[x], rr[x]));
+      s = add_rn(s, mul_rn(f[frame_row + x], r[reference_row + x]));
   }
   return s;
 }
