@@ -116,7 +116,7 @@ def main():
             fh.write(b"\x89PNG\r\n\x1a\n not really")
         out = os.path.join(work, "bad_frame_out")
         c.expect("an unreadable frame is named and skipped", [bad, "--out-dir", out, *common], 1,
-                 words=[frames[9], "cannot read", "skipped"])
+                 words=[frames[9], "cannot be read", "not a valid PNG", "skipped"])
         s = read_csv(os.path.join(out, "shifts.csv"))
         w = np.load(os.path.join(out, "whitened.npy"))
         c.check("its shift is nan and the others are estimated",
