@@ -239,7 +239,7 @@ std::string solve_note(const SequenceSettings& settings, const std::vector<Seque
   volatile float sink = 0;  // keeps the loop from being optimised away
   for (int i = 0; i < reps; ++i) {
     shifts[i % settings.history].ex = u(rng);
-    seq::compute_weights(shifts, settings.history, settings.degree, settings.gamma, weights, scratch);
+    seq::compute_weights(shifts, settings.history, settings.degree, settings.gamma, 512, 512, weights, scratch);
     sink = sink + weights.c[0];
   }
   const double host_us = ms_between(start, Clock::now()) * 1000.0 / reps;
@@ -278,15 +278,18 @@ std::string solve_note(const SequenceSettings& settings, const std::vector<Seque
 
 std::string csv(const std::vector<SequenceBenchRow>& rows, double copy_gbs) {
   std::ostringstream s;
-  s << "width,height,history,degree,path,status,frames,frame_ms,frame_graph_ms,upload_ms,pipelined_ms,"
-       "host_submit_ms,most_frames_ahead,shifts_ms,coefficients_ms,whitening_ms,bytes_per_frame,gbs,percent_copy\n";
+  s << "width,height,history,degree,weights,path,status,frames,frame_ms,frame_graph_ms,upload_ms,pipelined_ms,"
+       "host_submit_ms,most_frames_ahead,shifts_ms,coefficients_ms,whitening_ms,target_removal_ms,bytes_per_frame,gbs,"
+       "percent_copy\n";
   for (const SequenceBenchRow& r : rows) {
     const double best = r.frame_graph_ms > 0 ? std::min(r.frame_ms, r.frame_graph_ms) : r.frame_ms;
     const double gbs = best > 0 ? r.bytes_per_frame / (best * 1e6) : 0;
-    s << r.width << ',' << r.height << ',' << r.history << ',' << r.degree << ',' << r.path << ",\"" << r.status
+    s << r.width << ',' << r.height << ',' << r.history << ',' << r.degree << ',' << r.weights << ',' << r.path << ",\""
+      << r.status
       << "\"," << r.frames << ',' << r.frame_ms << ',' << r.frame_graph_ms << ',' << r.upload_ms << ','
       << r.pipelined_ms << ',' << r.host_submit_ms << ',' << r.most_frames_ahead << ',' << stage(r, "shifts") << ','
-      << stage(r, "coefficients") << ',' << stage(r, "whitening") << ',' << r.bytes_per_frame << ',' << gbs << ','
+      << stage(r, "coefficients") << ',' << stage(r, "whitening") << ',' << stage(r, "target removal") << ','
+      << r.bytes_per_frame << ',' << gbs << ','
       << (copy_gbs > 0 && r.path == "gpu" ? 100.0 * gbs / copy_gbs : 0) << '\n';
   }
   return s.str();
@@ -315,13 +318,13 @@ std::string sequence_markdown(const std::vector<SequenceBenchRow>& rows, double 
                               const std::string& notes) {
   std::ostringstream s;
   s << "# gausslab-bench --sequence\n\n" << device << "\n\n";
-  s << "| frame | N | path | ms/frame | as a CUDA graph | GB/s | % copy | upload ms | pipelined ms/frame | "
-       "shifts ms | coefficients ms | whitening ms | host enqueue ms | frames ahead |\n";
-  s << "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  s << "| frame | N | weights | path | ms/frame | as a CUDA graph | GB/s | % copy | upload ms | pipelined ms/frame | "
+       "shifts ms | coefficients ms | whitening ms | target removal ms | host enqueue ms | frames ahead |\n";
+  s << "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const SequenceBenchRow& r : rows) {
-    s << "| " << r.width << "×" << r.height << " | " << r.history << " | " << r.path << " | ";
+    s << "| " << r.width << "×" << r.height << " | " << r.history << " | " << r.weights << " | " << r.path << " | ";
     if (r.status != "ok") {
-      s << r.status << " | | | | | | | | | | |\n";
+      s << r.status << " | | | | | | | | | | | |\n";
       continue;
     }
     const double best = r.frame_graph_ms > 0 ? std::min(r.frame_ms, r.frame_graph_ms) : r.frame_ms;
@@ -332,8 +335,8 @@ std::string sequence_markdown(const std::vector<SequenceBenchRow>& rows, double 
       << (gpu && copy_gbs > 0 ? format_number("%.0f %%", 100.0 * gbs / copy_gbs) : "–") << " | "
       << format_number("%.3g", r.upload_ms) << " | " << format_number("%.4g", r.pipelined_ms) << " | "
       << format_number("%.3g", stage(r, "shifts")) << " | " << format_number("%.3g", stage(r, "coefficients")) << " | "
-      << format_number("%.3g", stage(r, "whitening")) << " | "
-      << (gpu ? format_number("%.3g", r.host_submit_ms) : "–") << " | "
+      << format_number("%.3g", stage(r, "whitening")) << " | " << format_number("%.3g", stage(r, "target removal"))
+      << " | " << (gpu ? format_number("%.3g", r.host_submit_ms) : "–") << " | "
       << (gpu ? std::to_string(r.most_frames_ahead) : "–") << " |\n";
   }
   s << "\n" << notes << "\n";
@@ -375,36 +378,43 @@ int run_sequence_bench(const BenchOptions& options, int argc, const char* const*
     const int distinct = pixels > 4'000'000 ? 24 : 32;
     log << "gausslab-bench --sequence: " << w << "x" << h << ": rendering " << distinct << " frames of the synthetic sky\n";
     const BenchFrames input(w, h, distinct, gpu);
-    for (const std::string& path : options.sequence_backends) {
-      SequenceBenchRow row;
-      try {
-        if (path == "gpu") {
-          if (!gpu) {
-            row.path = "gpu";
-            row.status = "skipped: " + header.device.reason;
+    for (const std::string& path : options.sequence_backends)
+      for (const WeightMethod method : {WeightMethod::Polynomial, WeightMethod::Correlation}) {
+        SequenceSettings run = settings;
+        run.weights = method;
+        SequenceBenchRow row;
+        try {
+          if (path == "gpu") {
+            if (!gpu) {
+              row.path = "gpu";
+              row.status = "skipped: " + header.device.reason;
+            } else {
+              const int frames = options.quick ? 20 : (pixels > 4'000'000 ? 60 : 300);
+              std::vector<TimedFrame> timeline;
+              row = measure_gpu(input, w, h, run, frames, timeline);
+              if (method == WeightMethod::Polynomial)
+                timelines.emplace_back(std::to_string(w) + "x" + std::to_string(h), std::move(timeline));
+            }
           } else {
-            const int frames = options.quick ? 20 : (pixels > 4'000'000 ? 60 : 300);
-            std::vector<TimedFrame> timeline;
-            row = measure_gpu(input, w, h, settings, frames, timeline);
-            timelines.emplace_back(std::to_string(w) + "x" + std::to_string(h), std::move(timeline));
+            const int frames = options.quick ? 2 : (pixels > 4'000'000 ? 4 : 30);
+            row = measure_cpu(input, w, h, run, frames);
           }
-        } else {
-          const int frames = options.quick ? 2 : (pixels > 4'000'000 ? 4 : 30);
-          row = measure_cpu(input, w, h, settings, frames);
+        } catch (const std::exception& e) {
+          row.path = path;
+          row.status = std::string("failed: ") + e.what();
         }
-      } catch (const std::exception& e) {
-        row.path = path;
-        row.status = std::string("failed: ") + e.what();
+        row.width = w;
+        row.height = h;
+        row.history = settings.history;
+        row.degree = settings.degree;
+        row.weights = to_string(method);
+        row.bytes_per_frame = sequence_bytes_per_frame(w, h, settings.history);
+        log << "  " << path << ", " << row.weights << " weights: "
+            << (row.status == "ok" ? format_number("%.4g ms/frame", row.frame_ms) : row.status)
+            << (row.frame_graph_ms > 0 ? format_number(", %.4g ms/frame as a CUDA graph", row.frame_graph_ms) : "")
+            << "\n";
+        rows.push_back(std::move(row));
       }
-      row.width = w;
-      row.height = h;
-      row.history = settings.history;
-      row.degree = settings.degree;
-      row.bytes_per_frame = sequence_bytes_per_frame(w, h, settings.history);
-      log << "  " << path << ": " << (row.status == "ok" ? format_number("%.4g ms/frame", row.frame_ms) : row.status)
-          << (row.frame_graph_ms > 0 ? format_number(", %.4g ms/frame as a CUDA graph", row.frame_graph_ms) : "") << "\n";
-      rows.push_back(std::move(row));
-    }
   }
 
   std::ostringstream notes;
@@ -413,15 +423,22 @@ int run_sequence_bench(const BenchOptions& options, int argc, const char* const*
         << "- Frames: the synthetic sky (star field on a smooth background, jitter ±2 px, noise 0.5 %), " << "history N = "
         << settings.history << ", degree " << settings.degree << ", γ " << settings.gamma
         << ", no pre-filter; the timed frames follow a warm-up that fills the history.\n"
-        << "- ms/frame: everything after the upload (shift estimation, coefficients, whitening), median; GPU: CUDA "
-           "events around the frame's kernels launched one by one; \"as a CUDA graph\": the same as one graph launch "
-           "per frame. CPU: steady clock, OpenMP on " << header.openmp_threads << " threads.\n"
+        << "- ms/frame: everything after the upload (shift estimation with the coarse search over the whole "
+           "frame and the verdicts, coefficients, whitening, target removal), median; GPU: CUDA events around the "
+           "frame's kernels launched one by one; \"as a CUDA graph\": the same as one graph launch per frame. CPU: "
+           "steady clock, OpenMP on " << header.openmp_threads << " threads.\n"
+        << "- weights: polynomial (a polynomial in the shifts, one small solve) or correlation (the history's "
+           "correlation matrix over a sample of about a million pixels: one more read of the N + 1 frames on those "
+           "rows, and an N × N Cholesky solve in one block); both in the coefficients stage.\n"
+        << "- target removal: the residual's verdict (one block), the target cores (the frame and its whitened "
+           "values read once) and the replacement (the whitened frame read again); the sky's faint target stays "
+           "under the threshold, so this is the pass's cost, not a count of targets.\n"
         << "- stage columns: CUDA events around each stage (GPU), steady clock (CPU), medians; upload: pinned host "
            "memory to the device (CPU: a copy into the engine).\n"
         << "- pipelined ms/frame: wall time of the timed frames back to back, uploads included (graph run).\n"
         << "- GB/s: the bytes a frame must move at least — the whitening reads N + 1 frames and writes one, the "
-           "shift estimation reads the frame three times: (N + 5) × 4 × W × H — over the better of the two GPU "
-           "times; % copy against the device-to-device copy bandwidth of this run ("
+           "shift estimation reads the frame three times: (N + 5) × 4 × W × H (the target removal's and the "
+           "correlation's reads not counted) — over the better of the two GPU times; % copy against the device-to-device copy bandwidth of this run ("
         << format_number("%.1f GB/s", copy_gbs) << ", " << (copy_note.empty() ? "not measured" : copy_note) << ").\n"
         << "- host enqueue: host time to queue a frame's processing (graph run); frames ahead: the most frames queued "
            "and not yet finished right after an enqueue. A host that waited inside a frame would show 0 here; the "

@@ -1,7 +1,8 @@
 #pragma once
-// gausslab-bench --sequence: ms per frame of spatio-temporal whitening (shift estimation, weights,
-// whitening) on the GPU and the CPU, per stage, with GB/s and % of the copy bandwidth, and the
-// event timeline that shows the host never waits inside a frame.
+// gausslab-bench --sequence: ms per frame of spatio-temporal whitening (shift estimation, weights
+// — polynomial and from the correlation matrix —, whitening, target removal) on the GPU and the
+// CPU, per stage, with GB/s and % of the copy bandwidth, and the event timeline that shows the host
+// never waits inside a frame.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@ namespace gausslab {
 
 struct SequenceBenchRow {
   int width = 0, height = 0, history = 0, degree = 0;
+  std::string weights = "polynomial";  // the weighting method
   std::string path;              // "gpu" or "cpu"
   std::string status = "ok";     // "ok", "skipped: why", "failed: why"
   int frames = 0;                // timed frames

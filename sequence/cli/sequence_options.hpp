@@ -31,6 +31,7 @@ struct SequenceOptions {
   int max_frames = 0;  // 0: all
   Overwrite overwrite = Overwrite::Never;
   bool quiet = false;
+  bool strict = false;  // a frame that does not belong (or a scene cut) makes the exit status 1
 };
 
 // Throws UsageError naming the flag, the value and what is allowed.

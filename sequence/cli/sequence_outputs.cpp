@@ -40,6 +40,36 @@ std::string shifts_csv(const std::vector<ShiftRow>& rows) {
   return csv;
 }
 
+std::string frames_csv(const std::vector<FrameRow>& rows) {
+  std::string csv = "frame,name,verdict,segment,match,residual,residual_ratio,tail\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const FrameRow& r = rows[i];
+    std::string name = r.name;  // quoted when it holds a comma or a quote (RFC 4180)
+    if (name.find_first_of(",\"\n") != std::string::npos) {
+      std::string quoted = "\"";
+      for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+      name = quoted + "\"";
+    }
+    csv += std::to_string(i) + "," + name + ",";
+    if (!r.verdict) {
+      csv += (r.problem.empty() ? std::string("not read") : r.problem) + ",,,,,\n";
+      continue;
+    }
+    char numbers[160];
+    std::snprintf(numbers, sizeof(numbers), "%d,%.3f,%.6g,%.4f,%.6f", r.shift.segment + 1, r.shift.match,
+                  r.shift.residual, r.shift.residual_ratio, r.shift.tail);
+    csv += std::string(to_string(*r.verdict)) + "," + numbers + "\n";
+  }
+  return csv;
+}
+
+std::string list_of(const std::vector<std::string>& items) {
+  std::string list;
+  for (std::size_t i = 0; i < items.size() && i < 5; ++i) list += (i ? ", " : "") + items[i];
+  if (items.size() > 5) list += ", ... (" + std::to_string(items.size()) + " in all)";
+  return list;
+}
+
 std::string true_shifts_csv(const SyntheticSequence& sky, int frames) {
   std::string csv = "frame,dx,dy\n";
   for (int t = 0; t < frames; ++t) {

@@ -129,7 +129,7 @@ Processing choose_processing(const SequenceOptions& o) {
 }
 
 struct OutputPaths {
-  std::string shifts, whitened, true_shifts, track, frames_dir, previews_dir;
+  std::string shifts, frames, whitened, true_shifts, track, frames_dir, previews_dir;
 };
 
 std::string numbered(const std::string& dir, const char* stem, int index) {
@@ -163,6 +163,7 @@ OutputPaths prepare_outputs(const SequenceOptions& o, bool whitening, int total,
   const fs::path dir(o.out_dir);
   OutputPaths p;
   p.shifts = (dir / "shifts.csv").string();
+  p.frames = (dir / "frames.csv").string();
   p.whitened = (dir / "whitened.npy").string();
   p.true_shifts = (dir / "true_shifts.csv").string();
   p.track = (dir / "target_track.csv").string();
@@ -175,7 +176,7 @@ OutputPaths prepare_outputs(const SequenceOptions& o, bool whitening, int total,
     throw UsageError("--out-dir: cannot create the folder '" + o.out_dir + "'" +
                      (error ? ": " + error.message() : std::string(": a file has that name")));
   if (o.overwrite == Overwrite::Allowed) return p;
-  std::vector<std::string> planned = {p.shifts};
+  std::vector<std::string> planned = {p.shifts, p.frames};
   if (whitening) planned.push_back(p.whitened);
   if (o.synthetic) {
     planned.push_back(p.true_shifts);
@@ -204,6 +205,35 @@ struct Row {
   FrameOutcome outcome;
   ImageF32 raw;                // kept only for its preview
 };
+
+std::string shift_text(const seq::ShiftRecord& s) { return "(" + fixed(s.dx, 2) + ", " + fixed(s.dy, 2) + ") px"; }
+
+// Why a frame was left out, in words (the numbers and the option that sets the limit).
+std::string left_out_reason(const FrameOutcome& o, const SequenceSettings& settings) {
+  const seq::ShiftRecord& s = o.shift;
+  switch (o.verdict) {
+    case FrameVerdict::NoMatch:
+      if (s.flags & seq::kFlagNotConverged)
+        return "its shift search did not converge (the sub-pixel step moved by more than " +
+               fixed(seq::kMaxFineStep, 0) + " px: the integer offset was wrong)";
+      return "it does not match the reference (coarse match significance " + fixed(s.match, 1) + ", at least " +
+             fixed(settings.min_match, 1) + " needed: --min-match)" +
+             (s.flags & seq::kFlagCoarseEdge ? "; its best match is at the edge of the search (half the frame)" : "");
+    case FrameVerdict::Rejected:
+      if (s.flags & seq::kFlagResidualHigh)
+        return "its whitened residual is " + fixed(s.residual_ratio, 1) + " times the history's (at most " +
+               fixed(settings.max_residual, 1) + ": --max-residual)";
+      return fixed(100.0 * s.tail, 2) + " % of its whitened pixels lie beyond " + fixed(seq::kTailDeviations, 0) +
+             " robust deviations (the history's frames: " + fixed(100.0 * s.tail / std::max(s.residual_ratio, 1e-9f), 2) +
+             " %): a scene that is not the history's";
+    case FrameVerdict::Degenerate:
+      return "it has no 2D structure (u*w - v^2 = 0: a flat frame, or edges in one direction only)";
+    case FrameVerdict::LoneReference:
+      return "it became the reference, but no later frame matched it before the next scene cut";
+    default:
+      return "";
+  }
+}
 
 }  // namespace
 
@@ -248,6 +278,9 @@ int run_sequence(const SequenceOptions& o, std::ostream& log) {
   StageTimer timer(8, 100000);
   std::unique_ptr<NpyFrameWriter> npy;
   std::vector<ShiftRow> shifts(std::max(total, 0), ShiftRow{std::nan(""), std::nan("")});
+  std::vector<FrameRow> frame_rows(std::max(total, 0));
+  std::vector<std::string> left_names;
+  int cuts = 0, left = 0, unreadable = 0;
   std::deque<Row> rows;                 // input order, until written
   std::map<long long, Row*> by_engine;  // engine index → its row
   std::vector<double> decode_ms, write_ms;
@@ -262,21 +295,43 @@ int run_sequence(const SequenceOptions& o, std::ostream& log) {
       Row& row = rows.front();
       const auto start = Clock::now();
       const seq::ShiftRecord& s = row.outcome.shift;
-      const auto status_of = static_cast<seq::ShiftStatus>(s.status);
+      const FrameVerdict verdict = row.outcome.verdict;
+      const std::string label = frame_label(row.index, row.name);
       if (row.engine_index >= 0) {
-        if (status_of == seq::ShiftStatus::Estimated || status_of == seq::ShiftStatus::Reference)
-          shifts[row.index] = {s.dx, s.dy};
-        if (status_of == seq::ShiftStatus::Reference) reference_found = true;
-        if (status_of == seq::ShiftStatus::Reference && row.index != 0 && !o.quiet)
-          progress.message() << "gausslab-sequence: " << frame_label(row.index, row.name)
+        frame_rows[row.index] = {row.name, verdict, s, {}};
+        if (seq::shift_usable(s)) shifts[row.index] = {s.dx, s.dy};
+        if (verdict == FrameVerdict::Reference) reference_found = true;
+        if (verdict == FrameVerdict::Reference && row.index != 0 && !o.quiet)
+          progress.message() << "gausslab-sequence: " << label
                              << " is the reference (no earlier frame could be): shifts are relative to it\n";
-        if (status_of == seq::ShiftStatus::Degenerate)
-          progress.message() << "gausslab-sequence: " << frame_label(row.index, row.name)
-                             << " has no 2D structure (u*w - v^2 = 0: a flat frame, or edges in one direction only): "
-                             << (row.outcome.reference_candidate
-                                     ? "it cannot be the reference; the next frame is tried"
-                                     : "no shift (nan); its whitened frame is zero and it is left out of the history")
+        if (verdict == FrameVerdict::SegmentStart) {
+          reference_found = true;
+          ++cuts;
+          progress.message() << "gausslab-sequence: " << (o.strict ? "error: " : "") << "a scene cut at " << label
+                             << ": it does not match the reference, the next frame matches it; it is the reference of "
+                             << "segment " << s.segment + 1 << ", the shifts from it on are relative to it, and the "
+                             << "history starts again (its first " << o.settings.history << " frames are not whitened)\n";
+          if (o.strict) status = kSequenceExitFramesFailed;
+        }
+        if (left_out(verdict)) {
+          ++left;
+          left_names.push_back(label);
+          const bool first_try = verdict == FrameVerdict::Degenerate && row.outcome.reference_candidate;
+          progress.message() << "gausslab-sequence: " << (o.strict ? "error: " : "") << label << " is left out: "
+                             << left_out_reason(row.outcome, o.settings) << "; "
+                             << (first_try ? "it cannot be the reference, the next frame is tried"
+                                           : "no shift (nan), its whitened frame is zero, and no later frame uses it")
                              << "\n";
+          if (o.strict) status = kSequenceExitFramesFailed;
+        }
+        if (!left_out(verdict) && (s.flags & seq::kFlagCoarseEdge))
+          progress.message() << "gausslab-sequence: warning: " << label << ": its shift " << shift_text(s)
+                             << " is at the edge of the coarse search (half the frame each way): it may be larger\n";
+        if (!left_out(verdict) && (s.flags & seq::kFlagRefineEdge))
+          progress.message() << "gausslab-sequence: warning: " << label << ": its shift " << shift_text(s)
+                             << " is at the edge of the integer search around the coarse estimate (+-"
+                             << std::max(o.settings.search_radius, seq::coarse_geometry(width, height).factor)
+                             << " px): it may be wrong; a larger --search-radius searches wider\n";
       }
       const bool has_whitened = row.engine_index >= 0 && !row.outcome.whitened_frame.empty();
       if (npy) npy->append(has_whitened ? row.outcome.whitened_frame.data() : nullptr);
@@ -319,12 +374,16 @@ int run_sequence(const SequenceOptions& o, std::ostream& log) {
       progress.message() << "gausslab-sequence: " << frame_label(row.index, row.name) << " cannot be read: " << frame->error
                          << "; it is skipped (shift nan, whitened frame zero)\n";
       status = kSequenceExitFramesFailed;
+      frame_rows[row.index] = {row.name, std::nullopt, {}, "unreadable"};
+      ++unreadable;
       row.done = true;
     } else if (started && (frame->image.width() != width || frame->image.height() != height)) {
       progress.message() << "gausslab-sequence: " << frame_label(row.index, row.name) << " is " << frame->image.width()
                          << "x" << frame->image.height() << " but the sequence is " << width << "x" << height
                          << " (its first frame): it is skipped (shift nan, whitened frame zero)\n";
       status = kSequenceExitFramesFailed;
+      frame_rows[row.index] = {row.name, std::nullopt, {}, "other size"};
+      ++unreadable;
       row.done = true;
     } else {
       if (!started) {
@@ -373,11 +432,15 @@ int run_sequence(const SequenceOptions& o, std::ostream& log) {
     progress.message() << "gausslab-sequence: no frame could be read; nothing was written\n";
     return kSequenceExitFramesFailed;
   }
-  if (!reference_found)
-    progress.message() << "gausslab-sequence: no frame had the 2D structure a reference needs: every shift is nan\n";
+  if (!reference_found) {
+    progress.message() << "gausslab-sequence: no frame had the 2D structure a reference needs (all flat?): every "
+                          "shift is nan and no frame is whitened\n";
+    status = kSequenceExitFramesFailed;
+  }
 
   if (npy) npy->commit();
   write_staged(out.shifts, shifts_csv(shifts), o.overwrite);
+  write_staged(out.frames, frames_csv(frame_rows), o.overwrite);
   if (sky) {
     write_staged(out.true_shifts, true_shifts_csv(*sky, total), o.overwrite);
     write_staged(out.track, target_track_csv(*sky, total), o.overwrite);
@@ -387,8 +450,12 @@ int run_sequence(const SequenceOptions& o, std::ostream& log) {
     timer.flush();
     const double seconds = ms_since(run_start) / 1000.0;
     log << "gausslab-sequence: " << reached << " frames in " << fixed(seconds, 2) << " s ("
-        << fixed(reached / std::max(seconds, 1e-9), 1) << " frames/s); wrote " << out.shifts
+        << fixed(reached / std::max(seconds, 1e-9), 1) << " frames/s); wrote " << out.shifts << ", " << out.frames
         << (npy ? ", " + out.whitened : std::string()) << "\n";
+    log << "  " << reached - left - unreadable << " used, " << left << " left out (did not belong"
+        << (left_names.empty() ? std::string() : ": " + list_of(left_names)) << "), " << unreadable
+        << " unreadable or of another size, " << cuts << " scene cut" << (cuts == 1 ? "" : "s")
+        << " (the history started again)" << "\n";
     log << "  stage            median ms/frame\n";
     log << "  read             " << fixed(median(decode_ms), 3) << "\n";
     for (const StageTiming& stage : timer.stages())

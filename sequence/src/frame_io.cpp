@@ -1,17 +1,13 @@
-// Grey frames through libpng directly: the image loader gives 8 bits per channel, and a 16-bit
-// camera frame must keep its 16 bits. Other formats go through the loader.
+// Frames through core's codecs (image_io.hpp): every check core makes on a file (its type from the
+// first bytes, the declared size against the data, the memory budget, palette indices) holds for
+// frames too, and a frame keeps the file's depth. Here only the reduction to one grey channel.
 #include "gausslab/sequence/frame_io.hpp"
 
-#include <png.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <csetjmp>
-#include <cstdio>
-#include <cstring>
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
-#include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/host_image.hpp"
 
 namespace gausslab {
 
@@ -19,158 +15,66 @@ namespace {
 
 std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 
-std::string lower_extension(const std::string& path) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
-  std::string ext = path.substr(dot);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext;
-}
-
-// Everything the decoder changes lives here, outside the function that calls setjmp, so that
-// nothing it reads after a longjmp was modified in its own frame.
-struct PngState {
-  std::string error;
-  std::vector<unsigned char> bytes;
-  std::vector<png_bytep> rows;
-  png_uint_32 width = 0, height = 0;
-  int channels = 0, depth = 0;
-};
-
-void on_png_error(png_structp png, png_const_charp message) {
-  static_cast<PngState*>(png_get_error_ptr(png))->error = message ? message : "libpng error";
-  png_longjmp(png, 1);
-}
-void on_png_warning(png_structp, png_const_charp) {}
-
-bool decode_png(std::FILE* file, PngState& state) {
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &state, on_png_error, on_png_warning);
-  if (!png) {
-    state.error = "out of memory";
-    return false;
+// The divisor that takes the file's samples to the frame's scale: integers to [0, 1] by their
+// full range (a PNM's maxval where it declares one), floats as they are.
+float sample_scale(const LoadedImage& loaded) {
+  switch (sample_type(loaded.image.format())) {
+    case SampleType::U8: return 255.0f;
+    case SampleType::U16: return loaded.maxval > 0 ? static_cast<float>(loaded.maxval) : 65535.0f;
+    default: return 1.0f;
   }
-  png_infop info = png_create_info_struct(png);
-  if (!info || setjmp(png_jmpbuf(png))) {
-    if (state.error.empty()) state.error = "out of memory";
-    png_destroy_read_struct(&png, info ? &info : nullptr, nullptr);
-    return false;
-  }
-  png_init_io(png, file);
-  png_read_info(png, info);
-  const int color_type = png_get_color_type(png, info);
-  if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-  if (color_type == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);
-  png_set_strip_alpha(png);
-  png_set_interlace_handling(png);
-  png_read_update_info(png, info);
-  state.width = png_get_image_width(png, info);
-  state.height = png_get_image_height(png, info);
-  state.channels = png_get_channels(png, info);
-  state.depth = png_get_bit_depth(png, info);
-  if (static_cast<long long>(state.width) * state.height > kMaxPixels) png_error(png, "the image is too large");
-  const std::size_t row_bytes = png_get_rowbytes(png, info);
-  state.bytes.resize(row_bytes * state.height);
-  state.rows.resize(state.height);
-  for (png_uint_32 y = 0; y < state.height; ++y) state.rows[y] = state.bytes.data() + y * row_bytes;
-  png_read_image(png, state.rows.data());
-  png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
-  return true;
 }
 
-ImageF32 load_png_grey(const std::string& path) {
-  // Read like every image file (a regular file only, never blocking, bounded), then decoded from memory.
-  std::vector<unsigned char> bytes = read_image_bytes(path);
-  std::FILE* file = ::fmemopen(bytes.data(), bytes.size(), "rb");
-  if (!file) throw ImageLoadError("cannot read " + in_quotes(path) + ": " + std::strerror(errno));
-  PngState state;
-  const bool ok = decode_png(file, state);
-  std::fclose(file);
-  if (!ok)
-    throw ImageLoadError("cannot read " + in_quotes(path) + " as PNG (" + state.error +
-                         "): the file is damaged or not a PNG image");
-  if (state.width == 0 || state.height == 0) throw ImageLoadError(in_quotes(path) + " has no pixels");
-  if (state.depth != 8 && state.depth != 16)
-    throw ImageLoadError(in_quotes(path) + ": unsupported PNG sample depth " + std::to_string(state.depth));
-  ImageF32 grey(static_cast<int>(state.width), static_cast<int>(state.height));
-  const bool wide = state.depth == 16;
-  const float scale = wide ? 65535.0f : 255.0f;
-  for (png_uint_32 y = 0; y < state.height; ++y) {
-    const unsigned char* row = state.rows[y];
-    for (png_uint_32 x = 0; x < state.width; ++x) {
-      float v[3];
-      for (int c = 0; c < std::min(state.channels, 3); ++c) {
-        const std::size_t i = (static_cast<std::size_t>(x) * state.channels + c) * (wide ? 2 : 1);
-        v[c] = wide ? static_cast<float>((row[i] << 8) | row[i + 1]) : static_cast<float>(row[i]);
-      }
-      grey.at(static_cast<int>(x), static_cast<int>(y)) =
-          state.channels >= 3 ? (0.2126f * v[0] + 0.7152f * v[1] + 0.0722f * v[2]) / scale : v[0] / scale;
+// One grey channel of the file's samples, refused where a sample is not finite.
+ImageF32 grey_frame(const LoadedImage& loaded, const std::string& path) {
+  const HostImage& image = loaded.image;
+  const int width = image.width(), height = image.height();
+  const int channels = image.channels();
+  const bool colour = channels >= 3;  // grey + alpha and RGBA: the alpha is not light, dropped
+  const float scale = sample_scale(loaded);
+  ImageF32 grey(width, height);
+  std::vector<float> row(static_cast<std::size_t>(width) * channels);
+  std::size_t non_finite = 0;
+  int first_x = -1, first_y = -1;
+  for (int y = 0; y < height; ++y) {
+    load_row_samples(image.view(), y, row.data());
+    float* out = grey.data() + static_cast<std::size_t>(y) * width;
+    for (int x = 0; x < width; ++x) {
+      const float* p = row.data() + static_cast<std::size_t>(x) * channels;
+      // The same arithmetic as the reader before it (and to_grey_f32): identical frames, identical shifts.
+      const float v = colour ? (0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2]) / scale : p[0] / scale;
+      if (!std::isfinite(v) && non_finite++ == 0) first_x = x, first_y = y;
+      out[x] = v;
     }
   }
+  if (non_finite > 0)
+    throw ImageLoadError(in_quotes(path) + " has " + std::to_string(non_finite) +
+                         " samples that are not finite (NaN or infinity; the first at x " + std::to_string(first_x) +
+                         ", y " + std::to_string(first_y) +
+                         "): shifts and whitening need a value at every pixel; replace them (a FITS frame's "
+                         "BLANK pixels, a float file's holes) with finite values first");
   return grey;
-}
-
-struct PngWriteState {
-  std::string error;
-  std::vector<unsigned char> encoded;
-  std::vector<unsigned char> samples;
-  std::vector<png_bytep> rows;
-};
-
-void append_png_bytes(png_structp png, png_bytep data, png_size_t size) {
-  auto* state = static_cast<PngWriteState*>(png_get_io_ptr(png));
-  state->encoded.insert(state->encoded.end(), data, data + size);
-}
-void flush_png(png_structp) {}
-void on_png_write_error(png_structp png, png_const_charp message) {
-  static_cast<PngWriteState*>(png_get_error_ptr(png))->error = message ? message : "libpng error";
-  png_longjmp(png, 1);
-}
-
-bool encode_png16(int width, int height, PngWriteState& state) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &state, on_png_write_error, on_png_warning);
-  if (!png) return false;
-  png_infop info = png_create_info_struct(png);
-  if (!info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, info ? &info : nullptr);
-    return false;
-  }
-  png_set_write_fn(png, &state, append_png_bytes, flush_png);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 16, PNG_COLOR_TYPE_GRAY,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_set_compression_level(png, 3);
-  png_write_info(png, info);
-  png_write_image(png, state.rows.data());
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
-  return true;
 }
 
 }  // namespace
 
-ImageF32 load_grey_frame(const std::string& path) {
-  if (lower_extension(path) == ".png") return load_png_grey(path);
-  return to_grey_f32(load_image_rgba8(path).image);
-}
+ImageF32 load_grey_frame(const std::string& path) { return grey_frame(load_image(path), path); }
 
 void save_grey_png16(const std::string& path, const ImageF32& image, Overwrite overwrite) {
-  PngWriteState state;
-  const int w = image.width(), h = image.height();
-  state.samples.resize(static_cast<std::size_t>(w) * h * 2);
-  state.rows.resize(h);
-  for (int y = 0; y < h; ++y) {
-    unsigned char* row = state.samples.data() + static_cast<std::size_t>(y) * w * 2;
-    state.rows[y] = row;
-    for (int x = 0; x < w; ++x) {
-      const float v = std::clamp(image.at(x, y), 0.0f, 1.0f);
-      const auto level = static_cast<unsigned>(v * 65535.0f + 0.5f);
-      row[2 * x] = static_cast<unsigned char>(level >> 8);
-      row[2 * x + 1] = static_cast<unsigned char>(level & 0xFF);
+  // Clamped to [0, 1] and rounded to the nearest of 65535 levels (half up), written by core's PNG writer.
+  HostImage levels(image.width(), image.height(), PixelFormat::Grey16);
+  for (int y = 0; y < image.height(); ++y) {
+    const float* in = image.data() + static_cast<std::size_t>(y) * image.width();
+    std::uint16_t* out = levels.row<std::uint16_t>(y);
+    for (int x = 0; x < image.width(); ++x) {
+      const float v = std::isnan(in[x]) ? 0.0f : std::fmin(std::fmax(in[x], 0.0f), 1.0f);
+      out[x] = static_cast<std::uint16_t>(v * 65535.0f + 0.5f);
     }
   }
-  if (!encode_png16(w, h, state)) throw ImageSaveError("could not encode " + in_quotes(path) + ": " + state.error);
-  write_staged(path, std::string(state.encoded.begin(), state.encoded.end()), overwrite);
+  SaveOptions options;
+  options.format = ImageFormat::Png;
+  options.overwrite = overwrite;
+  save_image(path, levels.view(), options);
 }
 
 // ---- staged output -------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "gausslab/core/image_io.hpp"
 #include "gausslab/sequence/frame_io.hpp"
 
 namespace gausslab {
@@ -113,8 +114,10 @@ bool natural_less(std::string_view a, std::string_view b) {
 }
 
 bool is_frame_file_name(const std::string& path) {
-  return one_of(lower_extension(path), {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".pgm", ".ppm", ".pnm", ".gif",
-                                        ".psd", ".hdr", ".pic", ".tif", ".tiff"});
+  // Core's formats (those it writes, and GIF and PBM), and those it refuses with a reason, so that
+  // a frame of one is named with that reason rather than passed over.
+  return image_format_from_path(path).has_value() ||
+         one_of(lower_extension(path), {".gif", ".pbm", ".psd", ".hdr", ".pic"});
 }
 
 bool is_video_file_name(const std::string& path) {
@@ -137,8 +140,8 @@ std::unique_ptr<FrameSource> open_frame_folder(const std::string& folder) {
   std::sort(frames.begin(), frames.end(), natural_less);
   std::sort(ignored.begin(), ignored.end(), natural_less);
   if (frames.empty())
-    throw SequenceInputError("the folder " + in_quotes(folder) + " holds no frames (image files such as .png, .jpg, "
-                             ".bmp, .tif)" +
+    throw SequenceInputError("the folder " + in_quotes(folder) + " holds no frames (image files such as .png, .tif, "
+                             ".fits, .exr, .jpg)" +
                              (ignored.empty() ? std::string() : ", only " + std::to_string(ignored.size()) + " other files"));
   std::vector<std::string> notes;
   if (!ignored.empty()) {

@@ -12,6 +12,20 @@ namespace fs = std::filesystem;
 
 namespace {
 std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
+
+// Only folders and regular files are opened: a named pipe, a device or a socket would block the
+// reader (or never end), so it is refused before anything opens it.
+void require_folder_or_file(const std::string& input) {
+  std::error_code error;
+  const fs::file_status st = fs::status(input, error);
+  if (fs::is_directory(st) || fs::is_regular_file(st)) return;
+  const char* what = fs::is_fifo(st) ? "a named pipe (FIFO)"
+                     : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+                     : fs::is_socket(st) ? "a socket"
+                                         : "not a regular file";
+  throw SequenceInputError(in_quotes(input) + " is " + what +
+                           ", not a folder of frames, a frame file or a video file: give one of those");
+}
 }  // namespace
 
 std::unique_ptr<FrameSource> open_sequence_input(const std::vector<std::string>& inputs) {
@@ -19,6 +33,7 @@ std::unique_ptr<FrameSource> open_sequence_input(const std::vector<std::string>&
   for (const std::string& input : inputs) {
     std::error_code error;
     if (!fs::exists(input, error)) throw SequenceInputError(in_quotes(input) + " does not exist");
+    require_folder_or_file(input);
   }
   if (inputs.size() == 1) {
     const std::string& input = inputs[0];

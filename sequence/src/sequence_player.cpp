@@ -1,6 +1,7 @@
 #include "gausslab/sequence/sequence_player.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -12,9 +13,8 @@
 namespace gausslab {
 
 bool operator==(const PlayerSettings& a, const PlayerSettings& b) {
-  return a.settings.history == b.settings.history && a.settings.degree == b.settings.degree &&
-         a.settings.gamma == b.settings.gamma && a.settings.search_radius == b.settings.search_radius &&
-         a.prefilter_id == b.prefilter_id && (a.prefilter_id.empty() || a.prefilter_params == b.prefilter_params);
+  return a.settings == b.settings && a.prefilter_id == b.prefilter_id &&
+         (a.prefilter_id.empty() || a.prefilter_params == b.prefilter_params);
 }
 
 std::unique_ptr<FrameSource> open_player_input(const std::string& input, const SyntheticSpec& sky) {
@@ -36,6 +36,7 @@ SequenceSetup setup_for(int width, int height, const PlayerSettings& settings, M
   setup.prefilter = prefilter;
   setup.prefilter_params = settings.prefilter_params;
   setup.whitened_to_host = false;
+  setup.keep_views = true;  // A shows the frame as read, not as the history keeps it (targets replaced)
   return setup;
 }
 
@@ -228,8 +229,28 @@ void SequencePlayer::collect(bool wait) {
       dx_[input] = known ? static_cast<float>(o->shift.dx) : std::numeric_limits<float>::quiet_NaN();
       dy_[input] = known ? static_cast<float>(o->shift.dy) : std::numeric_limits<float>::quiet_NaN();
     }
-    if (status == seq::ShiftStatus::Degenerate)
-      status_ = "frame " + std::to_string(input) + " has no 2D structure (u*w - v^2 = 0): no shift, not whitened";
+    const std::string label = "frame " + std::to_string(input);
+    switch (o->verdict) {
+      case FrameVerdict::Degenerate:
+        status_ = label + " has no 2D structure (u*w - v^2 = 0): no shift, not whitened";
+        break;
+      case FrameVerdict::NoMatch:
+        char text[96];
+        std::snprintf(text, sizeof(text), " does not match the reference (significance %.1f): left out", o->shift.match);
+        status_ = label + text;
+        break;
+      case FrameVerdict::Rejected:
+        status_ = label + "'s residual is far above the history's: left out";
+        break;
+      case FrameVerdict::LoneReference:
+        status_ = label + " was the reference, but no frame matched it: left out";
+        break;
+      case FrameVerdict::SegmentStart:
+        status_ = "a scene cut at " + label + ": the history starts again from it";
+        break;
+      default:
+        break;
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """gausslab-bench --sequence, tiny and quick: the three result files appear, the table has a row per
-size and path (the GPU row says why it is skipped where there is no device), the CSV parses, and a
-second run refuses to replace the results without --overwrite.
+size, path and weighting method (the GPU rows say why they are skipped where there is no device),
+the CSV parses, and a second run refuses to replace the results without --overwrite.
 
 usage: check_bench_sequence.py --bench PATH/gausslab-bench
 """
@@ -31,8 +31,9 @@ def main():
             if not os.path.exists(os.path.join(out, name)):
                 failures.append(f"{name} is missing")
         rows = list(csv.DictReader(open(os.path.join(out, "sequence.csv")))) if not failures else []
-        paths = sorted((r["width"], r["height"], r["path"]) for r in rows)
-        expected = sorted([("64", "48", "gpu"), ("64", "48", "cpu"), ("40", "40", "gpu"), ("40", "40", "cpu")])
+        paths = sorted((r["width"], r["height"], r["path"], r["weights"]) for r in rows)
+        expected = sorted((w, h, p, m) for w, h in (("64", "48"), ("40", "40")) for p in ("gpu", "cpu")
+                          for m in ("polynomial", "correlation"))
         if paths != expected:
             failures.append(f"rows {paths}, expected {expected}")
         for r in rows:
@@ -41,7 +42,7 @@ def main():
             if r["path"] == "gpu" and r["status"] != "ok" and not r["status"].startswith("skipped"):
                 failures.append(f"the GPU row failed: {r['status']}")
         markdown = open(os.path.join(out, "sequence.md")).read() if os.path.exists(os.path.join(out, "sequence.md")) else ""
-        for word in ("ms/frame", "as a CUDA graph", "% copy", "coefficients"):
+        for word in ("ms/frame", "as a CUDA graph", "% copy", "coefficients", "target removal", "correlation"):
             if word not in markdown:
                 failures.append(f"sequence.md does not mention {word!r}")
         again = subprocess.run(command, capture_output=True, text=True, timeout=600)

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """gausslab-sequence end to end (CPU backend): the synthetic sky with its truth files, the same
-frames as a folder of 16-bit PNGs and as a video, and every bad input the issue names. Each bad
-case must give a clear message naming the problem, the documented exit status, no crash, and no
-partial or replaced file.
+frames as a folder of 16-bit PNGs and as a video, every bad input the issues name, and the frames
+that do not belong (a flat frame, all flat frames, a garbage frame, a scene cut; --strict). Each
+bad case must give a clear message naming the problem, the documented exit status, no crash, and
+no partial or replaced file.
 
 usage: check_sequence_cli.py --sequence PATH/gausslab-sequence [--video-writer PATH/gausslab_write_test_video]
 Exit status 0 when every case behaves, 1 otherwise. Needs NumPy.
@@ -27,6 +28,16 @@ HISTORY = 6
 
 def read_csv(path):
     return np.genfromtxt(path, delimiter=",", names=True)
+
+
+def read_csv_text(path):
+    import csv
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def rstd(a):
+    return 1.4826 * np.median(np.abs(a - np.median(a)))
 
 
 def digest(folder):
@@ -67,6 +78,13 @@ def main():
                 w.dtype == np.float32 and w.shape == (FRAMES, SIZE[1], SIZE[0]))
         c.check("frames before the history is full are zero", not np.any(w[:HISTORY]))
         c.check("frames after it are whitened", all(np.any(w[t]) for t in range(HISTORY, FRAMES)))
+        deviation = float(np.median([rstd(w[t]) for t in range(HISTORY, FRAMES)]))
+        c.check(f"whitened.npy is in fractions of full scale (robust deviation {deviation:.2e}, the sky's noise 1e-3)",
+                0.0008 < deviation < 0.0015)
+        frames_csv = read_csv_text(os.path.join(syn, "frames.csv"))
+        c.check("frames.csv has a row per frame, the first the reference, the others used",
+                len(frames_csv) == FRAMES and frames_csv[0]["verdict"] == "reference" and
+                all(r["verdict"] == "used" and r["segment"] == "1" for r in frames_csv[1:]))
         track = read_csv(os.path.join(syn, "target_track.csv"))
         c.check("target_track.csv has a row per frame", len(track) == FRAMES and "inside" in track.dtype.names)
         frames = sorted(os.listdir(os.path.join(syn, "frames")))
@@ -98,7 +116,7 @@ def main():
             fh.write(b"\x89PNG\r\n\x1a\n not really")
         out = os.path.join(work, "bad_frame_out")
         c.expect("an unreadable frame is named and skipped", [bad, "--out-dir", out, *common], 1,
-                 words=[frames[9], "cannot read", "skipped"])
+                 words=[frames[9], "cannot be read", "not a valid PNG", "skipped"])
         s = read_csv(os.path.join(out, "shifts.csv"))
         w = np.load(os.path.join(out, "whitened.npy"))
         c.check("its shift is nan and the others are estimated",
@@ -134,6 +152,51 @@ def main():
         c.expect("a flat frame is named; the run goes on", [flat, "--out-dir", out, *common], 0,
                  words=[frames[7], "no 2D structure"])
         c.check("its shift is nan", np.isnan(read_csv(os.path.join(out, "shifts.csv"))["dx"][7]))
+        c.check("frames.csv calls it flat", read_csv_text(os.path.join(out, "frames.csv"))[7]["verdict"] == "flat")
+
+        # Only flat frames: nothing can be the reference: exit 1 (as --help says), every shift nan.
+        all_flat = os.path.join(work, "all_flat")
+        os.makedirs(all_flat)
+        for i in range(HISTORY + 2):
+            write_png8(os.path.join(all_flat, f"flat_{i:02d}.png"), np.full((SIZE[1], SIZE[0]), 90, dtype=np.uint8))
+        out = os.path.join(work, "all_flat_out")
+        c.expect("only flat frames", [all_flat, "--out-dir", out, *common], 1, words=["no frame had the 2D structure"])
+        c.check("every shift is nan", np.all(np.isnan(read_csv(os.path.join(out, "shifts.csv"))["dx"])))
+
+        # A readable garbage frame (noise): named and left out; the run succeeds unless --strict.
+        garbage = os.path.join(work, "garbage")
+        shutil.copytree(folder, garbage)
+        noise = np.random.default_rng(1).integers(0, 256, (SIZE[1], SIZE[0]), dtype=np.uint8)
+        write_png8(os.path.join(garbage, frames[10]), noise)
+        out = os.path.join(work, "garbage_out")
+        c.expect("a garbage frame is named and left out", [garbage, "--out-dir", out, *common], 0,
+                 words=[frames[10], "left out", "does not match the reference", "1 left out"])
+        c.check("its shift is nan, its whitened frame zero",
+                np.isnan(read_csv(os.path.join(out, "shifts.csv"))["dx"][10]) and
+                not np.any(np.load(os.path.join(out, "whitened.npy"))[10]))
+        c.expect("--strict makes it an error", [garbage, "--out-dir", out, "--overwrite", "--strict", *common], 1,
+                 words=["error:", frames[10]])
+
+        # A scene cut: another sky from frame 8 on; a new segment, the history starts again.
+        other = os.path.join(work, "other_sky")
+        c.expect("another sky", ["--synthetic", "--size", size, "--frames", str(FRAMES), "--seed", "99",
+                                 "--save-frames", "--out-dir", other, *common], 0)
+        cut = os.path.join(work, "cut")
+        shutil.copytree(folder, cut)
+        for i in range(8, FRAMES):
+            shutil.copy(os.path.join(other, "frames", frames[i - 8]), os.path.join(cut, frames[i]))
+        out = os.path.join(work, "cut_out")
+        c.expect("a scene cut is named and counted", [cut, "--out-dir", out, *common], 0,
+                 words=["scene cut at frame 8", frames[8], "1 scene cut"])
+        rows = read_csv_text(os.path.join(out, "frames.csv"))
+        c.check("frames.csv: frame 8 starts segment 2, the later frames are used in it",
+                rows[8]["verdict"] == "scene-cut" and rows[8]["segment"] == "2" and
+                all(r["verdict"] == "used" and r["segment"] == "2" for r in rows[9:]))
+        w = np.load(os.path.join(out, "whitened.npy"))
+        c.check("the history fills again: frames 8..13 zero, later ones whitened",
+                not np.any(w[8:8 + HISTORY]) and all(np.any(w[t]) for t in range(8 + HISTORY, FRAMES)))
+        c.expect("--strict makes a cut an error", [cut, "--out-dir", out, "--overwrite", "--strict", *common], 1,
+                 words=["error:", "scene cut"])
 
         # Inputs that are no sequence at all: exit 2, nothing written.
         out = os.path.join(work, "none")
@@ -144,7 +207,14 @@ def main():
         c.expect("a folder without frames", [empty, "--out-dir", out, *common], 2, words=["no frames"])
         c.expect("an unknown pre-filter", [folder, "--out-dir", out, "--method", "nope", "--sigma", "1", *common], 2,
                  words=["unknown method"])
+        fifo = os.path.join(work, "pipe")
+        os.mkfifo(fifo)
+        c.expect("a named pipe is refused at once (never opened)", [fifo, "--out-dir", out, *common], 2,
+                 words=["named pipe"], timeout=20)
         c.check("nothing was written for the refused runs", not os.path.exists(os.path.join(out, "shifts.csv")))
+        usage = subprocess.run([args.sequence, "--help"], capture_output=True, text=True).stdout
+        c.check("--help says the units of the outputs",
+                all(w in usage for w in ("in px", "fractions of full scale", "frames.csv", "--strict", "--weights")))
 
         # A CPU pre-filter through the Method interface.
         out = os.path.join(work, "prefiltered")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 
 namespace gausslab::test {
@@ -69,6 +70,49 @@ double robust_deviation(const ImageF32& image, int margin) {
   const double m = median(v);
   for (double& x : v) x = std::fabs(x - m);
   return 1.4826 * median(v);
+}
+
+std::vector<ImageF32> frames_of(const SyntheticSequence& sky) {
+  std::vector<ImageF32> frames;
+  for (int t = 0; t < sky.spec().frames; ++t) frames.push_back(sky.frame(t));
+  return frames;
+}
+
+ImageF32 garbage_frame(int width, int height, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  ImageF32 frame(width, height);
+  for (std::size_t i = 0; i < frame.pixel_count(); ++i) frame.data()[i] = u(rng);
+  return frame;
+}
+
+void add_noise(ImageF32& frame, double sigma, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n(0.0, sigma);
+  for (std::size_t i = 0; i < frame.pixel_count(); ++i) frame.data()[i] += static_cast<float>(n(rng));
+}
+
+double lowest_near(const ImageF32& image, double x, double y) {
+  const int cx = static_cast<int>(std::lround(x)), cy = static_cast<int>(std::lround(y));
+  double lowest = 1e300;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int px = std::clamp(cx + dx, 0, image.width() - 1), py = std::clamp(cy + dy, 0, image.height() - 1);
+      lowest = std::min(lowest, static_cast<double>(image.at(px, py)));
+    }
+  return lowest;
+}
+
+double psf_amplitude(const ImageF32& image, double x, double y, double sigma) {
+  const int cx = static_cast<int>(std::lround(x)), cy = static_cast<int>(std::lround(y));
+  double fit = 0.0, norm = 0.0;
+  for (int py = std::max(cy - 4, 0); py <= std::min(cy + 4, image.height() - 1); ++py)
+    for (int px = std::max(cx - 4, 0); px <= std::min(cx + 4, image.width() - 1); ++px) {
+      const double g = std::exp(-((px - x) * (px - x) + (py - y) * (py - y)) / (2 * sigma * sigma));
+      fit += g * image.at(px, py);
+      norm += g * g;
+    }
+  return norm > 0 ? fit / norm : 0.0;
 }
 
 double peak_near(const ImageF32& image, double x, double y) {

@@ -37,6 +37,20 @@ TEST(SequenceCli, TheIssuesCommandLineParses) {
   EXPECT_DOUBLE_EQ(o.params.sigma, 1.5);
 }
 
+TEST(SequenceCli, TheHardCasesOptionsParse) {
+  const SequenceOptions o = parse({"in", "--out-dir", "o", "--weights", "correlation", "--min-match", "6",
+                                   "--max-residual", "4", "--target-threshold", "0", "--strict"});
+  EXPECT_EQ(o.settings.weights, WeightMethod::Correlation);
+  EXPECT_DOUBLE_EQ(o.settings.min_match, 6.0);
+  EXPECT_DOUBLE_EQ(o.settings.max_residual, 4.0);
+  EXPECT_DOUBLE_EQ(o.settings.target_threshold, 0.0);
+  EXPECT_TRUE(o.strict);
+  const SequenceOptions d = parse({"in", "--out-dir", "o"});
+  EXPECT_EQ(d.settings.weights, WeightMethod::Polynomial);
+  EXPECT_FALSE(d.strict);
+  EXPECT_GT(d.settings.target_threshold, 0.0);  // targets are removed unless asked not to
+}
+
 TEST(SequenceCli, SyntheticOptionsDescribeTheSky) {
   const SequenceOptions o = parse({"--synthetic", "--out-dir", "o", "--frames", "30", "--size", "96x64", "--seed",
                                    "5", "--noise", "0.01", "--jitter", "1.5", "--target-brightness", "6"});
@@ -64,6 +78,32 @@ TEST(SequenceCli, BadCommandLinesNameTheProblem) {
   EXPECT_NE(usage_error({"--synthetic", "--out-dir", "o", "--jitter", "40"}).find("jitter"), std::string::npos);
   EXPECT_NE(usage_error({"in", "--out-dir", "o", "--backend", "tpu"}).find("--backend"), std::string::npos);
   EXPECT_NE(usage_error({"in", "--out-dir", "o", "--bogus"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(usage_error({"in", "--out-dir", "o", "--weights", "pca"}).find("--weights"), std::string::npos);
+  EXPECT_NE(usage_error({"in", "--out-dir", "o", "--min-match", "-1"}).find("--min-match"), std::string::npos);
+  EXPECT_NE(usage_error({"in", "--out-dir", "o", "--max-residual", "0.5"}).find("--max-residual"), std::string::npos);
+  EXPECT_NE(usage_error({"in", "--out-dir", "o", "--target-threshold", "1"}).find("--target-threshold"),
+            std::string::npos);
+}
+
+TEST(SequenceCli, FramesCsvSaysWhatBecameOfEachFrame) {
+  seq::ShiftRecord used;
+  used.segment = 0;
+  used.match = 15.5f;
+  used.residual = 0.0011f;
+  used.residual_ratio = 1.02f;
+  used.tail = 0.001f;
+  seq::ShiftRecord cut = used;
+  cut.segment = 1;
+  const std::string csv = frames_csv({{"a.png", FrameVerdict::Reference, used, {}},
+                                      {"b,1.png", FrameVerdict::Used, used, {}},
+                                      {"c.png", std::nullopt, {}, "unreadable"},
+                                      {"d.png", FrameVerdict::SegmentStart, cut, {}}});
+  EXPECT_EQ(csv,
+            "frame,name,verdict,segment,match,residual,residual_ratio,tail\n"
+            "0,a.png,reference,1,15.500,0.0011,1.0200,0.001000\n"
+            "1,\"b,1.png\",used,1,15.500,0.0011,1.0200,0.001000\n"
+            "2,c.png,unreadable,,,,,\n"
+            "3,d.png,scene-cut,2,15.500,0.0011,1.0200,0.001000\n");
 }
 
 TEST(SequenceCli, ShiftsCsvHasOneRowPerFrameAndNanWhereUnknown) {

@@ -1,5 +1,5 @@
-// Sequence inputs and outputs: 16-bit PNG frames keep their 16 bits, folders come in natural
-// order, the .npy header is what NumPy reads, and nothing is ever half-written or overwritten.
+// Sequence inputs and outputs (frames of every type: test_sequence_frame_files.cpp): folders come
+// in natural order, the .npy header is what NumPy reads, and nothing is ever half-written or overwritten.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -28,21 +28,6 @@ bool no_temporary_files(const fs::path& folder) {
   for (const auto& e : fs::directory_iterator(folder))
     if (e.path().filename().string().find(".tmp-") != std::string::npos) return false;
   return true;
-}
-
-TEST(SequenceIo, SixteenBitPngFramesKeepTheirSixteenBits) {
-  test::ScratchFolder scratch;
-  ImageF32 image(5, 3);
-  for (int y = 0; y < 3; ++y)
-    for (int x = 0; x < 5; ++x) image.at(x, y) = static_cast<float>(1000 + 7 * x + 1000 * y) / 65535.0f;
-  const std::string path = scratch.file("f.png");
-  save_grey_png16(path, image, Overwrite::Never);
-  const ImageF32 back = load_grey_frame(path);
-  ASSERT_EQ(back.width(), 5);
-  ASSERT_EQ(back.height(), 3);
-  for (int y = 0; y < 3; ++y)
-    for (int x = 0; x < 5; ++x)  // levels 7 apart survive: 8 bits would merge them
-      EXPECT_FLOAT_EQ(back.at(x, y) * 65535.0f, static_cast<float>(1000 + 7 * x + 1000 * y));
 }
 
 TEST(SequenceIo, EightBitAndColourPngFramesBecomeGreyLikeTheLoader) {

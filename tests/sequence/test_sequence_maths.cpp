@@ -98,7 +98,7 @@ TEST(SequenceMaths, TheCoarseSearchFindsIntegerShiftsOfATexture) {
   const Profiles ref = frame_profiles(view_of(reference, w, h));
   for (const auto& k : {std::pair{5, -3}, std::pair{-8, 8}, std::pair{0, 0}, std::pair{-1, 7}}) {
     const std::vector<float> frame = crop(k.first, k.second);
-    const Offset found = coarse_offset(frame_profiles(view_of(frame, w, h)), ref, 8);
+    const Offset found = integer_offset(frame_profiles(view_of(frame, w, h)), ref, 0, 0, 8);
     EXPECT_EQ(found.kx, k.first);
     EXPECT_EQ(found.ky, k.second);
   }
@@ -137,6 +137,79 @@ TEST(SequenceMaths, TheWarpsMismatchLanesSumToTheDirectMean) {
       }
     EXPECT_NEAR(profile_mismatch(pf.data(), pr.data(), size, lag), direct / count, 1e-12 * direct / count);
   }
+}
+
+TEST(SequenceMaths, TheCoarseScoresWarpLanesEqualTheSerialScoreBitForBit) {
+  // The kernel sums each lane with coarse_product_lane and combines them by shuffles; the CPU takes
+  // one pass over the overlap: the same additions in the same order.
+  std::mt19937 rng(13);
+  std::normal_distribution<double> n(0.0, 1.0);
+  const int w = 37, h = 23;
+  std::vector<double> means(w * h), other(w * h);
+  for (double& v : means) v = n(rng);
+  for (double& v : other) v = n(rng);
+  CoarseBuffers f, r;
+  prepare_coarse(means, w, h, f);
+  prepare_coarse(other, w, h, r);
+  for (const auto& lag : {std::pair{0, 0}, std::pair{-18, 11}, std::pair{5, -3}, std::pair{18, -11}}) {
+    double lanes[kMismatchLanes];
+    for (int lane = 0; lane < kMismatchLanes; ++lane)
+      lanes[lane] = coarse_product_lane(f.values.data(), r.values.data(), w, h, lag.first, lag.second, lane);
+    for (int offset = kMismatchLanes / 2; offset > 0; offset /= 2)
+      for (int lane = 0; lane < offset; ++lane) lanes[lane] += lanes[lane + offset];
+    EXPECT_EQ(coarse_score_from(lanes[0], f.view(), r.view(), w, h, lag.first, lag.second),
+              coarse_score(f.view(), r.view(), w, h, lag.first, lag.second));
+  }
+  // A frame against itself scores its whole overlap's square root at lag 0: the normalised
+  // correlation there is one.
+  EXPECT_NEAR(coarse_score(f.view(), f.view(), w, h, 0, 0), std::sqrt(double(w * h)), 1e-9);
+}
+
+TEST(SequenceMaths, TheCoarseSearchFindsAShiftOfAQuarterOfTheFrameAndSaysWhenItMatches) {
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const int w = 128, h = 96, big_w = w + 80, big_h = h + 80;
+  std::vector<float> scene(big_w * big_h), noise(w * h);
+  for (float& v : scene) v = u(rng);
+  for (float& v : noise) v = u(rng);
+  auto crop = [&](int ox, int oy) {
+    std::vector<float> f(w * h);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) f[y * w + x] = scene[(y - oy + 40) * big_w + (x - ox + 40)];
+    return f;
+  };
+  const CoarseGeometry g = coarse_geometry(w, h);
+  const std::vector<float> reference = crop(0, 0), frame = crop(31, -23);
+  const CoarseBuffers ref = coarse_image(view_of(reference, w, h), g);
+  const CoarseMatch m = best_coarse_match(coarse_scores(coarse_image(view_of(frame, w, h), g).view(), ref.view(), g), g);
+  EXPECT_NEAR(m.centre_x, 31, g.factor);
+  EXPECT_NEAR(m.centre_y, -23, g.factor);
+  EXPECT_GE(m.significance, kDefaultMinMatch);
+  const CoarseMatch none =
+      best_coarse_match(coarse_scores(coarse_image(view_of(noise, w, h), g).view(), ref.view(), g), g);
+  EXPECT_LT(none.significance, kDefaultMinMatch);  // noise matches nothing
+}
+
+TEST(SequenceMaths, TheResidualHistogramGivesTheMedianAndTheTail) {
+  ResidualStats stats{};
+  std::mt19937 rng(4);
+  std::normal_distribution<float> n(0.0f, 0.01f);
+  std::vector<float> values(20000);
+  for (float& v : values) {
+    v = n(rng);
+    ++stats.histogram[residual_bin(v)];
+    ++stats.count;
+  }
+  std::vector<float> abs(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) abs[i] = std::fabs(values[i]);
+  std::nth_element(abs.begin(), abs.begin() + abs.size() / 2, abs.end());
+  const double median = abs[abs.size() / 2];
+  EXPECT_NEAR(histogram_median(stats.histogram, stats.count), median, 0.02 * median);  // inside one 1/8-octave bin
+  EXPECT_NEAR(residual_deviation(stats), 0.01, 0.0005);
+  EXPECT_NEAR(residual_tail(stats, 0.01), 0.0, 1e-3);  // Gaussian: beyond 5 deviations, ~6e-7
+  EXPECT_EQ(residual_bin(0.0f), 0);
+  EXPECT_EQ(residual_bin(1e30f), kResidualBins - 1);
+  EXPECT_EQ(residual_bin(-0.5f), residual_bin(0.5f));
 }
 
 TEST(SequenceMaths, TheProjectionKernelsTileGivesTheSamePartialsBitForBit) {
@@ -216,7 +289,7 @@ TEST(SequenceMaths, WeightsMatchTheShiftMomentsWhenGammaIsSmall) {
   for (int degree = 0; degree <= kMaxDegree; ++degree) {
     const std::vector<HistoryShift> h = random_history(30, 100 + degree);
     WhiteningWeights w;
-    compute_weights(h.data(), 30, degree, 1e-10, w, scratch);
+    compute_weights(h.data(), 30, degree, 1e-10, 64, 64, w, scratch);
     ASSERT_EQ(w.skip, 0);
     double sum = 0.0;
     for (int k = 0; k < 30; ++k) sum += w.c[k];
@@ -234,10 +307,10 @@ TEST(SequenceMaths, LargeGammaGivesThePlainMeanAndUnusedFramesGetNoWeight) {
   std::vector<HistoryShift> h = random_history(10, 4);
   h[3].used = 0;
   WhiteningWeights w;
-  compute_weights(h.data(), 10, 2, 1e6, w, scratch);
+  compute_weights(h.data(), 10, 2, 1e6, 64, 64, w, scratch);
   for (int k = 0; k < 10; ++k) EXPECT_NEAR(w.c[k], k == 3 ? 0.0 : 1.0 / 9.0, 1e-5) << k;
   for (HistoryShift& s : h) s.used = 0;
-  compute_weights(h.data(), 10, 2, 0.01, w, scratch);
+  compute_weights(h.data(), 10, 2, 0.01, 64, 64, w, scratch);
   EXPECT_EQ(w.skip, 1);
 }
 

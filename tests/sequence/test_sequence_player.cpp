@@ -101,6 +101,35 @@ TEST(SequencePlayer, UnreadableAndOddSizedFramesAreSkippedWithAMessage) {
   EXPECT_NE(player.status().find("20x20"), std::string::npos) << player.status();
 }
 
+TEST(SequencePlayer, AFrameThatDoesNotBelongIsNamedAndTheDisplayShowsFramesAsRead) {
+  test::ScratchFolder scratch;
+  SyntheticSpec spec = small_sky(8);
+  spec.target_brightness = 150.0;  // removed from the history, still shown in A
+  const SyntheticSequence sky(spec);
+  for (int t = 0; t < 8; ++t)
+    save_grey_png16(scratch.file("f" + std::to_string(t) + ".png"), t == 5 ? test::garbage_frame(96, 64, 2) : sky.frame(t),
+                    Overwrite::Never);
+  SequencePlayer player(SequenceBackend::Cpu);
+  player.configure(short_history(4), nullptr);
+  player.open(open_player_input(scratch.path().string(), {}), "frames", nullptr);
+  for (int t = 1; t < 8; ++t) ASSERT_TRUE(player.advance(false, nullptr)) << t;
+  player.collect(true);
+  EXPECT_TRUE(std::isnan(player.dx()[5]));
+  EXPECT_FALSE(std::isnan(player.dx()[6]));
+  // The status names the last frame that did not belong.
+  EXPECT_NE(player.status().find("frame 5"), std::string::npos) << player.status();
+  EXPECT_NE(player.status().find("left out"), std::string::npos) << player.status();
+  // A shows frame 7 as read: its target is there (white), though the history holds it replaced by
+  // its prediction (the sky there: dark grey).
+  ImageRgba8 a(96, 64);
+  const ImageRgba8 source(96, 64);
+  player.display_a().prepare({96, 64, PixelFormat::Rgba8, {}});
+  player.display_a().run(source.view(), a.view(), nullptr, nullptr);
+  const TargetPoint target = sky.target(7);
+  ASSERT_TRUE(target.inside);
+  EXPECT_GT(a.at(static_cast<int>(std::lround(target.x)), static_cast<int>(std::lround(target.y))).r, 200);
+}
+
 TEST(SequencePlayer, AnInputWithoutAReadableFrameIsRefusedAndTheOldOneStays) {
   test::ScratchFolder scratch;
   std::ofstream(scratch.file("a.png")) << "broken";

@@ -16,7 +16,8 @@ namespace gausslab::seq {
 inline constexpr int kMaxHistory = 64;      // N: history frames the weights combine
 inline constexpr int kMaxDegree = 4;        // n: degree of the weight polynomial in the shifts
 inline constexpr int kMaxMoments = 14;      // monomials of degree 1..n in two variables, n = 4
-inline constexpr int kMaxSearchRadius = 64; // coarse integer search, ±K px per axis
+inline constexpr int kMaxSearchRadius = 64; // --search-radius: the integer search, ±K px around the coarse estimate
+inline constexpr int kMaxRefineRadius = 512; // the integer search's window: ±max(K, coarse factor) px
 inline constexpr int kProjectionTile = 64;  // tile of the projection partial sums (rows and columns)
 inline constexpr int kProfileSmoothRadius = 7;  // profiles are high-passed by a 15-sample mean
 inline constexpr int kFineMargin = 2;       // fine sums skip 2 px at the borders of both frames
@@ -135,10 +136,18 @@ GAUSSLAB_HD bool lag_better(double mismatch_a, int lag_a, double mismatch_b, int
   return lag_a < lag_b;
 }
 
-// Largest usable search radius for a side: the frames must still overlap by half.
-GAUSSLAB_HD int search_radius_for(int side, int requested) {
-  const int limit = side / 4;
-  return requested < limit ? requested : limit;
+// The integer search's lags along one axis of `side` px: [centre - radius, centre + radius],
+// limited so that the frame and the reference still overlap by a quarter of the side.
+struct LagWindow {
+  int lo = 0, hi = 0;  // inclusive
+};
+GAUSSLAB_HD LagWindow lag_window(int side, int centre, int radius) {
+  const int limit = 3 * side / 4;
+  LagWindow w;
+  w.lo = centre - radius < -limit ? -limit : centre - radius;
+  w.hi = centre + radius > limit ? limit : centre + radius;
+  if (w.lo > w.hi) w.lo = w.hi = centre < -limit ? -limit : (centre > limit ? limit : centre);
+  return w;
 }
 
 // ---- fine (sub-pixel) step -------------------------------------------------------------------
@@ -191,16 +200,39 @@ GAUSSLAB_HD void add_shift_terms(const GreyView& r, const GreyView& f, int x, in
 // What became of a frame's shift.
 enum class ShiftStatus : int {
   Estimated = 0,   // dx, dy valid
-  Reference = 1,   // the reference frame itself: dx = dy = 0
+  Reference = 1,   // the reference frame of its segment: dx = dy = 0
   Degenerate = 2,  // no 2D structure (u·w - v² = 0 for the frame or the overlap): no shift, not used
   Missing = 3,     // never processed (unreadable, wrong size, before a reference existed)
+  NoMatch = 4,     // the shift search failed: no significant match, or the fine step did not converge
+  Rejected = 5,    // matched, but its whitened residual is far above the history's: left out
 };
+
+// Why a record is as it is, and what the user should be warned of (bits of ShiftRecord::flags).
+enum ShiftFlag : int {
+  kFlagCoarseEdge = 1,       // the coarse search's best match is at the edge of the lags it searched
+  kFlagRefineEdge = 2,       // the integer search's best lag is at the edge of its window
+  kFlagNotConverged = 4,     // the fine step moved by more than kMaxFineStep px: the integer offset was wrong
+  kFlagWeakMatch = 8,        // the coarse match's significance is below the threshold
+  kFlagResidualHigh = 16,    // the whitened residual's robust deviation is far above the history's
+  kFlagTailHigh = 32,        // too many whitened pixels far beyond the history's deviation
+  kFlagStartsSegment = 64,   // the reference of a new segment (a scene cut), confirmed by the frame after it
+  kFlagConfirmsCut = 128,    // matched the previous frame (which did not match the reference): a scene cut
+};
+
+// The fine step is a linearisation: a remainder beyond this means the integer offset was wrong.
+inline constexpr double kMaxFineStep = 1.0;
 
 struct ShiftRecord {
   double dx = 0, dy = 0;
   int status = static_cast<int>(ShiftStatus::Missing);
-  int kx = 0, ky = 0;  // the coarse integer offset the fine step started from
-  int pad = 0;
+  int kx = 0, ky = 0;     // the integer offset the fine step started from
+  int flags = 0;          // ShiftFlag bits
+  int frame = -1;         // engine index (push order since begin)
+  int segment = -1;       // scene segment: 0, then one more after each cut
+  float match = 0;        // significance of the coarse match (peak over the correlation surface's spread)
+  float residual = 0;     // robust deviation of the whitened frame (0: not whitened)
+  float residual_ratio = 0;  // residual against the history's (0: no history of residuals yet)
+  float tail = 0;         // fraction of the whitened pixels beyond 5 × its robust deviation (0: not whitened)
 };
 
 GAUSSLAB_HD bool system_degenerate(double u, double v, double w) {
@@ -287,17 +319,24 @@ GAUSSLAB_HD bool cholesky_solve(double* a, double* b, int m) {
 }
 
 // The whitening of one frame: weight c and integer offset k of each history position (position j
-// is frame t-1-j). A frame with skip != 0 is not whitened (its output is zero).
+// is frame t-1-j), whether it takes part (a usable shift in the frame's segment), and the region
+// of the frame where every position that takes part reads inside its frame (the residual's
+// statistics are taken there). A frame with skip != 0 is not whitened (its output is zero).
 struct WhiteningWeights {
   int count = 0;  // history positions
   int skip = 1;
+  int source = -1;  // GPU backward job: the frame whitened is history position `source` (-1: the current one)
+  int used_count = 0;
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the region where every used frame reads inside
   float c[kMaxHistory] = {};
   int kx[kMaxHistory] = {};
   int ky[kMaxHistory] = {};
+  int used[kMaxHistory] = {};
 };
 
 // Per history position: the integer offset and the residual e of its shift relative to the
-// current frame, and whether it takes part (an estimated shift or the reference).
+// current frame, and whether it takes part (an estimated shift or the reference, in the current
+// frame's segment).
 struct HistoryShift {
   int used = 0;
   int kx = 0, ky = 0;
@@ -308,7 +347,7 @@ GAUSSLAB_HD bool shift_usable(const ShiftRecord& r) {
 }
 GAUSSLAB_HD HistoryShift history_shift(const ShiftRecord& frame, const ShiftRecord& current) {
   HistoryShift h;
-  if (!shift_usable(frame) || !shift_usable(current)) return h;
+  if (!shift_usable(frame) || !shift_usable(current) || frame.segment != current.segment) return h;
   const double rx = frame.dx - current.dx, ry = frame.dy - current.dy;
   h.used = 1;
   h.kx = round_to_int(rx);
@@ -316,6 +355,32 @@ GAUSSLAB_HD HistoryShift history_shift(const ShiftRecord& frame, const ShiftReco
   h.ex = rx - h.kx;
   h.ey = ry - h.ky;
   return h;
+}
+
+// The offsets and the region of the weights from the history's shifts (the c are set apart).
+GAUSSLAB_HD void weight_offsets(const HistoryShift* h, int count, int width, int height, WhiteningWeights& out) {
+  out.count = count;
+  out.skip = 1;
+  out.used_count = 0;
+  out.x0 = 0;
+  out.y0 = 0;
+  out.x1 = width;
+  out.y1 = height;
+  for (int k = 0; k < count; ++k) {
+    out.c[k] = 0.0f;
+    out.kx[k] = h[k].kx;
+    out.ky[k] = h[k].ky;
+    out.used[k] = h[k].used;
+    if (!h[k].used) continue;
+    ++out.used_count;
+    // x + kx inside [0, width) for every x of the region.
+    if (-h[k].kx > out.x0) out.x0 = -h[k].kx;
+    if (width - h[k].kx < out.x1) out.x1 = width - h[k].kx;
+    if (-h[k].ky > out.y0) out.y0 = -h[k].ky;
+    if (height - h[k].ky < out.y1) out.y1 = height - h[k].ky;
+  }
+  if (out.x1 < out.x0) out.x1 = out.x0;
+  if (out.y1 < out.y0) out.y1 = out.y0;
 }
 
 // Entry (i, j) of the moment system γ·E + B·Bᵀ (B: moments × used history frames) and entry i of
@@ -342,19 +407,12 @@ GAUSSLAB_HD double raw_weight(const HistoryShift& h, const double* lambda, int m
 }
 
 // The whole weight computation, serially (the CPU path; the GPU kernel spreads the same steps
-// over threads). `scratch` holds kMaxMoments² + kMaxMoments doubles.
-GAUSSLAB_HD void compute_weights(const HistoryShift* h, int count, int degree, double gamma, WhiteningWeights& out,
-                                 double* scratch) {
-  out.count = count;
-  out.skip = 1;
-  int used = 0;
-  for (int k = 0; k < count; ++k) used += h[k].used;
-  for (int k = 0; k < count; ++k) {
-    out.c[k] = 0.0f;
-    out.kx[k] = h[k].kx;
-    out.ky[k] = h[k].ky;
-  }
-  if (used == 0) return;
+// over threads). `scratch` holds kMaxMoments² + kMaxMoments doubles. The offsets and the region
+// are those of weight_offsets.
+GAUSSLAB_HD void compute_weights(const HistoryShift* h, int count, int degree, double gamma, int width, int height,
+                                 WhiteningWeights& out, double* scratch) {
+  weight_offsets(h, count, width, height, out);
+  if (out.used_count == 0) return;
   const int m = moment_count(degree);
   double* gram = scratch;
   double* lambda = scratch + kMaxMoments * kMaxMoments;
@@ -372,19 +430,27 @@ GAUSSLAB_HD void compute_weights(const HistoryShift* h, int count, int degree, d
 
 // ---- whitening ---------------------------------------------------------------------------------
 
-// The whitened values at (x, y0), (x, y0 + step), ... (Rows of them): the frame minus
-// Σ c_j · history_j(x + k_j), history reads clamped at the borders; the history frames share the
-// current frame's size and stride. Rows that fall below the frame are computed from clamped reads
-// and must not be stored. Each value is summed over j in order, whatever Rows is; the Rows reads of
-// one history frame are independent, so a GPU thread keeps Rows loads in flight. Acc is float on
-// the GPU (fused multiply-adds); the CPU reference uses double.
+// The whitened values at (x, y0), (x, y0 + step), ... (Rows of them): the frame minus the
+// prediction Σ c_j · history_j(x + k_j). Where a history read falls outside its frame or on a
+// pixel without a value (NaN: a float frame's blank), the weights, made for the whole set, no longer hold (they
+// need not be positive, and they leave out no frame); there the prediction is the plain mean of
+// the reads that are present (zero when none is). The history frames share the current frame's
+// size and stride. Rows that fall below the frame are computed from the last row and must not be
+// stored. Each value is summed over j in order, whatever Rows is; the Rows reads of one history
+// frame are independent, so a GPU thread keeps Rows loads in flight. Acc is float on the GPU
+// (fused multiply-adds); the CPU reference uses double.
 template <class Acc, int Rows>
 GAUSSLAB_HD void whiten_rows(const GreyView& current, const float* const* history, const WhiteningWeights& wts,
                              int x, int y0, int step, Acc* out) {
-  Acc prediction[Rows];
+  Acc prediction[Rows], present[Rows];
+  int count[Rows];
+  bool partial[Rows];
   int row[Rows];
   for (int r = 0; r < Rows; ++r) {
     prediction[r] = 0;
+    present[r] = 0;
+    count[r] = 0;
+    partial[r] = false;
     const int y = y0 + r * step;
     row[r] = y < current.height ? y : current.height - 1;
   }
@@ -392,10 +458,26 @@ GAUSSLAB_HD void whiten_rows(const GreyView& current, const float* const* histor
     if (wts.c[j] == 0.0f) continue;  // a frame left out: skip its reads
     const GreyView frame{history[j], current.width, current.height, current.stride};
     const Acc c = static_cast<Acc>(wts.c[j]);
-    for (int r = 0; r < Rows; ++r)
-      prediction[r] += c * static_cast<Acc>(frame.clamped(x + wts.kx[j], row[r] + wts.ky[j]));
+    const int xs = x + wts.kx[j];
+    const bool column_inside = xs >= 0 && xs < current.width;
+    for (int r = 0; r < Rows; ++r) {
+      const int ys = row[r] + wts.ky[j];
+      const bool inside = column_inside && ys >= 0 && ys < current.height;
+      const float v = inside ? frame.at(xs, ys) : 0.0f;
+      if (inside && v == v) {  // inside its frame, and a value (not NaN)
+        prediction[r] += c * static_cast<Acc>(v);
+        present[r] += static_cast<Acc>(v);
+        ++count[r];
+      } else {
+        partial[r] = true;
+      }
+    }
   }
-  for (int r = 0; r < Rows; ++r) out[r] = static_cast<Acc>(current.at(x, row[r])) - prediction[r];
+  for (int r = 0; r < Rows; ++r) {
+    const Acc f = static_cast<Acc>(current.at(x, row[r]));
+    if (!partial[r]) out[r] = f - prediction[r];
+    else out[r] = count[r] > 0 ? f - present[r] / static_cast<Acc>(count[r]) : Acc(0);
+  }
 }
 
 template <class Acc>

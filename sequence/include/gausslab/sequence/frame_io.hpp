@@ -1,6 +1,7 @@
 #pragma once
-// Frames as files: grey float in, 16-bit grey PNG and 8-bit previews out, and the staged
-// (temporary file + rename) writing that every sequence output goes through.
+// Frames as files: grey float in through core's codecs (load_image: every format and check of
+// image_io.hpp), 16-bit grey PNG out, and the staged (temporary file + rename) writing that every
+// sequence output goes through.
 #include <cstddef>
 #include <string>
 
@@ -10,13 +11,13 @@
 
 namespace gausslab {
 
-// Loads a frame as grey float in [0, 1]: PNG through libpng with its full depth (16-bit values
-// divided by 65535, 8-bit by 255; colour → Rec. 709 luminance, the loader's weights; alpha
-// dropped), every other format the image loader reads through load_image. Throws ImageLoadError
-// naming the file and the problem.
+// Loads a frame as grey float through core's load_image (every check it makes, with its message):
+// integer samples as fractions of full scale (8-bit / 255, 16-bit / 65535, a PNM's / its maxval),
+// half and float samples as they are; colour → Rec. 709 luminance; alpha dropped. Throws
+// ImageLoadError naming the file and the problem, also for a NaN or infinite sample.
 ImageF32 load_grey_frame(const std::string& path);
 
-// Writes a grey float image in [0, 1] (clamped) as a 16-bit grey PNG, staged.
+// Writes a grey float image in [0, 1] (clamped, NaN as 0) as a 16-bit grey PNG through core's writer, staged.
 void save_grey_png16(const std::string& path, const ImageF32& image, Overwrite overwrite);
 
 // An output file written through core's AtomicFile (a temporary name beside its target, moved

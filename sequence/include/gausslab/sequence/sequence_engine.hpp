@@ -1,11 +1,17 @@
 #pragma once
 // The whitening of an image sequence, one frame at a time, on the GPU or the CPU. Both engines run
-// the same maths (core/sequence_maths.hpp): the shift of each frame against the reference (the
-// first frame with 2D structure), the weights of the N previous frames from their shifts, and the
-// frame minus the weighted history. The GPU engine queues a frame's work on its stream and returns;
-// outcomes are collected a frame or more later, so no frame waits for the host.
+// the same maths (core/sequence_*.hpp): the shift of each frame against the reference of its
+// segment (a coarse search over the whole frame, an integer search around it, the sub-pixel
+// step), whether the frame belongs (a significant match, a residual like the history's; a frame
+// that does not match but whose successor matches it starts a new segment: a scene cut), the
+// weights of the N previous frames of the segment (a polynomial in their shifts, or from their
+// correlation matrix), the frame minus the weighted history, and the frame's targets (what stands
+// above the prediction) replaced by the prediction before it joins the history. The GPU engine queues a frame's work
+// on its stream and returns; outcomes are collected a frame or more later, so no frame waits for
+// the host.
 #include <cuda_runtime.h>
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,17 +19,28 @@
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/sequence_maths.hpp"
+#include "gausslab/core/sequence_verdict.hpp"
 #include "gausslab/cuda/method.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
 
 namespace gausslab {
 
+enum class WeightMethod { Polynomial, Correlation };
+const char* to_string(WeightMethod method);
+
 struct SequenceSettings {
   int history = 20;        // N: previous frames that predict the background
+  WeightMethod weights = WeightMethod::Polynomial;
   int degree = 2;          // n: degree of the weight polynomial in the frames' shifts
-  double gamma = 0.01;     // γ: regularisation (0+: exact moment matching, large: plain mean)
-  int search_radius = 8;   // coarse integer search, ±px per axis
+  double gamma = 0.01;     // γ: regularisation (polynomial: 0+ exact moment matching, large the plain mean;
+                           // correlation: relative to the correlation matrix's mean diagonal)
+  int search_radius = 8;   // the integer search, ±px around the coarse estimate (at least one coarse pixel)
+  double min_match = seq::kDefaultMinMatch;          // significance a frame's coarse match needs
+  double max_residual = seq::kDefaultMaxResidual;    // × the history's robust deviation: beyond, rejected
+  double target_threshold = seq::kDefaultTargetThreshold;  // remove targets above this × the frame's deviation; 0: off
 };
+bool operator==(const SequenceSettings& a, const SequenceSettings& b);
+inline bool operator!=(const SequenceSettings& a, const SequenceSettings& b) { return !(a == b); }
 
 // Empty when valid; otherwise a message naming the value and the allowed range.
 std::string validate(const SequenceSettings& settings);
@@ -44,17 +61,35 @@ struct SequenceSetup {
   // position, captured on first use), which cuts the launch cost that dominates small frames.
   // Frames processed with a StageTimer are launched kernel by kernel (a graph has no stages).
   bool cuda_graphs = false;
+  // Whether latest().raw and .filtered must show the frame as read: the history frames have their
+  // targets replaced by their prediction once whitened, so a display needs its own copy (one more
+  // copy per frame).
+  bool keep_views = false;
 };
 
 // Empty when the setup can run on this backend; otherwise why not.
 std::string validate(const SequenceSetup& setup, SequenceBackend backend);
 
-// What became of one pushed frame.
+// What became of one pushed frame, all told.
+enum class FrameVerdict {
+  Used,           // matched: it predicts later frames (whitened once its segment's history is full)
+  Reference,      // the reference of the first segment (shifts are relative to it)
+  SegmentStart,   // a scene cut: the reference of a new segment; the history starts again from it
+  NoMatch,        // left out: the shift search failed (no significant match, or no convergence)
+  Rejected,       // left out: its whitened residual was far above the history's
+  Degenerate,     // left out: no 2D structure (a flat frame)
+  LoneReference,  // left out: a reference that no later frame matched before the next cut
+};
+const char* to_string(FrameVerdict verdict);
+// Whether the frame does not belong (--strict makes each one an error).
+bool left_out(FrameVerdict verdict);
+
 struct FrameOutcome {
   long long index = 0;      // 0, 1, 2, ... in push order since begin()
-  seq::ShiftRecord shift;   // dx, dy and status (Reference, Estimated, Degenerate)
+  seq::ShiftRecord shift;   // dx, dy, status, flags, segment, match and residual statistics
+  FrameVerdict verdict = FrameVerdict::Used;
   bool reference_candidate = false;  // there was no reference yet: the frame was tried as one
-  bool whitened = false;    // the history was full and the frame had a usable shift
+  bool whitened = false;    // the segment's history was full and the frame was used
   ImageF32 whitened_frame;  // with whitened_to_host: the whitened frame (zero when !whitened)
 };
 
@@ -83,9 +118,12 @@ class SequenceEngine {
   // Everything else for the uploaded frame.
   virtual void process(StageTimer* timer) = 0;
 
-  // The outcome of the oldest frame not yet collected: with `wait` it waits for it; without, it
-  // returns nothing while that frame is still running. Nothing when all were collected.
-  virtual std::optional<FrameOutcome> collect(bool wait) = 0;
+  // The outcome of the oldest frame not yet collected, in push order. A frame that did not match
+  // is given out once the next frame says whether it started a new segment, and a segment's
+  // reference once a frame matched it (or the next cut came first). Without `wait` it returns
+  // nothing while that is not known; with `wait` it waits for the engine, and when nothing more is
+  // queued it decides with what there is (the end of the input). Nothing when all were collected.
+  std::optional<FrameOutcome> collect(bool wait);
 
   // Frames pushed since begin() (the history is full once this reaches settings.history).
   long long frames_pushed() const { return pushed_; }
@@ -103,8 +141,18 @@ class SequenceEngine {
   virtual cudaStream_t stream() const { return nullptr; }
 
  protected:
+  // The engine's outcome of the oldest frame processed and not yet taken (collect()'s contract
+  // without the holding), its verdict not yet told.
+  virtual std::optional<FrameOutcome> take_processed(bool wait) = 0;
+  // For begin(): forgets the held outcomes.
+  void reset_outcomes() { held_.clear(); }
+
   SequenceSetup setup_;
   long long pushed_ = 0;
+
+ private:
+  bool decided(std::size_t i) const;
+  std::deque<FrameOutcome> held_;
 };
 
 // Throws std::runtime_error when the backend cannot run here (the GPU engine without a device).
