@@ -8,13 +8,14 @@
 // Cost: 2(2r+1) multiply-adds per pixel and channel; refused above 2e11 (minutes on a desktop CPU).
 // Limits: any size, radius, border and format; they run synchronously on host images and also
 // filter 1D signals (along x only).
-// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8).
+// Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp).
 // Measured (the host CPU of the H100 machine, gausslab-bench): 4096² F32 7×7 353 ms on one thread,
 // 70 ms with OpenMP (run-to-run noise about ±20 %, docs/results/README.md).
 #include <chrono>
 #include <cstdio>
 
 #include "gausslab/core/cpu_filter.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
@@ -48,7 +49,7 @@ class CpuMethod final : public Method {
   }
 
   // float32 arithmetic with float64 weights rounded once: rounding-level error only.
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
   void prepare(const FilterProblem& problem) override {
     if (std::string reason = unsupported_reason(problem); !reason.empty())
@@ -75,11 +76,11 @@ MethodEntry cpu_separable_method() {
   MethodInfo info{"cpu_separable", "CPU separable (1 thread)",
                   "Row then column pass in float32 on one CPU thread; cost grows with sigma (radius + 1 "
                   "multiply-adds per pixel per pass)",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
-                  "reference",
+                  {},
                   Backend::Cpu, /*filters_along_x_only=*/true};
   info.same_bytes_in_bands = true;
   info.formats = FormatSet::all();
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::Single); }};
 }
 
@@ -87,11 +88,11 @@ MethodEntry cpu_openmp_method() {
   MethodInfo info{"cpu_openmp", "CPU separable (OpenMP)",
                   "The single-thread CPU filter with rows spread over all cores by OpenMP; cost grows "
                   "with sigma",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
-                  "reference",
+                  {},
                   Backend::Cpu, /*filters_along_x_only=*/true};
   info.same_bytes_in_bands = true;
   info.formats = FormatSet::all();
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::OpenMP); }};
 }
 

@@ -10,7 +10,7 @@
 // Cost: (2r+1)² multiply-adds per pixel and channel: 81 at σ 1, 289 at σ 2, 4225 at σ 8.
 // Limits: any size, radius up to 2000, all five borders, RGBA8 and F32; runs estimated above 2 s
 // (at 1e12 multiply-adds per second) are refused up front; rows on 4-byte boundaries.
-// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8), widened from radius
+// Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp), widened from radius
 // 861 by the summation tree's worst case (accuracy_bound).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.972 ms, 41×41 20.2 ms.
 // The cost estimate, launch policy and accuracy measurements: docs/methods/naive_2d.md.
@@ -50,7 +50,7 @@ __constant__ float c_naive_weights[kConstantWeightCapacity];
 template <PixelFormat F, bool kConstantWeights, int kRadius = kRunTimeRadius>
 __global__ void __launch_bounds__(NaivePolicy::kThreads)
     naive2dKernel(const NaiveArgs<F> args, const float* __restrict__ d_weights, int tiles_x) {
-  const Tile tile = tile_at(blockIdx.x, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+  const TileOrigin tile = tile_at(blockIdx.x, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
   const int x = tile.x0 + static_cast<int>(threadIdx.x);
   const int y = tile.y0 + static_cast<int>(threadIdx.y);
   if (x >= args.dst.width || y >= args.dst.height) return;  // no barrier follows
@@ -95,8 +95,7 @@ class Naive2d final : public HaloReadingGpuMethod {
       : HaloReadingGpuMethod(std::move(info)), unrolled_(unrolled && !own_weights), own_weights_(own_weights) {}
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    const double relative = error_bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
-    return {relative, std::max(0.51, 0.5 + 255.0 * relative)};
+    return bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
   }
 
   WindowBands window_bands() const override {
@@ -145,9 +144,8 @@ class Naive2d final : public HaloReadingGpuMethod {
     args.halo_in_memory = halo_in_memory();
     args.bands = bands();
     const int tiles_x = div_up(dst.width, NaivePolicy::kThreadsX);
-    const long long blocks = tile_count(dst.width, dst.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
-    if (blocks > INT_MAX) throw std::invalid_argument("naive_2d: the image needs more thread blocks than a grid holds");
-    const dim3 grid(static_cast<unsigned int>(blocks));
+    const dim3 grid(grid_blocks(tile_block_count(dst.width, dst.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY),
+                                "naive_2d: naive2dKernel"));
     const dim3 block(NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
 
     if (args.radius > kMaxConstantRadius || own_weights_) {  // this instance's own weights in global memory
@@ -202,9 +200,10 @@ MethodEntry naive_2d_method() {
                   "One thread per pixel sums the full (2r+1)² kernel, weights in constant memory up to radius 63 "
                   "(global memory above): (2r+1)² multiply-adds per pixel and channel, r = 4σ: 289 at σ=2, "
                   "4225 at σ=8",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
-                  "reference, a little wider from radius 861 (the rounding of its summation tree)",
+                  {},
                   Backend::Cuda};
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
+                                   "a little wider from radius 861 (the rounding of its summation tree)");
   info.same_bytes_in_bands = true;
   info.computes_core_from_halo = true;
   MethodEntry entry{info, [info] { return std::make_unique<Naive2d>(info, true); }};

@@ -11,8 +11,8 @@
 // Limits: radius ≤ 64 (kMaxFusedRadius: the RGBA8 tile and apron need 220 KiB of shared memory, an
 // H100 block may have 227 KiB; a GPU with less refuses the radii that do not fit), any size, all
 // five borders, RGBA8 and F32; rows on 4-byte boundaries.
-// Accuracy: float32 rounding, bit for bit the plain loop's (and separable_shared's); bound 1e-5
-// relative (F32), 0.51 levels (RGBA8).
+// Accuracy: float32 rounding, bit for bit the plain loop's (and separable_shared's); bound
+// kFloatRoundingBound (accuracy_promise.hpp).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0567 ms, 80 % of copy bandwidth;
 // 41×41 0.1128 ms (separable_shared 0.1765); RGBA8 sigma 0.5 0.0893 ms, 51 % (sigma 2 0.170 ms).
 // Tile shapes tried, shared memory, resources and the accuracy table: docs/methods/separable_fused.md.
@@ -24,6 +24,7 @@
 #include <string>
 
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
@@ -103,7 +104,7 @@ struct DevicePooledStore {
 // 2×2-pooled tile into dst (the pooled image) instead.
 template <class P, class In, int kTaps, bool kPooled>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
-    SeparableFusedKernel(FusedProblem problem, const char* src, std::size_t src_pitch_bytes, char* dst,
+    SeparableFusedKernel(TileProblem problem, const char* src, std::size_t src_pitch_bytes, char* dst,
                          std::size_t dst_pitch_bytes, const float* weights, PoolMode pool) {
   using Accum = AccumOf<In>;
   extern __shared__ float4 fused_shared[];  // 16-byte aligned, for h's float4 (layout in fused_layout)
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
   float* const shared_weights = reinterpret_cast<float*>(base);
   const SharedSpan<Accum> h{reinterpret_cast<Accum*>(base + layout.h_offset_bytes)};
   In* const raw = reinterpret_cast<In*>(base + layout.raw_offset_bytes);
-  const FusedTile tile = fused_tile<P>(problem, static_cast<int>(blockIdx.x));
+  const TileOrigin tile = tile_of<P>(problem, static_cast<int>(blockIdx.x));
   const int thread = static_cast<int>(threadIdx.x);
 
   fill_tile<P>(problem, layout, tile, thread, DeviceFill<In>{src, src_pitch_bytes, weights, raw, shared_weights});
@@ -144,13 +145,14 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
 
 // ---- launch configuration -------------------------------------------------------------------------
 
-using FusedKernel = void (*)(FusedProblem, const char*, std::size_t, char*, std::size_t, const float*, PoolMode);
+using FusedKernel = void (*)(TileProblem, const char*, std::size_t, char*, std::size_t, const float*, PoolMode);
 
 struct FusedLaunch {
   FusedKernel kernel = nullptr;
   FusedKernel pooled_kernel = nullptr;  // the same with the pool pass (run_pooled)
   int threads = 0;
   long long blocks = 0;
+  unsigned grid = 0;                     // blocks, checked (on_prepare)
   unsigned shared_bytes = 0;             // dynamic shared memory of this launch
   unsigned kernel_max_shared_bytes = 0;  // of this kernel at the largest radius it is launched for
 };
@@ -166,7 +168,7 @@ FusedLaunch fused_launch_for(int width, int height, int radius) {
     launch.kernel = &SeparableFusedKernel<P, In, kTaps, false>;
     launch.pooled_kernel = &SeparableFusedKernel<P, In, kTaps, true>;
     launch.threads = P::kThreads;
-    launch.blocks = fused_tile_count<P>(width, height);
+    launch.blocks = block_count<P>(width, height);
     launch.shared_bytes = fused_layout<P, In, Accum>(radius).total_bytes;
     launch.kernel_max_shared_bytes = fused_layout<P, In, Accum>(kTaps > 0 ? radius : P::kMaxRadius).total_bytes;
   });
@@ -192,7 +194,7 @@ class SeparableFused final : public GpuMethod, public FusedPooling {
  public:
   using GpuMethod::GpuMethod;
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
   void run_pooled(const ConstImageView& src, const ImageView& pooled, PoolMode mode, StageTimer* timer,
                   cudaStream_t stream) override {
@@ -234,18 +236,14 @@ class SeparableFused final : public GpuMethod, public FusedPooling {
     weights().set(gaussian_weights_f32(params.sigma, params.radius()));
     launch_ = fused_launch(problem);
     // At most 2^30 pixels / 2048 per tile plus a row and a column of tiles: far below the grid limit.
-    if (launch_.blocks <= 0 || launch_.blocks > 0x7fffffffLL)
-      throw std::logic_error("separable_fused: a launch of " + std::to_string(launch_.blocks) + " blocks");
+    launch_.grid = grid_blocks(launch_.blocks, "separable_fused: SeparableFusedKernel");
     // The kernel's dynamic shared-memory ceiling at its largest radius (the same value for every
     // instance, so instances with different radii never lower it under each other), within what the
     // device allows; method_limits has refused radii beyond that.
     const std::size_t optin = cuda_device_status().shared_memory_per_block_optin;
-    const int ceiling = static_cast<int>(std::min<std::size_t>(launch_.kernel_max_shared_bytes, optin));
-    for (FusedKernel kernel : {launch_.kernel, launch_.pooled_kernel}) {
-      GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
-      GAUSSLAB_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-    }
+    const std::size_t ceiling = std::min<std::size_t>(launch_.kernel_max_shared_bytes, optin);
+    for (FusedKernel kernel : {launch_.kernel, launch_.pooled_kernel})
+      set_shared_memory(kernel, ceiling, Carveout::PreferShared);
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
@@ -256,9 +254,9 @@ class SeparableFused final : public GpuMethod, public FusedPooling {
   void launch(FusedKernel kernel, const ConstImageView& src, const ImageView& dst, PoolMode pool, StageTimer* timer,
               cudaStream_t stream) {
     const FilterProblem& problem = prepared_problem();
-    const FusedProblem fused{problem.width, problem.height, problem.params.radius(), problem.params.border};
+    const TileProblem fused{problem.width, problem.height, problem.params.radius(), problem.params.border};
     ScopedStage stage(timer, pool == PoolMode::None ? "fused" : "fused + pool 2x2", stream);
-    kernel<<<static_cast<unsigned>(launch_.blocks), launch_.threads, launch_.shared_bytes, stream>>>(
+    kernel<<<launch_.grid, launch_.threads, launch_.shared_bytes, stream>>>(
         fused, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
         weights().device(), pool);
     GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableFusedKernel", stream);
@@ -274,8 +272,9 @@ MethodEntry separable_fused_method() {
                   "One kernel: row pass into a shared-memory tile, column pass from it, each pixel read and written "
                   "once (8 B); 2(2r+1)(1+r/64) multiply-adds per pixel and channel, r = 4σ: near copy bandwidth "
                   "at small σ for F32, radius ≤ 64 (separable_shared is faster beyond r ≈ 22 F32, 24 RGBA8)",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
+                  {},
                   Backend::Cuda};
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   MethodEntry entry{info, [info] { return std::make_unique<SeparableFused>(info); }};
   entry.fuses_pooling = true;

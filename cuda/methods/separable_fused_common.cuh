@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "gausslab/cuda/tile_grid.cuh"
 #include "pool_common.cuh"
 #include "separable_common.cuh"
 
@@ -169,14 +170,6 @@ void dispatch_fused_kernel(int radius, Fn&& fn) {
   fn(PolicyTag<typename FusedPolicyFor<F, true>::type>{}, std::integral_constant<int, 0>{});
 }
 
-// The image and filter of one launch.
-struct FusedProblem {
-  int width = 0;
-  int height = 0;
-  int radius = 0;
-  BorderMode border = BorderMode::Reflect;
-};
-
 // Where each array lives in the block's dynamic shared memory (bytes from its 16-byte aligned start):
 // the 2r + 1 weights, in room for a multiple of 4 so that h (kTileH + 2r rows of kHPitch Accum,
 // float4 for RGBA8) starts 16-byte aligned, then raw (kTileH + 2r rows of raw_pitch In).
@@ -208,25 +201,8 @@ GAUSSLAB_HD FusedLayout fused_layout(int radius) {
 }
 
 // ---- tiles ---------------------------------------------------------------------------------------
-
-struct FusedTile {
-  int x0;  // the tile's first output column
-  int y0;  // and row
-};
-
-// Tiles of an image: x fastest, so that neighbours sharing an apron run close together (the apron is
-// then read from L2). At most 2^30 pixels / (32 × 64) + one row and column of tiles: far below the
-// 2^31 - 1 blocks of a one-dimensional grid.
-template <class P>
-GAUSSLAB_HD long long fused_tile_count(int width, int height) {
-  return static_cast<long long>(div_up(width, P::kTileW)) * div_up(height, P::kTileH);
-}
-
-template <class P>
-GAUSSLAB_HD FusedTile fused_tile(const FusedProblem& problem, int block) {
-  const int tiles_x = div_up(problem.width, P::kTileW);
-  return {(block % tiles_x) * P::kTileW, (block / tiles_x) * P::kTileH};
-}
+// One block per kTileW × kTileH tile (tile_grid.cuh): at most 2^30 pixels / (32 × 64) + one row and
+// column of tiles, far below the 2^31 - 1 blocks of a one-dimensional grid.
 
 // What a tile computes: the row groups and column groups that reach an output inside the image, and
 // the raw rows and columns they read (all of them for an inner tile).
@@ -240,7 +216,7 @@ struct FusedExtent {
 };
 
 template <class P>
-GAUSSLAB_HD FusedExtent fused_extent(const FusedProblem& problem, FusedTile tile) {
+GAUSSLAB_HD FusedExtent fused_extent(const TileProblem& problem, TileOrigin tile) {
   FusedExtent e{};
   e.outputs_w = problem.width - tile.x0 < P::kTileW ? problem.width - tile.x0 : P::kTileW;
   e.outputs_h = problem.height - tile.y0 < P::kTileH ? problem.height - tile.y0 : P::kTileH;
@@ -289,7 +265,7 @@ GAUSSLAB_HD void fused_window(Accum (&acc)[N], const Weights& weights, int taps,
 // same for indices known to be inside the image; fill.copy_weight(t) puts weight t into the shared
 // weights.
 template <class P, class Fill>
-GAUSSLAB_HD void fill_tile(const FusedProblem& problem, const FusedLayout& layout, FusedTile tile, int thread,
+GAUSSLAB_HD void fill_tile(const TileProblem& problem, const FusedLayout& layout, TileOrigin tile, int thread,
                            const Fill& fill) {
   const FusedExtent e = fused_extent<P>(problem, tile);
   const int lane = thread % 32;
@@ -338,7 +314,7 @@ GAUSSLAB_HD void load_register_weights(const SharedWeights& shared_weights, floa
 // Phase 2 (then __syncthreads): the row pass, raw → h. Item i of the thread is row i % rows, row
 // group i / rows, so the lanes of a warp take consecutive rows (see the header).
 template <class P, int kTaps, class Raw, class Weights, class H>
-GAUSSLAB_HD void row_pass(const FusedProblem& problem, const FusedLayout& layout, FusedTile tile, int thread,
+GAUSSLAB_HD void row_pass(const TileProblem& problem, const FusedLayout& layout, TileOrigin tile, int thread,
                           const Raw& raw, const Weights& weights, const H& h) {
   constexpr int N = P::kRowOutputs;
   using Accum = std::decay_t<decltype(to_accum_via_i2f(raw[0]))>;
@@ -373,7 +349,7 @@ GAUSSLAB_HD void row_pass(const FusedProblem& problem, const FusedLayout& layout
 
 // Phase 3: the column pass, h → the destination. out.store(x, y, value) writes image pixel (x, y).
 template <class P, int kTaps, class H, class Weights, class Out>
-GAUSSLAB_HD void column_pass(const FusedProblem& problem, FusedTile tile, int thread, const H& h,
+GAUSSLAB_HD void column_pass(const TileProblem& problem, TileOrigin tile, int thread, const H& h,
                              const Weights& weights, const Out& out) {
   constexpr int N = P::kColumnOutputs;
   using Accum = std::decay_t<decltype(h[0])>;
@@ -411,7 +387,7 @@ GAUSSLAB_HD void column_pass(const FusedProblem& problem, FusedTile tile, int th
 template <class P, class In, class Staged>
 struct StagedOutputs {
   Staged staged;
-  FusedTile tile;
+  TileOrigin tile;
   template <class Accum>
   GAUSSLAB_HD void store(int x, int y, Accum value) const {
     staged.store((y - tile.y0) * P::kTileW + (x - tile.x0), FromAccum<In>::convert(value));
@@ -424,7 +400,7 @@ GAUSSLAB_HD int staged_slots() { return P::kTileW * P::kTileH; }
 
 // Phase 4: pooled.store(px, py, value) writes pooled pixel (px, py) of the pooled image.
 template <class P, class Staged, class Pooled>
-GAUSSLAB_HD void pool_pass(const FusedProblem& problem, FusedTile tile, int thread, const Staged& staged, PoolMode mode,
+GAUSSLAB_HD void pool_pass(const TileProblem& problem, TileOrigin tile, int thread, const Staged& staged, PoolMode mode,
                            const Pooled& pooled) {
   const FusedExtent e = fused_extent<P>(problem, tile);
   const int pooled_w = e.outputs_w / 2, pooled_h = e.outputs_h / 2;

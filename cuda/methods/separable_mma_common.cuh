@@ -24,6 +24,7 @@
 #include "gausslab/core/host_device.hpp"
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/tile_grid.cuh"
 #include "mma_accumulator_layout.cuh"
 
 #if defined(__CUDACC__)
@@ -157,6 +158,7 @@ struct Policy {
   static constexpr int kThreads = 256;
   static constexpr int kWarps = 8;
   static constexpr int kTile = 64;                                   // output tile side
+  static constexpr int kTileW = kTile, kTileH = kTile;               // (tile_grid.cuh)
   static constexpr int kK = 16 * kSteps;
   static constexpr int kMaxRadius = (kK - 8) / 2;                    // 4 or 12
   static constexpr int kPlaneCols = kTile - 8 + kK;                  // samples a row pass reads
@@ -177,24 +179,7 @@ struct Policy {
   static_assert((kPlanePitch / 2) % 8 == 4 && (kHtPitch / 2) % 8 == 4, "conflict-free fragment loads");
 };
 
-struct MmaProblem {
-  int width = 0, height = 0;
-  int radius = 0;
-  BorderMode border = BorderMode::Reflect;
-};
-
-template <class P>
-GAUSSLAB_HD long long block_count(const MmaProblem& p) {
-  return static_cast<long long>(div_up(p.width, P::kTile)) * div_up(p.height, P::kTile);
-}
-struct Tile {
-  int x0, y0;
-};
-template <class P>
-GAUSSLAB_HD Tile tile_of(const MmaProblem& p, int block) {
-  const int tiles_x = div_up(p.width, P::kTile);
-  return {(block % tiles_x) * P::kTile, (block / tiles_x) * P::kTile};
-}
+// One block per kTile × kTile tile: TileProblem, block_count and tile_of (tile_grid.cuh).
 
 // B fragments of the Toeplitz weights for step s: B[k][n] = w[16 s + k - n] within 0..2r, else 0.
 // w_hi, w_lo: the 2r + 1 weights' fp16 halves.
@@ -219,7 +204,7 @@ GAUSSLAB_HD FragB toeplitz_fragment(int lane, int step, int radius, const Weight
 // src.load(x, y) returns the pixel (uchar4) at border-mapped (x, y), or zero for -1. plane.store(c, i,
 // word) stores two halves of channel c at word i.
 template <class P, class Src, class Planes>
-GAUSSLAB_HD void fill_planes(const MmaProblem& p, Tile tile, int thread, const Src& src, const Planes& planes) {
+GAUSSLAB_HD void fill_planes(const TileProblem& p, TileOrigin tile, int thread, const Src& src, const Planes& planes) {
   constexpr int kPairs = P::kPlaneCols / 2;
   const int valid_rows = P::kTile + 2 * p.radius;  // plane rows and columns beyond the apron are zero
   const int valid_cols = P::kTile + 2 * p.radius;

@@ -11,14 +11,15 @@
 // to about σ 6, linear in σ beyond; 40 B of global traffic per RGBA8 pixel, 16 B per F32 pixel.
 // Limits: any size up to kMaxPixels, radius 0–2000, all five borders, RGBA8 and F32; rows on 4-byte
 // boundaries; scratch: a float intermediate of 16 B (RGBA8) or 4 B (F32) per pixel.
-// Accuracy: float32 rounding only, bit for bit the plain loop's; bound (accuracy_bound) 1e-5
-// relative (F32), 0.51 levels (RGBA8).
+// Accuracy: float32 rounding only, bit for bit the plain loop's; bound kFloatRoundingBound
+// (accuracy_promise.hpp).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.124 ms, 36 % of copy bandwidth.
 // Launch policy, resources and the accuracy table: docs/methods/separable_shared.md.
 // 1D signals (FilterAxes::RowsOnly, one 1×N F32 row): the row pass alone, into the destination.
 #include <stdexcept>
 #include <string>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
@@ -61,20 +62,16 @@ GAUSSLAB_UNROLL
 
 template <class P, class Lines>
 void launch_tile_pass(const LinePass& pass, const Lines& lines, cudaStream_t stream) {
-  const long long blocks = tile_block_count<P>(pass);
   // At most 2^30 pixels / (32 × 64) rounded up per line group: far below the 2^31 - 1 grid limit.
-  if (blocks <= 0 || blocks > 0x7fffffffLL)
-    throw std::logic_error("separable_shared: a pass of " + std::to_string(blocks) + " blocks");
-  SeparableTilePassKernel<P, Lines><<<static_cast<unsigned>(blocks), P::kThreads, 0, stream>>>(pass, lines);
+  const unsigned blocks = GpuMethod::grid_blocks(tile_block_count<P>(pass), "separable_shared: SeparableTilePassKernel");
+  SeparableTilePassKernel<P, Lines><<<blocks, P::kThreads, 0, stream>>>(pass, lines);
   GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableTilePassKernel", stream);
 }
 
 // Shared memory over L1 for the tile kernels: two RGBA8 column tiles need 95 KiB per SM.
 template <class P, class Lines>
 void prefer_shared_memory() {
-  GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(SeparableTilePassKernel<P, Lines>,
-                                           cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           cudaSharedmemCarveoutMaxShared));
+  GpuMethod::set_shared_memory(SeparableTilePassKernel<P, Lines>, 0, GpuMethod::Carveout::PreferShared);
 }
 
 // ---- method ---------------------------------------------------------------------------------------
@@ -94,7 +91,7 @@ class SeparableShared final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
@@ -180,8 +177,9 @@ MethodEntry separable_shared_method() {
   MethodInfo info{"separable_shared", "Separable (shared memory)",
                   "Row pass then column pass through 32-line shared-memory tiles, 4–8 outputs per thread; "
                   "2(2r+1) multiply-adds per pixel and channel, r = 4σ: memory-bound at small σ, linear in σ beyond",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
+                  {},
                   Backend::Cuda, /*filters_along_x_only=*/true};
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<SeparableShared>(info); }};
 }

@@ -12,7 +12,7 @@
 // 2097120 bytes on the GPUs we know, refused up front), radius 0–2000, all five borders, RGBA8 and
 // F32; destination rows on 4-byte boundaries.
 // Accuracy: float32 rounding; the same taps in the same order as separable_shared, bit for bit;
-// bound 1e-5 relative (F32), 0.51 levels (RGBA8).
+// bound kFloatRoundingBound (accuracy_promise.hpp).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.206 ms, 1.7× separable_shared's.
 // Borders, source alignment, the experiments on its row pass, resources: docs/methods/separable_texture.md.
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
@@ -190,7 +191,7 @@ class SeparableTexture final : public GpuMethod {
     destroy(intermediate_texture_);
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
@@ -363,8 +364,9 @@ MethodEntry separable_texture_method() {
   MethodInfo info{"separable_texture", "Separable (texture)",
                   "Row pass then column pass reading through texture objects, 4–8 outputs per thread; 2(2r+1) "
                   "multiply-adds and about 2(2r+1)/N fetches per pixel and channel, r = 4σ",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
+                  {},
                   Backend::Cuda};
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<SeparableTexture>(info); }};
 }

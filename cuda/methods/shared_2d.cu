@@ -10,7 +10,7 @@
 // Limits: any size, radius up to 2000, all five borders, RGBA8 and F32; runs estimated above 2 s (at
 // 3e12 multiply-adds per second) are refused, never one that naive_2d accepts; rows on 4-byte
 // boundaries.
-// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8), widened from radius
+// Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp), widened from radius
 // 800 by the summation tree's worst case (accuracy_bound).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.207 ms, 41×41 2.85 ms.
 // Chunks, launch policy, shared memory and accuracy measurements: docs/methods/shared_2d.md.
@@ -66,7 +66,7 @@ template <PixelFormat F, int Capacity, int kRadius = kRunTimeRadius>
 __global__ void __launch_bounds__(Shared2dPolicy<F>::kThreads) shared2dKernel(const Shared2dArgs<F, Capacity> args) {
   extern __shared__ __align__(16) unsigned char s_window_bytes[];
   const SharedWindow<PixelAccum<F>> window{reinterpret_cast<PixelAccum<F>*>(s_window_bytes)};
-  const Tile tile = shared_2d_tile<F>(blockIdx.x, args.tiles_x);
+  const TileOrigin tile = shared_2d_tile<F>(blockIdx.x, args.tiles_x);
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   const bool has_outputs = thread_row_in_image(args, tile, ty);
 
@@ -108,8 +108,7 @@ class Shared2d final : public HaloReadingGpuMethod {
     int max_chunk = 0;
     dispatch_format(problem.format, [&](auto tag) { max_chunk = Shared2dPolicy<decltype(tag)::value>::kMaxChunk; });
     const ChunkPlan plan = problem == prepared_problem() ? plan_ : make_chunk_plan(taps, max_chunk);
-    const double relative = error_bound_from_units(shared_error_units(plan));
-    return {relative, std::max(0.51, 0.5 + 255.0 * relative)};
+    return bound_from_units(shared_error_units(plan));
   }
 
   WindowBands window_bands() const override {
@@ -147,11 +146,9 @@ class Shared2d final : public HaloReadingGpuMethod {
       // Opt in to the largest window any instance of this format uses on this device (never less,
       // so two instances with different chunks cannot undo each other's setting).
       if (max_chunk > 0 && window_bytes<F>(max_chunk) > kDefaultSharedBytes) {
-        const int bytes = static_cast<int>(window_bytes<F>(max_chunk));
-        GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(shared2dKernel<F, kSmallWeightCapacity>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(shared2dKernel<F, kLargeWeightCapacity>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        const std::size_t bytes = window_bytes<F>(max_chunk);
+        set_shared_memory(shared2dKernel<F, kSmallWeightCapacity>, bytes, Carveout::Default);
+        set_shared_memory(shared2dKernel<F, kLargeWeightCapacity>, bytes, Carveout::Default);
       }
       if (max_chunk > 0) window_bytes_ = window_bytes<F>(make_chunk_plan(taps, max_chunk).chunk);
     });
@@ -171,8 +168,8 @@ class Shared2d final : public HaloReadingGpuMethod {
         make_shared_2d_args<F, Capacity>(src, dst, prepared_problem().params, plan_, row_weights_);
     args.halo_in_memory = halo_in_memory();
     args.bands = bands();
-    const long long blocks = tile_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight);
-    if (blocks > INT_MAX) throw std::invalid_argument("shared_2d: the image needs more thread blocks than a grid holds");
+    const unsigned blocks =
+        grid_blocks(tile_block_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight), "shared_2d: shared2dKernel");
 
     ScopedStage stage(timer, "convolve", stream);
     // The compile-time kernels need the whole kernel in one chunk (every device's chunk is >= 26).
@@ -184,7 +181,7 @@ class Shared2d final : public HaloReadingGpuMethod {
                     [&](auto radius) {
       constexpr int kRadius = decltype(radius)::value;
       if constexpr (kRadius == kRunTimeRadius || Capacity == kSmallWeightCapacity)  // no large-capacity copies
-        shared2dKernel<F, Capacity, kRadius><<<static_cast<unsigned int>(blocks), dim3(P::kThreadsX, P::kThreadsY),
+        shared2dKernel<F, Capacity, kRadius><<<blocks, dim3(P::kThreadsX, P::kThreadsY),
                                                window_bytes_, stream>>>(args);
     });
     GAUSSLAB_CUDA_CHECK_LAUNCH("shared2dKernel", stream);
@@ -203,9 +200,10 @@ MethodEntry shared_2d_method() {
                   "Tile + apron in shared memory, 3 (RGBA8) or 5 (F32) outputs per thread, weights w[i]·w[j]: still "
                   "the full 2D convolution, (2r+1)² multiply-adds per pixel and channel, r = 4σ: 289 at σ=2, 4225 "
                   "at σ=8; radii beyond the tile in 32×32 chunks",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
-                  "reference, a little wider from radius 800 (the rounding of its summation tree)",
+                  {},
                   Backend::Cuda};
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
+                                   "a little wider from radius 800 (the rounding of its summation tree)");
   info.same_bytes_in_bands = true;
   info.computes_core_from_halo = true;
   MethodEntry entry{info, [info] { return std::make_unique<Shared2d>(info, true); }};

@@ -14,6 +14,7 @@
 #include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/reference.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/auto_method.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
@@ -57,7 +58,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 AccuracyBound accuracy_cap(AccuracyClass accuracy) {
-  return accuracy == AccuracyClass::Exact ? AccuracyBound{1e-5, 0.51} : AccuracyBound{1e-3, 0.8};
+  return accuracy == AccuracyClass::Exact ? kFloatRoundingBound : kApproximationCap;
 }
 
 CalibrationKey current_calibration_key() {

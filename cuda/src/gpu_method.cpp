@@ -23,6 +23,23 @@ std::string row_alignment_problem(const std::string& method_id, const ConstImage
          std::to_string(dst.pitch_bytes) + " bytes); pass views whose pitch and address are multiples of 4";
 }
 
+unsigned GpuMethod::grid_blocks(long long blocks, const std::string& kernel) {
+  constexpr long long kMaxGridBlocks = 0x7fffffffLL;  // 2^31 - 1 blocks along x
+  if (blocks <= 0 || blocks > kMaxGridBlocks)
+    throw std::invalid_argument(kernel + ": a launch of " + std::to_string(blocks) +
+                                " blocks; a one-dimensional grid holds 1 to 2^31 - 1 (a smaller image runs)");
+  return static_cast<unsigned>(blocks);
+}
+
+void GpuMethod::set_shared_memory(const void* kernel, std::size_t max_dynamic_bytes, Carveout carveout) {
+  if (max_dynamic_bytes > 0)
+    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(max_dynamic_bytes)));
+  if (carveout == Carveout::PreferShared)
+    GAUSSLAB_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+}
+
 std::string GpuMethod::unsupported_reason(const FilterProblem& problem) const {
   if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
   if (std::string format = format_refusal(info_, problem.format); !format.empty()) return format;

@@ -13,8 +13,8 @@
 
 namespace gausslab {
 
-// auto: approximations allowed up to the project's cap (0.8 levels RGBA8, 1e-3 relative F32);
-// auto_exact: FIR class only (0.51 levels, 1e-5).
+// auto: approximations allowed up to the project's cap (kApproximationCap); auto_exact: FIR class
+// only (kFloatRoundingBound; both in accuracy_promise.hpp).
 enum class AccuracyClass { Approximate, Exact };
 AccuracyBound accuracy_cap(AccuracyClass accuracy);
 

@@ -9,6 +9,7 @@
 //              and the fence's completion event, also when a kernel fails to launch.
 // A method keeps its device memory in ScratchBuffers made from fence() (they wait for the last run
 // before they reallocate or free) and its weights in weights() (copied on the run's stream).
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -34,6 +35,24 @@ class GpuMethod : public Method {
   // Throws std::invalid_argument for views that do not match the prepared problem or whose rows do
   // not start on 4-byte boundaries, CudaError when a kernel does not launch.
   void run(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) final;
+
+  // ---- launch helpers, for the methods' launches (also from free functions: hence static) ----
+  // The grid of a one-dimensional launch of `blocks` blocks (every tiled kernel: one block per tile,
+  // tile_grid.cuh). Throws std::invalid_argument naming `kernel` ("multires: MultiresReduceKernel")
+  // when there is none or more than a grid holds (2^31 - 1): never for images within kMaxPixels and
+  // this project's tiles, but checked where it is launched rather than assumed.
+  static unsigned grid_blocks(long long blocks, const std::string& kernel);
+  // How a kernel may use the SM's shared memory (cudaFuncSetAttribute): a ceiling of
+  // `max_dynamic_bytes` of dynamic shared memory (above 48 KiB a kernel must opt in; 0 leaves the
+  // ceiling as it is), and with Carveout::PreferShared the SM's largest shared-memory carveout, so
+  // that more blocks fit beside each other (L1 gets the rest). Set the same ceiling from every
+  // instance (the kernel's largest), so that instances of other radii never lower it under each other.
+  enum class Carveout { Default, PreferShared };
+  static void set_shared_memory(const void* kernel, std::size_t max_dynamic_bytes, Carveout carveout);
+  template <class... Args>
+  static void set_shared_memory(void (*kernel)(Args...), std::size_t max_dynamic_bytes, Carveout carveout) {
+    set_shared_memory(reinterpret_cast<const void*>(kernel), max_dynamic_bytes, carveout);
+  }
 
  protected:
   // The method's own refusals: radius limits, impractical cost, ... Empty when it can run.

@@ -159,9 +159,9 @@ void run_naive_model(const ConstImageView& src, GuardedImage<F>& dst, const Filt
   unrolled = unrolled && bands.first == 0 && bands.end >= naive_band_count(args);  // as the launch chooses
   const std::vector<float> weights = naive_weights_2d(params.sigma, params.radius());
   const int tiles_x = div_up(src.width, NaivePolicy::kThreadsX);
-  const long long blocks = tile_count(src.width, src.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+  const long long blocks = tile_block_count(src.width, src.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
   for (long long block = 0; block < blocks; ++block) {
-    const Tile tile = tile_at(block, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+    const TileOrigin tile = tile_at(block, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
     for (int ty = 0; ty < NaivePolicy::kThreadsY; ++ty)
       for (int tx = 0; tx < NaivePolicy::kThreadsX; ++tx) {
         const int x = tile.x0 + tx, y = tile.y0 + ty;
@@ -189,9 +189,9 @@ void run_shared_model(const ConstImageView& src, GuardedImage<F>& dst, const Fil
   test::CheckedShared<PixelAccum<F>> shared(window_bytes<F>(plan.chunk) / sizeof(PixelAccum<F>), "window");
   auto window = shared.access();
   std::vector<ThreadSums<F>> sums(P::kThreads);
-  const long long blocks = tile_count(src.width, src.height, P::kTileWidth, P::kTileHeight);
+  const long long blocks = tile_block_count(src.width, src.height, P::kTileWidth, P::kTileHeight);
   for (long long block = 0; block < blocks; ++block) {
-    const Tile tile = shared_2d_tile<F>(block, args.tiles_x);
+    const TileOrigin tile = shared_2d_tile<F>(block, args.tiles_x);
     for (int ty = 0; ty < P::kThreadsY; ++ty)
       for (int tx = 0; tx < P::kThreadsX; ++tx) {
         ThreadSums<F>& s = sums[ty * P::kThreadsX + tx];

@@ -139,7 +139,7 @@ struct ModelPooledStore {
 // SeparableFusedKernel<P, In, kTaps, pool != None> over a width × height image (row-major, no
 // padding); with a pool mode, the pooled image of pooled_side(width) × pooled_side(height).
 template <class P, class In, int kTaps>
-std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vector<In>& src,
+std::vector<In> model_fused_kernel(const TileProblem& problem, const std::vector<In>& src,
                                    const std::vector<float>& weights, PoolMode pool = PoolMode::None) {
   using Accum = AccumOf<In>;
   const FusedLayout layout = fused_layout<P, In, Accum>(problem.radius);
@@ -160,9 +160,9 @@ std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vecto
   std::vector<int> pooled_writes(pooled_dst.size(), 0);
   const ModelPooledStore<In> pooled_out{&pooled_dst, &pooled_writes, pooled_w, pooled_h};
 
-  const long long blocks = fused_tile_count<P>(problem.width, problem.height);
+  const long long blocks = block_count<P>(problem.width, problem.height);
   for (long long b = 0; b < blocks; ++b) {
-    const FusedTile tile = fused_tile<P>(problem, static_cast<int>(b));
+    const TileOrigin tile = tile_of<P>(problem, static_cast<int>(b));
     raw.begin_fill();
     shared_weights.begin_fill();
     h.begin_fill();
@@ -225,7 +225,7 @@ Image<Pixel> model_separable_fused(const Image<Pixel>& src, const FilterParams& 
   constexpr PixelFormat F = Image<Pixel>::format();
   const int radius = params.radius();
   if (radius > kMaxFusedRadius) throw std::invalid_argument("radius beyond separable_fused's limit");
-  const FusedProblem problem{src.width(), src.height(), radius, params.border};
+  const TileProblem problem{src.width(), src.height(), radius, params.border};
   const std::vector<float> weights = gaussian_weights_f32(params.sigma, radius);
   const std::vector<Storage> in = to_storage(src);
   std::vector<Storage> out;
@@ -440,10 +440,10 @@ TEST(SeparableFusedPolicy, RowPassReadsAndWritesWithoutBankConflicts) {
 template <class P>
 void expect_tiles_cover_every_pixel_once(int width, int height) {
   std::vector<int> owners(static_cast<std::size_t>(width) * height, 0);
-  const FusedProblem problem{width, height, 3, BorderMode::Reflect};
-  const long long blocks = fused_tile_count<P>(width, height);
+  const TileProblem problem{width, height, 3, BorderMode::Reflect};
+  const long long blocks = block_count<P>(width, height);
   for (long long b = 0; b < blocks; ++b) {
-    const FusedTile tile = fused_tile<P>(problem, static_cast<int>(b));
+    const TileOrigin tile = tile_of<P>(problem, static_cast<int>(b));
     EXPECT_EQ(tile.x0 % P::kTileW, 0);
     EXPECT_EQ(tile.y0 % P::kTileH, 0);
     const FusedExtent e = fused_extent<P>(problem, tile);
@@ -464,10 +464,10 @@ TEST(SeparableFusedPolicy, TilesCoverEveryPixelOnceAndTheLargestImagesFitTheGrid
     expect_tiles_cover_every_pixel_once<RgbaWide>(w, h);
   }
   for (const auto& [w, h] : {std::pair{1, 1 << 30}, {1 << 30, 1}, {32768, 32768}, {33, 32537631}}) {
-    EXPECT_LE(fused_tile_count<RgbaSmall>(w, h), 0x7fffffffLL) << w << "×" << h;
-    EXPECT_LE(fused_tile_count<F32Small>(w, h), 0x7fffffffLL) << w << "×" << h;
-    EXPECT_LE(fused_tile_count<F32Large>(w, h), 0x7fffffffLL) << w << "×" << h;
-    EXPECT_LE(fused_tile_count<RgbaWide>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(block_count<RgbaSmall>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(block_count<F32Small>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(block_count<F32Large>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(block_count<RgbaWide>(w, h), 0x7fffffffLL) << w << "×" << h;
   }
 }
 
@@ -490,12 +490,12 @@ TEST(SeparableFusedModel, ARaceOrAMissingFillIsCaught) {
   // A fill that skips the last raw column, and a row pass that writes every row's first window twice:
   // the model must throw, not return an image.
   using P = F32Small;
-  const FusedProblem problem{5, 3, 2, BorderMode::Reflect};
+  const TileProblem problem{5, 3, 2, BorderMode::Reflect};
   const FusedLayout layout = fused_layout<P, float, float>(problem.radius);
   CheckedShared<float> raw(layout.rows * static_cast<std::size_t>(layout.raw_pitch), "raw");
   CheckedShared<float> h(layout.rows * static_cast<std::size_t>(P::kHPitch), "h");
   const std::vector<float> w = gaussian_weights_f32(1.0, problem.radius);
-  const FusedTile tile{0, 0};
+  const TileOrigin tile{0, 0};
   const FusedExtent e = fused_extent<P>(problem, tile);
   raw.begin_fill();
   for (int row = 0; row < e.rows; ++row)

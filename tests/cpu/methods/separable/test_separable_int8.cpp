@@ -57,7 +57,7 @@ void emulate_mma_u8(FragC (&d)[32], const FragA (&a)[32], const FragB (&b)[32]) 
 
 template <class P>
 ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {
-  const Int8Problem p{src.width(), src.height(), params.radius(), params.border};
+  const TileProblem p{src.width(), src.height(), params.radius(), params.border};
   if (p.radius > P::kMaxRadius) throw ModelError("radius beyond the policy");
   const std::vector<double> w = gaussian_weights(params.sigma, p.radius);
   std::vector<std::uint32_t> codes(w.size());
@@ -101,7 +101,7 @@ ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {
   };
   const bool aligned16 = (src.width() % 4) == 0;  // as a pitch of width × 4 bytes would be
   for (long long block = 0; block < block_count<P>(p); ++block) {
-    const Tile tile = tile_of<P>(p, static_cast<int>(block));
+    const TileOrigin tile = tile_of<P>(p, static_cast<int>(block));
     raw.begin_fill();
     for (int t = 0; t < P::kThreads; ++t) fill_raw<P>(p, tile, t, aligned16, Fill{raw.access(), pixel_word});
     raw.begin_read();

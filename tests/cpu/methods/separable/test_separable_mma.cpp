@@ -66,7 +66,7 @@ using test::emulate_mma;
 template <int kSteps>
 ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {
   using P = Policy<kSteps>;
-  const MmaProblem p{src.width(), src.height(), params.radius(), params.border};
+  const TileProblem p{src.width(), src.height(), params.radius(), params.border};
   if (p.radius > P::kMaxRadius) throw ModelError("radius beyond the policy");
   const std::vector<double> w = gaussian_weights(params.sigma, p.radius);
   std::vector<unsigned short> w_hi(w.size()), w_lo(w.size());
@@ -86,7 +86,7 @@ ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {
     }
   };
   for (long long block = 0; block < block_count<P>(p); ++block) {
-    const Tile tile = tile_of<P>(p, static_cast<int>(block));
+    const TileOrigin tile = tile_of<P>(p, static_cast<int>(block));
     PhasedArray<unsigned> planes(4 * kChannelWords, "planes");
     PhasedArray<unsigned short> ht(2 * kHtHalves, "ht");
     struct Planes {

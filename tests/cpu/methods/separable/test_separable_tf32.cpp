@@ -94,7 +94,7 @@ class TileMemory {
 template <int kSteps>
 ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) {
   using P = PolicyFor<kSteps>;
-  const Problem p{src.width(), src.height(), params.border};
+  const TileProblem p{src.width(), src.height(), params.radius(), params.border};
   const int radius = params.radius();
   if (steps_for_radius(radius) != kSteps) throw ModelError("a radius another kernel runs");
   const std::vector<float> w = gaussian_weights_f32(params.sigma, radius);
@@ -105,8 +105,8 @@ ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) 
   };
   ImageF32 out(src.width(), src.height());
   std::vector<int> written(src.pixel_count(), 0);
-  for (long long block = 0; block < tile_count<P>(p.width, p.height); ++block) {
-    const Tile tile = tile_of<P>(p, static_cast<int>(block));
+  for (long long block = 0; block < block_count<P>(p); ++block) {
+    const TileOrigin tile = tile_of<P>(p, static_cast<int>(block));
     TileMemory mem(static_cast<std::size_t>(P::kRawH) * P::kPitch);
     struct Fill {
       TileMemory* mem;

@@ -1,0 +1,31 @@
+#pragma once
+// The accuracy bounds the methods promise, each stated once: a method's bound is a named constant
+// (or a function of the problem built from one) in its own file, which its accuracy_bound() returns
+// and its MethodInfo::accuracy words are made from (accuracy_promise below); the docs name the
+// constant instead of repeating its numbers. The FIR class, shared by every method whose only error
+// is float32 rounding, is here, as is the cap of the approximations that auto may choose.
+#include <string>
+#include <string_view>
+
+#include "gausslab/core/accuracy.hpp"
+#include "gausslab/core/method_info.hpp"
+
+namespace gausslab {
+
+// The FIR class: the exact truncated Gaussian in float32 arithmetic (every sum of non-negative terms,
+// a few float roundings of the result's size), for any image: 1e-5 of the peak for float images,
+// 0.51 levels for 8-bit ones (0.5 of it the rounding to a level). auto_exact chooses among these.
+inline constexpr AccuracyBound kFloatRoundingBound{1e-5, 0.51};
+
+// The most auto may give up for speed: approximations within 1e-3 of the peak, 0.8 levels (8-bit).
+inline constexpr AccuracyBound kApproximationCap{1e-3, 0.8};
+
+// MethodInfo::accuracy from the bound: "<how>: within 1e-5 of the peak (float) and 0.51 levels
+// (8-bit) of the float64 reference[, <qualifier>]", naming only the sample types `formats` holds.
+std::string accuracy_promise(std::string_view how, const AccuracyBound& bound, FormatSet formats,
+                             std::string_view qualifier = {});
+
+// A bound's number as the docs write it: "1e-5", "2.5e-4", "0.51".
+std::string bound_number(double value);
+
+}  // namespace gausslab
