@@ -607,8 +607,7 @@ inline double shared_error_units(const ChunkPlan& plan) { return 2.0 + 2.0 * pla
 // above exceeds it (radius beyond about 800; the typical error, which grows like the square root
 // of the counts, stays near 1e-6 there).
 inline AccuracyBound bound_from_units(double units) {
-  const double relative = std::max(kFloatRoundingBound.max_relative_error, units * kUnitRoundoff);
-  return {relative, std::max(kFloatRoundingBound.max_error_8bit, 0.5 + 255.0 * relative)};
+  return bound_of_relative(std::max(kFloatRoundingBound.max_relative_error, units * kUnitRoundoff));
 }
 
 // ---- cost ---------------------------------------------------------------------------------------

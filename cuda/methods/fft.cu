@@ -369,7 +369,7 @@ class FftMethod final : public GpuMethod {
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const FftLayout& layout = layout_;
-    const FilterProblem& problem = prepared_problem();
+    const FilterProblem& problem = kernel_problem();
     float* d_real_planes = d_real_planes_.as<float>();
     cufftComplex* d_spectra = d_spectra_.as<cufftComplex>();
     const float* d_factor_x = weights().device();
@@ -461,6 +461,7 @@ MethodEntry fft_method() {
                   "kernel spectrum, C2R; cost O(N log N) independent of sigma except through the padding",
                   {},
                   Backend::Cuda};
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});  // RGBA8 and F32 compiled, the others as F32 planes
   info.accuracy = accuracy_promise("float32 FFT round-off", kFftBound, info.formats);
   return {info, [info] { return std::make_unique<FftMethod>(info); }};
 }

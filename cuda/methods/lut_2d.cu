@@ -77,13 +77,15 @@ class Lut2d final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
+  // RGBA8 as it is; 8-bit images of 1 to 3 channels widened to it (the missing channels zero).
+  Route route(PixelFormat format) const override {
+    return format == PixelFormat::Rgba8 ? Route::Native : Route::WidenToRgba8;
+  }
+
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::Rgba8)
-      return "lut_2d tables products with the 256 values of 8-bit channels; a float32 image has no such values "
-             "(use naive_2d or a separable method)";
     const int radius = problem.params.radius();
     if (radius > P::kMaxRadius) {
       char text[400];
@@ -129,7 +131,7 @@ class Lut2d final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterParams& params = prepared_problem().params;
+    const FilterParams& params = kernel_problem().params;
     const LutArgs args{src, dst, params.radius(), params.border};
     const int tiles_x = (dst.width + P::kThreadsX - 1) / P::kThreadsX;
     const long long tiles = tile_count(dst.width, dst.height);
@@ -156,6 +158,7 @@ MethodEntry lut_2d_method() {
                   "(2r+1)² table lookups per pixel and channel instead of multiplies, r = 4σ; radius ≤ 8",
                   {},
                   Backend::Cuda};
+  info.formats = FormatSet::of_samples({SampleType::U8});  // a table of the 256 byte values (below); 1-3 channels widened to RGBA8
   info.accuracy = accuracy_promise("float32 table entries and sums", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<Lut2d>(info); }};

@@ -647,8 +647,17 @@ class Multires final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
+  // RGBA8 and F32 as they are; 8-bit images of 1 to 3 channels widened to RGBA8 (its bound is proven
+  // for bytes through the RGBA8 path's 16-bit coarse images), the other float ones as F32 planes.
+  Route route(PixelFormat format) const override {
+    if (format == PixelFormat::Rgba8 || format == PixelFormat::F32) return Route::Native;
+    return sample_type(format) == SampleType::U8 ? Route::WidenToRgba8 : Route::FloatPlanes;
+  }
+
  protected:
-  std::string method_limits(const FilterProblem& problem) const override {
+  std::string method_limits(const FilterProblem& outer) const override {
+    FilterProblem problem = outer;  // as the kernels run it
+    problem.format = kernel_format(outer.format);
     const FilterParams& params = problem.params;
     if (params.sigma < multires::kMinSigma)
       return "sigma " + std::to_string(params.sigma).substr(0, 4) +
@@ -691,7 +700,7 @@ class Multires final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    if (prepared_problem().format == PixelFormat::Rgba8)
+    if (kernel_problem().format == PixelFormat::Rgba8)
       launch_all<PixelFormat::Rgba8>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
     else
       launch_all<PixelFormat::F32>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
@@ -716,6 +725,7 @@ MethodEntry multires_method() {
                   "σ ≥ 4",
                   {},
                   Backend::Cuda};
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});  // RGBA8 (8-bit widened to it) and F32 compiled, float ones as F32 planes
   info.accuracy = accuracy_promise("an approximation with a proven bound", multires::kMultiresBound, info.formats,
                                    "0.5 of the levels the rounding");
   return {info, [info] { return std::make_unique<Multires>(info); }};

@@ -33,11 +33,6 @@
 #include "separable_common.cuh"
 #include "separable_fused_common.cuh"
 
-namespace gausslab {
-template <>
-GAUSSLAB_HD ushort4 zero_value<ushort4>() { return make_ushort4(0, 0, 0, 0); }
-}  // namespace gausslab
-
 namespace gausslab::multires {
 
 using gausslab::to_accum;  // the storage conversions of kernel_common.cuh, beside this file's ushort4 one
@@ -72,12 +67,10 @@ GAUSSLAB_HD unsigned float_as_bits(float value) {
 #endif
 }
 
-// This file's 16-bit storage as exact floats through the conversion unit (I2F), as to_accum_via_i2f
-// of kernel_common.cuh for bytes and floats. Every multires kernel (and its CPU model) reads its
-// samples this way: its passes are bound by the FMA and ALU pipes, where an OR-and-add conversion
-// put two instructions per channel; I2F runs on a pipe beside them (H100, 4096² RGBA8: 2-8 % faster).
-using gausslab::to_accum_via_i2f;
-GAUSSLAB_HD float4 to_accum_via_i2f(ushort4 p) { return make_float4(p.x, p.y, p.z, p.w); }
+// Every multires kernel (and its CPU model) reads its samples, bytes and this file's 16-bit storage
+// alike, through to_accum_via_i2f (kernel_common.cuh): its passes are bound by the FMA and ALU pipes,
+// where an OR-and-add conversion put two instructions per channel; I2F runs on a pipe beside them
+// (H100, 4096² RGBA8: 2-8 % faster).
 
 // v (in [0, 65535] up to rounding) to the nearest 16-bit integer, ties to even: adding 2^23 rounds
 // to an integer in the low mantissa bits (float addition rounds to nearest even on both sides).

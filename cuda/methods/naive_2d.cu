@@ -98,10 +98,10 @@ class Naive2d final : public HaloReadingGpuMethod {
     return bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
   }
 
-  WindowBands window_bands() const override {
+  WindowBands kernel_window_bands() const override {
     WindowBands bands;
-    dispatch_format(prepared_problem().format,
-                    [&](auto tag) { bands = naive_window_bands<decltype(tag)::value>(prepared_problem().params.radius()); });
+    dispatch_format(kernel_problem().format,
+                    [&](auto tag) { bands = naive_window_bands<decltype(tag)::value>(kernel_problem().params.radius()); });
     return bands;
   }
 
@@ -140,7 +140,7 @@ class Naive2d final : public HaloReadingGpuMethod {
  private:
   template <PixelFormat F>
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) {
-    NaiveArgs<F> args = make_naive_args<F>(src, dst, prepared_problem().params);
+    NaiveArgs<F> args = make_naive_args<F>(src, dst, kernel_problem().params);
     args.halo_in_memory = halo_in_memory();
     args.bands = bands();
     const int tiles_x = div_up(dst.width, NaivePolicy::kThreadsX);
@@ -202,10 +202,11 @@ MethodEntry naive_2d_method() {
                   "4225 at σ=8",
                   {},
                   Backend::Cuda};
-  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
-                                   "a little wider from radius 861 (the rounding of its summation tree)");
   info.same_bytes_in_bands = true;
   info.computes_core_from_halo = true;
+  info.formats = FormatSet::all();  // RGBA8 and F32 compiled, the others as F32 planes (gpu_method.hpp)
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
+                                   "a little wider from radius 861 (the rounding of its summation tree)");
   MethodEntry entry{info, [info] { return std::make_unique<Naive2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Naive2d>(info, false); };
   entry.create_for_worker = [info] { return std::make_unique<Naive2d>(info, false, true); };

@@ -207,6 +207,7 @@ MethodEntry recursive_method() {
                   "back; cost independent of sigma",
                   {},
                   Backend::Cuda};
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});  // RGBA8 and F32 compiled, the others as F32 planes
   info.accuracy = accuracy_promise("an approximation of the whole Gaussian", recursive::widest_recursive_bound(),
                                    info.formats, "by sigma at most; wider for a truncate below 4");
   return {info, [info] { return std::make_unique<RecursiveGaussian>(info); }};

@@ -119,9 +119,6 @@ class RecursiveTiled final : public GpuMethod {
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::F32)
-      return "recursive_tiled filters float images only (an RGBA line would need 4 × 64 registers): use "
-             "multires or recursive for RGBA8";
     return recursive_instance().unsupported_reason(problem);
   }
 
@@ -144,7 +141,7 @@ class RecursiveTiled final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const int w = prepared_problem().width, h = prepared_problem().height;
+    const int w = kernel_problem().width, h = kernel_problem().height;
     const DeviceImage32 source{static_cast<const char*>(src.data), src.pitch_bytes};
     const DeviceImage32 y_in{y_.as<const char>(), y_pitch_};
     const DeviceImage32Out y_out{y_.as<char>(), y_pitch_};
@@ -189,6 +186,7 @@ MethodEntry recursive_tiled_method() {
                   "direction; no transposes, ~24 B of traffic per pixel; constant in σ; float images",
                   {},
                   Backend::Cuda};
+  info.formats = FormatSet::of_samples({SampleType::F16, SampleType::F32});  // float images (below), their channels as F32 planes
   info.accuracy = accuracy_promise("recursive's filter with float states", recursive::widest_recursive_bound(),
                                    info.formats, "by sigma at most; wider for a truncate below 4");
   return {info, [info] { return std::make_unique<RecursiveTiled>(info); }};

@@ -134,12 +134,13 @@ struct TilePolicy {
 };
 
 // RGBA8: float4 tile of the column pass = 32 × 95 × 16 B = 47.5 KiB (under the 48 KiB static
-// limit); 512 threads, at most 64 registers each for 2 blocks per SM (1024 threads).
+// limit); 512 threads, at most 64 registers each for 2 blocks per SM (1024 threads). RGBA16 and
+// RGBA32F compute in float4 as RGBA8 does and take its policy: their row pass's tile is 23.8 KiB
+// (ushort4) and 47.5 KiB (float4), their column pass's RGBA8's.
 // F32: 32 × 127 × 4 B = 15.9 KiB; 256 threads, 4 blocks per SM.
 template <PixelFormat F>
-struct SharedPolicyFor;
-template <>
-struct SharedPolicyFor<PixelFormat::Rgba8> {
+struct SharedPolicyFor {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   using type = TilePolicy<16, 4, 32, 2>;
 };
 template <>
@@ -288,10 +289,10 @@ struct TexturePolicy {
   static constexpr int kThreads = 32 * LinesPerBlock;
   static constexpr int kOutputs = Outputs;  // N
 };
+// RGBA formats (float4 windows) N = 4, F32 N = 8.
 template <PixelFormat F>
-struct TexturePolicyFor;
-template <>
-struct TexturePolicyFor<PixelFormat::Rgba8> {
+struct TexturePolicyFor {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   using type = TexturePolicy<8, 4>;
 };
 template <>

@@ -45,6 +45,10 @@ namespace gausslab::fused {
 // The largest radius separable_fused runs: its largest tile (RGBA8, 32 × 64 outputs) with apron
 // needs 220 KiB of shared memory at radius 64, just under the 227 KiB an H100 block may have.
 inline constexpr int kMaxFusedRadius = 64;
+// RGBA16 and RGBA32F run RGBA8's tiles (float4 sums alike) with 2 and 4 times its raw tile: within
+// the H100's and H200's 227 KiB up to radius 44 and 27 (SeparableFusedPolicy tests both limits).
+template <PixelFormat F>
+inline constexpr int kMaxFusedRadiusOf = F == PixelFormat::Rgba16 ? 44 : F == PixelFormat::Rgba32F ? 27 : kMaxFusedRadius;
 // Radii up to this one run kernels compiled for their tap count.
 inline constexpr int kMaxExactRadius = 8;
 // F32 radii above kMaxExactRadius up to this one also run kernels compiled for their tap count
@@ -99,8 +103,11 @@ struct FusedPolicyFor<PixelFormat::F32, true> {
 struct FusedMediumPolicyF32 {
   using type = FusedPolicy<32, 128, 8, 8, 16, kMaxMediumRadius, 3>;
 };
-template <>
-struct FusedPolicyFor<PixelFormat::Rgba8, false> {
+// RGBA8, and RGBA16 and RGBA32F (the same float4 sums and registers; their larger raw tiles fit
+// fewer blocks an SM, which the 32 × 64 tile's fill, all in flight at once, can afford).
+template <PixelFormat F>
+struct FusedPolicyFor<F, false> {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   using type = FusedPolicy<32, 64, 8, 8, 4, kMaxExactRadius, 3>;
 };
 // The smallest radii (F32 0–3, RGBA8 0–2), where the kernel waits on memory more than it computes:
@@ -116,14 +123,16 @@ struct FusedSmallRadiusPolicy<PixelFormat::F32> {
   static constexpr int kMaxRadius = 3;
   using type = FusedPolicy<128, 32, 8, 16, 16, kMaxRadius, 5, true>;
 };
-template <>
-struct FusedSmallRadiusPolicy<PixelFormat::Rgba8> {
+template <PixelFormat F>
+struct FusedSmallRadiusPolicy {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   static constexpr int kMaxRadius = 2;
   using type = FusedPolicy<64, 32, 8, 8, 8, kMaxRadius, 4, true>;
 };
-template <>
-struct FusedPolicyFor<PixelFormat::Rgba8, true> {
-  using type = FusedPolicy<32, 64, 8, 8, 4, kMaxFusedRadius, 1>;
+template <PixelFormat F>
+struct FusedPolicyFor<F, true> {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
+  using type = FusedPolicy<32, 64, 8, 8, 4, kMaxFusedRadiusOf<F>, 1>;
 };
 
 // The kernel a radius runs: fn(PolicyTag<P>{}, std::integral_constant<int, kTaps>{}) with the

@@ -217,11 +217,13 @@ class SeparableInt8 final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
+  // RGBA8 as it is; 8-bit images of 1 to 3 channels widened to it (the missing channels zero).
+  Route route(PixelFormat format) const override {
+    return format == PixelFormat::Rgba8 ? Route::Native : Route::WidenToRgba8;
+  }
+
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::Rgba8)
-      return "separable_int8 filters RGBA8 only (its products take 8-bit samples): for float images use "
-             "separable_fused or separable_tf32";
     const int radius = problem.params.radius();
     if (radius > kMaxInt8Radius)
       return "radius " + std::to_string(radius) + " exceeds separable_int8's " + std::to_string(kMaxInt8Radius) +
@@ -246,7 +248,7 @@ class SeparableInt8 final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
+    const FilterProblem& problem = kernel_problem();
     const TileProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
     ScopedStage stage(timer, "int8", stream);
     launch_.kernel<<<launch_.grid, 256, launch_.shared_bytes, stream>>>(
@@ -267,6 +269,7 @@ MethodEntry separable_int8_method() {
                   "weights (exact sums; the row result kept to 16 bits), one kernel per tile; RGBA8, radius ≤ 40 "
                   "(σ ≤ 10), sm_80+",
                   {}, Backend::Cuda};
+  info.formats = FormatSet::of_samples({SampleType::U8});  // exact for bytes only (below); 1-3 channels widened to RGBA8
   info.accuracy = accuracy_promise("exact integer sums, the FIR class", kFloatRoundingBound, info.formats);
   // Exact integer sums of each pixel's own window (the zero taps of the padded band add nothing), so a
   // band of rows gives the single pass's bytes wherever the tiles fall.

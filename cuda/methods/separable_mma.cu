@@ -152,10 +152,13 @@ class SeparableMma final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
+  // RGBA8 as it is; 8-bit images of 1 to 3 channels widened to it (the missing channels zero).
+  Route route(PixelFormat format) const override {
+    return format == PixelFormat::Rgba8 ? Route::Native : Route::WidenToRgba8;
+  }
+
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::Rgba8)
-      return "separable_mma filters RGBA8 only (float samples are not exact in fp16): use separable_fused";
     const int radius = problem.params.radius();
     if (radius > Policy<2>::kMaxRadius)
       return "radius " + std::to_string(radius) + " exceeds separable_mma's 12 (K = 32 samples per tensor-core "
@@ -173,7 +176,7 @@ class SeparableMma final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
+    const FilterProblem& problem = kernel_problem();
     const TileProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
     const auto* halves = reinterpret_cast<const unsigned short*>(weights().device());
     ScopedStage stage(timer, "mma", stream);
@@ -199,6 +202,7 @@ MethodEntry separable_mma_method() {
                   "Both passes as tensor-core products with the Toeplitz matrix of the weights (fp16 hi/lo split, "
                   "fp32 accumulation), one kernel per 64×64 tile; radius ≤ 12 (σ ≤ 3), RGBA8, sm_80+",
                   {}, Backend::Cuda};
+  info.formats = FormatSet::of_samples({SampleType::U8});  // exact for bytes only (below); 1-3 channels widened to RGBA8
   info.accuracy = accuracy_promise("split fp16 products, the FIR class", kFloatRoundingBound, info.formats);
   return {info, [info] { return std::make_unique<SeparableMma>(info); }};
 }

@@ -33,66 +33,7 @@
 
 namespace gausslab::mma_fir {
 
-// ---- fp16 bits, the same on both sides ---------------------------------------------------------
-
-// float -> fp16 bits, round to nearest even (subnormals kept, overflow to infinity).
-GAUSSLAB_HD unsigned short half_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __half_as_ushort(__float2half_rn(f));
-#else
-  unsigned x;
-  std::memcpy(&x, &f, sizeof x);
-  const unsigned sign = (x >> 16) & 0x8000u;
-  const int exponent = static_cast<int>((x >> 23) & 0xffu);
-  unsigned mantissa = x & 0x7fffffu;
-  if (exponent == 0xff) return static_cast<unsigned short>(sign | 0x7c00u | (mantissa ? 0x200u : 0u));
-  const int e = exponent - 127 + 15;
-  if (e >= 31) return static_cast<unsigned short>(sign | 0x7c00u);
-  if (e <= 0) {  // subnormal half (or zero)
-    if (e < -10) return static_cast<unsigned short>(sign);
-    mantissa |= 0x800000u;
-    const int shift = 14 - e;
-    unsigned half = mantissa >> shift;
-    const unsigned rest = mantissa & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
-    return static_cast<unsigned short>(sign | half);
-  }
-  unsigned half = sign | (static_cast<unsigned>(e) << 10) | (mantissa >> 13);
-  const unsigned rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // a carry into the exponent is right
-  return static_cast<unsigned short>(half);
-#endif
-}
-
-GAUSSLAB_HD float half_value(unsigned short h) {
-#if defined(__CUDA_ARCH__)
-  return __half2float(__ushort_as_half(h));
-#else
-  const unsigned sign = (h & 0x8000u) << 16;
-  const unsigned exponent = (h >> 10) & 0x1fu;
-  unsigned mantissa = h & 0x3ffu;
-  unsigned bits;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      int e = -1;
-      do {
-        ++e;
-        mantissa <<= 1;
-      } while (!(mantissa & 0x400u));
-      bits = sign | (static_cast<unsigned>(127 - 15 - e) << 23) | ((mantissa & 0x3ffu) << 13);
-    }
-  } else if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else {
-    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-#endif
-}
+// ---- fp16 bits, the same on both sides: half_bits and half_value (kernel_common.cuh) ---------
 
 GAUSSLAB_HD unsigned pack_halves(unsigned short low, unsigned short high) {
   return static_cast<unsigned>(low) | (static_cast<unsigned>(high) << 16);

@@ -80,12 +80,28 @@ constexpr std::size_t kRowAlignmentBytes = 128;  // intermediate rows start on a
 
 std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
+// The formats the kernels are compiled for; the others run as F32 planes (gpu_method.hpp).
+using NativeFormats = RgbaAndFloatFormats;
+
 int window_outputs(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? SharedPolicyFor<PixelFormat::Rgba8>::type::kOutputs
-                                      : SharedPolicyFor<PixelFormat::F32>::type::kOutputs;
+  int outputs = 0;
+  dispatch_format(NativeFormats{}, format, [&](auto tag) { outputs = SharedPolicyFor<decltype(tag)::value>::type::kOutputs; });
+  return outputs;
 }
 
-std::size_t accum_bytes(PixelFormat format) { return format == PixelFormat::Rgba8 ? sizeof(float4) : sizeof(float); }
+std::size_t accum_bytes(PixelFormat format) {
+  std::size_t bytes = 0;
+  dispatch_format(NativeFormats{}, format, [&](auto tag) { bytes = sizeof(PixelAccum<decltype(tag)::value>); });
+  return bytes;
+}
+
+// Every kernel of a format: its row pass (storage → float) and its column pass (float → storage).
+template <PixelFormat F>
+void prefer_shared_memory_for() {
+  using P = typename SharedPolicyFor<F>::type;
+  prefer_shared_memory<P, PitchedLines<PixelStorage<F>, PixelAccum<F>>>();
+  prefer_shared_memory<P, PitchedLines<PixelAccum<F>, PixelStorage<F>>>();
+}
 
 class SeparableShared final : public GpuMethod {
  public:
@@ -93,12 +109,17 @@ class SeparableShared final : public GpuMethod {
 
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
+  Route route(PixelFormat format) const override {
+    return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
+  }
+
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.params.axes == FilterAxes::RowsOnly && (problem.height != 1 || problem.format != PixelFormat::F32))
-      return "separable_shared filters along x only for one float32 signal (a 1×N image: its row pass alone); "
-             "this is a " + std::to_string(problem.width) + "×" + std::to_string(problem.height) + " " +
-             to_string(problem.format) + " image";
+    if (problem.params.axes == FilterAxes::RowsOnly &&
+        (problem.height != 1 || kernel_format(problem.format) != PixelFormat::F32))
+      return "separable_shared filters along x only for one signal of float32 or 1-3 channel samples (a 1×N "
+             "image: its row pass alone, a channel at a time); this is a " + std::to_string(problem.width) + "×" +
+             std::to_string(problem.height) + " " + to_string(problem.format) + " image";
     return {};
   }
 
@@ -113,18 +134,14 @@ class SeparableShared final : public GpuMethod {
     intermediate_.reserve(intermediate_pitch_bytes_ * static_cast<std::size_t>(problem.width),
                           "the float intermediate of " + std::to_string(problem.width) + "×" +
                               std::to_string(problem.height));
-    if (!carveout_set_) {
-      using Rgba = SharedPolicyFor<PixelFormat::Rgba8>::type;
-      using F32 = SharedPolicyFor<PixelFormat::F32>::type;
-      prefer_shared_memory<Rgba, PitchedLines<uchar4, float4>>();
-      prefer_shared_memory<Rgba, PitchedLines<float4, uchar4>>();
-      prefer_shared_memory<F32, PitchedLines<float, float>>();
-      carveout_set_ = true;
+    if (!carveout_set_.contains(problem.format)) {
+      dispatch_format(NativeFormats{}, problem.format, [&](auto tag) { prefer_shared_memory_for<decltype(tag)::value>(); });
+      carveout_set_ = carveout_set_ | FormatSet{problem.format};
     }
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
+    const FilterProblem& problem = kernel_problem();
     const int radius = problem.params.radius();
     const int taps = static_cast<int>(weights().count());
     const BorderMode border = problem.params.border;
@@ -143,7 +160,7 @@ class SeparableShared final : public GpuMethod {
       return;
     }
 
-    dispatch_format(problem.format, [&](auto tag) {
+    dispatch_format(NativeFormats{}, problem.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
       using P = typename SharedPolicyFor<F>::type;
       using Storage = typename PixelTraits<F>::Storage;
@@ -168,7 +185,7 @@ class SeparableShared final : public GpuMethod {
  private:
   ScratchBuffer intermediate_{fence()};
   std::size_t intermediate_pitch_bytes_ = 0;
-  bool carveout_set_ = false;
+  FormatSet carveout_set_;  // the formats whose kernels prefer shared memory already
 };
 
 }  // namespace
@@ -179,6 +196,7 @@ MethodEntry separable_shared_method() {
                   "2(2r+1) multiply-adds per pixel and channel, r = 4σ: memory-bound at small σ, linear in σ beyond",
                   {},
                   Backend::Cuda, /*filters_along_x_only=*/true};
+  info.formats = FormatSet::all();  // RGBA8, F32, RGBA16 and RGBA32F compiled, the others as F32 planes
   info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<SeparableShared>(info); }};

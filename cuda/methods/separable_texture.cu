@@ -15,6 +15,7 @@
 // bound kFloatRoundingBound (accuracy_promise.hpp).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.206 ms, 1.7× separable_shared's.
 // Borders, source alignment, the experiments on its row pass, resources: docs/methods/separable_texture.md.
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
@@ -103,6 +104,7 @@ struct TextureBinding {
   int width = 0, height = 0;
   cudaChannelFormatDesc channel{};
   cudaTextureAddressMode address_mode = cudaAddressModeClamp;
+  unsigned long long last_use = 0;  // when a run last read it (least recently used goes first)
 
   bool matches(const void* d, std::size_t pitch, int w, int h, const cudaChannelFormatDesc& c,
                cudaTextureAddressMode mode) const {
@@ -136,18 +138,24 @@ void create(TextureBinding& binding, const void* data, std::size_t pitch_bytes, 
   binding = TextureBinding{object, data, pitch_bytes, width, height, channel, address_mode};
 }
 
-cudaChannelFormatDesc source_channel(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? cudaCreateChannelDesc<uchar4>() : cudaCreateChannelDesc<float>();
-}
-cudaChannelFormatDesc intermediate_channel(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? cudaCreateChannelDesc<float4>() : cudaCreateChannelDesc<float>();
-}
-std::size_t intermediate_pixel_bytes(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? sizeof(float4) : sizeof(float);
-}
-int window_outputs(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? TexturePolicyFor<PixelFormat::Rgba8>::type::kOutputs
-                                      : TexturePolicyFor<PixelFormat::F32>::type::kOutputs;
+// The formats the kernels are compiled for; the others run as F32 planes (gpu_method.hpp).
+using NativeFormats = RgbaAndFloatFormats;
+
+// The texels of the source and of the float intermediate, and the register window's N, of a format.
+struct FormatTexels {
+  cudaChannelFormatDesc source{};
+  cudaChannelFormatDesc intermediate{};
+  std::size_t intermediate_bytes = 0;
+  int window_outputs = 0;
+};
+FormatTexels texels_of(PixelFormat format) {
+  FormatTexels t;
+  dispatch_format(NativeFormats{}, format, [&](auto tag) {
+    constexpr PixelFormat F = decltype(tag)::value;
+    t = {cudaCreateChannelDesc<PixelStorage<F>>(), cudaCreateChannelDesc<PixelAccum<F>>(), sizeof(PixelAccum<F>),
+         TexturePolicyFor<F>::type::kOutputs};
+  });
+  return t;
 }
 
 // What the device allows for pitched 2D textures.
@@ -187,16 +195,21 @@ class SeparableTexture final : public GpuMethod {
 
   ~SeparableTexture() override {
     fence().wait_for_last_run_logged();  // a texture object is destroyed only after the runs that read it
-    destroy(source_texture_);
+    for (TextureBinding& binding : source_textures_) destroy(binding);
     destroy(intermediate_texture_);
   }
 
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
+  Route route(PixelFormat format) const override {
+    return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
+  }
+
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    const std::size_t row_bytes = round_up(
-        static_cast<std::size_t>(problem.width) * intermediate_pixel_bytes(problem.format), kOwnRowAlignmentBytes);
+    const std::size_t row_bytes =
+        round_up(static_cast<std::size_t>(problem.width) * texels_of(kernel_format(problem.format)).intermediate_bytes,
+                 kOwnRowAlignmentBytes);
     if (problem.width > kTextureMaxWidth || problem.height > kTextureMaxHeight || row_bytes > kTextureMaxPitchBytes) {
       char text[300];
       std::snprintf(text, sizeof text,
@@ -218,7 +231,7 @@ class SeparableTexture final : public GpuMethod {
       limits_ = query_texture_limits();
       limits_known_ = true;
     }
-    const std::size_t intermediate_pitch = aligned_pitch(problem.width, intermediate_pixel_bytes(problem.format));
+    const std::size_t intermediate_pitch = aligned_pitch(problem.width, texels_of(problem.format).intermediate_bytes);
     if (problem.width > limits_.max_width || problem.height > limits_.max_height ||
         intermediate_pitch > static_cast<std::size_t>(limits_.max_pitch_bytes)) {
       char text[300];
@@ -232,12 +245,12 @@ class SeparableTexture final : public GpuMethod {
 
     const FilterParams& params = problem.params;
     weights().reserve(static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)));  // the longest kernel, once
-    weights().set(padded_weights(params.sigma, params.radius(), window_outputs(problem.format)));
+    weights().set(padded_weights(params.sigma, params.radius(), texels_of(problem.format).window_outputs));
 
     // The intermediate and its texture: rebuilt when the size, format or border's address mode change.
-    ensure_aligned_image(intermediate_, problem.width, problem.height, intermediate_pixel_bytes(problem.format),
+    ensure_aligned_image(intermediate_, problem.width, problem.height, texels_of(problem.format).intermediate_bytes,
                          "float intermediate");
-    const cudaChannelFormatDesc channel = intermediate_channel(problem.format);
+    const cudaChannelFormatDesc channel = texels_of(problem.format).intermediate;
     const cudaTextureAddressMode mode = address_mode_for(params.border);
     if (!intermediate_texture_.matches(intermediate_.data, intermediate_.pitch_bytes, problem.width, problem.height,
                                        channel, mode)) {
@@ -250,16 +263,17 @@ class SeparableTexture final : public GpuMethod {
     // (it depends on the source's address), but one that no longer fits goes here: prepare may wait
     // for the last run (the viewer prepares on a worker), run() must not (in the viewer's frame that
     // wait lasted as long as the frames queued on the GPU, up to 8 ms on the H100).
-    const cudaChannelFormatDesc source = source_channel(problem.format);
-    if (source_texture_.object && (source_texture_.address_mode != mode || source_texture_.channel.x != source.x ||
-                                   source_texture_.channel.f != source.f)) {
-      fence().wait_for_last_run();
-      destroy(source_texture_);
-    }
+    const cudaChannelFormatDesc source = texels_of(problem.format).source;
+    for (TextureBinding& binding : source_textures_)
+      if (binding.object && (binding.address_mode != mode || binding.channel.x != source.x ||
+                             binding.channel.y != source.y || binding.channel.f != source.f)) {
+        fence().wait_for_last_run();
+        destroy(binding);
+      }
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
+    const FilterProblem& problem = kernel_problem();
     const std::size_t pixel_bytes = bytes_per_pixel(problem.format);
     const cudaTextureObject_t source = source_texture(src, timer, stream, pixel_bytes);
 
@@ -269,7 +283,7 @@ class SeparableTexture final : public GpuMethod {
     const std::size_t weights_smem_bytes = static_cast<std::size_t>(taps) * sizeof(float);
     const float* d_weights = weights().device();
 
-    dispatch_format(problem.format, [&](auto tag) {
+    dispatch_format(NativeFormats{}, problem.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
       using P = typename TexturePolicyFor<F>::type;
       using Storage = typename PixelTraits<F>::Storage;
@@ -315,14 +329,23 @@ class SeparableTexture final : public GpuMethod {
     // Cached by address: the viewer's source stays put, so this creates one texture per image load.
     // A buffer freed and reallocated at the same address with the same layout reuses the texture,
     // which then reads the new buffer (a texture object holds an address, not an allocation).
-    const cudaChannelFormatDesc channel = source_channel(src.format);
-    const cudaTextureAddressMode mode = address_mode_for(prepared_problem().params.border);
-    if (!source_texture_.matches(data, pitch_bytes, src.width, src.height, channel, mode)) {
-      fence().wait_for_last_run();
-      destroy(source_texture_);
-      create(source_texture_, data, pitch_bytes, src.width, src.height, channel, mode);
+    const cudaChannelFormatDesc channel = texels_of(src.format).source;
+    const cudaTextureAddressMode mode = address_mode_for(kernel_problem().params.border);
+    TextureBinding* lru = &source_textures_[0];
+    for (TextureBinding& binding : source_textures_) {
+      if (binding.matches(data, pitch_bytes, src.width, src.height, channel, mode)) {
+        binding.last_use = ++texture_uses_;
+        return binding.object;
+      }
+      if (binding.last_use < lru->last_use) lru = &binding;
     }
-    return source_texture_.object;
+    // A texture is destroyed only after the runs that read it; never one this run's earlier planes
+    // read (they are the most recently used, and there are as many bindings as planes).
+    fence().wait_for_last_run();
+    destroy(*lru);
+    create(*lru, data, pitch_bytes, src.width, src.height, channel, mode);
+    lru->last_use = ++texture_uses_;
+    return lru->object;
   }
 
   // Makes `image` a width × height image of pixel_bytes-sized pixels with a texture-aligned base and
@@ -334,7 +357,9 @@ class SeparableTexture final : public GpuMethod {
       // The textures over the old buffer go with it.
       fence().wait_for_last_run();
       if (&image == &intermediate_) destroy(intermediate_texture_);
-      if (&image == &source_copy_) destroy(source_texture_);
+      if (&image == &source_copy_)
+        for (TextureBinding& binding : source_textures_)
+          if (binding.data == source_copy_.data) destroy(binding);
       image.buffer.reserve(bytes, std::string("the ") + what + " of " + std::to_string(width) + "×" +
                                       std::to_string(height));
     }
@@ -355,7 +380,10 @@ class SeparableTexture final : public GpuMethod {
   AlignedImage intermediate_{fence()};
   AlignedImage source_copy_{fence()};  // only for sources that cannot be bound directly
   TextureBinding intermediate_texture_;
-  TextureBinding source_texture_;
+  // The source textures, cached by address: the source's (the viewer's stays put), or the channel
+  // adapter's planes, one binding each, so that no plane's texture replaces another's within a run.
+  std::array<TextureBinding, 4> source_textures_;
+  unsigned long long texture_uses_ = 0;
 };
 
 }  // namespace
@@ -366,6 +394,7 @@ MethodEntry separable_texture_method() {
                   "multiply-adds and about 2(2r+1)/N fetches per pixel and channel, r = 4σ",
                   {},
                   Backend::Cuda};
+  info.formats = FormatSet::all();  // RGBA8, F32, RGBA16 and RGBA32F compiled, the others as F32 planes
   info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<SeparableTexture>(info); }};

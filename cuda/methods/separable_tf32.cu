@@ -180,9 +180,6 @@ class SeparableTf32 final : public GpuMethod {
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::F32)
-      return "separable_tf32 filters float images (its split operands are for float samples): for RGBA8 use "
-             "separable_fused or multires";
     const int radius = problem.params.radius();
     if (radius > kMaxTf32Radius)
       return "radius " + std::to_string(radius) + " exceeds separable_tf32's " + std::to_string(kMaxTf32Radius) +
@@ -201,7 +198,7 @@ class SeparableTf32 final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
+    const FilterProblem& problem = kernel_problem();
     const TileProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
     ScopedStage stage(timer, "tf32", stream);
     launch_.kernel<<<launch_.grid, launch_.threads, launch_.shared_bytes, stream>>>(
@@ -223,6 +220,7 @@ MethodEntry separable_tf32_method() {
                   "split into a high part and a rest, three products, fp32 sums), one kernel per 32×128 tile; "
                   "F32, radius ≤ 24, sm_80+",
                   {}, Backend::Cuda};
+  info.formats = FormatSet::of_samples({SampleType::F16, SampleType::F32});  // float samples (below); channels as F32 planes
   info.accuracy = accuracy_promise("split tf32 products, the FIR class", kFloatRoundingBound, info.formats);
   return {info, [info] { return std::make_unique<SeparableTf32>(info); }};
 }

@@ -87,9 +87,10 @@ __global__ void __launch_bounds__(Shared2dPolicy<F>::kThreads) shared2dKernel(co
 // ---- the method ------------------------------------------------------------------------------
 
 // The cost estimate for any format: the smaller of this method's and naive_2d's (see the header).
-CostEstimate shared_2d_cost(const FilterProblem& problem, int radius) {
+// `kernel_format`: the format its kernels run the problem's images in (GpuMethod::kernel_format).
+CostEstimate shared_2d_cost(const FilterProblem& problem, PixelFormat kernel_format, int radius) {
   CostEstimate own;
-  dispatch_format(problem.format, [&](auto tag) {
+  dispatch_format(kernel_format, [&](auto tag) {
     constexpr PixelFormat F = decltype(tag)::value;
     own = shared_cost<F>(problem, radius, kSharedMultiplyAddsPerSecond);
   });
@@ -106,14 +107,15 @@ class Shared2d final : public HaloReadingGpuMethod {
     // The chunk depends on the device; before prepare(), assume the policy's (the bound barely moves).
     const int taps = 2 * problem.params.radius() + 1;
     int max_chunk = 0;
-    dispatch_format(problem.format, [&](auto tag) { max_chunk = Shared2dPolicy<decltype(tag)::value>::kMaxChunk; });
+    dispatch_format(kernel_format(problem.format),
+                    [&](auto tag) { max_chunk = Shared2dPolicy<decltype(tag)::value>::kMaxChunk; });
     const ChunkPlan plan = problem == prepared_problem() ? plan_ : make_chunk_plan(taps, max_chunk);
     return bound_from_units(shared_error_units(plan));
   }
 
-  WindowBands window_bands() const override {
+  WindowBands kernel_window_bands() const override {
     std::size_t accum_bytes = 0;
-    dispatch_format(prepared_problem().format, [&](auto tag) { accum_bytes = sizeof(PixelAccum<decltype(tag)::value>); });
+    dispatch_format(kernel_problem().format, [&](auto tag) { accum_bytes = sizeof(PixelAccum<decltype(tag)::value>); });
     return shared_window_bands(plan_, accum_bytes);
   }
 
@@ -129,7 +131,8 @@ class Shared2d final : public HaloReadingGpuMethod {
   }
 
   std::string method_limits(const FilterProblem& problem) const override {
-    return cost_refusal("shared_2d", problem, [&](int radius) { return shared_2d_cost(problem, radius); });
+    const PixelFormat kernel = kernel_format(problem.format);
+    return cost_refusal("shared_2d", problem, [&](int radius) { return shared_2d_cost(problem, kernel, radius); });
   }
 
   void on_prepare(const FilterProblem& problem) override {
@@ -165,7 +168,7 @@ class Shared2d final : public HaloReadingGpuMethod {
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) const {
     using P = Shared2dPolicy<F>;
     Shared2dArgs<F, Capacity> args =
-        make_shared_2d_args<F, Capacity>(src, dst, prepared_problem().params, plan_, row_weights_);
+        make_shared_2d_args<F, Capacity>(src, dst, kernel_problem().params, plan_, row_weights_);
     args.halo_in_memory = halo_in_memory();
     args.bands = bands();
     const unsigned blocks =
@@ -202,10 +205,11 @@ MethodEntry shared_2d_method() {
                   "at σ=8; radii beyond the tile in 32×32 chunks",
                   {},
                   Backend::Cuda};
-  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
-                                   "a little wider from radius 800 (the rounding of its summation tree)");
   info.same_bytes_in_bands = true;
   info.computes_core_from_halo = true;
+  info.formats = FormatSet::all();  // RGBA8 and F32 compiled, the others as F32 planes (gpu_method.hpp)
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
+                                   "a little wider from radius 800 (the rounding of its summation tree)");
   MethodEntry entry{info, [info] { return std::make_unique<Shared2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Shared2d>(info, false); };
   return entry;

@@ -115,8 +115,7 @@ class Tiled1d final : public GpuMethod {
   using GpuMethod::GpuMethod;
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    const double relative = error_bound(2 * problem.params.radius() + 1);
-    return {relative, std::max(kFloatRoundingBound.max_error_8bit, 0.5 + 255.0 * relative)};
+    return bound_of_relative(error_bound(2 * problem.params.radius() + 1));
   }
 
  protected:
@@ -127,8 +126,6 @@ class Tiled1d final : public GpuMethod {
     if (problem.height != 1)
       return "tiled_1d filters one signal at a time: a 1×N image, not " + std::to_string(problem.width) + "×" +
              std::to_string(problem.height);
-    if (problem.format != PixelFormat::F32)
-      return "tiled_1d filters float32 signals; convert the samples to float32 (gausslab-filter does for .npy files)";
     return {};
   }
 
@@ -142,7 +139,7 @@ class Tiled1d final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterParams& params = prepared_problem().params;
+    const FilterParams& params = kernel_problem().params;
     SignalArgs args;
     args.src = static_cast<const float*>(src.data);
     args.dst = static_cast<float*>(dst.data);
@@ -175,6 +172,7 @@ MethodEntry tiled_1d_method() {
                   "one write per sample, memory-bound at small σ",
                   {},
                   Backend::Cuda, /*filters_along_x_only=*/true};
+  info.formats = {PixelFormat::F32};  // a float32 signal; other signals go through separable_shared's row pass
   info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
                                    "a little wider beyond radius 1199 (the rounding of its groups of taps)");
   info.same_bytes_in_bands = true;

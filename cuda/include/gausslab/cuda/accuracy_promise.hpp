@@ -12,13 +12,23 @@
 
 namespace gausslab {
 
+// A bound of `relative` of the peak for float images as the bound of every sample type: an integer
+// image's result is that share of its largest level (255, 65535) from the exact value before the
+// rounding to a level adds its 0.5; 8-bit results never promise less than `floor_8bit`.
+constexpr AccuracyBound bound_of_relative(double relative, double floor_8bit = 0.51) {
+  const double levels_8bit = 0.5 + 255.0 * relative;
+  return {relative, levels_8bit > floor_8bit ? levels_8bit : floor_8bit, 0.5 + 65535.0 * relative};
+}
+
 // The FIR class: the exact truncated Gaussian in float32 arithmetic (every sum of non-negative terms,
 // a few float roundings of the result's size), for any image: 1e-5 of the peak for float images,
-// 0.51 levels for 8-bit ones (0.5 of it the rounding to a level). auto_exact chooses among these.
-inline constexpr AccuracyBound kFloatRoundingBound{1e-5, 0.51};
+// 0.51 levels for 8-bit ones and 1.16 for 16-bit ones (0.5 of each the rounding to a level; 1e-5 of
+// 65535 is 0.66 levels). auto_exact chooses among these.
+inline constexpr AccuracyBound kFloatRoundingBound = bound_of_relative(1e-5);
 
-// The most auto may give up for speed: approximations within 1e-3 of the peak, 0.8 levels (8-bit).
-inline constexpr AccuracyBound kApproximationCap{1e-3, 0.8};
+// The most auto may give up for speed: approximations within 1e-3 of the peak, 0.8 levels (8-bit);
+// 16-bit images get the FIR class only (an approximation's 1e-3 would be 66 of their levels).
+inline constexpr AccuracyBound kApproximationCap{1e-3, 0.8, kFloatRoundingBound.max_error_16bit};
 
 // MethodInfo::accuracy from the bound: "<how>: within 1e-5 of the peak (float) and 0.51 levels
 // (8-bit) of the float64 reference[, <qualifier>]", naming only the sample types `formats` holds.

@@ -24,6 +24,7 @@
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "kit/channel_route.hpp"
 #include "kit/checked_shared.hpp"
 #include "kit/model_accuracy.hpp"
 #include "kit/method_tests.hpp"
@@ -492,6 +493,33 @@ const std::vector<double> kSigmas = {0.1, 0.5, 1.0, 2.5, 8.0};  // radius 0, 2, 
 TEST(Conv2dNaiveModel, MatchesTheReferenceOnEdgeSizesForEveryBorder) {
   sweep<PixelFormat::Rgba8>(Model::Naive, "naive_2d", kSmallSizes, kSigmas, {0});
   sweep<PixelFormat::F32>(Model::Naive, "naive_2d", kSmallSizes, kSigmas, {0});
+}
+
+// The F32 model as the channel adapter runs it on every other format (kit/channel_route.hpp).
+ImageF32 f32_model(Model model, const ImageF32& src, const FilterParams& params) {
+  GuardedImage<PixelFormat::F32> dst(src.width(), src.height());
+  if (model == Model::Naive)
+    run_naive_model(src.view(), dst, params);
+  else
+    run_shared_model(src.view(), dst, params, 32);
+  ImageF32 out(src.width(), src.height());
+  for (int y = 0; y < src.height(); ++y)
+    for (int x = 0; x < src.width(); ++x) out.at(x, y) = dst.at(x, y);
+  return out;
+}
+
+TEST(Conv2dNaiveModel, EveryOtherFormatThroughFloatPlanesMeetsTheBoundInItsOwnUnit) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "naive_2d", {0.6, 2.5},
+                [](const ImageF32& src, const FilterParams& params) { return f32_model(Model::Naive, src, params); }),
+            kPixelFormatCount - 2);
+}
+
+TEST(Conv2dSharedModel, EveryOtherFormatThroughFloatPlanesMeetsTheBoundInItsOwnUnit) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "shared_2d", {0.6, 2.5},
+                [](const ImageF32& src, const FilterParams& params) { return f32_model(Model::Shared, src, params); }),
+            kPixelFormatCount - 2);
 }
 
 TEST(Conv2dNaiveModel, TileEdgesAndRadiusAroundTheConstantMemorySwitch) {

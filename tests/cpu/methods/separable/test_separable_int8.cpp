@@ -21,6 +21,7 @@
 #include "kit/method_tests.hpp"
 #include "kit/model_accuracy.hpp"
 #include "separable_int8_common.cuh"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -245,6 +246,13 @@ TEST(SeparableInt8Model, ExtremeImagesStayWithinTheBoundAndInt32) {
     for (int y = 0; y < flat.height(); ++y)
       for (int x = 0; x < flat.width(); ++x) ASSERT_EQ(got_flat.at(x, y).r, 255) << x << "," << y;
   }
+}
+
+// Grey, grey + alpha and RGB bytes as RGBA8 with the missing channels zero: the same exact sums.
+TEST(SeparableInt8Model, OneToThreeChannelBytesWidenedToRgba8MeetTheBound) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "separable_int8", {0.6, 2.5}, {}, [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); }),
+            3);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "kit/mma_emulation.hpp"
 #include "kit/model_accuracy.hpp"
 #include "separable_mma_common.cuh"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -195,6 +196,13 @@ TEST(SeparableMmaModel, MeetsTheFirBoundForEveryBorderRadiusAndSize) {
   test::expect_fir_cases_within<Rgba8>(cases, 21, 0.51, [](const auto& src, const FilterParams& params) {
     return run_model(src, params);
   });
+}
+
+// Grey, grey + alpha and RGB bytes as RGBA8 with the missing channels zero: the same exact sums.
+TEST(SeparableMmaModel, OneToThreeChannelBytesWidenedToRgba8MeetTheBound) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "separable_mma", {0.6, 2.5}, {}, [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); }),
+            3);
 }
 
 }  // namespace

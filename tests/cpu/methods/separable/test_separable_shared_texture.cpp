@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <utility>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -31,6 +33,7 @@
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/image.hpp"
+#include "kit/channel_route.hpp"
 #include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
 #include "kit/model_accuracy.hpp"
@@ -449,6 +452,40 @@ TEST(SeparableModel, RadiusFarBeyondTheImage) {
   check_models_match_plain_loop<Rgba8>(6, 1, {333});
 }
 
+TEST(SeparableModel, Rgba16AndRgba32FKernelsMatchThePlainLoopBitForBit) {
+  // Their own kernels: RGBA8's policy with ushort4 and float4 samples, radii across the chunk.
+  int cases = 0;
+  for (auto [w, h] : {std::pair{1, 1}, {13, 7}, {37, 29}}) {
+    cases += check_models_match_plain_loop<Rgba16>(w, h, {0, 1, 5, 16, 40});
+    cases += check_models_match_plain_loop<Rgba32f>(w, h, {0, 1, 5, 16, 40});
+  }
+  EXPECT_EQ(cases, 3 * 2 * 5 * 5);
+}
+
+// A NaN or an infinity of a float image stays non-finite through the float stores (nothing clamps
+// it): every output whose window holds one is NaN or infinite, and none beyond the window and the
+// N - 1 padding taps of the register window (a zero pad weight times infinity is NaN).
+TEST(SeparableModel, NanAndInfinityOfAFloatImageStayWithinTheWindowAndThePadding) {
+  ImageF32 src = make_random_f32(41, 29, 5);
+  src.at(9, 7) = std::numeric_limits<float>::quiet_NaN();
+  src.at(30, 20) = std::numeric_limits<float>::infinity();
+  const FilterParams params = radius_params(3, BorderMode::Reflect);
+  for (const auto& [name, out] : {std::pair{"separable_shared", model_separable_shared(src, params)},
+                                  std::pair{"separable_texture", model_separable_texture(src, params)}}) {
+    const int reach = 3 + F32Shared::kOutputs - 1;
+    for (int y = 0; y < src.height(); ++y)
+      for (int x = 0; x < src.width(); ++x) {
+        const bool finite = std::isfinite(out.at(x, y));
+        const auto near = [&](int px, int py, int r) { return std::abs(x - px) <= r && std::abs(y - py) <= r; };
+        if (near(9, 7, 3) || near(30, 20, 3)) {
+          EXPECT_FALSE(finite) << name << " at (" << x << ", " << y << ")";
+        } else if (!near(9, 7, reach) && !near(30, 20, reach)) {
+          EXPECT_TRUE(finite) << name << " at (" << x << ", " << y << ")";
+        }
+      }
+  }
+}
+
 // ---- tests: accuracy against the float64 reference ----------------------------------------------------
 
 // The shared-memory model (the texture model is bit-identical, see above): sigmas from below 1 to a
@@ -460,6 +497,32 @@ TEST(SeparableAccuracy, ModelMeetsTheBoundOnPhotosAndNoise) {
 }
 
 TEST(SeparableAccuracy, FlatImagesStayFlat) { expect_flat_images_stay_flat({0.5, 3.0, 40.0}, model_shared); }
+
+// RGBA16 in 16-bit levels, RGBA32F relative to the peak: the bound the method states for each.
+template <class Pixel>
+void expect_rgba_kernels_meet_the_bound() {
+  constexpr PixelFormat format = Image<Pixel>::format();
+  const Image<Pixel> src = random_image<Pixel>(41, 29, 3);
+  for (const double sigma : {0.6, 2.5, 9.0})
+    for (const BorderMode border : kAllBorderModes) {
+      const FilterParams params = sigma_params(sigma, border);
+      const double bound = bound_for(registered_bound("separable_shared", {41, 29, format, params}), format);
+      EXPECT_LE(error_against_reference(src, model_shared(src, params), params), bound)
+          << describe_case(format, 41, 29, params);
+    }
+}
+
+TEST(SeparableAccuracy, Rgba16AndRgba32FMeetTheBoundInTheirOwnUnits) {
+  expect_rgba_kernels_meet_the_bound<Rgba16>();
+  expect_rgba_kernels_meet_the_bound<Rgba32f>();
+}
+
+TEST(SeparableAccuracy, EveryOtherFormatThroughFloatPlanesMeetsTheBoundInItsOwnUnit) {
+  EXPECT_EQ(expect_routed_formats_meet_their_bound("separable_shared", {0.6, 2.5}, model_separable_shared<float>),
+            kPixelFormatCount - 4);
+  EXPECT_EQ(expect_routed_formats_meet_their_bound("separable_texture", {0.6, 2.5}, model_separable_texture<float>),
+            kPixelFormatCount - 4);
+}
 
 // Prints the table in docs/methods/separable_shared.md (slow: sigma up to 200 on 160×128 crops).
 TEST(SeparableAccuracy, DISABLED_Table) { print_accuracy_table({0.3, 1.0, 2.0, 5.0, 20.0, 60.0, 200.0}, model_shared); }

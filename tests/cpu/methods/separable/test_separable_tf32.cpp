@@ -27,6 +27,7 @@
 #include "kit/model_accuracy.hpp"
 #include "kit/model_images.hpp"
 #include "separable_tf32_common.cuh"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -306,6 +307,13 @@ TEST(SeparableTf32Model, KeepsFloatPrecisionOnValuesFarFromOne) {
         compare_with_reference(got.view(), reference_gaussian(src.view(), params), static_cast<double>(scale));
     EXPECT_LE(stats.max_relative_error, 1e-5) << scale;
   }
+}
+
+TEST(SeparableTf32Model, EveryOtherFloatFormatThroughFloatPlanesMeetsTheFirBound) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "separable_tf32", {0.6, 2.5},
+                [](const ImageF32& src, const FilterParams& params) { return run_model(src, params); }),
+            7);
 }
 
 }  // namespace
