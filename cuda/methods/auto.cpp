@@ -30,10 +30,10 @@ class AutoMethod final : public Method {
     if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
     if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
     if (!candidates(problem).empty()) return {};
-    const AccuracyBound cap = accuracy_cap(accuracy_);
-    return "no method can run this within " + info_.id + "'s accuracy class (" +
-           (is_integer(sample_type(problem.format)) ? std::to_string(cap.max_error_8bit).substr(0, 4) + " levels"
-                                                 : std::to_string(cap.max_relative_error)) +
+    const double cap = bound_for(accuracy_cap(accuracy_), problem.format);
+    return "no method can run this " + std::string(to_string(problem.format)) + " image within " + info_.id +
+           "'s accuracy class (" + bound_number(cap) +
+           (is_integer(sample_type(problem.format)) ? " levels" : " of the peak") +
            "): choose one with --method to see its own reason";
   }
 
@@ -72,7 +72,7 @@ class AutoMethod final : public Method {
 
   AutoChoice choose(const FilterProblem& problem) const {
     if (!gpu()) return choose_without_gpu(problem);
-    return choose_fastest(auto_calibration(), candidates(problem), problem);
+    return choose_fastest(auto_calibration(problem.format), candidates(problem), problem);
   }
 
   // One instance per chosen method, kept: its plans and scratch survive switching back and forth.
