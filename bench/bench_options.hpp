@@ -47,9 +47,12 @@ struct BenchOptions {
   BorderMode border = BorderMode::Reflect;
   double truncate = 4.0;
 
-  // The crossover sweep: time against sigma on RGBA8 images of each sweep size, then time against
-  // the pixel count at the scaling sigmas for the scaling methods (those among --methods).
+  // The crossover sweep: time against sigma in each sweep format at each sweep size, then time
+  // against the pixel count at the scaling sigmas for the scaling methods (those among --methods).
+  // RGBA16 and RGBA32F move 2 and 4 times RGBA8's bytes for the same multiply-adds (issue 35).
   bool sigma_sweep = false;
+  std::vector<PixelFormat> sweep_formats = {PixelFormat::Rgba8, PixelFormat::Rgba16, PixelFormat::Rgba32F,
+                                            PixelFormat::F32};
   std::vector<int> sweep_sizes = {4096, 8192};
   std::vector<double> sweep_sigmas = {0.5, 1, 2, 4, 8, 16, 32, 64};
   std::vector<double> scaling_sigmas = {2, 32};
