@@ -137,7 +137,8 @@ std::vector<BenchCase> plan_cases(const BenchOptions& options, const std::vector
   };
   for (PixelFormat format : options.sweep_formats)
     for (int side : options.sweep_sizes)
-      for (double sigma : options.sweep_sigmas) add_for_all_methods(kSweepSection, format, side, sweep_params(sigma), 0);
+      for (double sigma : options.sweep_sigmas)
+        add_for_all_methods(kSweepSection, format, side, sweep_params(sigma), 0);
   for (double sigma : options.scaling_sigmas)
     for (int side : options.scaling_sizes)
       for (const MethodEntry* method : methods)

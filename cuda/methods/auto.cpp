@@ -115,7 +115,8 @@ MethodEntry auto_method() {
                      "Runs the method measured fastest on this GPU for the size, format and sigma (a short "
                      "calibration on first use, cached per GPU, driver and build); approximations allowed",
                      {}, Backend::Cuda},
-                    AccuracyClass::Approximate, "the chosen method's bound, never more than the cap for approximations");
+                    AccuracyClass::Approximate,
+                    "the chosen method's bound, never more than the cap for approximations");
 }
 
 MethodEntry auto_exact_method() {

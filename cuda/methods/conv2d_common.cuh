@@ -653,8 +653,9 @@ template <PixelFormat F>
 CostEstimate shared_cost(const FilterProblem& problem, int radius, double multiply_adds_per_second) {
   using P = Shared2dPolicy<F>;
   const double taps = 2.0 * radius + 1.0;
-  const double outputs = static_cast<double>(tile_block_count(problem.width, problem.height, P::kTileWidth, P::kTileHeight)) *
-                         P::kTileWidth * P::kTileHeight;
+  const double tiles =
+      static_cast<double>(tile_block_count(problem.width, problem.height, P::kTileWidth, P::kTileHeight));
+  const double outputs = tiles * P::kTileWidth * P::kTileHeight;
   CostEstimate cost;
   cost.multiply_adds = outputs * (taps * taps + taps) * channel_count(problem.format);
   cost.rate = multiply_adds_per_second;

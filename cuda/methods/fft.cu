@@ -8,9 +8,11 @@
 // Plans are cached per padded size, spectra per (size, sigma); the padding and index maths are
 // checked on the CPU (tests/cpu/methods/fft/test_fft.cpp).
 // Cost: O(N log N) for N padded samples per channel, independent of sigma but for the padding.
-// Limits: any size, radius and border, RGBA8 and F32; refused up front above an 8 GiB memory
-// estimate; too little free device memory is a CudaOutOfMemory naming the sizes. A NaN or infinity
-// anywhere in an F32 image spreads over the whole result.
+// Limits: any size, radius and border; RGBA8 and F32 as they are, the other 8-bit, half and float
+// formats of 1-4 channels as F32 planes (gpu_method.hpp; its float bound makes 16-bit images 7 levels,
+// so they are left to the FIR methods); refused up front above an 8 GiB memory estimate; too little
+// free device memory is a CudaOutOfMemory naming the sizes. A NaN or infinity anywhere in a float
+// image spreads over the whole result.
 // Accuracy: float32 FFT round-off; bound kFftBound (below; docs/methods/fft.md measures it).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.741 ms, 41×41 0.858 ms.
 // The pipeline in detail, the error emulation and the measurements: docs/methods/fft.md.
@@ -461,7 +463,8 @@ MethodEntry fft_method() {
                   "kernel spectrum, C2R; cost O(N log N) independent of sigma except through the padding",
                   {},
                   Backend::Cuda};
-  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});  // RGBA8 and F32 compiled, the others as F32 planes
+  // RGBA8 and F32 compiled, the others as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});
   info.accuracy = accuracy_promise("float32 FFT round-off", kFftBound, info.formats);
   return {info, [info] { return std::make_unique<FftMethod>(info); }};
 }

@@ -6,7 +6,9 @@
 // lut_2d_common.cuh, run on the CPU by tests/cpu/methods/lut_2d/. Blocks of 32 × 8 threads in a
 // grid-stride loop over the image, as many as stay resident, so each copies the table once.
 // Cost: (2r+1)² × 4 table loads and additions per pixel (r = 4σ): 1156 at radius 8.
-// Limits: RGBA8 only; radius ≤ 8 (σ < 2.13 at truncate 4): the table (45 KiB at radius 8) must fit
+// Limits: 8-bit images only, RGBA8 as it is and 1-3 channels widened to it: the table holds the 256
+// values of a byte (a 16-bit table would be 65536 × 45 weights, 11 MiB, beyond any shared memory);
+// radius ≤ 8 (σ < 2.13 at truncate 4): the table (45 KiB at radius 8) must fit
 // the 48 KiB of shared memory every GPU gives a block without opting in; all five borders; runs
 // estimated over 2 s refused.
 // Accuracy: entries rounded once, rows summed then the rows: (1 + 2(2r+1)) · 2^-24 of sum |w x|,
@@ -158,7 +160,8 @@ MethodEntry lut_2d_method() {
                   "(2r+1)² table lookups per pixel and channel instead of multiplies, r = 4σ; radius ≤ 8",
                   {},
                   Backend::Cuda};
-  info.formats = FormatSet::of_samples({SampleType::U8});  // a table of the 256 byte values (below); 1-3 channels widened to RGBA8
+  // a table of the 256 byte values (below); 1-3 channels widened to RGBA8
+  info.formats = FormatSet::of_samples({SampleType::U8});
   info.accuracy = accuracy_promise("float32 table entries and sums", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<Lut2d>(info); }};

@@ -18,7 +18,9 @@
 // a multiple of 8). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers;
 // from sm_90 each kernel after the first launches as a programmatic dependent of the one before.
 // Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
-// bound), five borders (the coarse grid extends past the image), RGBA8 and F32, any size up to
+// bound), five borders (the coarse grid extends past the image), RGBA8 and F32 as they are, 8-bit
+// images of 1-3 channels widened to RGBA8 (its proven 8-bit bound), half and float ones of 1-4
+// channels as F32 planes (its relative bound; 16-bit images would be 59 levels: not taken), any size up to
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
 // Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): the bound
 // kMultiresBound (multires_plan.hpp, with the proof's terms).
@@ -725,7 +727,8 @@ MethodEntry multires_method() {
                   "σ ≥ 4",
                   {},
                   Backend::Cuda};
-  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});  // RGBA8 (8-bit widened to it) and F32 compiled, float ones as F32 planes
+  // RGBA8 (8-bit widened to it) and F32 compiled, float ones as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});
   info.accuracy = accuracy_promise("an approximation with a proven bound", multires::kMultiresBound, info.formats,
                                    "0.5 of the levels the rounding");
   return {info, [info] { return std::make_unique<Multires>(info); }};

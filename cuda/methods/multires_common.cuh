@@ -247,7 +247,9 @@ GAUSSLAB_HD ReduceLayout reduce_layout(const ReduceStage& s) {
 }
 
 GAUSSLAB_HD int reduce_tiles_x(const ReduceStage& s) { return div_up(s.out_w, s.tile_w); }
-GAUSSLAB_HD long long reduce_block_count(const ReduceStage& s) { return tile_block_count(s.out_w, s.out_h, s.tile_w, s.tile_h); }
+GAUSSLAB_HD long long reduce_block_count(const ReduceStage& s) {
+  return tile_block_count(s.out_w, s.out_h, s.tile_w, s.tile_h);
+}
 
 // The tile's first coarse pixel (tile_grid.cuh).
 GAUSSLAB_HD TileOrigin reduce_tile(const ReduceStage& s, int block) {

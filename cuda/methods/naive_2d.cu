@@ -8,8 +8,9 @@
 // (tests/cpu/methods/conv2d/test_conv2d.cpp). The constant bank is one per device: instances take
 // turns (an event) and upload their weights again when another's are there.
 // Cost: (2r+1)² multiply-adds per pixel and channel: 81 at σ 1, 289 at σ 2, 4225 at σ 8.
-// Limits: any size, radius up to 2000, all five borders, RGBA8 and F32; runs estimated above 2 s
-// (at 1e12 multiply-adds per second) are refused up front; rows on 4-byte boundaries.
+// Limits: any size, radius up to 2000, all five borders, every format (RGBA8 and F32 compiled, the
+// rest as F32 planes, gpu_method.hpp); runs estimated above 2 s (at 1e12 multiply-adds per second) are
+// refused up front; rows on whole pixels (4 bytes) or, through the planes, whole samples.
 // Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp), widened from radius
 // 861 by the summation tree's worst case (accuracy_bound).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.972 ms, 41×41 20.2 ms.
@@ -100,8 +101,9 @@ class Naive2d final : public HaloReadingGpuMethod {
 
   WindowBands kernel_window_bands() const override {
     WindowBands bands;
+    const int radius = kernel_problem().params.radius();
     dispatch_format(kernel_problem().format,
-                    [&](auto tag) { bands = naive_window_bands<decltype(tag)::value>(kernel_problem().params.radius()); });
+                    [&](auto tag) { bands = naive_window_bands<decltype(tag)::value>(radius); });
     return bands;
   }
 

@@ -8,7 +8,8 @@
 // end states a carry kernel chains; stages "columns", "transpose", "rows", "transpose back". The
 // per-thread code is recursive_model.hpp; the CPU model runs it (tests/cpu/methods/recursive/).
 // Cost: constant in sigma: about 170 double operations per RGBA pixel and pass, four image passes.
-// Limits: sigma 0.1–200, any size, all five borders, RGBA8 and F32; refused when the reference's
+// Limits: sigma 0.1–200, any size, all five borders, RGBA8 and F32 as they are, the other 8-bit, half
+// and float formats as F32 planes (16-bit ones would be ~100 levels: not taken); refused when the reference's
 // truncation drops more than 1 % of the Gaussian's mass (truncate below about 2.6).
 // Accuracy: it approximates the untruncated Gaussian; bound by sigma range, wider for a truncate
 // below 4: recursive_bound (recursive_coefficients.cpp, with the ranges' figures and their sources).
@@ -207,7 +208,8 @@ MethodEntry recursive_method() {
                   "back; cost independent of sigma",
                   {},
                   Backend::Cuda};
-  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});  // RGBA8 and F32 compiled, the others as F32 planes
+  // RGBA8 and F32 compiled, the others as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});
   info.accuracy = accuracy_promise("an approximation of the whole Gaussian", recursive::widest_recursive_bound(),
                                    info.formats, "by sigma at most; wider for a truncate below 4");
   return {info, [info] { return std::make_unique<RecursiveGaussian>(info); }};

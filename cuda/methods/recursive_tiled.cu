@@ -10,8 +10,9 @@
 // Cost, independent of sigma: about 70 flops per pixel; global traffic per pixel the source read
 // twice, the intermediate written and read once, the result written once, segment states about 4 B:
 // 24 B, against recursive's ~80 B.
-// Limits: F32 only (an RGBA line's causal half would need 4 × 64 registers: use multires or
-// recursive), five borders, any size from 1×1; recursive's sigma and truncate limits.
+// Limits: float images: F32 as it is, half and float ones of 1-4 channels as F32 planes (an RGBA line's
+// causal half would need 4 × 64 registers; bytes: use multires or recursive), five borders, any size
+// from 1×1; recursive's sigma and truncate limits.
 // Accuracy: recursive's filter with float states: equal to recursive's result within 6e-8 on [0, 1)
 // images, so recursive's bound per sigma range applies (6.0e-4 measured at sigma 4, reflect).
 // Measured (NVIDIA H100 80GB HBM3, 4096² F32, reflect): 0.232 ms at every sigma (recursive 0.548 ms);
@@ -186,7 +187,8 @@ MethodEntry recursive_tiled_method() {
                   "direction; no transposes, ~24 B of traffic per pixel; constant in σ; float images",
                   {},
                   Backend::Cuda};
-  info.formats = FormatSet::of_samples({SampleType::F16, SampleType::F32});  // float images (below), their channels as F32 planes
+  // float images (below), their channels as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::F16, SampleType::F32});
   info.accuracy = accuracy_promise("recursive's filter with float states", recursive::widest_recursive_bound(),
                                    info.formats, "by sigma at most; wider for a truncate below 4");
   return {info, [info] { return std::make_unique<RecursiveTiled>(info); }};

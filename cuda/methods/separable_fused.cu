@@ -9,8 +9,9 @@
 // Cost: 2(2r+1)(1 + r/64) multiply-adds per pixel and channel (the row pass also filters the apron
 // rows): faster than separable_shared up to radius 22 (F32) and ~24 (RGBA8).
 // Limits: radius ≤ 64 (kMaxFusedRadius: the RGBA8 tile and apron need 220 KiB of shared memory, an
-// H100 block may have 227 KiB; a GPU with less refuses the radii that do not fit), any size, all
-// five borders, RGBA8 and F32; rows on 4-byte boundaries.
+// H100 block may have 227 KiB; a GPU with less refuses the radii that do not fit), RGBA16 ≤ 44 and
+// RGBA32F ≤ 27 (their larger raw tiles); any size, all five borders, every format (RGBA8, F32, RGBA16
+// and RGBA32F compiled, the rest as F32 planes: F32's radii); rows on whole pixels (4, 8, 16 bytes).
 // Accuracy: float32 rounding, bit for bit the plain loop's (and separable_shared's); bound
 // kFloatRoundingBound (accuracy_promise.hpp).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0567 ms, 80 % of copy bandwidth;

@@ -48,7 +48,8 @@ inline constexpr int kMaxFusedRadius = 64;
 // RGBA16 and RGBA32F run RGBA8's tiles (float4 sums alike) with 2 and 4 times its raw tile: within
 // the H100's and H200's 227 KiB up to radius 44 and 27 (SeparableFusedPolicy tests both limits).
 template <PixelFormat F>
-inline constexpr int kMaxFusedRadiusOf = F == PixelFormat::Rgba16 ? 44 : F == PixelFormat::Rgba32F ? 27 : kMaxFusedRadius;
+inline constexpr int kMaxFusedRadiusOf =
+    F == PixelFormat::Rgba16 ? 44 : F == PixelFormat::Rgba32F ? 27 : kMaxFusedRadius;
 // Radii up to this one run kernels compiled for their tap count.
 inline constexpr int kMaxExactRadius = 8;
 // F32 radii above kMaxExactRadius up to this one also run kernels compiled for their tap count

@@ -13,7 +13,9 @@
 // Cost per RGBA pixel and k-step (32 samples; radius 8 needs 1, 24 needs 2, 40 needs 3): 3 products
 // of 16 × 8 × 32 per 128 row outputs of a channel (× (TileY + 2 kPad) / TileY for the apron rows) and
 // 5 per 128 column outputs: the same cost for every radius within a step.
-// Limits: RGBA8 only, radius ≤ 40 (sigma 10 at truncate 4), five borders, any size, sm_80 or later.
+// Limits: 8-bit images only (the products are exact for bytes: 16-bit or float samples are not
+// bytes), RGBA8 as it is and 1-3 channels widened to RGBA8; radius ≤ 40 (sigma 10 at truncate 4),
+// five borders, any size, sm_80 or later.
 // Accuracy: FIR class: exact integer sums of 24-bit weights, the row result kept to 2^-9 of a level:
 // within 0.505 levels of the exact Gaussian (bound kFloatRoundingBound).
 // Measured (NVIDIA H100 80GB HBM3, 4096², reflect, gausslab-bench): sigma 2 0.0861 ms (52 % of the
@@ -269,7 +271,8 @@ MethodEntry separable_int8_method() {
                   "weights (exact sums; the row result kept to 16 bits), one kernel per tile; RGBA8, radius ≤ 40 "
                   "(σ ≤ 10), sm_80+",
                   {}, Backend::Cuda};
-  info.formats = FormatSet::of_samples({SampleType::U8});  // exact for bytes only (below); 1-3 channels widened to RGBA8
+  // exact for bytes only (below); 1-3 channels widened to RGBA8
+  info.formats = FormatSet::of_samples({SampleType::U8});
   info.accuracy = accuracy_promise("exact integer sums, the FIR class", kFloatRoundingBound, info.formats);
   // Exact integer sums of each pixel's own window (the zero taps of the padded band add nothing), so a
   // band of rows gives the single pass's bytes wherever the tiles fall.

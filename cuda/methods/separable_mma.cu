@@ -9,7 +9,9 @@
 // (h = x (w_hi + w_lo); y = h_hi w_hi + h_hi w_lo + h_lo w_hi). No published code is copied.
 // Cost per RGBA pixel: 0.33 (r <= 4) to 0.66 mma of 16 × 8 × 16, whatever sigma within the limit;
 // 8 B of global traffic (the apron from L2).
-// Limits: RGBA8 only, radius 0-12, five borders, any size, sm_80 or later; 64 or 92 KiB of shared
+// Limits: 8-bit images only (bytes are exact in fp16, 16-bit levels and floats are not: fp16 keeps 11
+// bits), RGBA8 as it is and 1-3 channels widened to RGBA8; radius 0-12, five borders, any size, sm_80
+// or later; 64 or 92 KiB of shared
 // memory per 256-thread block.
 // Accuracy: FIR class (kFloatRoundingBound); worst on the H100 GPU sweep 0.50 levels.
 // Measured (NVIDIA H100 80GB HBM3, 4096², reflect): 0.260 ms at sigma 0.5, 0.363 ms at sigma 2 —
@@ -202,7 +204,8 @@ MethodEntry separable_mma_method() {
                   "Both passes as tensor-core products with the Toeplitz matrix of the weights (fp16 hi/lo split, "
                   "fp32 accumulation), one kernel per 64×64 tile; radius ≤ 12 (σ ≤ 3), RGBA8, sm_80+",
                   {}, Backend::Cuda};
-  info.formats = FormatSet::of_samples({SampleType::U8});  // exact for bytes only (below); 1-3 channels widened to RGBA8
+  // exact for bytes only (below); 1-3 channels widened to RGBA8
+  info.formats = FormatSet::of_samples({SampleType::U8});
   info.accuracy = accuracy_promise("split fp16 products, the FIR class", kFloatRoundingBound, info.formats);
   return {info, [info] { return std::make_unique<SeparableMma>(info); }};
 }

@@ -9,8 +9,9 @@
 // (tests/cpu/methods/separable/test_separable_shared_texture.cpp).
 // Cost: 2(2r+1) multiply-adds per pixel and channel (r = floor(truncate·σ + 0.5)): memory-bound up
 // to about σ 6, linear in σ beyond; 40 B of global traffic per RGBA8 pixel, 16 B per F32 pixel.
-// Limits: any size up to kMaxPixels, radius 0–2000, all five borders, RGBA8 and F32; rows on 4-byte
-// boundaries; scratch: a float intermediate of 16 B (RGBA8) or 4 B (F32) per pixel.
+// Limits: any size up to kMaxPixels, radius 0–2000, all five borders, every format (RGBA8, F32, RGBA16
+// and RGBA32F compiled, the rest as F32 planes, gpu_method.hpp); rows on whole pixels (4, 8, 16 bytes)
+// or samples; scratch: a float intermediate of 16 B (RGBA) or 4 B (F32) per pixel.
 // Accuracy: float32 rounding only, bit for bit the plain loop's; bound kFloatRoundingBound
 // (accuracy_promise.hpp).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.124 ms, 36 % of copy bandwidth.
@@ -63,7 +64,8 @@ GAUSSLAB_UNROLL
 template <class P, class Lines>
 void launch_tile_pass(const LinePass& pass, const Lines& lines, cudaStream_t stream) {
   // At most 2^30 pixels / (32 × 64) rounded up per line group: far below the 2^31 - 1 grid limit.
-  const unsigned blocks = GpuMethod::grid_blocks(tile_block_count<P>(pass), "separable_shared: SeparableTilePassKernel");
+  const unsigned blocks =
+      GpuMethod::grid_blocks(tile_block_count<P>(pass), "separable_shared: SeparableTilePassKernel");
   SeparableTilePassKernel<P, Lines><<<blocks, P::kThreads, 0, stream>>>(pass, lines);
   GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableTilePassKernel", stream);
 }
@@ -85,7 +87,8 @@ using NativeFormats = RgbaAndFloatFormats;
 
 int window_outputs(PixelFormat format) {
   int outputs = 0;
-  dispatch_format(NativeFormats{}, format, [&](auto tag) { outputs = SharedPolicyFor<decltype(tag)::value>::type::kOutputs; });
+  dispatch_format(NativeFormats{}, format,
+                  [&](auto tag) { outputs = SharedPolicyFor<decltype(tag)::value>::type::kOutputs; });
   return outputs;
 }
 
@@ -135,7 +138,8 @@ class SeparableShared final : public GpuMethod {
                           "the float intermediate of " + std::to_string(problem.width) + "×" +
                               std::to_string(problem.height));
     if (!carveout_set_.contains(problem.format)) {
-      dispatch_format(NativeFormats{}, problem.format, [&](auto tag) { prefer_shared_memory_for<decltype(tag)::value>(); });
+      dispatch_format(NativeFormats{}, problem.format,
+                      [&](auto tag) { prefer_shared_memory_for<decltype(tag)::value>(); });
       carveout_set_ = carveout_set_ | FormatSet{problem.format};
     }
   }

@@ -9,8 +9,9 @@
 // Cost: 2(2r+1) multiply-adds and about 2(2r+1)/N fetches per pixel and channel; global traffic as
 // separable_shared's (+8 B per pixel with the copy).
 // Limits: images within the device's pitched-2D-texture limits (131072 × 65000 texels and rows of
-// 2097120 bytes on the GPUs we know, refused up front), radius 0–2000, all five borders, RGBA8 and
-// F32; destination rows on 4-byte boundaries.
+// 2097120 bytes on the GPUs we know, refused up front), radius 0–2000, all five borders, every format
+// (RGBA8, F32, RGBA16 and RGBA32F compiled, the rest as F32 planes, each its own texture); destination
+// rows on whole pixels (4, 8, 16 bytes) or samples.
 // Accuracy: float32 rounding; the same taps in the same order as separable_shared, bit for bit;
 // bound kFloatRoundingBound (accuracy_promise.hpp).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.206 ms, 1.7× separable_shared's.

@@ -11,7 +11,9 @@
 // Cost per pixel: 3 kSteps products of 16 × 8 × 8 per 128 outputs and pass (the row pass also over
 // the 2R apron rows: × 1.375 at radius 20), kSteps = (radius + 4) / 4 rounded up, 2 to 7 (radius 20:
 // 6), whatever the tap count within it.
-// Limits: float32 one channel, radius ≤ 24 (sigma 6 at truncate 4), five borders, any size, sm_80 or
+// Limits: float images (the split operands keep float precision for float samples; bytes are for
+// separable_int8): F32 as it is, half and float ones of 1-4 channels as F32 planes; radius ≤ 24
+// (sigma 6 at truncate 4), five borders, any size, sm_80 or
 // later; 25–58 KiB of shared memory per 256-thread block. An infinite or NaN sample makes NaN up to
 // R + 7 pixels away (zero band weights times infinity), where the FIR methods give ±inf within r.
 // Accuracy: FIR class: samples kept to 2^-20, weights to 2^-22 of their size, fp32 sums: float-rounding
@@ -220,7 +222,8 @@ MethodEntry separable_tf32_method() {
                   "split into a high part and a rest, three products, fp32 sums), one kernel per 32×128 tile; "
                   "F32, radius ≤ 24, sm_80+",
                   {}, Backend::Cuda};
-  info.formats = FormatSet::of_samples({SampleType::F16, SampleType::F32});  // float samples (below); channels as F32 planes
+  // float samples (below); channels as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::F16, SampleType::F32});
   info.accuracy = accuracy_promise("split tf32 products, the FIR class", kFloatRoundingBound, info.formats);
   return {info, [info] { return std::make_unique<SeparableTf32>(info); }};
 }

@@ -249,7 +249,8 @@ GAUSSLAB_HD void fill_rows(const TileProblem& p, TileOrigin tile, int row_begin,
 
 // Phase 1a: warp `warp`'s own whole group, rows 16 warp to 16 warp + 15, by its lanes.
 template <class P, class Fill>
-GAUSSLAB_HD void fill_own_group(const TileProblem& p, TileOrigin tile, int warp, int lane, bool aligned16, const Fill& fill) {
+GAUSSLAB_HD void fill_own_group(const TileProblem& p, TileOrigin tile, int warp, int lane, bool aligned16,
+                                const Fill& fill) {
   fill_rows<P>(p, tile, 16 * warp, 16 * warp + 16, lane, 32, aligned16, fill);
 }
 

@@ -7,9 +7,9 @@
 // 2D sum with weights w[i]·w[j]: no partial sum is shared between outputs. The per-thread code is
 // conv2d_common.cuh; the CPU model runs it block by block (tests/cpu/methods/conv2d/test_conv2d.cpp).
 // Cost: (2r+1)² + (2r+1) multiply-adds per pixel and channel: 306 at σ 2, 4290 at σ 8.
-// Limits: any size, radius up to 2000, all five borders, RGBA8 and F32; runs estimated above 2 s (at
-// 3e12 multiply-adds per second) are refused, never one that naive_2d accepts; rows on 4-byte
-// boundaries.
+// Limits: any size, radius up to 2000, all five borders, every format (RGBA8 and F32 compiled, the
+// rest as F32 planes, gpu_method.hpp); runs estimated above 2 s (at 3e12 multiply-adds per second) are
+// refused, never one that naive_2d accepts; rows on whole pixels (4 bytes) or samples.
 // Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp), widened from radius
 // 800 by the summation tree's worst case (accuracy_bound).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.207 ms, 41×41 2.85 ms.
@@ -171,8 +171,8 @@ class Shared2d final : public HaloReadingGpuMethod {
         make_shared_2d_args<F, Capacity>(src, dst, kernel_problem().params, plan_, row_weights_);
     args.halo_in_memory = halo_in_memory();
     args.bands = bands();
-    const unsigned blocks =
-        grid_blocks(tile_block_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight), "shared_2d: shared2dKernel");
+    const long long tiles = tile_block_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight);
+    const unsigned blocks = grid_blocks(tiles, "shared_2d: shared2dKernel");
 
     ScopedStage stage(timer, "convolve", stream);
     // The compile-time kernels need the whole kernel in one chunk (every device's chunk is >= 26).

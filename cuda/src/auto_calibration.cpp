@@ -259,7 +259,8 @@ HostImage check_image(PixelFormat format) {
     for (int x = 0; x < kCheckWidth; ++x)
       for (int c = 0; c < channel_count(format); ++c) {
         state = state * 1664525u + 1013904223u;
-        image.set_sample(x, y, c, static_cast<float>(state >> 8) / 16777216.0f * static_cast<float>(nominal_max(sample)));
+        const float unit = static_cast<float>(state >> 8) / 16777216.0f;  // [0, 1)
+        image.set_sample(x, y, c, unit * static_cast<float>(nominal_max(sample)));
       }
   return image;
 }

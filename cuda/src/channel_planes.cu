@@ -99,8 +99,9 @@ PlaneLayout plane_layout(int width, int height, int halo, int planes, std::size_
 
 ImageView plane_view(void* data, const PlaneLayout& layout, int plane, PixelFormat format) {
   const std::size_t element = bytes_per_pixel(format);
+  const std::size_t halo = static_cast<std::size_t>(layout.halo);
   char* core = static_cast<char*>(data) + static_cast<std::size_t>(plane) * layout.plane_bytes +
-               static_cast<std::size_t>(layout.halo) * layout.pitch_bytes + static_cast<std::size_t>(layout.halo) * element;
+               halo * layout.pitch_bytes + halo * element;
   return {core, layout.width, layout.height, layout.pitch_bytes, format};
 }
 

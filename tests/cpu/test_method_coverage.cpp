@@ -80,8 +80,12 @@ TEST(MethodCoverage, EveryMethodsAccuracyTextStatesTheBoundItReturns) {
       relative_named |= text.find(bound_number(bound.max_relative_error) + " of the peak") != std::string::npos;
       levels_named |= text.find(bound_number(bound.max_error_8bit) + " levels (8-bit)") != std::string::npos;
     }
-    if (entry.info.formats.contains(PixelFormat::F32)) EXPECT_TRUE(relative_named) << entry.info.id << ": " << text;
-    if (entry.info.formats.contains(PixelFormat::Rgba8)) EXPECT_TRUE(levels_named) << entry.info.id << ": " << text;
+    if (entry.info.formats.contains(PixelFormat::F32)) {
+      EXPECT_TRUE(relative_named) << entry.info.id << ": " << text;
+    }
+    if (entry.info.formats.contains(PixelFormat::Rgba8)) {
+      EXPECT_TRUE(levels_named) << entry.info.id << ": " << text;
+    }
   }
 }
 

@@ -121,7 +121,8 @@ TestImage TestImage::random(int width, int height, PixelFormat format, std::uint
     for (int x = 0; x < width; ++x)
       for (int c = 0; c < channel_count(format); ++c) {
         state = state * 1664525u + 1013904223u;
-        const float value = is_integer(sample) ? static_cast<float>((state >> 8) % (static_cast<std::uint32_t>(nominal_max(sample)) + 1))
+        const std::uint32_t levels = static_cast<std::uint32_t>(nominal_max(sample)) + 1;
+        const float value = is_integer(sample) ? static_cast<float>((state >> 8) % levels)
                                                : static_cast<float>(state >> 8) / 16777216.0f;
         image.set_sample(x, y, c, value);
       }
@@ -203,7 +204,8 @@ std::vector<ImageCase> accuracy_cases() {
   for (PixelFormat format : native_rgba) {
     for (auto [w, h] : {std::pair{1, 1}, {263, 1}, {7, 5}, {127, 61}, {1920, 1080}})
       add_random_in(format, w, h, native_sigmas);
-    cases.push_back({case_name(format, "astronaut", 512, 512), format, 512, 512, "astronaut.png", {0.5, 2.5, 8.0, 33.0}});
+    cases.push_back(
+        {case_name(format, "astronaut", 512, 512), format, 512, 512, "astronaut.png", {0.5, 2.5, 8.0, 33.0}});
   }
   for (PixelFormat format : adapted) add_random_in(format, 61, 37, {0.6, 3.0, 9.0});
   for (PixelFormat format : {PixelFormat::Grey16, PixelFormat::Rgb32F}) add_random_in(format, 1920, 1080, {1.0, 8.0});
@@ -273,9 +275,10 @@ const std::vector<std::vector<double>>& cached_reference(const std::string& imag
 std::string Comparison::describe() const {
   char text[512];
   const SampleType sample = sample_type(format);
-  std::snprintf(text, sizeof text, "%s %.3g %s bound %.3g (%s)%s%s",
-                is_float(sample) ? "max relative error" : sample == SampleType::U16 ? "max 16-bit error" : "max 8-bit error",
-                error(),
+  const char* unit = is_float(sample)              ? "max relative error"
+                     : sample == SampleType::U16 ? "max 16-bit error"
+                                                 : "max 8-bit error";
+  std::snprintf(text, sizeof text, "%s %.3g %s bound %.3g (%s)%s%s", unit, error(),
                 error() <= bound() ? "within" : "EXCEEDS", bound(),
                 every_pixel ? "every pixel compared" : "crops at corners, edge middles and centre compared",
                 worst_at.empty() ? "" : "; worst at ", worst_at.c_str());
@@ -301,7 +304,8 @@ Comparison compare(const ConstImageView& result, const std::vector<Rect>& region
       for (int x = 0; x < result.width; ++x)
         for (int c = 0; c < channels; ++c)
           if (!std::isfinite(channel_value(result, x, y, c)) && comparison.stats.nonfinite++ == 0)
-            first_nonfinite = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(c);
+            first_nonfinite =
+                "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(c);
 
   double max_error = -1.0, max_reference = 0.0;
   char worst[160] = "";

@@ -49,7 +49,8 @@ HostImage through_rgba8(const HostImage& src, const FilterParams& params, const 
     std::memcpy(&image.at(0, y), wide.data() + static_cast<std::size_t>(y) * layout.pitch_bytes, image.pitch_bytes());
   const ImageRgba8 filtered = rgba8(image, params);
   for (int y = 0; y < h; ++y)
-    std::memcpy(wide.data() + static_cast<std::size_t>(y) * layout.pitch_bytes, &filtered.at(0, y), image.pitch_bytes());
+    std::memcpy(wide.data() + static_cast<std::size_t>(y) * layout.pitch_bytes, &filtered.at(0, y),
+                image.pitch_bytes());
   HostImage result(w, h, src.format());
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) channels::narrow_pixel(wide.data(), layout, src.channels(), x, y, result.view());
@@ -83,8 +84,9 @@ HostImage random_host_image(int width, int height, PixelFormat format, std::uint
     for (int x = 0; x < width; ++x)
       for (int c = 0; c < channel_count(format); ++c) {
         const std::uint32_t r = rng();
-        const float value = is_integer(sample) ? static_cast<float>(r % (static_cast<std::uint32_t>(nominal_max(sample)) + 1))
-                                               : static_cast<float>(r >> 8) / 16777216.0f;
+        const std::uint32_t levels = static_cast<std::uint32_t>(nominal_max(sample)) + 1;
+        const float value =
+            is_integer(sample) ? static_cast<float>(r % levels) : static_cast<float>(r >> 8) / 16777216.0f;
         image.set_sample(x, y, c, value);
       }
   return image;
@@ -114,8 +116,9 @@ int expect_routed_formats_meet_their_bound(const std::string& method_id, const s
       const AccuracyBound bound = method->accuracy_bound(problem);
       EXPECT_TRUE(meets(check.stats, bound, format))
           << method_id << " through " << to_string(gpu->kernel_format(format)) << ", "
-          << describe_case(format, src.width(), src.height(), params) << ": error " << bounded_error(check.stats, format)
-          << " against the bound " << bound_for(bound, format) << "; worst " << check.worst;
+          << describe_case(format, src.width(), src.height(), params) << ": error "
+          << bounded_error(check.stats, format) << " against the bound " << bound_for(bound, format) << "; worst "
+          << check.worst;
     }
     if (checked) ++formats;
   }

@@ -58,7 +58,8 @@ Image<Pixel> plain_separable(const Image<Pixel>& src, const FilterParams& params
       if constexpr (std::is_same_v<Pixel, Rgba8>)
         out.at(x, y) = Rgba8{to_unorm8(result[0]), to_unorm8(result[1]), to_unorm8(result[2]), to_unorm8(result[3])};
       else if constexpr (std::is_same_v<Pixel, Rgba16>)
-        out.at(x, y) = Rgba16{to_unorm16(result[0]), to_unorm16(result[1]), to_unorm16(result[2]), to_unorm16(result[3])};
+        out.at(x, y) =
+            Rgba16{to_unorm16(result[0]), to_unorm16(result[1]), to_unorm16(result[2]), to_unorm16(result[3])};
       else if constexpr (std::is_same_v<Pixel, Rgba32f>)
         out.at(x, y) = Rgba32f{result[0], result[1], result[2], result[3]};
       else

@@ -34,7 +34,8 @@ class GpuMethod : public Method {
 
   const MethodInfo& info() const final { return info_; }
 
-  // validate(problem), then the method's own limits (method_limits).
+  // validate(problem), the axes and the formats of info() (axes_refusal, format_refusal), then the
+  // method's own limits (method_limits).
   std::string unsupported_reason(const FilterProblem& problem) const final;
 
   // Throws std::invalid_argument when unsupported, CudaUnavailable without a device, CudaOutOfMemory

@@ -145,8 +145,8 @@ HostImage through_planes(const HostImage& image, int halo) {
   const PlaneLayout layout = channels::plane_layout(w, h, halo, channels, sizeof(float));
   std::vector<unsigned char> planes(channels::planes_bytes(layout), 0xff);
   const ConstImageView whole = image.view();
-  const ConstImageView core(whole.row<unsigned char>(halo) + static_cast<std::size_t>(halo) * bytes_per_pixel(image.format()),
-                            w, h, whole.pitch_bytes, image.format());
+  const std::size_t halo_bytes = static_cast<std::size_t>(halo) * bytes_per_pixel(image.format());
+  const ConstImageView core(whole.row<unsigned char>(halo) + halo_bytes, w, h, whole.pitch_bytes, image.format());
   for (int y = -halo; y < h + halo; ++y)
     for (int x = -halo; x < w + halo; ++x) channels::unpack_pixel<S>(core, layout, x, y, planes.data());
   // Every plane element of the halo too equals the image's sample.
@@ -155,7 +155,9 @@ HostImage through_planes(const HostImage& image, int halo) {
       for (int x = -halo; x < w + halo; ++x) {
         const float in = image.sample(x + halo, y + halo, c);
         const float plane = *channels::plane_element<float>(planes.data(), layout, c, x, y);
-        if (!(std::isnan(in) && std::isnan(plane))) EXPECT_EQ(float_bits(plane), float_bits(in)) << x << ", " << y;
+        if (!(std::isnan(in) && std::isnan(plane))) {
+          EXPECT_EQ(float_bits(plane), float_bits(in)) << x << ", " << y;
+        }
       }
   HostImage out(w, h, image.format());
   for (int y = 0; y < h; ++y)

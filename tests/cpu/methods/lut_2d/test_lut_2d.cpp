@@ -159,9 +159,8 @@ TEST(Lut2dModel, AReadOfTheTableBeforeItIsCompleteIsCaught) {
 
 // Grey, grey + alpha and RGB bytes as RGBA8 with the missing channels zero: the same exact sums.
 TEST(Lut2dModel, OneToThreeChannelBytesWidenedToRgba8MeetTheBound) {
-  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
-                "lut_2d", {0.6, 1.5}, {}, [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); }),
-            3);
+  const auto model = [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); };
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound("lut_2d", {0.6, 1.5}, {}, model), 3);
 }
 
 }  // namespace

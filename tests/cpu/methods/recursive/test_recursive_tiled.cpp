@@ -188,10 +188,10 @@ TEST(RecursiveTiledModel, MeetsTheBoundAgainstTheReference) {
 }
 
 TEST(RecursiveTiledModel, EveryOtherFloatFormatThroughFloatPlanesMeetsTheBound) {
-  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
-                "recursive_tiled", {0.6, 2.5},
-                [](const ImageF32& src, const FilterParams& params) { return model(src, params.sigma, params.border); }),
-            7);
+  const auto f32 = [](const ImageF32& src, const FilterParams& params) {
+    return model(src, params.sigma, params.border);
+  };
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound("recursive_tiled", {0.6, 2.5}, f32), 7);
 }
 
 }  // namespace

@@ -683,11 +683,9 @@ TEST(SeparableFusedModel, NanAndInfinityReachExactlyTheirWindowInEveryFloatForma
   half.set_sample(11, 9, 1, std::numeric_limits<float>::infinity());
   half.set_sample(3, 15, 2, std::numeric_limits<float>::quiet_NaN());
   const std::unique_ptr<Method> method = find_method("separable_fused")->create();
-  const HostImage half_out = run_routed(dynamic_cast<const GpuMethod&>(*method), half, radius_params(radius, BorderMode::Mirror),
-                                        [](const ImageF32& src, const FilterParams& params) {
-                                          return model_separable_fused(src, params);
-                                        },
-                                        {});
+  const auto f32 = [](const ImageF32& src, const FilterParams& params) { return model_separable_fused(src, params); };
+  const HostImage half_out =
+      run_routed(dynamic_cast<const GpuMethod&>(*method), half, radius_params(radius, BorderMode::Mirror), f32, {});
   for (int y = 0; y < 19; ++y)
     for (int x = 0; x < 23; ++x) {
       const bool near_inf = std::abs(x - 11) <= radius && std::abs(y - 9) <= radius;
@@ -782,8 +780,8 @@ TEST(SeparableFusedMethod, RefusesRadiiBeyondItsLimitUpFrontAndNamesTheAlternati
             std::string::npos);
   if (!cuda_device_status().available) {
     EXPECT_EQ(method->unsupported_reason({64, 64, PixelFormat::Rgba32F, radius_params(27, BorderMode::Reflect)}), "");
-    EXPECT_EQ(method->unsupported_reason({64, 64, PixelFormat::Rgb32F, radius_params(kMaxFusedRadius, BorderMode::Wrap)}),
-              "");
+    const FilterProblem rgb32f{64, 64, PixelFormat::Rgb32F, radius_params(kMaxFusedRadius, BorderMode::Wrap)};
+    EXPECT_EQ(method->unsupported_reason(rgb32f), "");
   }
   // The registry's own checks (invalid sigma, empty image, radius beyond 2000) come first.
   FilterProblem nan_sigma{16, 16, PixelFormat::F32, {}};

@@ -200,9 +200,8 @@ TEST(SeparableMmaModel, MeetsTheFirBoundForEveryBorderRadiusAndSize) {
 
 // Grey, grey + alpha and RGB bytes as RGBA8 with the missing channels zero: the same exact sums.
 TEST(SeparableMmaModel, OneToThreeChannelBytesWidenedToRgba8MeetTheBound) {
-  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
-                "separable_mma", {0.6, 2.5}, {}, [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); }),
-            3);
+  const auto model = [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); };
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound("separable_mma", {0.6, 2.5}, {}, model), 3);
 }
 
 }  // namespace
