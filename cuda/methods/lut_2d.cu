@@ -75,14 +75,9 @@ long long tile_count(int width, int height) { return tile_block_count(width, hei
 
 // ---- the method ------------------------------------------------------------------------------
 
-class Lut2d final : public GpuMethod {
+class Lut2d final : public BytesAsRgba8GpuMethod {
  public:
-  using GpuMethod::GpuMethod;
-
-  // RGBA8 as it is; 8-bit images of 1 to 3 channels widened to it (the missing channels zero).
-  Route route(PixelFormat format) const override {
-    return format == PixelFormat::Rgba8 ? Route::Native : Route::WidenToRgba8;
-  }
+  using BytesAsRgba8GpuMethod::BytesAsRgba8GpuMethod;
 
   AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 

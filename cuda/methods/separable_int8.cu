@@ -215,14 +215,9 @@ std::vector<float> fragment_table(const FilterParams& params, int steps) {
   return packed;
 }
 
-class SeparableInt8 final : public GpuMethod {
+class SeparableInt8 final : public BytesAsRgba8GpuMethod {
  public:
-  using GpuMethod::GpuMethod;
-
-  // RGBA8 as it is; 8-bit images of 1 to 3 channels widened to it (the missing channels zero).
-  Route route(PixelFormat format) const override {
-    return format == PixelFormat::Rgba8 ? Route::Native : Route::WidenToRgba8;
-  }
+  using BytesAsRgba8GpuMethod::BytesAsRgba8GpuMethod;
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {

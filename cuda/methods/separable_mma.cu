@@ -150,14 +150,9 @@ std::vector<float> weight_halves(const FilterParams& params) {
   return packed;
 }
 
-class SeparableMma final : public GpuMethod {
+class SeparableMma final : public BytesAsRgba8GpuMethod {
  public:
-  using GpuMethod::GpuMethod;
-
-  // RGBA8 as it is; 8-bit images of 1 to 3 channels widened to it (the missing channels zero).
-  Route route(PixelFormat format) const override {
-    return format == PixelFormat::Rgba8 ? Route::Native : Route::WidenToRgba8;
-  }
+  using BytesAsRgba8GpuMethod::BytesAsRgba8GpuMethod;
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {

@@ -124,6 +124,17 @@ class GpuMethod : public Method {
   int planes_halo_ = -1;  // the halo planes_in_ holds (-1: none reserved)
 };
 
+// A method whose kernels take RGBA8 only and whose arithmetic is exact for bytes (the integer tensor
+// cores, the lookup table): 8-bit images of 1 to 3 channels run widened to RGBA8, the missing
+// channels zero; its MethodInfo::formats is FormatSet::of_samples({SampleType::U8}).
+class BytesAsRgba8GpuMethod : public GpuMethod {
+ public:
+  using GpuMethod::GpuMethod;
+  Route route(PixelFormat format) const final {
+    return format == PixelFormat::Rgba8 ? Route::Native : Route::WidenToRgba8;
+  }
+};
+
 // The format's pixels as the kernels read them: a C-vector of its samples (kernel_common.cuh), whose
 // alignment is the pixel's size for 1, 2 and 4 channels and the sample's for 3.
 std::size_t pixel_alignment(PixelFormat format);
