@@ -30,6 +30,13 @@ class AutoMethod final : public Method {
     if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
     if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
     if (!candidates(problem).empty()) return {};
+    if (gpu() && (problem.params.custom_kernel() || problem.params.rounding != IntegerRounding::Nearest)) {
+      const std::string what = problem.params.custom_kernel()
+                                   ? std::string("a custom kernel")
+                                   : std::string("--rounding ") + to_string(problem.params.rounding);
+      return "no GPU method takes " + what +
+             " (gausslab-filter --list-methods marks those that do); choose a CPU method with --method cpu_openmp";
+    }
     const double cap = bound_for(accuracy_cap(accuracy_), problem.format);
     return "no method can run this " + std::string(to_string(problem.format)) + " image within " + info_.id +
            "'s accuracy class (" + bound_number(cap) +

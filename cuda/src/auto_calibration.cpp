@@ -139,7 +139,12 @@ std::vector<std::string> auto_candidates(const FilterProblem& problem, AccuracyC
     const std::unique_ptr<Method> method = entry.create();
     if (!method->unsupported_reason(problem).empty()) continue;
     const AccuracyBound bound = method->accuracy_bound(problem);
-    if (bound_for(bound, problem.format) <= bound_for(cap, problem.format)) ids.push_back(entry.info.id);
+    // Floor and ceil lose up to a level where half up loses half of one: the user's choice, not
+    // the method's error.
+    const bool directed = problem.params.rounding != IntegerRounding::Nearest && is_integer(sample_type(problem.format));
+    const double rounding_allowance = directed ? 0.5 : 0.0;
+    if (bound_for(bound, problem.format) <= bound_for(cap, problem.format) + rounding_allowance)
+      ids.push_back(entry.info.id);
   }
   return ids;
 }

@@ -48,11 +48,9 @@ void GpuMethod::set_shared_memory(const void* kernel, std::size_t max_dynamic_by
 }
 
 std::string GpuMethod::unsupported_reason(const FilterProblem& problem) const {
-  if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
-  // The axes before the format: a 1D signal on a 2D-only method is refused for what it is, whatever
-  // its samples (converting them would not help).
-  if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
-  if (std::string format = format_refusal(info_, problem.format); !format.empty()) return format;
+  // The axes before the format (common_refusal): a 1D signal on a 2D-only method is refused for what
+  // it is, whatever its samples (converting them would not help).
+  if (std::string refusal = common_refusal(info_, problem); !refusal.empty()) return refusal;
   return method_limits(problem);
 }
 

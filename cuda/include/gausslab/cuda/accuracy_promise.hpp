@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "gausslab/core/accuracy.hpp"
+#include "gausslab/core/pixel_format.hpp"
 #include "gausslab/core/method_info.hpp"
 
 namespace gausslab {
@@ -29,6 +30,13 @@ inline constexpr AccuracyBound kFloatRoundingBound = bound_of_relative(1e-5);
 // The most auto may give up for speed: approximations within 1e-3 of the peak, 0.8 levels (8-bit);
 // 16-bit images get the FIR class only (an approximation's 1e-3 would be 66 of their levels).
 inline constexpr AccuracyBound kApproximationCap{1e-3, 0.8, kFloatRoundingBound.max_error_16bit};
+
+// `bound` for a result stored by `rounding`: floor and ceil lose up to a whole level where half up
+// loses half of one, so integer results get half a level more (float results are not rounded).
+constexpr AccuracyBound with_rounding(const AccuracyBound& bound, IntegerRounding rounding) {
+  if (rounding == IntegerRounding::Nearest) return bound;
+  return {bound.max_relative_error, bound.max_error_8bit + 0.5, bound.max_error_16bit + 0.5};
+}
 
 // MethodInfo::accuracy from the bound: "<how>: within 1e-5 of the peak (float) and 0.51 levels
 // (8-bit) of the float64 reference[, <qualifier>]", naming only the sample types `formats` holds.
