@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "gausslab/core/cpu_filter.hpp"
@@ -33,18 +34,31 @@ const std::vector<FilterKernel>& kernels() {
 
 bool is_auto(const std::string& id) { return id == "auto" || id == "auto_exact"; }
 
+// A format the method takes, RGBA8 where it does; with `integer`, an integer one (none: nullopt).
+std::optional<PixelFormat> taken_format(const MethodInfo& info, bool integer) {
+  if (info.formats.contains(PixelFormat::Rgba8)) return PixelFormat::Rgba8;
+  for (int i = 0; i < kPixelFormatCount; ++i) {
+    const auto format = static_cast<PixelFormat>(i);
+    if (info.formats.contains(format) && (!integer || is_integer(sample_type(format)))) return format;
+  }
+  return std::nullopt;
+}
+
 TEST(KernelMethods, EveryGpuMethodRefusesACustomKernelAndFloorUpFront) {
   for (const MethodEntry& entry : method_registry()) {
     if (entry.info.backend != Backend::Cuda || is_auto(entry.info.id)) continue;
     EXPECT_EQ(entry.info.kernels, KernelSupport::GaussianOnly) << entry.info.id;
     const std::unique_ptr<Method> method = entry.create();
+    const PixelFormat format = taken_format(entry.info, false).value();  // tiled_1d: f32 only
     for (const FilterKernel& kernel : kernels())
-      EXPECT_TRUE(contains(method->unsupported_reason(with(kernel)), "not a custom kernel"))
-          << entry.info.id << ": " << method->unsupported_reason(with(kernel));
-    FilterProblem floor{32, 24, PixelFormat::Rgba8, {}};
+      EXPECT_TRUE(contains(method->unsupported_reason(with(kernel, format)), "not a custom kernel"))
+          << entry.info.id << ": " << method->unsupported_reason(with(kernel, format));
+    const std::optional<PixelFormat> integer = taken_format(entry.info, true);
+    FilterProblem floor{32, 24, integer.value_or(format), {}};
     floor.params.rounding = IntegerRounding::Floor;
-    EXPECT_TRUE(contains(method->unsupported_reason(floor), "rounded half up only, not by floor"))
-        << entry.info.id << ": " << method->unsupported_reason(floor);
+    if (integer)
+      EXPECT_TRUE(contains(method->unsupported_reason(floor), "rounded half up only, not by floor"))
+          << entry.info.id << ": " << method->unsupported_reason(floor);
     // A float image is not rounded: floor changes nothing there, so it is no reason to refuse.
     floor.format = PixelFormat::F32;
     FilterProblem nearest = floor;
