@@ -30,6 +30,7 @@
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/store_rule.cuh"
 #include "gausslab/cuda/tile_grid.cuh"
 #include "gausslab/cuda/window_bands.hpp"
 
@@ -92,6 +93,7 @@ struct NaiveArgs {
   int summation_chunk = 1;  // taps per partial sum, in each direction (summation_chunk() below)
   bool halo_in_memory = false;  // read beyond src from the memory around it (HaloReads)
   BandRange bands;              // bands of summation_chunk kernel rows (window_bands.hpp)
+  StoreRule rule;               // a custom kernel's divisor, --rounding (store_rule.cuh)
 };
 
 // The source row or column of a tap at index i: the border rule (-1 for a 'constant' zero), or,
@@ -126,11 +128,11 @@ GAUSSLAB_HD PixelAccum<F> starting_total(const BandRange& bands, int x, int y) {
 // Output (x, y) once this launch's bands are summed: the pixel, or the running total while bands remain.
 template <PixelFormat F>
 GAUSSLAB_HD void finish_output(const ImageView& dst, const BandRange& bands, int count, int x, int y,
-                               const PixelAccum<F>& total) {
+                               const PixelAccum<F>& total, const StoreRule& rule = {}) {
   if (bands.end < count)
     *partial_total<F>(bands, x, y) = total;
   else
-    dst.template row<PixelStorage<F>>(y)[x] = FromAccum<PixelStorage<F>>::convert(total);
+    dst.template row<PixelStorage<F>>(y)[x] = store_by<PixelStorage<F>>(total, rule);
 }
 
 // Taps summed into one partial sum before it joins the next level: about sqrt(taps), so that each
@@ -248,6 +250,27 @@ inline std::vector<float> naive_weights_2d(double sigma, int radius) {
   return weights;
 }
 
+// The weights naive_2d runs for `params`: the Gaussian's (naive_weights_2d), or a custom kernel's in
+// correlation order (kernel_taps: a matrix as given, or flipped for convolve; a separable kernel as
+// the float64 outer product of its masks) centred in the (2r+1)² square of r = params.radius(), its
+// farthest reach, with zeros around a narrower side (they add exactly nothing to a finite sum).
+inline std::vector<float> naive_weights_for(const FilterParams& params) {
+  const int radius = params.radius();
+  if (!params.custom_kernel()) return naive_weights_2d(params.sigma, radius);
+  const KernelTaps k = kernel_taps(params);
+  const int side = 2 * radius + 1;
+  std::vector<float> weights(static_cast<std::size_t>(side) * side, 0.0f);
+  const int ry = k.radius_y(), rx = k.radius_x();
+  const int rows = 2 * ry + 1, columns = 2 * rx + 1;
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < columns; ++i) {
+      const double w = k.separable ? (k.column.empty() ? (j == ry ? 1.0 : 0.0) : k.column[j]) * k.row[i]
+                                   : k.matrix[static_cast<std::size_t>(j) * columns + i];
+      weights[static_cast<std::size_t>(j - ry + radius) * side + (i - rx + radius)] = static_cast<float>(w);
+    }
+  return weights;
+}
+
 // The kernel arguments of naive_2d for a problem (the launch and the CPU model both build them here).
 template <PixelFormat F>
 NaiveArgs<F> make_naive_args(const ConstImageView& src, const ImageView& dst, const FilterParams& params) {
@@ -257,6 +280,8 @@ NaiveArgs<F> make_naive_args(const ConstImageView& src, const ImageView& dst, co
   args.radius = params.radius();
   args.border = params.border;
   args.summation_chunk = summation_chunk(2 * args.radius + 1);
+  const bool divided = params.custom_kernel() && params.kernel.normalize;  // kernel_taps only then (its rank test)
+  args.rule = {divided ? static_cast<float>(kernel_taps(params).divisor) : 1.0f, params.rounding};
   return args;
 }
 

@@ -11,8 +11,12 @@
 // Limits: any size, radius up to 2000, all five borders, every format (RGBA8 and F32 compiled, the
 // rest as F32 planes, gpu_method.hpp); runs estimated above 2 s (at 1e12 multiply-adds per second) are
 // refused up front; rows on whole pixels (4 bytes) or, through the planes, whole samples.
+// Custom kernels of every kind (docs/kernels.md: a matrix of any rank, or a separable kernel as its
+// outer product), centred in the (2r+1)² square of their farthest reach r with zero weights around
+// a narrower side (naive_weights_for), and --rounding floor/ceil; --normalize's one division in the
+// final store (StoreRule).
 // Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp), widened from radius
-// 861 by the summation tree's worst case (accuracy_bound).
+// 861 by the summation tree's worst case (accuracy_bound), half a level more with floor or ceil.
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.972 ms, 41×41 20.2 ms.
 // The cost estimate, launch policy and accuracy measurements: docs/methods/naive_2d.md.
 // Radius 1–3: compile-time kernels (the radius a template argument: loops unrolled, each weight at a
@@ -61,7 +65,7 @@ __global__ void __launch_bounds__(NaivePolicy::kThreads)
   else
     weights = d_weights;
   finish_output<F>(args.dst, args.bands, naive_band_count(args), x, y,
-                   naive_output<F>(args, weights, x, y, CompileTimeRadius<kRadius>{}));
+                   naive_output<F>(args, weights, x, y, CompileTimeRadius<kRadius>{}), args.rule);
 }
 
 // ---- the shared __constant__ weights ----------------------------------------------------------
@@ -96,7 +100,7 @@ class Naive2d final : public HaloReadingGpuMethod {
       : HaloReadingGpuMethod(std::move(info)), unrolled_(unrolled && !own_weights), own_weights_(own_weights) {}
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    return bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
+    return with_rounding(bound_from_units(naive_error_units(2 * problem.params.radius() + 1)), problem.params.rounding);
   }
 
   WindowBands kernel_window_bands() const override {
@@ -116,10 +120,10 @@ class Naive2d final : public HaloReadingGpuMethod {
   void on_prepare(const FilterProblem& problem) override {
     const FilterParams& params = problem.params;
     const int radius = params.radius();
-    // The weights depend on sigma and radius only: a new size or border keeps them.
-    if (radius == weights_radius_ && params.sigma == weights_sigma_) return;
+    // The weights depend on sigma and radius (or the custom kernel) only: a new size or border keeps them.
+    if (radius == weights_radius_ && params.sigma == weights_sigma_ && params.kernel == weights_kernel_) return;
     weights_radius_ = -1;  // until the new weights are complete
-    const std::vector<float> weights_2d = naive_weights_2d(params.sigma, radius);
+    const std::vector<float> weights_2d = naive_weights_for(params);
     if (radius <= kMaxConstantRadius && !own_weights_) {
       weights().set_for_symbol(weights_2d);  // run_kernels copies them into the shared constant bank
     } else {
@@ -129,6 +133,7 @@ class Naive2d final : public HaloReadingGpuMethod {
     }
     weights_radius_ = radius;
     weights_sigma_ = params.sigma;
+    weights_kernel_ = params.kernel;
     weights_number_ = next_weights_number();
   }
 
@@ -192,6 +197,7 @@ class Naive2d final : public HaloReadingGpuMethod {
   bool own_weights_ = false;
   int weights_radius_ = -1;
   double weights_sigma_ = 0;
+  FilterKernel weights_kernel_;
   std::uint64_t weights_number_ = 0;  // names these weights in the constant bank's turn
 };
 
@@ -209,6 +215,8 @@ MethodEntry naive_2d_method() {
   info.formats = FormatSet::all();  // RGBA8 and F32 compiled, the others as F32 planes (gpu_method.hpp)
   info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
                                    "a little wider from radius 861 (the rounding of its summation tree)");
+  info.kernels = KernelSupport::Any;  // a matrix of any rank, centred in the square of its farthest reach
+  info.all_roundings = true;
   MethodEntry entry{info, [info] { return std::make_unique<Naive2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Naive2d>(info, false); };
   entry.create_for_worker = [info] { return std::make_unique<Naive2d>(info, false, true); };

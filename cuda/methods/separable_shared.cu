@@ -11,9 +11,12 @@
 // to about σ 6, linear in σ beyond; 40 B of global traffic per RGBA8 pixel, 16 B per F32 pixel.
 // Limits: any size up to kMaxPixels, radius 0–2000, all five borders, every format (RGBA8, F32, RGBA16
 // and RGBA32F compiled, the rest as F32 planes, gpu_method.hpp); rows on whole pixels (4, 8, 16 bytes)
-// or samples; scratch: a float intermediate of 16 B (RGBA) or 4 B (F32) per pixel.
+// or samples; scratch: a float intermediate of 16 B (RGBA) or 4 B (F32) per pixel. Custom separable
+// kernels (docs/kernels.md: odd masks of any weights, an x/y pair of two lengths, a rank-1 matrix's
+// factors; correlate or convolve, --normalize's one division in the final store) and --rounding
+// floor/ceil (the final store, StoreRule).
 // Accuracy: float32 rounding only, bit for bit the plain loop's; bound kFloatRoundingBound
-// (accuracy_promise.hpp).
+// (accuracy_promise.hpp), half a level more with floor or ceil (with_rounding).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.124 ms, 36 % of copy bandwidth.
 // Launch policy, resources and the accuracy table: docs/methods/separable_shared.md.
 // 1D signals (FilterAxes::RowsOnly, one 1×N F32 row): the row pass alone, into the destination.
@@ -110,7 +113,9 @@ class SeparableShared final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
+  AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
+    return with_rounding(kFloatRoundingBound, problem.params.rounding);
+  }
 
   Route route(PixelFormat format) const override {
     return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
@@ -128,8 +133,10 @@ class SeparableShared final : public GpuMethod {
 
   void on_prepare(const FilterProblem& problem) override {
     const FilterParams& params = problem.params;
-    weights().reserve(static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)));  // the longest kernel, once
-    weights().set(padded_weights(params.sigma, params.radius(), window_outputs(problem.format)));
+    // The longest kernel, once: a custom pair's two longest masks.
+    weights().reserve(2 * static_cast<std::size_t>(padded_tap_count(kMaxMaskTaps / 2, 8)));
+    passes_ = pass_weights(params, window_outputs(problem.format));
+    weights().set(passes_.weights);
     if (params.axes == FilterAxes::RowsOnly) return;  // a signal: the row pass writes the output itself
     // The transposed intermediate: `width` rows of `height` samples.
     intermediate_pitch_bytes_ = round_up(static_cast<std::size_t>(problem.height) * accum_bytes(problem.format),
@@ -146,10 +153,10 @@ class SeparableShared final : public GpuMethod {
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const FilterProblem& problem = kernel_problem();
-    const int radius = problem.params.radius();
-    const int taps = static_cast<int>(weights().count());
     const BorderMode border = problem.params.border;
     const float* d_weights = weights().device();
+    // The final pass stores by the kernel's divisor and the rounding asked for.
+    const StoreRule rule{passes_.divisor, problem.params.rounding};
     char* d_intermediate = intermediate_.as<char>();
 
     if (problem.params.axes == FilterAxes::RowsOnly) {
@@ -157,9 +164,9 @@ class SeparableShared final : public GpuMethod {
       // sample; at a pitch of one float those rows are the signal itself.
       using P = SharedPolicyFor<PixelFormat::F32>::type;
       ScopedStage stage(timer, "rows", stream);
-      const LinePass rows{1, problem.width, radius, taps, border};
+      const LinePass rows{1, problem.width, passes_.row_radius, passes_.row_taps, border};
       const PitchedLines<float, float> lines{static_cast<const char*>(src.data), src.pitch_bytes,
-                                             static_cast<char*>(dst.data), sizeof(float), d_weights};
+                                             static_cast<char*>(dst.data), sizeof(float), d_weights, rule};
       launch_tile_pass<P>(rows, lines, stream);
       return;
     }
@@ -171,22 +178,23 @@ class SeparableShared final : public GpuMethod {
       using Accum = typename PixelTraits<F>::Accum;
       {
         ScopedStage stage(timer, "rows", stream);
-        const LinePass rows{problem.height, problem.width, radius, taps, border};
+        const LinePass rows{problem.height, problem.width, passes_.row_radius, passes_.row_taps, border};
         const PitchedLines<Storage, Accum> lines{static_cast<const char*>(src.data), src.pitch_bytes, d_intermediate,
                                                  intermediate_pitch_bytes_, d_weights};
         launch_tile_pass<P>(rows, lines, stream);
       }
       {
         ScopedStage stage(timer, "columns", stream);
-        const LinePass columns{problem.width, problem.height, radius, taps, border};
+        const LinePass columns{problem.width, problem.height, passes_.column_radius, passes_.column_taps, border};
         const PitchedLines<Accum, Storage> lines{d_intermediate, intermediate_pitch_bytes_, static_cast<char*>(dst.data),
-                                                 dst.pitch_bytes, d_weights};
+                                                 dst.pitch_bytes, d_weights + passes_.column_offset, rule};
         launch_tile_pass<P>(columns, lines, stream);
       }
     });
   }
 
  private:
+  PassWeights passes_;  // the prepared problem's weights and pass shapes
   ScratchBuffer intermediate_{fence()};
   std::size_t intermediate_pitch_bytes_ = 0;
   FormatSet carveout_set_;  // the formats whose kernels prefer shared memory already
@@ -203,6 +211,8 @@ MethodEntry separable_shared_method() {
   info.formats = FormatSet::all();  // RGBA8, F32, RGBA16 and RGBA32F compiled, the others as F32 planes
   info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
+  info.kernels = KernelSupport::Separable;  // any odd masks, a pair, a rank-1 matrix (kernel_taps)
+  info.all_roundings = true;
   return {info, [info] { return std::make_unique<SeparableShared>(info); }};
 }
 

@@ -11,9 +11,10 @@
 // Limits: images within the device's pitched-2D-texture limits (131072 × 65000 texels and rows of
 // 2097120 bytes on the GPUs we know, refused up front), radius 0–2000, all five borders, every format
 // (RGBA8, F32, RGBA16 and RGBA32F compiled, the rest as F32 planes, each its own texture); destination
-// rows on whole pixels (4, 8, 16 bytes) or samples.
+// rows on whole pixels (4, 8, 16 bytes) or samples. Custom separable kernels and --rounding floor/ceil
+// as separable_shared (pass_weights, StoreRule in the column pass).
 // Accuracy: float32 rounding; the same taps in the same order as separable_shared, bit for bit;
-// bound kFloatRoundingBound (accuracy_promise.hpp).
+// bound kFloatRoundingBound (accuracy_promise.hpp), half a level more with floor or ceil.
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.206 ms, 1.7× separable_shared's.
 // Borders, source alignment, the experiments on its row pass, resources: docs/methods/separable_texture.md.
 #include <array>
@@ -76,7 +77,7 @@ __global__ void __launch_bounds__(P::kThreads) TextureRowsKernel(LinePass rows, 
 template <class P, class Texel, class Out>
 __global__ void __launch_bounds__(P::kThreads) TextureColumnsKernel(LinePass columns, cudaTextureObject_t source,
                                                                     const float* d_weights, char* out,
-                                                                    std::size_t out_pitch_bytes) {
+                                                                    std::size_t out_pitch_bytes, StoreRule rule) {
   extern __shared__ float s_weights[];
   load_block_weights(s_weights, d_weights, columns.padded_taps);
   using Accum = AccumOf<Texel>;
@@ -84,7 +85,7 @@ __global__ void __launch_bounds__(P::kThreads) TextureColumnsKernel(LinePass col
       columns, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(threadIdx.x),
       SharedSpan<float>{s_weights}, [&](int x, int y) { return fetch_texel<Texel>(source, x, y); },
       [&](int x, int y, Accum value) {
-        reinterpret_cast<Out*>(out + static_cast<std::size_t>(y) * out_pitch_bytes)[x] = FromAccum<Out>::convert(value);
+        reinterpret_cast<Out*>(out + static_cast<std::size_t>(y) * out_pitch_bytes)[x] = store_by<Out>(value, rule);
       });
 }
 
@@ -200,7 +201,9 @@ class SeparableTexture final : public GpuMethod {
     destroy(intermediate_texture_);
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
+  AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
+    return with_rounding(kFloatRoundingBound, problem.params.rounding);
+  }
 
   Route route(PixelFormat format) const override {
     return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
@@ -245,8 +248,10 @@ class SeparableTexture final : public GpuMethod {
     }
 
     const FilterParams& params = problem.params;
-    weights().reserve(static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)));  // the longest kernel, once
-    weights().set(padded_weights(params.sigma, params.radius(), texels_of(problem.format).window_outputs));
+    // The longest kernel, once: a custom pair's two longest masks.
+    weights().reserve(2 * static_cast<std::size_t>(padded_tap_count(kMaxMaskTaps / 2, 8)));
+    passes_ = pass_weights(params, texels_of(problem.format).window_outputs);
+    weights().set(passes_.weights);
 
     // The intermediate and its texture: rebuilt when the size, format or border's address mode change.
     ensure_aligned_image(intermediate_, problem.width, problem.height, texels_of(problem.format).intermediate_bytes,
@@ -278,11 +283,10 @@ class SeparableTexture final : public GpuMethod {
     const std::size_t pixel_bytes = bytes_per_pixel(problem.format);
     const cudaTextureObject_t source = source_texture(src, timer, stream, pixel_bytes);
 
-    const int taps = static_cast<int>(weights().count());
-    const int radius = problem.params.radius();
     const BorderMode border = problem.params.border;
-    const std::size_t weights_smem_bytes = static_cast<std::size_t>(taps) * sizeof(float);
     const float* d_weights = weights().device();
+    // The column pass stores by the kernel's divisor and the rounding asked for.
+    const StoreRule rule{passes_.divisor, problem.params.rounding};
 
     dispatch_format(NativeFormats{}, problem.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
@@ -291,24 +295,30 @@ class SeparableTexture final : public GpuMethod {
       using Accum = typename PixelTraits<F>::Accum;
       {
         ScopedStage stage(timer, "rows", stream);
-        const LinePass rows{problem.height, problem.width, radius, taps, border};
+        const LinePass rows{problem.height, problem.width, passes_.row_radius, passes_.row_taps, border};
         TextureRowsKernel<P, Storage, Accum><<<texture_rows_grid<P>(problem.width, problem.height), P::kThreads,
-                                               weights_smem_bytes, stream>>>(
+                                               weights_bytes(rows), stream>>>(
             rows, source, d_weights, static_cast<char*>(intermediate_.data), intermediate_.pitch_bytes);
         GAUSSLAB_CUDA_CHECK_LAUNCH("TextureRowsKernel", stream);
       }
       {
         ScopedStage stage(timer, "columns", stream);
-        const LinePass columns{problem.width, problem.height, radius, taps, border};
+        const LinePass columns{problem.width, problem.height, passes_.column_radius, passes_.column_taps, border};
         TextureColumnsKernel<P, Accum, Storage><<<texture_columns_grid<P>(problem.width, problem.height),
-                                                  P::kThreads, weights_smem_bytes, stream>>>(
-            columns, intermediate_texture_.object, d_weights, static_cast<char*>(dst.data), dst.pitch_bytes);
+                                                  P::kThreads, weights_bytes(columns), stream>>>(
+            columns, intermediate_texture_.object, d_weights + passes_.column_offset, static_cast<char*>(dst.data),
+            dst.pitch_bytes, rule);
         GAUSSLAB_CUDA_CHECK_LAUNCH("TextureColumnsKernel", stream);
       }
     });
   }
 
  private:
+  // A pass's weights in the block's shared memory.
+  static std::size_t weights_bytes(const LinePass& pass) {
+    return static_cast<std::size_t>(pass.padded_taps) * sizeof(float);
+  }
+
   // The texture the row pass reads: over `src` itself when it is aligned for a texture, otherwise
   // over an aligned copy made here (the "copy" stage).
   cudaTextureObject_t source_texture(const ConstImageView& src, StageTimer* timer, cudaStream_t stream,
@@ -378,6 +388,7 @@ class SeparableTexture final : public GpuMethod {
 
   TextureLimits limits_;
   bool limits_known_ = false;
+  PassWeights passes_;  // the prepared problem's weights and pass shapes
   AlignedImage intermediate_{fence()};
   AlignedImage source_copy_{fence()};  // only for sources that cannot be bound directly
   TextureBinding intermediate_texture_;
@@ -398,6 +409,8 @@ MethodEntry separable_texture_method() {
   info.formats = FormatSet::all();  // RGBA8, F32, RGBA16 and RGBA32F compiled, the others as F32 planes
   info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
+  info.kernels = KernelSupport::Separable;  // any odd masks, a pair, a rank-1 matrix (kernel_taps)
+  info.all_roundings = true;
   return {info, [info] { return std::make_unique<SeparableTexture>(info); }};
 }
 

@@ -43,9 +43,9 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
 
 template <SampleType S>
 __global__ void __launch_bounds__(kThreadsX* kThreadsY)
-    PackPlanesKernel(const void* planes, PlaneLayout layout, ImageView dst, int tiles_x) {
+    PackPlanesKernel(const void* planes, PlaneLayout layout, ImageView dst, IntegerRounding rounding, int tiles_x) {
   const Pixel p = this_pixel(layout, tiles_x, false);
-  if (p.inside) pack_pixel<S>(planes, layout, p.x, p.y, dst);
+  if (p.inside) pack_pixel<S>(planes, layout, p.x, p.y, dst, rounding);
 }
 
 __global__ void __launch_bounds__(kThreadsX* kThreadsY)
@@ -114,11 +114,12 @@ void unpack_planes(const ConstImageView& src, const PlaneLayout& layout, void* d
   GAUSSLAB_CUDA_CHECK_LAUNCH("UnpackPlanesKernel", stream);
 }
 
-void pack_planes(const void* d_planes, const PlaneLayout& layout, const ImageView& dst, cudaStream_t stream) {
+void pack_planes(const void* d_planes, const PlaneLayout& layout, const ImageView& dst, IntegerRounding rounding,
+                 cudaStream_t stream) {
   const Grid grid = grid_of(layout, false, "channel planes: PackPlanesKernel");
   dispatch_sample(sample_type(dst.format), [&](auto sample) {
     PackPlanesKernel<decltype(sample)::value>
-        <<<grid.blocks, dim3(kThreadsX, kThreadsY), 0, stream>>>(d_planes, layout, dst, grid.tiles_x);
+        <<<grid.blocks, dim3(kThreadsX, kThreadsY), 0, stream>>>(d_planes, layout, dst, rounding, grid.tiles_x);
   });
   GAUSSLAB_CUDA_CHECK_LAUNCH("PackPlanesKernel", stream);
 }

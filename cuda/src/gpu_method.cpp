@@ -152,7 +152,7 @@ void GpuMethod::run_checked(const ConstImageView& src, const ImageView& dst, cud
     if (widened)
       channels::narrow_from_rgba8(planes_out_.data(), out, dst, stream);
     else
-      channels::pack_planes(planes_out_.data(), out, dst, stream);
+      channels::pack_planes(planes_out_.data(), out, dst, prepared_.params.rounding, stream);
   });
 }
 

@@ -34,7 +34,7 @@ HostImage through_float_planes(const HostImage& src, const FilterParams& params,
   }
   HostImage result(w, h, src.format());
   for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) channels::pack_pixel<S>(out.data(), layout, x, y, result.view());
+    for (int x = 0; x < w; ++x) channels::pack_pixel<S>(out.data(), layout, x, y, result.view(), params.rounding);
   return result;
 }
 
@@ -93,7 +93,7 @@ HostImage random_host_image(int width, int height, PixelFormat format, std::uint
 }
 
 int expect_routed_formats_meet_their_bound(const std::string& method_id, const std::vector<double>& sigmas,
-                                           const F32Model& f32, const Rgba8Model& rgba8) {
+                                           const F32Model& f32, const Rgba8Model& rgba8, IntegerRounding rounding) {
   const MethodEntry* entry = find_method(method_id);
   if (!entry) throw std::runtime_error("no method '" + method_id + "' in the registry");
   const std::unique_ptr<Method> method = entry->create();
@@ -107,7 +107,8 @@ int expect_routed_formats_meet_their_bound(const std::string& method_id, const s
     const BorderMode border = kAllBorderModes[static_cast<std::size_t>(i) % kAllBorderModes.size()];
     const HostImage src = random_host_image(13 + i % 3, 9 + i % 4, format, 31u + static_cast<std::uint32_t>(i));
     for (const double sigma : sigmas) {
-      const FilterParams params = sigma_params(sigma, border);
+      FilterParams params = sigma_params(sigma, border);
+      params.rounding = rounding;
       const FilterProblem problem{src.width(), src.height(), format, params};
       if (!method->unsupported_reason(problem).empty()) continue;
       const HostImage result = run_routed(*gpu, src, params, f32, rgba8);

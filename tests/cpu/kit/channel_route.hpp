@@ -29,7 +29,9 @@ HostImage random_host_image(int width, int height, PixelFormat format, std::uint
 // images at `sigmas`, a border per format in turn (the models' own tests run every border): each
 // result within the method's bound for that format. Returns the number of formats checked (at one
 // sigma at least: the others the method refuses for that image).
+// Integer formats are stored by `rounding` (the bound then the method's for it).
 int expect_routed_formats_meet_their_bound(const std::string& method_id, const std::vector<double>& sigmas,
-                                           const F32Model& f32, const Rgba8Model& rgba8 = {});
+                                           const F32Model& f32, const Rgba8Model& rgba8 = {},
+                                           IntegerRounding rounding = IntegerRounding::Nearest);
 
 }  // namespace gausslab::test

@@ -17,6 +17,7 @@
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/channel_planes.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/store_rule.cuh"
 
 namespace gausslab::channels {
 
@@ -48,12 +49,15 @@ GAUSSLAB_HD void unpack_pixel(const ConstImageView& src, const PlaneLayout& layo
         load_sample<S>(row, static_cast<long long>(x) * layout.planes + c);
 }
 
-// Pixel (x, y) of the image (inside it) from the planes into `dst`, by the store rule of S.
+// Pixel (x, y) of the image (inside it) from the planes into `dst`, by the store rule of S (integers
+// by `rounding`).
 template <SampleType S>
-GAUSSLAB_HD void pack_pixel(const void* planes, const PlaneLayout& layout, int x, int y, const ImageView& dst) {
+GAUSSLAB_HD void pack_pixel(const void* planes, const PlaneLayout& layout, int x, int y, const ImageView& dst,
+                            IntegerRounding rounding = IntegerRounding::Nearest) {
   void* row = view_row(dst, y);
   for (int c = 0; c < layout.planes; ++c)
-    store_sample<S>(row, static_cast<long long>(x) * layout.planes + c, *plane_element<float>(planes, layout, c, x, y));
+    store_sample_rounded<S>(row, static_cast<long long>(x) * layout.planes + c,
+                            *plane_element<float>(planes, layout, c, x, y), rounding);
 }
 
 // Pixel (x, y) of an 8-bit image of `channels` channels as an RGBA8 pixel, the missing channels zero.

@@ -35,8 +35,9 @@ ImageView plane_view(void* data, const PlaneLayout& layout, int plane, PixelForm
 // with a halo, the memory around `src` holds it (HaloReads, halo_reads.hpp).
 // src (any format of layout.planes channels) → float planes.
 void unpack_planes(const ConstImageView& src, const PlaneLayout& layout, void* d_planes, cudaStream_t stream);
-// float planes → dst, by the store rule of dst's format.
-void pack_planes(const void* d_planes, const PlaneLayout& layout, const ImageView& dst, cudaStream_t stream);
+// float planes → dst, by the store rule of dst's format (integers by `rounding`: the problem's).
+void pack_planes(const void* d_planes, const PlaneLayout& layout, const ImageView& dst, IntegerRounding rounding,
+                 cudaStream_t stream);
 // src (8-bit, 1 to 4 channels) → one RGBA8 image, the missing channels zero.
 void widen_to_rgba8(const ConstImageView& src, const PlaneLayout& layout, void* d_wide, cudaStream_t stream);
 // The RGBA8 image's first channels → dst (8-bit, 1 to 4 channels).
