@@ -94,6 +94,13 @@ std::optional<double> time_at_sigma(std::vector<const CalibrationEntry*> points,
   return points.back()->ms;
 }
 
+// The sigma a problem costs like: its own for the Gaussian; for a custom kernel the Gaussian's of the
+// same reach (radius = 4 sigma), whose taps the FIR methods' times follow.
+double cost_sigma(const FilterParams& params) {
+  if (!params.custom_kernel()) return params.sigma;
+  return std::max(kMinSigma, params.radius() / kDefaultTruncate);
+}
+
 }  // namespace
 
 std::optional<double> predict_ms(const CalibrationTable& table, const std::string& method_id,
@@ -102,12 +109,12 @@ std::optional<double> predict_ms(const CalibrationTable& table, const std::strin
   for (const CalibrationEntry& e : table.entries)
     if (e.method_id == method_id && e.format == problem.format) (e.large ? large : small).push_back(&e);
   if (table.width <= 0 || table.height <= 0) return std::nullopt;
-  const std::optional<double> t1 = time_at_sigma(small, problem.params.sigma);
+  const std::optional<double> t1 = time_at_sigma(small, cost_sigma(problem.params));
   if (!t1) return std::nullopt;
   const double p = static_cast<double>(problem.pixel_count());
   const double p1 = static_cast<double>(table.width) * table.height;
   const double p2 = static_cast<double>(table.large_width) * table.large_height;
-  const std::optional<double> t2 = p2 > p1 ? time_at_sigma(large, problem.params.sigma) : std::nullopt;
+  const std::optional<double> t2 = p2 > p1 ? time_at_sigma(large, cost_sigma(problem.params)) : std::nullopt;
   if (!t2 || p <= p1) return *t1 * p / p1;
   if (p >= p2) return *t2 * p / p2;
   return *t1 + (*t2 - *t1) * (p - p1) / (p2 - p1);
