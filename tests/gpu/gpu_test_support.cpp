@@ -262,9 +262,22 @@ const std::vector<std::vector<double>>& cached_reference(const std::string& imag
     entries.clear();
     cached_image = image_key;
   }
-  char key[256];
-  std::snprintf(key, sizeof key, "%.17g/%.17g/%d/%d/%d/%zu", params.sigma, params.truncate, params.fixed_radius,
+  char text[256];
+  std::snprintf(text, sizeof text, "%.17g/%.17g/%d/%d/%d/%zu", params.sigma, params.truncate, params.fixed_radius,
                 static_cast<int>(params.border), static_cast<int>(params.axes), regions.size());
+  std::string key = text;
+  if (params.custom_kernel()) {  // every weight: two masks of one length must not share a reference
+    const FilterKernel& k = params.kernel;
+    key += "/" + std::string(to_string(k.kind)) + (k.convolve ? "/flip" : "") + (k.normalize ? "/sum" : "") + "/" +
+           std::to_string(k.matrix_width) + "x" + std::to_string(k.matrix_height);
+    for (const std::vector<double>* weights : {&k.x, &k.y, &k.matrix}) {
+      key += "|";
+      for (double w : *weights) {
+        std::snprintf(text, sizeof text, "%.17g,", w);
+        key += text;
+      }
+    }
+  }
   auto found = entries.find(key);
   if (found != entries.end()) return found->second;
   std::vector<std::vector<double>> references;
@@ -309,9 +322,18 @@ Comparison compare(const ConstImageView& result, const std::vector<Rect>& region
 
   double max_error = -1.0, max_reference = 0.0;
   char worst[160] = "";
+  // Integer stores saturate: a kernel with negative weights (or a sum above 1) is compared with its
+  // reference clamped to the type's levels, as the store clamps (the Gaussian never leaves them).
+  const double top_level = is_float_image ? 0.0 : nominal_max(sample_type(result.format));
   for (std::size_t r = 0; r < regions.size(); ++r) {
     const Rect& region = regions[r];
-    const std::vector<double>& reference = references[r];
+    const std::vector<double>& given = references[r];
+    std::vector<double> clamped;
+    if (!is_float_image) {
+      clamped = given;
+      for (double& v : clamped) v = std::min(std::max(v, 0.0), top_level);
+    }
+    const std::vector<double>& reference = is_float_image ? given : clamped;
     std::size_t i = 0;
     for (int y = region.y; y < region.y + region.height; ++y)
       for (int x = region.x; x < region.x + region.width; ++x)
