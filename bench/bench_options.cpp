@@ -71,7 +71,8 @@ constexpr FlagScope kFlagScopes[] = {
     {"--sweep-sigmas", kMain, "--sigma-sweep"}, {"--scaling-sizes", kMain, "--sigma-sweep"}, {"--signals", kMain},
     {"--signal-lengths", kMain, "--signals"}, {"--signal-radii", kMain, "--signals"}, {"--lut", kMain},
     {"--lut-radii", kMain, "--lut"}, {"--unrolled", kMain}, {"--unrolled-kernels", kMain, "--unrolled"},
-    {"--pooling", kMain}, {"--technique-size", kMain, "--lut,--unrolled,--pooling"}, {"--no-main", kMain},
+    {"--pooling", kMain}, {"--custom-kernels", kMain},
+    {"--technique-size", kMain, "--lut,--unrolled,--pooling,--custom-kernels"}, {"--no-main", kMain},
     {"--out", kAll & ~kMakeImage}, {"--overwrite", kAll}, {"--quick", kMain | kSequence | kCodecs},
     {"--cpu-cap-seconds", kMain}, {"--gpu-cap-ms", kMain}, {"--budget-seconds", kMain}, {"--no-plot", kMain},
     {"--sequence-sizes", kSequence}, {"--sequence-history", kSequence}, {"--sequence-paths", kSequence},
@@ -190,7 +191,11 @@ std::string bench_usage(const std::string& method_ids) {
          "  --unrolled-kernels K,... default 3,5,7\n"
          "  --pooling              blur then 2×2 pooling (max and avg): fused into the method's last\n"
          "                         pass against a separate pooling kernel, 7×7 kernels\n"
-         "  --technique-size N     the image side of --lut, --unrolled and --pooling (default 4096)\n"
+         "  --custom-kernels       custom kernels (issue 37): a 41-tap pair and the 5×5 integer table\n"
+         "                         (normalised, floor, zero border) in each --formats, every method that\n"
+         "                         takes them, beside the Gaussian of the same reach\n"
+         "  --technique-size N     the image side of --lut, --unrolled, --pooling and --custom-kernels\n"
+         "                         (default 4096)\n"
          "  --no-main              only the sections asked for, not the published comparison\n"
          "\n"
          "  --out DIR              results.csv, results.json, results.md and charts (default\n"
@@ -296,6 +301,8 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       options.unrolled_kernels = parse_list<int>(arg, reader.value(arg), parse_kernel_item);
     } else if (arg == "--pooling") {
       options.pooling = true;
+    } else if (arg == "--custom-kernels") {
+      options.custom_kernels = true;
     } else if (arg == "--technique-size") {
       options.technique_size = parse_size_item(arg, reader.value(arg));
     } else if (arg == "--no-main") {
@@ -374,8 +381,10 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
   if (sigmas_given && !kernels_given) options.kernels.clear();
   if (border_given) options.batch.border = options.border;
   if (!options.main_section && !options.signals && !options.lut && !options.unrolled && !options.pooling &&
-      !options.sigma_sweep && !options.sequence && !options.batch.enabled)
-    throw UsageError("--no-main leaves nothing to measure; add --signals, --lut, --unrolled, --pooling or --sigma-sweep");
+      !options.custom_kernels && !options.sigma_sweep && !options.sequence && !options.batch.enabled)
+    throw UsageError(
+        "--no-main leaves nothing to measure; add --signals, --lut, --unrolled, --pooling, --custom-kernels or "
+        "--sigma-sweep");
   if (options.quick) {
     TimingPolicy& t = options.timing;
     t.warmup_runs = 1;

@@ -78,7 +78,8 @@ struct BenchOptions {
   bool unrolled = false;     // --unrolled: the compile-time small-radius kernels against the run-time loop
   std::vector<int> unrolled_kernels = {3, 5, 7};
   bool pooling = false;      // --pooling: 2×2 pooling fused into the last pass against a separate kernel
-  int technique_size = 4096; // the image side of --lut, --unrolled and --pooling
+  bool custom_kernels = false;  // --custom-kernels: issue 37's 41-tap pair and 5×5 table on every method that takes them
+  int technique_size = 4096; // the image side of --lut, --unrolled, --pooling and --custom-kernels
 
   std::string out_dir = "gausslab-bench-results";
   bool overwrite = false;
