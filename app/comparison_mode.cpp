@@ -223,7 +223,7 @@ void ComparisonMode::reserve_sliced_results() {
 
 void ComparisonMode::open_file(const std::string& path) {
   try {
-    LoadedImage loaded = load_image(path);
+    LoadedRgba8 loaded = load_image_rgba8(path);
     ImageRgba8 previous = std::move(original_);
     const std::string previous_name = image_name_;
     original_ = std::move(loaded.image);

@@ -130,7 +130,7 @@ TestImage TestImage::random(int width, int height, PixelFormat format, std::uint
 }
 
 TestImage TestImage::photo(const std::string& file, PixelFormat format) {
-  const LoadedImage loaded = load_image(test::test_data_path(file));
+  const LoadedRgba8 loaded = load_image_rgba8(test::test_data_path(file));
   if (format == PixelFormat::F32) return TestImage(HostImage::from(to_grey_f32(loaded.image)));
   const HostImage rgba8 = HostImage::from(loaded.image);
   const HostImage channels = convert_channels(rgba8.view(), channel_count(format));
