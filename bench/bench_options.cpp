@@ -27,13 +27,8 @@ double parse_sigma_item(std::string_view flag, std::string_view text) {
   return sigma;
 }
 
-PixelFormat parse_format_item(std::string_view flag, std::string_view text) {
-  const PixelFormat format = parse_pixel_format(flag, text);
-  if (format != PixelFormat::Rgba8 && format != PixelFormat::F32)
-    throw UsageError(std::string(flag) + ": the benchmark generates rgba8 and f32 images; '" + std::string(text) +
-                     "' is not one of them");
-  return format;
-}
+// Any pixel format: the benchmark makes its random input in each (bench_runner.cpp).
+PixelFormat parse_format_item(std::string_view flag, std::string_view text) { return parse_pixel_format(flag, text); }
 
 std::string parse_method_item(std::string_view, std::string_view text) { return std::string(text); }
 
@@ -71,11 +66,13 @@ struct FlagScope {
 constexpr FlagScope kFlagScopes[] = {
     {"--sizes", kMain}, {"--kernels", kMain}, {"--sigmas", kMain}, {"--truncate", kMain}, {"--formats", kMain},
     {"--methods", kMain}, {"--border", kMain | kBatch}, {"--sigma-sweep", kMain},
-    {"--sweep-sizes", kMain, "--sigma-sweep"}, {"--sweep-size", kMain, "--sigma-sweep"},
+    {"--sweep-formats", kMain, "--sigma-sweep"}, {"--sweep-sizes", kMain, "--sigma-sweep"},
+    {"--sweep-size", kMain, "--sigma-sweep"},
     {"--sweep-sigmas", kMain, "--sigma-sweep"}, {"--scaling-sizes", kMain, "--sigma-sweep"}, {"--signals", kMain},
     {"--signal-lengths", kMain, "--signals"}, {"--signal-radii", kMain, "--signals"}, {"--lut", kMain},
     {"--lut-radii", kMain, "--lut"}, {"--unrolled", kMain}, {"--unrolled-kernels", kMain, "--unrolled"},
-    {"--pooling", kMain}, {"--technique-size", kMain, "--lut,--unrolled,--pooling"}, {"--no-main", kMain},
+    {"--pooling", kMain}, {"--custom-kernels", kMain},
+    {"--technique-size", kMain, "--lut,--unrolled,--pooling,--custom-kernels"}, {"--no-main", kMain},
     {"--out", kAll & ~kMakeImage}, {"--overwrite", kAll}, {"--quick", kMain | kSequence | kCodecs},
     {"--cpu-cap-seconds", kMain}, {"--gpu-cap-ms", kMain}, {"--budget-seconds", kMain}, {"--no-plot", kMain},
     {"--sequence-sizes", kSequence}, {"--sequence-history", kSequence}, {"--sequence-paths", kSequence},
@@ -166,14 +163,17 @@ std::string bench_usage(const std::string& method_ids) {
          "  --sigmas S,...         sigmas with radius floor(truncate*sigma+0.5) as SciPy; given alone,\n"
          "                         they replace the default kernels\n"
          "  --truncate T           for --sigmas and the sweep (default 4)\n"
-         "  --formats F,...        f32 (the papers), rgba8 (the viewer); default f32,rgba8\n"
+         "  --formats F,...        pixel formats: f32 (the papers), rgba8 (the viewer), rgba16, rgba32f,\n"
+         "                         any of " + pixel_format_list() + "; default f32,rgba8\n"
          "  --methods ID,...       default all: " +
          method_ids +
          "\n"
          "  --border MODE          reflect (default), mirror, nearest, constant, wrap\n"
-         "  --sigma-sweep          also time every method against sigma on RGBA8 images (the\n"
-         "                         crossover plot, a best-method line per sigma) and auto,\n"
-         "                         separable_fused and multires against the pixel count at sigma 2, 32\n"
+         "  --sigma-sweep          also time every method against sigma in each sweep format (the\n"
+         "                         crossover plot, a best-method line per sigma with its share of the\n"
+         "                         copy bandwidth for the format's bytes) and auto, separable_fused\n"
+         "                         and multires against the pixel count at sigma 2, 32 (RGBA8)\n"
+         "  --sweep-formats F,...  the sweep's formats (default rgba8,rgba16,rgba32f,f32)\n"
          "  --sweep-sizes N,...    the sweep's image sides (default 4096,8192)\n"
          "  --sweep-sigmas S,...   default 0.5,1,2,4,8,16,32,64\n"
          "  --scaling-sizes N,...  image sides of the time-against-pixels rows (default\n"
@@ -191,7 +191,11 @@ std::string bench_usage(const std::string& method_ids) {
          "  --unrolled-kernels K,... default 3,5,7\n"
          "  --pooling              blur then 2×2 pooling (max and avg): fused into the method's last\n"
          "                         pass against a separate pooling kernel, 7×7 kernels\n"
-         "  --technique-size N     the image side of --lut, --unrolled and --pooling (default 4096)\n"
+         "  --custom-kernels       custom kernels (issue 37): a 41-tap pair and the 5×5 integer table\n"
+         "                         (normalised, floor, zero border) in each --formats, every method that\n"
+         "                         takes them, beside the Gaussian of the same reach\n"
+         "  --technique-size N     the image side of --lut, --unrolled, --pooling and --custom-kernels\n"
+         "                         (default 4096)\n"
          "  --no-main              only the sections asked for, not the published comparison\n"
          "\n"
          "  --out DIR              results.csv, results.json, results.md and charts (default\n"
@@ -273,6 +277,8 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       border_given = true;
     } else if (arg == "--sigma-sweep") {
       options.sigma_sweep = true;
+    } else if (arg == "--sweep-formats") {
+      options.sweep_formats = parse_list<PixelFormat>(arg, reader.value(arg), parse_format_item);
     } else if (arg == "--sweep-sizes" || arg == "--sweep-size") {
       options.sweep_sizes = parse_list<int>(arg, reader.value(arg), parse_size_item);
     } else if (arg == "--scaling-sizes") {
@@ -295,6 +301,8 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       options.unrolled_kernels = parse_list<int>(arg, reader.value(arg), parse_kernel_item);
     } else if (arg == "--pooling") {
       options.pooling = true;
+    } else if (arg == "--custom-kernels") {
+      options.custom_kernels = true;
     } else if (arg == "--technique-size") {
       options.technique_size = parse_size_item(arg, reader.value(arg));
     } else if (arg == "--no-main") {
@@ -373,8 +381,10 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
   if (sigmas_given && !kernels_given) options.kernels.clear();
   if (border_given) options.batch.border = options.border;
   if (!options.main_section && !options.signals && !options.lut && !options.unrolled && !options.pooling &&
-      !options.sigma_sweep && !options.sequence && !options.batch.enabled)
-    throw UsageError("--no-main leaves nothing to measure; add --signals, --lut, --unrolled, --pooling or --sigma-sweep");
+      !options.custom_kernels && !options.sigma_sweep && !options.sequence && !options.batch.enabled)
+    throw UsageError(
+        "--no-main leaves nothing to measure; add --signals, --lut, --unrolled, --pooling, --custom-kernels or "
+        "--sigma-sweep");
   if (options.quick) {
     TimingPolicy& t = options.timing;
     t.warmup_runs = 1;

@@ -48,9 +48,12 @@ struct BenchOptions {
   BorderMode border = BorderMode::Reflect;
   double truncate = 4.0;
 
-  // The crossover sweep: time against sigma on RGBA8 images of each sweep size, then time against
-  // the pixel count at the scaling sigmas for the scaling methods (those among --methods).
+  // The crossover sweep: time against sigma in each sweep format at each sweep size, then time
+  // against the pixel count at the scaling sigmas for the scaling methods (those among --methods).
+  // RGBA16 and RGBA32F move 2 and 4 times RGBA8's bytes for the same multiply-adds (issue 35).
   bool sigma_sweep = false;
+  std::vector<PixelFormat> sweep_formats = {PixelFormat::Rgba8, PixelFormat::Rgba16, PixelFormat::Rgba32F,
+                                            PixelFormat::F32};
   std::vector<int> sweep_sizes = {4096, 8192};
   std::vector<double> sweep_sigmas = {0.5, 1, 2, 4, 8, 16, 32, 64};
   std::vector<double> scaling_sigmas = {2, 32};
@@ -75,7 +78,8 @@ struct BenchOptions {
   bool unrolled = false;     // --unrolled: the compile-time small-radius kernels against the run-time loop
   std::vector<int> unrolled_kernels = {3, 5, 7};
   bool pooling = false;      // --pooling: 2×2 pooling fused into the last pass against a separate kernel
-  int technique_size = 4096; // the image side of --lut, --unrolled and --pooling
+  bool custom_kernels = false;  // --custom-kernels: issue 37's 41-tap pair and 5×5 table on every method that takes them
+  int technique_size = 4096; // the image side of --lut, --unrolled, --pooling and --custom-kernels
 
   std::string out_dir = "gausslab-bench-results";
   bool overwrite = false;

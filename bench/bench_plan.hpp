@@ -17,6 +17,7 @@ inline constexpr const char* kSignalsSection = "signals";    // --signals
 inline constexpr const char* kLutSection = "lut";            // --lut
 inline constexpr const char* kUnrolledSection = "unrolled";  // --unrolled
 inline constexpr const char* kPoolingSection = "pooling";    // --pooling
+inline constexpr const char* kCustomSection = "custom_kernels";  // --custom-kernels
 inline constexpr const char* kScalingSection = "scaling";
 
 struct BenchCase {

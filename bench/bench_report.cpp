@@ -8,7 +8,10 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <tuple>
 
 namespace gausslab {
 
@@ -55,6 +58,8 @@ const std::vector<Column>& columns() {
       {"ms_min", true, [](R r, H) { return ok(r) ? number("%.6g", r.kernel.min) : ""; }},
       {"ms_p90", true, [](R r, H) { return ok(r) ? number("%.6g", r.kernel.p90) : ""; }},
       {"mpix_per_s", true, [](R r, H) { return ok(r) ? number("%.5g", megapixels_per_second(r)) : ""; }},
+      {"bytes_per_pixel", true, [](R r, H) { return std::to_string(bytes_per_pixel(r.config.problem.format)); }},
+      {"mb_moved", true, [](R r, H) { return number("%.6g", effective_bytes(r.config) / 1e6); }},
       {"gb_per_s", true, [](R r, H) { return ok(r) ? number("%.5g", gigabytes_per_second(r)) : ""; }},
       {"pct_of_copy_bandwidth", true,
        [](R r, H h) { return ok(r) && h.copy_gbs > 0 ? number("%.4g", percent_of_copy(r, h.copy_gbs)) : ""; }},
@@ -66,6 +71,7 @@ const std::vector<Column>& columns() {
       {"nonfinite", true, [](R r, H) { return r.has_accuracy ? std::to_string(r.accuracy.nonfinite) : ""; }},
       {"bound_max_rel_error", true, [](R r, H) { return ok(r) ? number("%.3g", r.bound.max_relative_error) : ""; }},
       {"bound_max_error_8bit", true, [](R r, H) { return ok(r) ? number("%.3g", r.bound.max_error_8bit) : ""; }},
+      {"bound_max_error_16bit", true, [](R r, H) { return ok(r) ? number("%.3g", r.bound.max_error_16bit) : ""; }},
       {"within_bound", false, [](R r, H) { return ok(r) ? std::string(r.within_bound ? "yes" : "no") : ""; }},
   };
   return list;
@@ -288,21 +294,32 @@ std::string skipped_markdown(const std::vector<BenchRow>& rows) {
 // For each size and sigma of the sweep, the fastest measured method within its stated bound (auto
 // left out: it runs one of the others), with its share of the copy bandwidth and what auto chose.
 static std::string best_per_sigma_markdown(const BenchHeader& header, const std::vector<BenchRow>& rows) {
-  std::vector<std::pair<int, double>> keys;
+  std::vector<std::tuple<PixelFormat, int, double>> keys;
   for (const BenchRow& row : rows)
     if (row.config.section == kSweepSection) {
-      const std::pair<int, double> key{row.config.problem.width, row.config.problem.params.sigma};
+      const std::tuple<PixelFormat, int, double> key{row.config.problem.format, row.config.problem.width,
+                                                     row.config.problem.params.sigma};
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     }
   if (keys.empty()) return {};
-  std::string md = "## Best method per sigma (RGBA8, " + std::string(to_string(rows.front().config.problem.params.border)) +
-                   ")\n\n| size | sigma | best method | ms | % of copy bandwidth | auto |\n|---|---:|---|---:|---:|---|\n";
-  for (const auto& [side, sigma] : keys) {
+  // One table per format: its bytes per pixel set what "% of copy bandwidth" means (one read and one
+  // write of the image at the copy bandwidth of this run).
+  std::string md;
+  std::optional<PixelFormat> table_format;
+  for (const auto& [format, side, sigma] : keys) {
+    if (format != table_format) {
+      md += std::string(table_format ? "\n" : "") + "## Best method per sigma (" + to_string(format) + ", " +
+            std::to_string(bytes_per_pixel(format)) + " B a pixel, " +
+            to_string(rows.front().config.problem.params.border) +
+            ")\n\n| size | sigma | best method | ms | MB moved | % of copy bandwidth | auto |\n"
+            "|---|---:|---|---:|---:|---:|---|\n";
+      table_format = format;
+    }
     const BenchRow* best = nullptr;
     const BenchRow* automatic = nullptr;
     for (const BenchRow& row : rows) {
-      if (row.config.section != kSweepSection || row.config.problem.width != side ||
-          row.config.problem.params.sigma != sigma || !ok(row))
+      if (row.config.section != kSweepSection || row.config.problem.format != format ||
+          row.config.problem.width != side || row.config.problem.params.sigma != sigma || !ok(row))
         continue;
       const std::string& id = row.config.method->info.id;
       if (id == "auto") automatic = &row;
@@ -311,7 +328,7 @@ static std::string best_per_sigma_markdown(const BenchHeader& header, const std:
     }
     if (!best) continue;
     md += "| " + size_text(side, side) + " | " + number("%g", sigma) + " | " + best->config.method->info.id + " | " +
-          number("%.4g", best->kernel.median) + " | " +
+          number("%.4g", best->kernel.median) + " | " + number("%.4g", effective_bytes(best->config) / 1e6) + " | " +
           (header.copy_gbs > 0 ? number("%.0f %%", percent_of_copy(*best, header.copy_gbs)) : std::string("")) + " | " +
           (automatic ? automatic->note + ", " + number("%.4g ms", automatic->kernel.median) : std::string("")) + " |\n";
   }
@@ -329,8 +346,8 @@ std::string console_summary(const BenchHeader& header, const std::vector<BenchRo
                  size_text(row.config.problem.width, row.config.problem.height) + " " + row.config.kernel_label() +
                  ": max rel err " + number("%.3g", row.accuracy.max_relative_error) + ", max err " +
                  number("%.3g", row.accuracy.max_abs_error) + (row.accuracy.nonfinite ? ", NaN/inf values" : "") +
-                 " (bound " + number("%.3g", row.bound.max_relative_error) + " relative / " +
-                 number("%.3g", row.bound.max_error_8bit) + " levels)\n";
+                 " (bound " + number("%.3g", bound_for(row.bound, row.config.problem.format)) +
+                 (is_integer(sample_type(row.config.problem.format)) ? " levels)\n" : " relative)\n");
   }
   std::string text = "# gausslab-bench summary\n\n- GPU: " + describe(header.device) + "\n- copy bandwidth: " +
                      (header.copy_gbs > 0 ? number("%.1f GB/s", header.copy_gbs) : header.copy_note) + "\n- " +

@@ -33,6 +33,25 @@ void fail(BenchRow& row, const std::string& reason) {
   row.note = reason;
 }
 
+// The benchmark's input: RGBA8 and F32 as make_random_rgba8 / make_random_f32 make them (the
+// published runs' images); the other formats random over their type's nominal range (every level;
+// [0, 1) for floats). The kernels' times do not depend on the values.
+HostImage random_input(int width, int height, PixelFormat format, std::uint32_t seed) {
+  if (format == PixelFormat::Rgba8) return HostImage::from(make_random_rgba8(width, height, seed));
+  if (format == PixelFormat::F32) return HostImage::from(make_random_f32(width, height, seed));
+  HostImage image(width, height, format);
+  const SampleType sample = sample_type(format);
+  const float top = static_cast<float>(nominal_max(sample));
+  std::uint32_t state = seed;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < channel_count(format); ++c) {
+        state = state * 1664525u + 1013904223u;
+        image.set_sample(x, y, c, static_cast<float>(state >> 8) / 16777216.0f * top);
+      }
+  return image;
+}
+
 }  // namespace
 
 BenchRunner::BenchRunner(const BenchOptions& options, std::ostream& progress, bool progress_is_terminal)
@@ -84,26 +103,19 @@ double BenchRunner::cpu_rate(Method& method) {
 ConstImageView BenchRunner::host_input(const FilterProblem& problem) {
   const ImageKey key{problem.format, problem.width, problem.height};
   if (host_key_ != key) {
-    // One format at a time: free the other's images (4096² RGBA8 is 64 MiB each).
-    host_f32_ = {};
-    output_f32_ = {};
-    host_rgba8_ = {};
-    output_rgba8_ = {};
-    if (problem.format == PixelFormat::F32) {
-      host_f32_ = make_random_f32(problem.width, problem.height, kInputSeed);
-      output_f32_ = ImageF32(problem.width, problem.height);
-    } else {
-      host_rgba8_ = make_random_rgba8(problem.width, problem.height, kInputSeed);
-      output_rgba8_ = ImageRgba8(problem.width, problem.height);
-    }
+    // One format and size at a time: free the last one's images first (4096² RGBA32F is 256 MiB each).
+    host_input_ = {};
+    host_output_ = {};
+    host_input_ = random_input(problem.width, problem.height, problem.format, kInputSeed);
+    host_output_ = HostImage(problem.width, problem.height, problem.format);
     host_key_ = key;
   }
-  return problem.format == PixelFormat::F32 ? host_f32_.view() : host_rgba8_.view();
+  return host_input_.view();
 }
 
 ImageView BenchRunner::host_output(const FilterProblem& problem) {
   host_input(problem);
-  return problem.format == PixelFormat::F32 ? output_f32_.view() : output_rgba8_.view();
+  return host_output_.view();
 }
 
 const CropReference& BenchRunner::crop_reference(const FilterProblem& problem) {

@@ -14,6 +14,7 @@
 #include "bench_options.hpp"
 #include "bench_plan.hpp"
 #include "bench_results.hpp"
+#include "gausslab/core/host_image.hpp"
 #include "gpu_timing.hpp"
 
 namespace gausslab {
@@ -60,8 +61,7 @@ class BenchRunner {
   std::string gpu_broken_reason_;
 
   std::optional<ImageKey> host_key_;
-  ImageF32 host_f32_, output_f32_;
-  ImageRgba8 host_rgba8_, output_rgba8_;
+  HostImage host_input_, host_output_;
   std::optional<FilterProblem> reference_problem_;
   CropReference reference_;
 };

@@ -142,6 +142,33 @@ std::string pooling_table(const std::vector<BenchRow>& rows) {
   return any ? md.str() + "\n" : "";
 }
 
+// Each method that takes custom kernels, on the 41-tap pair and the 5×5 table, beside the Gaussian
+// of the same reach (its own time on the plain problem).
+std::string custom_kernels_table(const BenchHeader& header, const std::vector<BenchRow>& rows) {
+  std::ostringstream md;
+  bool any = false;
+  for (const BenchRow& row : rows) {
+    if (row.config.section != kCustomSection || !row.config.problem.params.custom_kernel()) continue;
+    const BenchRow* gaussian = find(rows, kCustomSection, [&](const BenchRow& r) {
+      return r.config.method == row.config.method && !r.config.problem.params.custom_kernel() &&
+             r.config.problem.format == row.config.problem.format &&
+             r.config.problem.params.radius() == row.config.problem.params.radius();
+    });
+    if (!any)
+      md << "## Custom kernels (issue 37) beside the Gaussian of the same reach\n\n"
+            "| method | format | kernel | ms | % copy | Gaussian ms | kernel / Gaussian |\n"
+            "|---|---|---|---:|---:|---:|---:|\n";
+    any = true;
+    const double pct = ok(row) && header.copy_gbs > 0 ? percent_of_copy(row, header.copy_gbs)
+                                                      : std::numeric_limits<double>::quiet_NaN();
+    md << "| " << row.config.method->info.id << " | " << to_string(row.config.problem.format) << " | "
+       << row.config.kernel_label() << (row.config.problem.params.rounding != IntegerRounding::Nearest ? ", floor" : "")
+       << " | " << cell("%.4g", ok(row) ? ms(&row) : NAN) << " | " << cell("%.0f", pct) << " | "
+       << cell("%.4g", ms(gaussian)) << " | " << cell("%.2f×", (ok(row) ? ms(&row) : NAN) / ms(gaussian)) << " |\n";
+  }
+  return any ? md.str() + "\n" : "";
+}
+
 }  // namespace
 
 std::string section_title(const std::string& section) {
@@ -152,11 +179,13 @@ std::string section_title(const std::string& section) {
   if (section == kLutSection) return "Lookup table against multiply, every row";
   if (section == kUnrolledSection) return "Unrolled against looped, every row";
   if (section == kPoolingSection) return "Pooling, every row";
+  if (section == kCustomSection) return "Custom kernels, every row";
   return section;
 }
 
 std::string techniques_markdown(const BenchHeader& header, const std::vector<BenchRow>& rows) {
-  return signals_table(header, rows) + lut_table(rows) + unrolled_table(rows) + pooling_table(rows);
+  return signals_table(header, rows) + lut_table(rows) + unrolled_table(rows) + pooling_table(rows) +
+         custom_kernels_table(header, rows);
 }
 
 }  // namespace gausslab

@@ -5,7 +5,7 @@
       against image size, one line per method, log time axis (one chart per kernel and format)
   time_vs_size_sigma2_f32.png, ...                            the same for rows given by sigma
   time_vs_sigma_4096x4096_rgba8.png, time_vs_sigma_8192x...   the crossover plots (--sigma-sweep):
-      time against sigma on one RGBA8 image size, both axes log
+      time against sigma on one image size and format (rgba8, rgba16, rgba32f, f32), both axes log
   time_vs_pixels_sigma2_rgba8.png, ..._sigma32_...             time against the pixel count (the
       sweep's scaling rows), both axes log
 Every chart draws the copy-bandwidth limit (one read and one write of the image at the
@@ -26,13 +26,23 @@ STYLE_CYCLE = [("tab:blue", "o"), ("tab:orange", "s"), ("tab:green", "^"), ("tab
                ("teal", "p"), ("crimson", "8")]
 
 
+def bytes_per_pixel(fmt):
+    """A pixel's bytes from the format's name (pixel_format.hpp): "rgba16" 8, "rgba32f" 16, "f32" 4."""
+    channels = {"grey": 1, "greya": 2, "rgb": 3, "rgba": 4}
+    if fmt == "f32":
+        return 4
+    for bits, size in (("32f", 4), ("16f", 2), ("16", 2), ("8", 1)):
+        if fmt.endswith(bits) and fmt[:-len(bits)] in channels:
+            return channels[fmt[:-len(bits)]] * size
+    raise ValueError(f"unknown pixel format '{fmt}'")
+
+
 def copy_limit_ms(results, width, height, fmt):
     """One read and one write of the image at the run's copy bandwidth, in ms (None if unknown)."""
     gbs = results.get("copy_bandwidth_gbs")
     if not gbs:
         return None
-    bytes_per_pixel = 4  # rgba8 and f32 alike
-    return 2.0 * width * height * bytes_per_pixel / (gbs * 1e9) * 1e3
+    return 2.0 * width * height * bytes_per_pixel(fmt) / (gbs * 1e9) * 1e3
 
 
 def draw_copy_limit(axes, results, xs, sizes, fmt):

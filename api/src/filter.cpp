@@ -169,7 +169,7 @@ struct Filter::State {
       }
       AutoChoice pick;
       if (gpu) {
-        pick = choose_fastest(auto_calibration(), candidates, problem);
+        pick = choose_fastest(auto_calibration(problem.format), candidates, problem);
       } else {
         pick = choose_without_gpu(problem);
         if (std::find(candidates.begin(), candidates.end(), pick.method_id) == candidates.end())

@@ -67,8 +67,10 @@ std::string rounding_refusal(const MethodInfo& info, const FilterProblem& proble
 
 std::string common_refusal(const MethodInfo& info, const FilterProblem& problem) {
   if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
-  if (std::string format = format_refusal(info, problem.format); !format.empty()) return format;
+  // The axes before the format: a 1D signal on a 2D-only method is refused for what it is, whatever
+  // its samples (converting them would not help).
   if (std::string axes = axes_refusal(info, problem.params.axes); !axes.empty()) return axes;
+  if (std::string format = format_refusal(info, problem.format); !format.empty()) return format;
   if (std::string kernel = kernel_refusal(info, problem.params); !kernel.empty()) return kernel;
   return rounding_refusal(info, problem);
 }

@@ -1,7 +1,7 @@
 // auto and auto_exact — run, for each problem, the registered method measured fastest on this GPU
 // (auto_method.hpp): the candidates are the methods that can run the problem within the accuracy
-// class (auto: the project's cap for approximations, 0.8 levels RGBA8 / 1e-3 F32; auto_exact: FIR
-// class, 0.51 / 1e-5); their times come from the cached calibration table, interpolated in sigma and
+// class (auto: the project's cap for approximations, kApproximationCap; auto_exact: the FIR class,
+// kFloatRoundingBound); their times come from the cached calibration table, interpolated in sigma and
 // scaled by the pixel count. Without a CUDA device: cpu_openmp (cpu_separable on one thread).
 // The chosen method's instance does the work: prepare() chooses and prepares it, run() runs it, its
 // stages are the ones recorded, its bound is the one promised.
@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/auto_method.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
@@ -36,10 +37,10 @@ class AutoMethod final : public Method {
       return "no GPU method takes " + what +
              " (gausslab-filter --list-methods marks those that do); choose a CPU method with --method cpu_openmp";
     }
-    const AccuracyBound cap = accuracy_cap(accuracy_);
-    return "no method can run this within " + info_.id + "'s accuracy class (" +
-           (is_integer(sample_type(problem.format)) ? std::to_string(cap.max_error_8bit).substr(0, 4) + " levels"
-                                                 : std::to_string(cap.max_relative_error)) +
+    const double cap = bound_for(accuracy_cap(accuracy_), problem.format);
+    return "no method can run this " + std::string(to_string(problem.format)) + " image within " + info_.id +
+           "'s accuracy class (" + bound_number(cap) +
+           (is_integer(sample_type(problem.format)) ? " levels" : " of the peak") +
            "): choose one with --method to see its own reason";
   }
 
@@ -78,7 +79,7 @@ class AutoMethod final : public Method {
 
   AutoChoice choose(const FilterProblem& problem) const {
     if (!gpu()) return choose_without_gpu(problem);
-    return choose_fastest(auto_calibration(), candidates(problem), problem);
+    return choose_fastest(auto_calibration(problem.format), candidates(problem), problem);
   }
 
   // One instance per chosen method, kept: its plans and scratch survive switching back and forth.
@@ -101,10 +102,11 @@ class AutoMethod final : public Method {
 
 // auto runs what this machine can: GPU methods on device memory where there is a CUDA device, CPU
 // methods on host memory where there is none; its backend says which, so callers pass the right views.
-MethodEntry make_entry(MethodInfo info, AccuracyClass accuracy) {
+MethodEntry make_entry(MethodInfo info, AccuracyClass accuracy, const char* how) {
   info.backend = cuda_device_status().available ? Backend::Cuda : Backend::Cpu;
   info.filters_along_x_only = info.backend == Backend::Cpu;  // as the methods it can choose from
   info.formats = FormatSet::all();  // whichever its candidates take (unsupported_reason says when none does)
+  info.accuracy = accuracy_promise(how, accuracy_cap(accuracy), info.formats);
   return {info, [info, accuracy] { return std::make_unique<AutoMethod>(info, accuracy); }};
 }
 
@@ -118,19 +120,16 @@ std::optional<AutoChoice> auto_choice_of(const Method& method) {
 MethodEntry auto_method() {
   return make_entry({"auto", "Auto (fastest measured here)",
                      "Runs the method measured fastest on this GPU for the size, format and sigma (a short "
-                     "calibration on first use, cached per GPU, driver and build); approximations within 0.8 levels "
-                     "RGBA8 / 1e-3 F32 allowed",
-                     "the chosen method's bound, never more than 0.8 levels (RGBA8) or 1e-3 relative (F32)",
-                     Backend::Cuda},
-                    AccuracyClass::Approximate);
+                     "calibration on first use, cached per GPU, driver and build); approximations allowed",
+                     {}, Backend::Cuda},
+                    AccuracyClass::Approximate,
+                    "the chosen method's bound, never more than the cap for approximations");
 }
 
 MethodEntry auto_exact_method() {
   return make_entry({"auto_exact", "Auto, FIR accuracy",
-                     "As auto, among the methods with FIR-class accuracy only (float rounding: 0.51 levels RGBA8, "
-                     "1e-5 F32)",
-                     "the chosen method's bound: at most 0.51 levels (RGBA8) or 1e-5 relative (F32)", Backend::Cuda},
-                    AccuracyClass::Exact);
+                     "As auto, among the methods with FIR-class accuracy only (float32 rounding)", {}, Backend::Cuda},
+                    AccuracyClass::Exact, "the chosen method's bound, never more than the FIR class");
 }
 
 }  // namespace gausslab

@@ -28,7 +28,10 @@
 #include "gausslab/core/host_device.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/pixel_format.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/store_rule.cuh"
+#include "gausslab/cuda/tile_grid.cuh"
 #include "gausslab/cuda/window_bands.hpp"
 
 // GAUSSLAB_UNROLL_IF(condition) before a loop, `condition` a constant: true, the loop unrolls
@@ -58,20 +61,9 @@ GAUSSLAB_HD int max_int(int a, int b) { return a > b ? a : b; }
 
 // ---- tiles -----------------------------------------------------------------------------------
 
-// The top-left pixel of the tile that a block covers. Blocks are numbered along rows of tiles in a
-// one-dimensional grid, which has room for 2^31 - 1 blocks (a 2D grid would stop at 65535 rows of
-// tiles, i.e. 524280 pixels for 8-pixel-high tiles).
-struct Tile {
-  int x0 = 0, y0 = 0;
-};
-
-GAUSSLAB_HD Tile tile_at(long long block, int tiles_x, int tile_width, int tile_height) {
-  return {static_cast<int>(block % tiles_x) * tile_width, static_cast<int>(block / tiles_x) * tile_height};
-}
-
-inline long long tile_count(int width, int height, int tile_width, int tile_height) {
-  return static_cast<long long>(div_up(width, tile_width)) * div_up(height, tile_height);
-}
+// Each block computes the tile at tile_at(block, tiles_x, ...) (tile_grid.cuh): blocks numbered along
+// rows of tiles in a one-dimensional grid, which has room for 2^31 - 1 blocks (a 2D grid would stop at
+// 65535 rows of tiles, i.e. 524280 pixels for 8-pixel-high tiles); tile_block_count counts them.
 
 // ---- naive_2d ----------------------------------------------------------------------------------
 
@@ -101,6 +93,7 @@ struct NaiveArgs {
   int summation_chunk = 1;  // taps per partial sum, in each direction (summation_chunk() below)
   bool halo_in_memory = false;  // read beyond src from the memory around it (HaloReads)
   BandRange bands;              // bands of summation_chunk kernel rows (window_bands.hpp)
+  StoreRule rule;               // a custom kernel's divisor, --rounding (store_rule.cuh)
 };
 
 // The source row or column of a tap at index i: the border rule (-1 for a 'constant' zero), or,
@@ -135,11 +128,11 @@ GAUSSLAB_HD PixelAccum<F> starting_total(const BandRange& bands, int x, int y) {
 // Output (x, y) once this launch's bands are summed: the pixel, or the running total while bands remain.
 template <PixelFormat F>
 GAUSSLAB_HD void finish_output(const ImageView& dst, const BandRange& bands, int count, int x, int y,
-                               const PixelAccum<F>& total) {
+                               const PixelAccum<F>& total, const StoreRule& rule = {}) {
   if (bands.end < count)
     *partial_total<F>(bands, x, y) = total;
   else
-    dst.template row<PixelStorage<F>>(y)[x] = FromAccum<PixelStorage<F>>::convert(total);
+    dst.template row<PixelStorage<F>>(y)[x] = store_by<PixelStorage<F>>(total, rule);
 }
 
 // Taps summed into one partial sum before it joins the next level: about sqrt(taps), so that each
@@ -257,6 +250,27 @@ inline std::vector<float> naive_weights_2d(double sigma, int radius) {
   return weights;
 }
 
+// The weights naive_2d runs for `params`: the Gaussian's (naive_weights_2d), or a custom kernel's in
+// correlation order (kernel_taps: a matrix as given, or flipped for convolve; a separable kernel as
+// the float64 outer product of its masks) centred in the (2r+1)² square of r = params.radius(), its
+// farthest reach, with zeros around a narrower side (they add exactly nothing to a finite sum).
+inline std::vector<float> naive_weights_for(const FilterParams& params) {
+  const int radius = params.radius();
+  if (!params.custom_kernel()) return naive_weights_2d(params.sigma, radius);
+  const KernelTaps k = kernel_taps(params);
+  const int side = 2 * radius + 1;
+  std::vector<float> weights(static_cast<std::size_t>(side) * side, 0.0f);
+  const int ry = k.radius_y(), rx = k.radius_x();
+  const int rows = 2 * ry + 1, columns = 2 * rx + 1;
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < columns; ++i) {
+      const double w = k.separable ? (k.column.empty() ? (j == ry ? 1.0 : 0.0) : k.column[j]) * k.row[i]
+                                   : k.matrix[static_cast<std::size_t>(j) * columns + i];
+      weights[static_cast<std::size_t>(j - ry + radius) * side + (i - rx + radius)] = static_cast<float>(w);
+    }
+  return weights;
+}
+
 // The kernel arguments of naive_2d for a problem (the launch and the CPU model both build them here).
 template <PixelFormat F>
 NaiveArgs<F> make_naive_args(const ConstImageView& src, const ImageView& dst, const FilterParams& params) {
@@ -266,6 +280,8 @@ NaiveArgs<F> make_naive_args(const ConstImageView& src, const ImageView& dst, co
   args.radius = params.radius();
   args.border = params.border;
   args.summation_chunk = summation_chunk(2 * args.radius + 1);
+  const bool divided = params.custom_kernel() && params.kernel.normalize;  // kernel_taps only then (its rank test)
+  args.rule = {divided ? static_cast<float>(kernel_taps(params).divisor) : 1.0f, params.rounding};
   return args;
 }
 
@@ -431,7 +447,7 @@ Shared2dArgs<F, Capacity> make_shared_2d_args(const ConstImageView& src, const I
 }
 
 template <PixelFormat F>
-GAUSSLAB_HD Tile shared_2d_tile(long long block, int tiles_x) {
+GAUSSLAB_HD TileOrigin shared_2d_tile(int block, int tiles_x) {
   using P = Shared2dPolicy<F>;
   return tile_at(block, tiles_x, P::kTileWidth, P::kTileHeight);
 }
@@ -439,7 +455,7 @@ GAUSSLAB_HD Tile shared_2d_tile(long long block, int tiles_x) {
 // Threads whose row lies below the image compute nothing (whole warps: a warp is one tile row);
 // they still stage their share of the window and meet every barrier.
 template <PixelFormat F, int Capacity>
-GAUSSLAB_HD bool thread_row_in_image(const Shared2dArgs<F, Capacity>& args, Tile tile, int ty) {
+GAUSSLAB_HD bool thread_row_in_image(const Shared2dArgs<F, Capacity>& args, TileOrigin tile, int ty) {
   return tile.y0 + ty < args.dst.height;
 }
 
@@ -447,7 +463,7 @@ GAUSSLAB_HD bool thread_row_in_image(const Shared2dArgs<F, Capacity>& args, Tile
 // source into shared memory, converting to float, applying the border rule to every element.
 // Threads stride by the block's shape, so a warp reads 32 neighbouring pixels of one source row.
 template <PixelFormat F, int Capacity, class Window>
-GAUSSLAB_HD void stage_chunk(const Shared2dArgs<F, Capacity>& args, Tile tile, const Chunk& chunk, int tx, int ty,
+GAUSSLAB_HD void stage_chunk(const Shared2dArgs<F, Capacity>& args, TileOrigin tile, const Chunk& chunk, int tx, int ty,
                              Window& window) {
   using P = Shared2dPolicy<F>;
   const int rows = P::kTileHeight + chunk.rows - 1;
@@ -566,7 +582,7 @@ GAUSSLAB_HD int end_chunk(const Shared2dArgs<F, Capacity>& args) {
 // Before the first chunk: the running totals the launch before left for the thread's R outputs
 // inside the image (none before the first band).
 template <PixelFormat F, int Capacity>
-GAUSSLAB_HD void load_running_totals(const Shared2dArgs<F, Capacity>& args, Tile tile, int tx, int ty,
+GAUSSLAB_HD void load_running_totals(const Shared2dArgs<F, Capacity>& args, TileOrigin tile, int tx, int ty,
                                      ThreadSums<F>& sums) {
   using P = Shared2dPolicy<F>;
   const int y = tile.y0 + ty;
@@ -581,7 +597,7 @@ GAUSSLAB_HD void load_running_totals(const Shared2dArgs<F, Capacity>& args, Tile
 // After the last chunk: each thread writes those of its R outputs that lie inside the image (their
 // running totals while bands remain).
 template <PixelFormat F, int Capacity>
-GAUSSLAB_HD void store_outputs(const Shared2dArgs<F, Capacity>& args, Tile tile, int tx, int ty,
+GAUSSLAB_HD void store_outputs(const Shared2dArgs<F, Capacity>& args, TileOrigin tile, int tx, int ty,
                                const ThreadSums<F>& sums) {
   using P = Shared2dPolicy<F>;
   const int y = tile.y0 + ty;
@@ -612,10 +628,12 @@ inline double naive_error_units(int taps) {
 // (≤ chunk), chunks of a band and bands (chunks_per_side each).
 inline double shared_error_units(const ChunkPlan& plan) { return 2.0 + 2.0 * plan.chunk + 2.0 * plan.chunks_per_side; }
 
-// The promise both methods make: float rounding, {1e-5, 0.51}, widened only where the worst case
+// The promise both methods make: float rounding, kFloatRoundingBound, widened only where the worst case
 // above exceeds it (radius beyond about 800; the typical error, which grows like the square root
 // of the counts, stays near 1e-6 there).
-inline double error_bound_from_units(double units) { return std::max(1e-5, units * kUnitRoundoff); }
+inline AccuracyBound bound_from_units(double units) {
+  return bound_of_relative(std::max(kFloatRoundingBound.max_relative_error, units * kUnitRoundoff));
+}
 
 // ---- cost ---------------------------------------------------------------------------------------
 // Both methods refuse runs whose estimated time exceeds kMaxSecondsPerRun: a GUI must not freeze,
@@ -644,7 +662,7 @@ struct CostEstimate {
 // naive_2d: (2r+1)² multiply-adds per thread and channel, threads = whole 32 × 8 blocks.
 inline CostEstimate naive_cost(const FilterProblem& problem, int radius, double multiply_adds_per_second) {
   const double taps = 2.0 * radius + 1.0;
-  const double threads = static_cast<double>(tile_count(problem.width, problem.height, NaivePolicy::kThreadsX,
+  const double threads = static_cast<double>(tile_block_count(problem.width, problem.height, NaivePolicy::kThreadsX,
                                                         NaivePolicy::kThreadsY)) *
                          NaivePolicy::kThreads;
   CostEstimate cost;
@@ -660,8 +678,9 @@ template <PixelFormat F>
 CostEstimate shared_cost(const FilterProblem& problem, int radius, double multiply_adds_per_second) {
   using P = Shared2dPolicy<F>;
   const double taps = 2.0 * radius + 1.0;
-  const double outputs = static_cast<double>(tile_count(problem.width, problem.height, P::kTileWidth, P::kTileHeight)) *
-                         P::kTileWidth * P::kTileHeight;
+  const double tiles =
+      static_cast<double>(tile_block_count(problem.width, problem.height, P::kTileWidth, P::kTileHeight));
+  const double outputs = tiles * P::kTileWidth * P::kTileHeight;
   CostEstimate cost;
   cost.multiply_adds = outputs * (taps * taps + taps) * channel_count(problem.format);
   cost.rate = multiply_adds_per_second;

@@ -10,13 +10,15 @@
 // Limits: any size, radius, border, format and kernel (a custom separable one through the same two
 // passes, a 2D matrix through a direct 2D pass), every rounding; they run synchronously on host
 // images and also filter 1D signals (along x only).
-// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8).
+// Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp), half a level more
+// with floor or ceil (with_rounding).
 // Measured (the host CPU of the H100 machine, gausslab-bench): 4096² F32 7×7 353 ms on one thread,
 // 70 ms with OpenMP (run-to-run noise about ±20 %, docs/results/h100/README.md).
 #include <chrono>
 #include <cstdio>
 
 #include "gausslab/core/cpu_filter.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
@@ -50,8 +52,7 @@ class CpuMethod final : public Method {
   // float32 arithmetic with float64 weights rounded once: rounding-level error only; floor and ceil
   // lose up to a level against the unrounded reference.
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    const double levels = problem.params.rounding == IntegerRounding::Nearest ? 0.51 : 1.01;
-    return {1e-5, levels, levels};
+    return with_rounding(kFloatRoundingBound, problem.params.rounding);
   }
 
   void prepare(const FilterProblem& problem) override {
@@ -79,11 +80,11 @@ MethodEntry cpu_separable_method() {
   MethodInfo info{"cpu_separable", "CPU separable (1 thread)",
                   "Row then column pass in float32 on one CPU thread; cost grows with sigma (radius + 1 "
                   "multiply-adds per pixel per pass)",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
-                  "reference",
+                  {},
                   Backend::Cpu, /*filters_along_x_only=*/true};
   info.same_bytes_in_bands = true;
   info.formats = FormatSet::all();
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.kernels = KernelSupport::Any;
   info.all_roundings = true;
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::Single); }};
@@ -93,11 +94,11 @@ MethodEntry cpu_openmp_method() {
   MethodInfo info{"cpu_openmp", "CPU separable (OpenMP)",
                   "The single-thread CPU filter with rows spread over all cores by OpenMP; cost grows "
                   "with sigma",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
-                  "reference",
+                  {},
                   Backend::Cpu, /*filters_along_x_only=*/true};
   info.same_bytes_in_bands = true;
   info.formats = FormatSet::all();
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.kernels = KernelSupport::Any;
   info.all_roundings = true;
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::OpenMP); }};

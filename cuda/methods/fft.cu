@@ -8,10 +8,12 @@
 // Plans are cached per padded size, spectra per (size, sigma); the padding and index maths are
 // checked on the CPU (tests/cpu/methods/fft/test_fft.cpp).
 // Cost: O(N log N) for N padded samples per channel, independent of sigma but for the padding.
-// Limits: any size, radius and border, RGBA8 and F32; refused up front above an 8 GiB memory
-// estimate; too little free device memory is a CudaOutOfMemory naming the sizes. A NaN or infinity
-// anywhere in an F32 image spreads over the whole result.
-// Accuracy: float32 FFT round-off; bound 1e-4 relative (F32), 0.53 levels (RGBA8).
+// Limits: any size, radius and border; RGBA8 and F32 as they are, the other 8-bit, half and float
+// formats of 1-4 channels as F32 planes (gpu_method.hpp; its float bound makes 16-bit images 7 levels,
+// so they are left to the FIR methods); refused up front above an 8 GiB memory estimate; too little
+// free device memory is a CudaOutOfMemory naming the sizes. A NaN or infinity anywhere in a float
+// image spreads over the whole result.
+// Accuracy: float32 FFT round-off; bound kFftBound (below; docs/methods/fft.md measures it).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.741 ms, 41×41 0.858 ms.
 // The pipeline in detail, the error emulation and the measurements: docs/methods/fft.md.
 #include <cufft.h>
@@ -26,6 +28,7 @@
 
 #include "fft_sizes.hpp"
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device_buffer.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
@@ -301,6 +304,10 @@ Entry* insert_and_trim(std::vector<std::unique_ptr<Entry>>& cache, std::unique_p
 
 double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
+// The promise: float32 FFT round-off, 1e-4 of the peak for float images (measured 7.2e-7 at worst on
+// the H100's GPU sweep, docs/methods/fft.md), 0.53 levels for 8-bit ones (0.5 the rounding).
+constexpr AccuracyBound kFftBound{1e-4, 0.53};
+
 // ---- the method --------------------------------------------------------------------------------
 
 class FftMethod final : public GpuMethod {
@@ -309,8 +316,7 @@ class FftMethod final : public GpuMethod {
 
   ~FftMethod() override { fence().wait_for_last_run_logged(); }  // the cached plans go after the runs
 
-  // The figures and their source are in the header comment above.
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-4, 0.53}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFftBound; }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
@@ -365,7 +371,7 @@ class FftMethod final : public GpuMethod {
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
     const FftLayout& layout = layout_;
-    const FilterProblem& problem = prepared_problem();
+    const FilterProblem& problem = kernel_problem();
     float* d_real_planes = d_real_planes_.as<float>();
     cufftComplex* d_spectra = d_spectra_.as<cufftComplex>();
     const float* d_factor_x = weights().device();
@@ -455,9 +461,11 @@ MethodEntry fft_method() {
   MethodInfo info{"fft", "cuFFT convolution",
                   "Pad with the border extension to a fast size ≥ (W+2r)×(H+2r), R2C, multiply by the cached "
                   "kernel spectrum, C2R; cost O(N log N) independent of sigma except through the padding",
-                  "float32 FFT round-off: within 1e-4 of the peak (F32) and 0.53 levels (RGBA8) of the float64 "
-                  "reference",
+                  {},
                   Backend::Cuda};
+  // RGBA8 and F32 compiled, the others as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});
+  info.accuracy = accuracy_promise("float32 FFT round-off", kFftBound, info.formats);
   return {info, [info] { return std::make_unique<FftMethod>(info); }};
 }
 

@@ -6,11 +6,13 @@
 // lut_2d_common.cuh, run on the CPU by tests/cpu/methods/lut_2d/. Blocks of 32 × 8 threads in a
 // grid-stride loop over the image, as many as stay resident, so each copies the table once.
 // Cost: (2r+1)² × 4 table loads and additions per pixel (r = 4σ): 1156 at radius 8.
-// Limits: RGBA8 only; radius ≤ 8 (σ < 2.13 at truncate 4): the table (45 KiB at radius 8) must fit
+// Limits: 8-bit images only, RGBA8 as it is and 1-3 channels widened to it: the table holds the 256
+// values of a byte (a 16-bit table would be 65536 × 45 weights, 11 MiB, beyond any shared memory);
+// radius ≤ 8 (σ < 2.13 at truncate 4): the table (45 KiB at radius 8) must fit
 // the 48 KiB of shared memory every GPU gives a block without opting in; all five borders; runs
 // estimated over 2 s refused.
 // Accuracy: entries rounded once, rows summed then the rows: (1 + 2(2r+1)) · 2^-24 of sum |w x|,
-// 5e-4 levels at 255: promised 0.51 levels against the float64 reference (0.5 is the rounding).
+// 5e-4 levels at 255: promised: the FIR class, kFloatRoundingBound (accuracy_promise.hpp).
 // Does a lookup still beat a multiply? No: on an H100 (4096² RGBA8) lut_2d takes 1.58 ms at 7×7
 // against naive_2d's 1.19 and shared_2d's 0.33 (1.5× the faster multiply at 3×3, 6.6× at 17×17). An
 // SM issues one shared-memory load instruction per clock against four FP32 FMA instructions, and
@@ -23,9 +25,11 @@
 #include <string>
 #include <vector>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "gausslab/cuda/tile_grid.cuh"
 #include "lut_2d_common.cuh"
 
 namespace gausslab {
@@ -67,23 +71,18 @@ __global__ void __launch_bounds__(P::kThreads)
   }
 }
 
-long long tile_count(int width, int height) {
-  return static_cast<long long>((width + P::kThreadsX - 1) / P::kThreadsX) * ((height + P::kThreadsY - 1) / P::kThreadsY);
-}
+long long tile_count(int width, int height) { return tile_block_count(width, height, P::kThreadsX, P::kThreadsY); }
 
 // ---- the method ------------------------------------------------------------------------------
 
-class Lut2d final : public GpuMethod {
+class Lut2d final : public BytesAsRgba8GpuMethod {
  public:
-  using GpuMethod::GpuMethod;
+  using BytesAsRgba8GpuMethod::BytesAsRgba8GpuMethod;
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::Rgba8)
-      return "lut_2d tables products with the 256 values of 8-bit channels; a float32 image has no such values "
-             "(use naive_2d or a separable method)";
     const int radius = problem.params.radius();
     if (radius > P::kMaxRadius) {
       char text[400];
@@ -129,7 +128,7 @@ class Lut2d final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterParams& params = prepared_problem().params;
+    const FilterParams& params = kernel_problem().params;
     const LutArgs args{src, dst, params.radius(), params.border};
     const int tiles_x = (dst.width + P::kThreadsX - 1) / P::kThreadsX;
     const long long tiles = tile_count(dst.width, dst.height);
@@ -154,8 +153,11 @@ MethodEntry lut_2d_method() {
   MethodInfo info{"lut_2d", "Lookup-table 2D (8-bit)",
                   "RGBA8: products of the (r+1)(r+2)/2 distinct 2D weights × 256 values in a shared-memory table; "
                   "(2r+1)² table lookups per pixel and channel instead of multiplies, r = 4σ; radius ≤ 8",
-                  "float32 table entries and sums: max 0.51 levels against the float64 reference",
+                  {},
                   Backend::Cuda};
+  // a table of the 256 byte values (below); 1-3 channels widened to RGBA8
+  info.formats = FormatSet::of_samples({SampleType::U8});
+  info.accuracy = accuracy_promise("float32 table entries and sums", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   return {info, [info] { return std::make_unique<Lut2d>(info); }};
 }

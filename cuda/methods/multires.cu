@@ -18,10 +18,12 @@
 // a multiple of 8). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers;
 // from sm_90 each kernel after the first launches as a programmatic dependent of the one before.
 // Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
-// bound), five borders (the coarse grid extends past the image), RGBA8 and F32, any size up to
+// bound), five borders (the coarse grid extends past the image), RGBA8 and F32 as they are, 8-bit
+// images of 1-3 channels widened to RGBA8 (its proven 8-bit bound), half and float ones of 1-4
+// channels as F32 planes (its relative bound; 16-bit images would be 59 levels: not taken), any size up to
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
-// Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): RGBA8
-// <= 0.68 levels (0.5 of it rounding); F32 <= 4.2e-4 of the input's range, <= 9e-4 of the peak.
+// Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): the bound
+// kMultiresBound (multires_plan.hpp, with the proof's terms).
 // Measured (NVIDIA H200, 4096² RGBA8, reflect, 2026-11-28): 0.137 ms at sigma 8, 0.095-0.101 ms
 // from sigma 16 to 64 (recursive 1.2 ms; 23-34 % of that GPU's copy bandwidth); on the H100 0.122 ms
 // at sigma 32 before the expand's chunks. Per-kernel figures and limits: docs/methods/multires.md.
@@ -35,6 +37,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/dependent_launch.cuh"
 #include "gausslab/cuda/device.hpp"
@@ -523,13 +526,12 @@ unsigned largest_shared(const MultiresLaunch& m) {
 // what does not fit).
 template <class Kernel>
 void allow_shared(Kernel kernel) {
-  const int ceiling = static_cast<int>(cuda_device_status().shared_memory_per_block_optin);
-  GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
+  GpuMethod::set_shared_memory(kernel, cuda_device_status().shared_memory_per_block_optin,
+                               GpuMethod::Carveout::Default);
 }
 
-void check_grid(long long blocks, const char* kernel) {
-  if (blocks <= 0 || blocks > 0x7fffffffLL)
-    throw std::logic_error(std::string("multires: a launch of ") + std::to_string(blocks) + " blocks of " + kernel);
+unsigned check_grid(long long blocks, const char* kernel) {
+  return GpuMethod::grid_blocks(blocks, std::string("multires: ") + kernel);
 }
 
 template <class P, class Fine, class Coarse, class Accum>
@@ -647,8 +649,17 @@ class Multires final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
+  // RGBA8 and F32 as they are; 8-bit images of 1 to 3 channels widened to RGBA8 (its bound is proven
+  // for bytes through the RGBA8 path's 16-bit coarse images), the other float ones as F32 planes.
+  Route route(PixelFormat format) const override {
+    if (format == PixelFormat::Rgba8 || format == PixelFormat::F32) return Route::Native;
+    return sample_type(format) == SampleType::U8 ? Route::WidenToRgba8 : Route::FloatPlanes;
+  }
+
  protected:
-  std::string method_limits(const FilterProblem& problem) const override {
+  std::string method_limits(const FilterProblem& outer) const override {
+    FilterProblem problem = outer;  // as the kernels run it
+    problem.format = kernel_format(outer.format);
     const FilterParams& params = problem.params;
     if (params.sigma < multires::kMinSigma)
       return "sigma " + std::to_string(params.sigma).substr(0, 4) +
@@ -674,7 +685,7 @@ class Multires final : public GpuMethod {
     return {};
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {kBoundRelative, kBoundLevels}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kMultiresBound; }
 
   void on_prepare(const FilterProblem& problem) override {
     launch_ = multires_launch(problem);
@@ -691,7 +702,7 @@ class Multires final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    if (prepared_problem().format == PixelFormat::Rgba8)
+    if (kernel_problem().format == PixelFormat::Rgba8)
       launch_all<PixelFormat::Rgba8>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
     else
       launch_all<PixelFormat::F32>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
@@ -714,9 +725,12 @@ MethodEntry multires_method() {
                   "B-spline expand: "
                   "about 20 multiply-adds per pixel and channel and one read and one write of the image at any "
                   "σ ≥ 4",
-                  "approximation with a proven bound: ≤ 0.68 levels RGBA8 (0.5 of it rounding), F32 ≤ 4.2e-4 of "
-                  "the input's range, ≤ 9e-4 of the peak",
+                  {},
                   Backend::Cuda};
+  // RGBA8 (8-bit widened to it) and F32 compiled, float ones as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});
+  info.accuracy = accuracy_promise("an approximation with a proven bound", multires::kMultiresBound, info.formats,
+                                   "0.5 of the levels the rounding");
   return {info, [info] { return std::make_unique<Multires>(info); }};
 }
 

@@ -28,14 +28,10 @@
 #include "gausslab/core/host_device.hpp"
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/tile_grid.cuh"
 #include "multires_plan.hpp"
 #include "separable_common.cuh"
 #include "separable_fused_common.cuh"
-
-namespace gausslab {
-template <>
-GAUSSLAB_HD ushort4 zero_value<ushort4>() { return make_ushort4(0, 0, 0, 0); }
-}  // namespace gausslab
 
 namespace gausslab::multires {
 
@@ -71,12 +67,10 @@ GAUSSLAB_HD unsigned float_as_bits(float value) {
 #endif
 }
 
-// This file's 16-bit storage as exact floats through the conversion unit (I2F), as to_accum_via_i2f
-// of kernel_common.cuh for bytes and floats. Every multires kernel (and its CPU model) reads its
-// samples this way: its passes are bound by the FMA and ALU pipes, where an OR-and-add conversion
-// put two instructions per channel; I2F runs on a pipe beside them (H100, 4096² RGBA8: 2-8 % faster).
-using gausslab::to_accum_via_i2f;
-GAUSSLAB_HD float4 to_accum_via_i2f(ushort4 p) { return make_float4(p.x, p.y, p.z, p.w); }
+// Every multires kernel (and its CPU model) reads its samples, bytes and this file's 16-bit storage
+// alike, through to_accum_via_i2f (kernel_common.cuh): its passes are bound by the FMA and ALU pipes,
+// where an OR-and-add conversion put two instructions per channel; I2F runs on a pipe beside them
+// (H100, 4096² RGBA8: 2-8 % faster).
 
 // v (in [0, 65535] up to rounding) to the nearest 16-bit integer, ties to even: adding 2^23 rounds
 // to an integer in the low mantissa bits (float addition rounds to nearest even on both sides).
@@ -254,15 +248,12 @@ GAUSSLAB_HD ReduceLayout reduce_layout(const ReduceStage& s) {
 
 GAUSSLAB_HD int reduce_tiles_x(const ReduceStage& s) { return div_up(s.out_w, s.tile_w); }
 GAUSSLAB_HD long long reduce_block_count(const ReduceStage& s) {
-  return static_cast<long long>(reduce_tiles_x(s)) * div_up(s.out_h, s.tile_h);
+  return tile_block_count(s.out_w, s.out_h, s.tile_w, s.tile_h);
 }
 
-struct TileOrigin {
-  int cx0, cy0;
-};
+// The tile's first coarse pixel (tile_grid.cuh).
 GAUSSLAB_HD TileOrigin reduce_tile(const ReduceStage& s, int block) {
-  const int tiles_x = reduce_tiles_x(s);
-  return {(block % tiles_x) * s.tile_w, (block / tiles_x) * s.tile_h};
+  return tile_at(block, reduce_tiles_x(s), s.tile_w, s.tile_h);
 }
 
 // Phase 1 (then __syncthreads): raw <- the border-extended source under the tile, weights <- w.
@@ -272,8 +263,8 @@ GAUSSLAB_HD TileOrigin reduce_tile(const ReduceStage& s, int block) {
 template <class P, class Fill>
 GAUSSLAB_HD void reduce_fill(const ReduceStage& s, const ReduceLayout& l, TileOrigin tile, int thread,
                              const Fill& fill) {
-  const int fx0 = s.d * tile.cx0 + s.origin_x;
-  const int fy0 = s.d * tile.cy0 + s.origin_y;
+  const int fx0 = s.d * tile.x0 + s.origin_x;
+  const int fy0 = s.d * tile.y0 + s.origin_y;
   const int lane = thread % 32;
   if (fx0 >= 0 && fy0 >= 0 && fx0 + l.fine_w <= s.src_w && fy0 + l.fine_h <= s.src_h) {
     // The tile with its apron inside the source (all tiles but the edges'): no border mapping.
@@ -335,7 +326,7 @@ GAUSSLAB_HD void reduce_column_items(const ReduceStage& s, const ReduceLayout& l
   for (int item = thread; item < items; item += P::kThreads) {
     const int c = item % s.tile_w;
     const int group = item / s.tile_w;
-    if (tile.cx0 + c >= s.out_w || tile.cy0 + group * N >= s.out_h) continue;
+    if (tile.x0 + c >= s.out_w || tile.y0 + group * N >= s.out_h) continue;
     Accum acc[N];
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j) acc[j] = zero_value<Accum>();
@@ -343,7 +334,7 @@ GAUSSLAB_HD void reduce_column_items(const ReduceStage& s, const ReduceLayout& l
     window(acc, [&](int i) { return h[base + i * l.h_pitch]; });
     GAUSSLAB_UNROLL
     for (int j = 0; j < N; ++j)
-      if (tile.cy0 + group * N + j < s.out_h) out.store(tile.cx0 + c, tile.cy0 + group * N + j, s.out_scale * acc[j]);
+      if (tile.y0 + group * N + j < s.out_h) out.store(tile.x0 + c, tile.y0 + group * N + j, s.out_scale * acc[j]);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <array>
 #include <vector>
 
+#include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/filter_params.hpp"
 
 namespace gausslab::multires {
@@ -114,6 +115,7 @@ inline double approximation_levels(const OperatorError& e) { return 127.5 * e.l1
 inline constexpr double kRoundingLevels = 0.5 + 2 * 0.5 / kCoarseScaleRgba8 + 0.005;
 inline constexpr double kBoundLevels = 0.68;
 inline constexpr double kBoundRelative = 9e-4;
+inline constexpr AccuracyBound kMultiresBound{kBoundRelative, kBoundLevels};
 // The reference cut shorter than this drops more of the Gaussian than the bound leaves room for.
 inline constexpr double kMinTruncate = 4.0;
 

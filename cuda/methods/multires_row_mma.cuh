@@ -230,7 +230,7 @@ GAUSSLAB_HD ChannelPairs channel_pairs(unsigned word) {
 #else
   const auto h = [&](int byte) {
     const unsigned x = (word >> (8 * byte)) & 0xffu;
-    return Subnormal ? static_cast<unsigned short>(x) : mma_fir::half_bits(static_cast<float>(x));
+    return Subnormal ? static_cast<unsigned short>(x) : half_bits(static_cast<float>(x));
   };
   return {mma_fir::pack_halves(h(0), h(2)), mma_fir::pack_halves(h(1), h(3))};
 #endif

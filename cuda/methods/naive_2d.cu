@@ -8,10 +8,15 @@
 // (tests/cpu/methods/conv2d/test_conv2d.cpp). The constant bank is one per device: instances take
 // turns (an event) and upload their weights again when another's are there.
 // Cost: (2r+1)² multiply-adds per pixel and channel: 81 at σ 1, 289 at σ 2, 4225 at σ 8.
-// Limits: any size, radius up to 2000, all five borders, RGBA8 and F32; runs estimated above 2 s
-// (at 1e12 multiply-adds per second) are refused up front; rows on 4-byte boundaries.
-// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8), widened from radius
-// 861 by the summation tree's worst case (accuracy_bound).
+// Limits: any size, radius up to 2000, all five borders, every format (RGBA8 and F32 compiled, the
+// rest as F32 planes, gpu_method.hpp); runs estimated above 2 s (at 1e12 multiply-adds per second) are
+// refused up front; rows on whole pixels (4 bytes) or, through the planes, whole samples.
+// Custom kernels of every kind (docs/kernels.md: a matrix of any rank, or a separable kernel as its
+// outer product), centred in the (2r+1)² square of their farthest reach r with zero weights around
+// a narrower side (naive_weights_for), and --rounding floor/ceil; --normalize's one division in the
+// final store (StoreRule).
+// Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp), widened from radius
+// 861 by the summation tree's worst case (accuracy_bound), half a level more with floor or ceil.
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.972 ms, 41×41 20.2 ms.
 // The cost estimate, launch policy and accuracy measurements: docs/methods/naive_2d.md.
 // Radius 1–3: compile-time kernels (the radius a template argument: loops unrolled, each weight at a
@@ -50,7 +55,7 @@ __constant__ float c_naive_weights[kConstantWeightCapacity];
 template <PixelFormat F, bool kConstantWeights, int kRadius = kRunTimeRadius>
 __global__ void __launch_bounds__(NaivePolicy::kThreads)
     naive2dKernel(const NaiveArgs<F> args, const float* __restrict__ d_weights, int tiles_x) {
-  const Tile tile = tile_at(blockIdx.x, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+  const TileOrigin tile = tile_at(blockIdx.x, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
   const int x = tile.x0 + static_cast<int>(threadIdx.x);
   const int y = tile.y0 + static_cast<int>(threadIdx.y);
   if (x >= args.dst.width || y >= args.dst.height) return;  // no barrier follows
@@ -60,7 +65,7 @@ __global__ void __launch_bounds__(NaivePolicy::kThreads)
   else
     weights = d_weights;
   finish_output<F>(args.dst, args.bands, naive_band_count(args), x, y,
-                   naive_output<F>(args, weights, x, y, CompileTimeRadius<kRadius>{}));
+                   naive_output<F>(args, weights, x, y, CompileTimeRadius<kRadius>{}), args.rule);
 }
 
 // ---- the shared __constant__ weights ----------------------------------------------------------
@@ -95,14 +100,14 @@ class Naive2d final : public HaloReadingGpuMethod {
       : HaloReadingGpuMethod(std::move(info)), unrolled_(unrolled && !own_weights), own_weights_(own_weights) {}
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    const double relative = error_bound_from_units(naive_error_units(2 * problem.params.radius() + 1));
-    return {relative, std::max(0.51, 0.5 + 255.0 * relative)};
+    return with_rounding(bound_from_units(naive_error_units(2 * problem.params.radius() + 1)), problem.params.rounding);
   }
 
-  WindowBands window_bands() const override {
+  WindowBands kernel_window_bands() const override {
     WindowBands bands;
-    dispatch_format(prepared_problem().format,
-                    [&](auto tag) { bands = naive_window_bands<decltype(tag)::value>(prepared_problem().params.radius()); });
+    const int radius = kernel_problem().params.radius();
+    dispatch_format(kernel_problem().format,
+                    [&](auto tag) { bands = naive_window_bands<decltype(tag)::value>(radius); });
     return bands;
   }
 
@@ -115,10 +120,10 @@ class Naive2d final : public HaloReadingGpuMethod {
   void on_prepare(const FilterProblem& problem) override {
     const FilterParams& params = problem.params;
     const int radius = params.radius();
-    // The weights depend on sigma and radius only: a new size or border keeps them.
-    if (radius == weights_radius_ && params.sigma == weights_sigma_) return;
+    // The weights depend on sigma and radius (or the custom kernel) only: a new size or border keeps them.
+    if (radius == weights_radius_ && params.sigma == weights_sigma_ && params.kernel == weights_kernel_) return;
     weights_radius_ = -1;  // until the new weights are complete
-    const std::vector<float> weights_2d = naive_weights_2d(params.sigma, radius);
+    const std::vector<float> weights_2d = naive_weights_for(params);
     if (radius <= kMaxConstantRadius && !own_weights_) {
       weights().set_for_symbol(weights_2d);  // run_kernels copies them into the shared constant bank
     } else {
@@ -128,6 +133,7 @@ class Naive2d final : public HaloReadingGpuMethod {
     }
     weights_radius_ = radius;
     weights_sigma_ = params.sigma;
+    weights_kernel_ = params.kernel;
     weights_number_ = next_weights_number();
   }
 
@@ -141,13 +147,12 @@ class Naive2d final : public HaloReadingGpuMethod {
  private:
   template <PixelFormat F>
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) {
-    NaiveArgs<F> args = make_naive_args<F>(src, dst, prepared_problem().params);
+    NaiveArgs<F> args = make_naive_args<F>(src, dst, kernel_problem().params);
     args.halo_in_memory = halo_in_memory();
     args.bands = bands();
     const int tiles_x = div_up(dst.width, NaivePolicy::kThreadsX);
-    const long long blocks = tile_count(dst.width, dst.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
-    if (blocks > INT_MAX) throw std::invalid_argument("naive_2d: the image needs more thread blocks than a grid holds");
-    const dim3 grid(static_cast<unsigned int>(blocks));
+    const dim3 grid(grid_blocks(tile_block_count(dst.width, dst.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY),
+                                "naive_2d: naive2dKernel"));
     const dim3 block(NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
 
     if (args.radius > kMaxConstantRadius || own_weights_) {  // this instance's own weights in global memory
@@ -192,6 +197,7 @@ class Naive2d final : public HaloReadingGpuMethod {
   bool own_weights_ = false;
   int weights_radius_ = -1;
   double weights_sigma_ = 0;
+  FilterKernel weights_kernel_;
   std::uint64_t weights_number_ = 0;  // names these weights in the constant bank's turn
 };
 
@@ -202,11 +208,15 @@ MethodEntry naive_2d_method() {
                   "One thread per pixel sums the full (2r+1)² kernel, weights in constant memory up to radius 63 "
                   "(global memory above): (2r+1)² multiply-adds per pixel and channel, r = 4σ: 289 at σ=2, "
                   "4225 at σ=8",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
-                  "reference, a little wider from radius 861 (the rounding of its summation tree)",
+                  {},
                   Backend::Cuda};
   info.same_bytes_in_bands = true;
   info.computes_core_from_halo = true;
+  info.formats = FormatSet::all();  // RGBA8 and F32 compiled, the others as F32 planes (gpu_method.hpp)
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
+                                   "a little wider from radius 861 (the rounding of its summation tree)");
+  info.kernels = KernelSupport::Any;  // a matrix of any rank, centred in the square of its farthest reach
+  info.all_roundings = true;
   MethodEntry entry{info, [info] { return std::make_unique<Naive2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Naive2d>(info, false); };
   entry.create_for_worker = [info] { return std::make_unique<Naive2d>(info, false, true); };

@@ -8,10 +8,11 @@
 // end states a carry kernel chains; stages "columns", "transpose", "rows", "transpose back". The
 // per-thread code is recursive_model.hpp; the CPU model runs it (tests/cpu/methods/recursive/).
 // Cost: constant in sigma: about 170 double operations per RGBA pixel and pass, four image passes.
-// Limits: sigma 0.1–200, any size, all five borders, RGBA8 and F32; refused when the reference's
+// Limits: sigma 0.1–200, any size, all five borders, RGBA8 and F32 as they are, the other 8-bit, half
+// and float formats as F32 planes (16-bit ones would be ~100 levels: not taken); refused when the reference's
 // truncation drops more than 1 % of the Gaussian's mass (truncate below about 2.6).
-// Accuracy: it approximates the untruncated Gaussian; bound 1.5e-3 to 2e-3 relative (F32) and 0.80
-// to 0.95 levels (RGBA8) by sigma range, wider for a truncate below 4 (accuracy_bound).
+// Accuracy: it approximates the untruncated Gaussian; bound by sigma range, wider for a truncate
+// below 4: recursive_bound (recursive_coefficients.cpp, with the ranges' figures and their sources).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 0.545 ms at 7×7 and at 41×41.
 // Why Deriche, why complex sections and a double state, the accuracy table: docs/methods/recursive.md.
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
@@ -39,27 +41,6 @@ using RecursionState = double;
 
 // Above this share of dropped mass the truncated reference is a different filter (see the header).
 constexpr double kMaxTruncationLoss = 1e-2;
-
-// ---- accuracy bounds -------------------------------------------------------------------------
-// Per sigma range, truncate 4. 8-bit: 0.5 level of to_unorm8 rounding plus 255 × the largest 2D
-// operator error ||h⊗h - r⊗r||_1 of the range (scanned at 60 sigmas per range, rounded up): a
-// bound for every image, not only the measured ones. F32: the largest relative error measured on
-// the images of the table in the header (1.2e-3), and the single-impulse error (1.06e-3), with a
-// margin; it assumes non-negative images (a signed high-frequency image has a near-zero
-// reference, and any relative error can be made large there).
-struct RangeBound {
-  double sigma_below;  // the range is [previous sigma_below, sigma_below)
-  double max_relative_error;
-  double max_error_8bit;
-};
-constexpr RangeBound kBounds[] = {
-    {0.5, 1.5e-3, 0.95},   // op-err 1.65e-3 at sigma 0.35
-    {1.0, 1.5e-3, 0.92},   // 1.52e-3 at 0.5
-    {2.0, 1.5e-3, 0.85},   // 1.28e-3 at 1
-    {8.0, 2.0e-3, 0.80},   // 1.08e-3 at 2.1
-    {32.0, 2.0e-3, 0.80},  // 1.04e-3 at 9.6
-    {1e30, 2.0e-3, 0.80},  // 1.01e-3 at 42
-};
 
 // ---- launch shapes ---------------------------------------------------------------------------
 struct LaunchPolicy {
@@ -122,18 +103,7 @@ class RecursiveGaussian final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    const FilterParams& params = problem.params;
-    if (!validate(params).empty()) return {kBounds[0].max_relative_error, kBounds[0].max_error_8bit};  // refused anyway
-    const RangeBound* range = &kBounds[0];
-    while (params.sigma >= range->sigma_below && range + 1 != std::end(kBounds)) ++range;
-    // The table holds for truncate 4; a shorter reference drops more of the tail that the
-    // recursive filter keeps: up to twice the extra loss per pass, two passes.
-    const double loss = truncation_loss(params.sigma, params.radius());
-    const double loss_at_4 = truncation_loss(params.sigma, gaussian_radius(params.sigma, kDefaultTruncate));
-    const double extra = 4.0 * std::max(0.0, loss - loss_at_4);
-    return {range->max_relative_error + extra, range->max_error_8bit + 255.0 * extra};
-  }
+  AccuracyBound accuracy_bound(const FilterProblem& problem) const override { return recursive_bound(problem.params); }
 
  protected:
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
@@ -236,9 +206,12 @@ MethodEntry recursive_method() {
   MethodInfo info{"recursive", "Recursive IIR (Deriche 4th order)",
                   "Deriche 4th-order causal+anticausal recursion down columns, transpose, again, transpose "
                   "back; cost independent of sigma",
-                  "an approximation of the whole Gaussian: within 1.5e-3 to 2e-3 of the peak (F32) and 0.80 to "
-                  "0.95 levels (RGBA8) of the float64 reference, by sigma; wider for a truncate below 4",
+                  {},
                   Backend::Cuda};
+  // RGBA8 and F32 compiled, the others as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});
+  info.accuracy = accuracy_promise("an approximation of the whole Gaussian", recursive::widest_recursive_bound(),
+                                   info.formats, "by sigma at most; wider for a truncate below 4");
   return {info, [info] { return std::make_unique<RecursiveGaussian>(info); }};
 }
 

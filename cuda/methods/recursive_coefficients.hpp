@@ -1,7 +1,7 @@
 #pragma once
 // Host side of the recursive Gaussian: Deriche's 4th-order coefficients in double, the plan of one
-// 1D pass (segment geometry, carry powers, closed-form border histories), and the truncation loss
-// of the reference that the recursive filter cannot reproduce.
+// 1D pass (segment geometry, carry powers, closed-form border histories), the truncation loss
+// of the reference that the recursive filter cannot reproduce, and the accuracy bound.
 //
 // Deriche 1993, in the constants and notation of Getreuer, "A Survey of Gaussian Convolution
 // Algorithms", IPOL 2013, section on Deriche's method: the causal part of the Gaussian is
@@ -14,7 +14,9 @@
 #include <complex>
 #include <cstddef>
 
+#include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/border.hpp"
+#include "gausslab/core/filter_params.hpp"
 #include "recursive_model.hpp"
 
 namespace gausslab::recursive {
@@ -72,5 +74,11 @@ ImagePlan plan_image(int width, int height, double sigma, BorderMode border, int
 // sum_{|k| > radius} g(k) / sum_k g(k). The recursive filter keeps that tail, so its result differs
 // from the reference by up to about twice this per pass, on top of its own approximation error.
 double truncation_loss(double sigma, int radius);
+
+// The bound recursive and recursive_tiled promise for these parameters: per sigma range at truncate 4
+// (the table in recursive_coefficients.cpp), plus what a shorter truncate drops from the reference.
+AccuracyBound recursive_bound(const FilterParams& params);
+// The widest of the ranges' bounds (at truncate 4): what MethodInfo promises for every sigma.
+AccuracyBound widest_recursive_bound();
 
 }  // namespace gausslab::recursive

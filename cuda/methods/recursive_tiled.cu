@@ -10,8 +10,9 @@
 // Cost, independent of sigma: about 70 flops per pixel; global traffic per pixel the source read
 // twice, the intermediate written and read once, the result written once, segment states about 4 B:
 // 24 B, against recursive's ~80 B.
-// Limits: F32 only (an RGBA line's causal half would need 4 × 64 registers: use multires or
-// recursive), five borders, any size from 1×1; recursive's sigma and truncate limits.
+// Limits: float images: F32 as it is, half and float ones of 1-4 channels as F32 planes (an RGBA line's
+// causal half would need 4 × 64 registers; bytes: use multires or recursive), five borders, any size
+// from 1×1; recursive's sigma and truncate limits.
 // Accuracy: recursive's filter with float states: equal to recursive's result within 6e-8 on [0, 1)
 // images, so recursive's bound per sigma range applies (6.0e-4 measured at sigma 4, reflect).
 // Measured (NVIDIA H100 80GB HBM3, 4096² F32, reflect): 0.232 ms at every sigma (recursive 0.548 ms);
@@ -21,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/run_fence.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
@@ -118,14 +120,11 @@ class RecursiveTiled final : public GpuMethod {
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::F32)
-      return "recursive_tiled filters float images only (an RGBA line would need 4 × 64 registers): use "
-             "multires or recursive for RGBA8";
     return recursive_instance().unsupported_reason(problem);
   }
 
   AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    return recursive_instance().accuracy_bound(problem);
+    return recursive::recursive_bound(problem.params);
   }
 
   void on_prepare(const FilterProblem& problem) override {
@@ -143,15 +142,14 @@ class RecursiveTiled final : public GpuMethod {
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const int w = prepared_problem().width, h = prepared_problem().height;
+    const int w = kernel_problem().width, h = kernel_problem().height;
     const DeviceImage32 source{static_cast<const char*>(src.data), src.pitch_bytes};
     const DeviceImage32 y_in{y_.as<const char>(), y_pitch_};
     const DeviceImage32Out y_out{y_.as<char>(), y_pitch_};
     const DeviceImage32Out out{static_cast<char*>(dst.data), dst.pitch_bytes};
     const StateArrays column_states{column_causal_.as<Complex<float>>(), column_anticausal_.as<Complex<float>>()};
     const StateArrays row_states{row_causal_.as<Complex<float>>(), row_anticausal_.as<Complex<float>>()};
-    const long long tiles = tile_count(w, h);
-    if (tiles > 0x7fffffffLL) throw std::logic_error("recursive_tiled: too many tiles for one grid");
+    const unsigned tiles = grid_blocks(tile_count(w, h), "recursive_tiled: ColumnTileKernel and RowTileKernel");
     {
       ScopedStage stage(timer, "columns", stream);
       ColumnStatesKernel<<<blocks_for(columns_.zero_state_threads(), kLineThreads), kLineThreads, 0, stream>>>(
@@ -160,7 +158,7 @@ class RecursiveTiled final : public GpuMethod {
       CarryKernel<true><<<blocks_for(static_cast<long long>(w) * kPoles, kLineThreads), kLineThreads, 0, stream>>>(
           columns_, source, column_states);
       GAUSSLAB_CUDA_CHECK_LAUNCH("CarryKernel (columns)", stream);
-      ColumnTileKernel<<<static_cast<unsigned>(tiles), kTile, 0, stream>>>(columns_, rows_, w, h, source, y_out,
+      ColumnTileKernel<<<tiles, kTile, 0, stream>>>(columns_, rows_, w, h, source, y_out,
                                                                             column_states, row_states);
       GAUSSLAB_CUDA_CHECK_LAUNCH("ColumnTileKernel", stream);
     }
@@ -169,7 +167,7 @@ class RecursiveTiled final : public GpuMethod {
       CarryKernel<false><<<blocks_for(static_cast<long long>(h) * kPoles, kLineThreads), kLineThreads, 0, stream>>>(
           rows_, y_in, row_states);
       GAUSSLAB_CUDA_CHECK_LAUNCH("CarryKernel (rows)", stream);
-      RowTileKernel<<<static_cast<unsigned>(tiles), kTile, 0, stream>>>(rows_, w, h, y_in, out, row_states);
+      RowTileKernel<<<tiles, kTile, 0, stream>>>(rows_, w, h, y_in, out, row_states);
       GAUSSLAB_CUDA_CHECK_LAUNCH("RowTileKernel", stream);
     }
   }
@@ -187,9 +185,12 @@ MethodEntry recursive_tiled_method() {
   MethodInfo info{"recursive_tiled", "Recursive, tiled (Deriche 4, F32)",
                   "recursive's Deriche 4th-order filter in 64×64 tiles: segment states, carries, one tile pass per "
                   "direction; no transposes, ~24 B of traffic per pixel; constant in σ; float images",
-                  "as recursive (same filter, float states): max relative error 1.5e-3 (σ < 2), 2e-3 beyond; "
-                  "6.0e-4 measured at σ 4",
+                  {},
                   Backend::Cuda};
+  // float images (below), their channels as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::F16, SampleType::F32});
+  info.accuracy = accuracy_promise("recursive's filter with float states", recursive::widest_recursive_bound(),
+                                   info.formats, "by sigma at most; wider for a truncate below 4");
   return {info, [info] { return std::make_unique<RecursiveTiled>(info); }};
 }
 

@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include "gausslab/core/host_device.hpp"
+#include "gausslab/cuda/tile_grid.cuh"
 #include "recursive_model.hpp"
 
 namespace gausslab::recursive_tiled {
@@ -157,17 +158,15 @@ struct TileGeometry {
   int w, h;    // pixels of the tile inside the image
 };
 GAUSSLAB_HD TileGeometry tile_geometry(int width, int height, int block) {
-  const int tiles_x = (width + kTile - 1) / kTile;
+  const TileOrigin origin = tile_at(block, div_up(width, kTile), kTile, kTile);
   TileGeometry t;
-  t.x0 = (block % tiles_x) * kTile;
-  t.y0 = (block / tiles_x) * kTile;
+  t.x0 = origin.x0;
+  t.y0 = origin.y0;
   t.w = width - t.x0 < kTile ? width - t.x0 : kTile;
   t.h = height - t.y0 < kTile ? height - t.y0 : kTile;
   return t;
 }
-GAUSSLAB_HD long long tile_count(int width, int height) {
-  return static_cast<long long>((width + kTile - 1) / kTile) * ((height + kTile - 1) / kTile);
-}
+GAUSSLAB_HD long long tile_count(int width, int height) { return tile_block_count(width, height, kTile, kTile); }
 
 // Phase 1 (then __syncthreads): thread t copies column t of the tile (coalesced along rows).
 // src.load(x, y) reads pixel (x, y) as float; tile.store(i, v) writes slot i.

@@ -8,7 +8,8 @@
 //
 // The maths: one 1D pass computes, for every output position p of a line of n samples,
 //   out[p] = sum_{t = 0}^{2r} w[t] * in[border(p + t - r)]
-// with w the float weights of gaussian_weights_f32 (w[r] is the centre) and border() the mapping of
+// with w the float weights of gaussian_weights_f32, or of a custom kernel's taps in correlation order
+// (kernel_taps: any odd mask, each pass its own; w[r] is the centre) and border() the mapping of
 // core/border.hpp (-1 = the zero of 'constant'). Taps are added in ascending t with one fmaf each, so
 // every kernel here, and the CPU model, produces bit-identical results.
 //
@@ -26,13 +27,16 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 #include "gausslab/core/border.hpp"
+#include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/host_device.hpp"
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/store_rule.cuh"
 
 namespace gausslab::separable {
 
@@ -49,6 +53,48 @@ inline std::vector<float> padded_weights(double sigma, int radius, int multiple)
   std::vector<float> weights = gaussian_weights_f32(sigma, radius);
   weights.resize(static_cast<std::size_t>(padded_tap_count(radius, multiple)), 0.0f);
   return weights;
+}
+
+// A custom kernel's taps of one pass (kernel_taps' row or column, in correlation order) as floats,
+// followed by zeros up to padded_tap_count(radius, multiple).
+inline std::vector<float> padded_taps(const std::vector<double>& taps, int multiple) {
+  std::vector<float> weights(taps.begin(), taps.end());
+  weights.resize(static_cast<std::size_t>(padded_tap_count(static_cast<int>(taps.size()) / 2, multiple)), 0.0f);
+  return weights;
+}
+
+// The weights of both passes for `params`, each padded to a multiple of `multiple`: the Gaussian's
+// once (both passes read the same), a custom separable kernel's row taps then its column taps
+// (kernel_taps; none for a signal). The final pass divides by `divisor` (a normalised kernel).
+struct PassWeights {
+  std::vector<float> weights;
+  int row_radius = 0, row_taps = 0;        // row_taps: padded
+  int column_radius = 0, column_taps = 0;  // the column pass's weights start at weights[column_offset]
+  int column_offset = 0;
+  float divisor = 1.0f;
+};
+inline PassWeights pass_weights(const FilterParams& params, int multiple) {
+  PassWeights w;
+  if (!params.custom_kernel()) {
+    w.weights = padded_weights(params.sigma, params.radius(), multiple);
+    w.row_radius = w.column_radius = params.radius();
+    w.row_taps = w.column_taps = static_cast<int>(w.weights.size());
+    return w;
+  }
+  const KernelTaps taps = kernel_taps(params);
+  if (!taps.separable) throw std::invalid_argument("a separable method was given a 2D matrix of rank above 1");
+  w.weights = padded_taps(taps.row, multiple);
+  w.row_radius = taps.radius_x();
+  w.row_taps = static_cast<int>(w.weights.size());
+  w.column_offset = w.row_taps;
+  if (!taps.column.empty()) {
+    const std::vector<float> column = padded_taps(taps.column, multiple);
+    w.weights.insert(w.weights.end(), column.begin(), column.end());
+    w.column_radius = taps.radius_y();
+    w.column_taps = static_cast<int>(column.size());
+  }
+  w.divisor = static_cast<float>(taps.divisor);
+  return w;
 }
 
 // ---- the register window --------------------------------------------------------------------------
@@ -134,12 +180,13 @@ struct TilePolicy {
 };
 
 // RGBA8: float4 tile of the column pass = 32 × 95 × 16 B = 47.5 KiB (under the 48 KiB static
-// limit); 512 threads, at most 64 registers each for 2 blocks per SM (1024 threads).
+// limit); 512 threads, at most 64 registers each for 2 blocks per SM (1024 threads). RGBA16 and
+// RGBA32F compute in float4 as RGBA8 does and take its policy: their row pass's tile is 23.8 KiB
+// (ushort4) and 47.5 KiB (float4), their column pass's RGBA8's.
 // F32: 32 × 127 × 4 B = 15.9 KiB; 256 threads, 4 blocks per SM.
 template <PixelFormat F>
-struct SharedPolicyFor;
-template <>
-struct SharedPolicyFor<PixelFormat::Rgba8> {
+struct SharedPolicyFor {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   using type = TilePolicy<16, 4, 32, 2>;
 };
 template <>
@@ -260,13 +307,13 @@ struct PitchedLines {
   char* out;
   std::size_t out_pitch_bytes;
   const float* weights;  // padded_taps of them
+  StoreRule rule{};      // the final pass's divisor and rounding (the default: the Gaussian's store)
 
   GAUSSLAB_HD In load(int line, int pos) const {
     return reinterpret_cast<const In*>(in + static_cast<std::size_t>(line) * in_pitch_bytes)[pos];
   }
   GAUSSLAB_HD void store(int pos, int line, Accum value) const {
-    reinterpret_cast<Out*>(out + static_cast<std::size_t>(pos) * out_pitch_bytes)[line] =
-        FromAccum<Out>::convert(value);
+    reinterpret_cast<Out*>(out + static_cast<std::size_t>(pos) * out_pitch_bytes)[line] = store_by<Out>(value, rule);
   }
   GAUSSLAB_HD float weight(int t) const { return weights[t]; }
 };
@@ -288,10 +335,10 @@ struct TexturePolicy {
   static constexpr int kThreads = 32 * LinesPerBlock;
   static constexpr int kOutputs = Outputs;  // N
 };
+// RGBA formats (float4 windows) N = 4, F32 N = 8.
 template <PixelFormat F>
-struct TexturePolicyFor;
-template <>
-struct TexturePolicyFor<PixelFormat::Rgba8> {
+struct TexturePolicyFor {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   using type = TexturePolicy<8, 4>;
 };
 template <>

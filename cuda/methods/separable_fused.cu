@@ -9,10 +9,11 @@
 // Cost: 2(2r+1)(1 + r/64) multiply-adds per pixel and channel (the row pass also filters the apron
 // rows): faster than separable_shared up to radius 22 (F32) and ~24 (RGBA8).
 // Limits: radius ≤ 64 (kMaxFusedRadius: the RGBA8 tile and apron need 220 KiB of shared memory, an
-// H100 block may have 227 KiB; a GPU with less refuses the radii that do not fit), any size, all
-// five borders, RGBA8 and F32; rows on 4-byte boundaries.
-// Accuracy: float32 rounding, bit for bit the plain loop's (and separable_shared's); bound 1e-5
-// relative (F32), 0.51 levels (RGBA8).
+// H100 block may have 227 KiB; a GPU with less refuses the radii that do not fit), RGBA16 ≤ 44 and
+// RGBA32F ≤ 27 (their larger raw tiles); any size, all five borders, every format (RGBA8, F32, RGBA16
+// and RGBA32F compiled, the rest as F32 planes: F32's radii); rows on whole pixels (4, 8, 16 bytes).
+// Accuracy: float32 rounding, bit for bit the plain loop's (and separable_shared's); bound
+// kFloatRoundingBound (accuracy_promise.hpp).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.0567 ms, 80 % of copy bandwidth;
 // 41×41 0.1128 ms (separable_shared 0.1765); RGBA8 sigma 0.5 0.0893 ms, 51 % (sigma 2 0.170 ms).
 // Tile shapes tried, shared memory, resources and the accuracy table: docs/methods/separable_fused.md.
@@ -24,6 +25,7 @@
 #include <string>
 
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
@@ -59,31 +61,42 @@ struct DeviceFill {
     copy_inside(slot, source_row, source_col);
   }
   __device__ void copy_inside(int slot, int source_row, int source_col) const {
-    copy_word_async(raw + slot, reinterpret_cast<const In*>(src + static_cast<std::size_t>(source_row) * src_pitch_bytes) +
-                                    source_col);
+    copy_async<sizeof(In)>(raw + slot,
+                           reinterpret_cast<const In*>(src + static_cast<std::size_t>(source_row) * src_pitch_bytes) +
+                               source_col);
   }
   __device__ void copy_weight(int t) const { shared_weights[t] = weights[t]; }
 };
 
 // kStreaming: st.global.cs, the evict-first store (FusedPolicy::kStreamingStores). RGBA8 outputs are
-// converted by nonnegative_to_unorm8_bits: every sum here is >= 0.
+// converted by nonnegative_to_unorm8_bits: every sum here is >= 0. A pixel is one store: 4 bytes
+// (RGBA8, F32), 8 (RGBA16, its four levels by FromAccum) or 16 (RGBA32F).
+template <class T, bool kStreaming>
+__device__ __forceinline__ void store_word(T* at, T value) {
+  if constexpr (kStreaming)
+    __stcs(at, value);
+  else
+    *at = value;
+}
 template <class Out, bool kStreaming>
 struct DeviceStore {
   char* dst;
   std::size_t dst_pitch_bytes;
   template <class Accum>
   __device__ void store(int x, int y, Accum value) const {
-    static_assert(std::is_same_v<Out, uchar4> || std::is_same_v<Out, float>, "RGBA8 or F32 pixels");
-    unsigned bits;
-    if constexpr (std::is_same_v<Out, uchar4>)
-      bits = nonnegative_to_unorm8_bits(value);  // the Gaussian's weights and the samples are >= 0
-    else
-      bits = __float_as_uint(value);
-    unsigned* const at = reinterpret_cast<unsigned*>(dst + static_cast<std::size_t>(y) * dst_pitch_bytes) + x;
-    if constexpr (kStreaming)
-      __stcs(at, bits);
-    else
-      *at = bits;
+    char* const row = dst + static_cast<std::size_t>(y) * dst_pitch_bytes;
+    if constexpr (std::is_same_v<Out, uchar4>) {
+      // The Gaussian's weights and the samples are >= 0.
+      store_word<unsigned, kStreaming>(reinterpret_cast<unsigned*>(row) + x, nonnegative_to_unorm8_bits(value));
+    } else if constexpr (std::is_same_v<Out, ushort4>) {
+      const ushort4 levels = FromAccum<ushort4>::convert(value);
+      store_word<uint2, kStreaming>(reinterpret_cast<uint2*>(row) + x,
+                                    make_uint2(levels.x | (static_cast<unsigned>(levels.y) << 16),
+                                               levels.z | (static_cast<unsigned>(levels.w) << 16)));
+    } else {
+      static_assert(std::is_same_v<Out, float> || std::is_same_v<Out, float4>, "RGBA8, RGBA16, F32 or RGBA32F");
+      store_word<Out, kStreaming>(reinterpret_cast<Out*>(row) + x, value);
+    }
   }
 };
 
@@ -103,7 +116,7 @@ struct DevicePooledStore {
 // 2×2-pooled tile into dst (the pooled image) instead.
 template <class P, class In, int kTaps, bool kPooled>
 __global__ void __launch_bounds__(P::kThreads, resident_blocks_bound(P::kThreads, P::kMinBlocksPerSm))
-    SeparableFusedKernel(FusedProblem problem, const char* src, std::size_t src_pitch_bytes, char* dst,
+    SeparableFusedKernel(TileProblem problem, const char* src, std::size_t src_pitch_bytes, char* dst,
                          std::size_t dst_pitch_bytes, const float* weights, PoolMode pool) {
   using Accum = AccumOf<In>;
   extern __shared__ float4 fused_shared[];  // 16-byte aligned, for h's float4 (layout in fused_layout)
@@ -112,7 +125,7 @@ __global__ void __launch_bounds__(P::kThreads, resident_blocks_bound(P::kThreads
   float* const shared_weights = reinterpret_cast<float*>(base);
   const SharedSpan<Accum> h{reinterpret_cast<Accum*>(base + layout.h_offset_bytes)};
   In* const raw = reinterpret_cast<In*>(base + layout.raw_offset_bytes);
-  const FusedTile tile = fused_tile<P>(problem, static_cast<int>(blockIdx.x));
+  const TileOrigin tile = tile_of<P>(problem, static_cast<int>(blockIdx.x));
   const int thread = static_cast<int>(threadIdx.x);
 
   fill_tile<P>(problem, layout, tile, thread, DeviceFill<In>{src, src_pitch_bytes, weights, raw, shared_weights});
@@ -144,16 +157,30 @@ __global__ void __launch_bounds__(P::kThreads, resident_blocks_bound(P::kThreads
 
 // ---- launch configuration -------------------------------------------------------------------------
 
-using FusedKernel = void (*)(FusedProblem, const char*, std::size_t, char*, std::size_t, const float*, PoolMode);
+using FusedKernel = void (*)(TileProblem, const char*, std::size_t, char*, std::size_t, const float*, PoolMode);
 
 struct FusedLaunch {
   FusedKernel kernel = nullptr;
   FusedKernel pooled_kernel = nullptr;  // the same with the pool pass (run_pooled)
   int threads = 0;
   long long blocks = 0;
+  unsigned grid = 0;                     // blocks, checked (on_prepare)
   unsigned shared_bytes = 0;             // dynamic shared memory of this launch
   unsigned kernel_max_shared_bytes = 0;  // of this kernel at the largest radius it is launched for
 };
+
+// The formats the kernels are compiled for (the others run as F32 planes, gpu_method.hpp), and those
+// with the fused pool pass (pool_common.cuh's rule is for RGBA8 and F32 pixels).
+using NativeFormats = RgbaAndFloatFormats;
+constexpr bool pools_fused_format(PixelFormat format) {
+  return format == PixelFormat::Rgba8 || format == PixelFormat::F32;
+}
+
+int max_radius_of(PixelFormat format) {
+  int radius = 0;
+  dispatch_format(NativeFormats{}, format, [&](auto tag) { radius = kMaxFusedRadiusOf<decltype(tag)::value>; });
+  return radius;
+}
 
 template <PixelFormat F>
 FusedLaunch fused_launch_for(int width, int height, int radius) {
@@ -164,20 +191,22 @@ FusedLaunch fused_launch_for(int width, int height, int radius) {
     using P = typename decltype(policy)::type;
     constexpr int kTaps = decltype(taps)::value;
     launch.kernel = &SeparableFusedKernel<P, In, kTaps, false>;
-    launch.pooled_kernel = &SeparableFusedKernel<P, In, kTaps, true>;
+    if constexpr (pools_fused_format(F)) launch.pooled_kernel = &SeparableFusedKernel<P, In, kTaps, true>;
     launch.threads = P::kThreads;
-    launch.blocks = fused_tile_count<P>(width, height);
+    launch.blocks = block_count<P>(width, height);
     launch.shared_bytes = fused_layout<P, In, Accum>(radius).total_bytes;
     launch.kernel_max_shared_bytes = fused_layout<P, In, Accum>(kTaps > 0 ? radius : P::kMaxRadius).total_bytes;
   });
   return launch;
 }
 
+// For a problem in a format the kernels are compiled for.
 FusedLaunch fused_launch(const FilterProblem& problem) {
-  const int radius = problem.params.radius();
-  return problem.format == PixelFormat::Rgba8
-             ? fused_launch_for<PixelFormat::Rgba8>(problem.width, problem.height, radius)
-             : fused_launch_for<PixelFormat::F32>(problem.width, problem.height, radius);
+  FusedLaunch launch{};
+  dispatch_format(NativeFormats{}, problem.format, [&](auto tag) {
+    launch = fused_launch_for<decltype(tag)::value>(problem.width, problem.height, problem.params.radius());
+  });
+  return launch;
 }
 
 std::string kib(std::size_t bytes) {
@@ -192,7 +221,13 @@ class SeparableFused final : public GpuMethod, public FusedPooling {
  public:
   using GpuMethod::GpuMethod;
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
+
+  Route route(PixelFormat format) const override {
+    return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
+  }
+
+  bool pools_fused(PixelFormat format) const override { return pools_fused_format(format); }
 
   void run_pooled(const ConstImageView& src, const ImageView& pooled, PoolMode mode, StageTimer* timer,
                   cudaStream_t stream) override {
@@ -202,22 +237,29 @@ class SeparableFused final : public GpuMethod, public FusedPooling {
       throw std::invalid_argument("separable_fused: run_pooled on views that do not match the prepared problem");
     if (mode != PoolMode::Max2x2 && mode != PoolMode::Avg2x2)
       throw std::invalid_argument("separable_fused: run_pooled needs max2x2 or avg2x2");
+    if (!pools_fused_format(problem.format))
+      throw std::invalid_argument(std::string("separable_fused: the fused pool pass takes rgba8 and f32 images, not ") +
+                                  to_string(problem.format) + " (run_and_pool pools those after the blur)");
     if (std::string reason = pool_problem(src.width, src.height); !reason.empty())
       throw std::invalid_argument("separable_fused: " + reason);
     if (pooled.width != pooled_side(src.width) || pooled.height != pooled_side(src.height))
       throw std::invalid_argument("separable_fused: the pooled image must be " + std::to_string(pooled_side(src.width)) +
                                   "×" + std::to_string(pooled_side(src.height)));
-    if (std::string problem_text = row_alignment_problem(info().id, src, pooled); !problem_text.empty())
+    if (std::string problem_text = row_alignment_problem(info().id, src, pooled, pixel_alignment(problem.format));
+        !problem_text.empty())
       throw std::invalid_argument(problem_text);
     run_fenced(stream, [&] { launch(launch_.pooled_kernel, src, pooled, mode, timer, stream); });
   }
 
  protected:
-  std::string method_limits(const FilterProblem& problem) const override {
+  std::string method_limits(const FilterProblem& outer) const override {
+    FilterProblem problem = outer;  // as the kernels run it
+    problem.format = kernel_format(outer.format);
     const int radius = problem.params.radius();
-    if (radius > kMaxFusedRadius)
-      return "radius " + std::to_string(radius) + " exceeds separable_fused's " + std::to_string(kMaxFusedRadius) +
-             " (its tile and apron must fit in shared memory): use separable_shared";
+    const int max_radius = max_radius_of(problem.format);
+    if (radius > max_radius)
+      return "radius " + std::to_string(radius) + " exceeds separable_fused's " + std::to_string(max_radius) + " for " +
+             to_string(outer.format) + " (its tile and apron must fit in shared memory): use separable_shared";
     // The device's own limit, where there is a device (an H100 fits every radius up to the maximum).
     const CudaDeviceStatus& device = cuda_device_status();
     const unsigned bytes = fused_launch(problem).shared_bytes;
@@ -234,18 +276,14 @@ class SeparableFused final : public GpuMethod, public FusedPooling {
     weights().set(gaussian_weights_f32(params.sigma, params.radius()));
     launch_ = fused_launch(problem);
     // At most 2^30 pixels / 2048 per tile plus a row and a column of tiles: far below the grid limit.
-    if (launch_.blocks <= 0 || launch_.blocks > 0x7fffffffLL)
-      throw std::logic_error("separable_fused: a launch of " + std::to_string(launch_.blocks) + " blocks");
+    launch_.grid = grid_blocks(launch_.blocks, "separable_fused: SeparableFusedKernel");
     // The kernel's dynamic shared-memory ceiling at its largest radius (the same value for every
     // instance, so instances with different radii never lower it under each other), within what the
     // device allows; method_limits has refused radii beyond that.
     const std::size_t optin = cuda_device_status().shared_memory_per_block_optin;
-    const int ceiling = static_cast<int>(std::min<std::size_t>(launch_.kernel_max_shared_bytes, optin));
-    for (FusedKernel kernel : {launch_.kernel, launch_.pooled_kernel}) {
-      GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
-      GAUSSLAB_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
-    }
+    const std::size_t ceiling = std::min<std::size_t>(launch_.kernel_max_shared_bytes, optin);
+    for (FusedKernel kernel : {launch_.kernel, launch_.pooled_kernel})
+      if (kernel) set_shared_memory(kernel, ceiling, Carveout::PreferShared);
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
@@ -255,10 +293,10 @@ class SeparableFused final : public GpuMethod, public FusedPooling {
  private:
   void launch(FusedKernel kernel, const ConstImageView& src, const ImageView& dst, PoolMode pool, StageTimer* timer,
               cudaStream_t stream) {
-    const FilterProblem& problem = prepared_problem();
-    const FusedProblem fused{problem.width, problem.height, problem.params.radius(), problem.params.border};
+    const FilterProblem& problem = kernel_problem();
+    const TileProblem fused{problem.width, problem.height, problem.params.radius(), problem.params.border};
     ScopedStage stage(timer, pool == PoolMode::None ? "fused" : "fused + pool 2x2", stream);
-    kernel<<<static_cast<unsigned>(launch_.blocks), launch_.threads, launch_.shared_bytes, stream>>>(
+    kernel<<<launch_.grid, launch_.threads, launch_.shared_bytes, stream>>>(
         fused, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
         weights().device(), pool);
     GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableFusedKernel", stream);
@@ -274,8 +312,10 @@ MethodEntry separable_fused_method() {
                   "One kernel: row pass into a shared-memory tile, column pass from it, each pixel read and written "
                   "once (8 B); 2(2r+1)(1+r/64) multiply-adds per pixel and channel, r = 4σ: near copy bandwidth "
                   "at small σ for F32, radius ≤ 64 (separable_shared is faster beyond r ≈ 22 F32, 24 RGBA8)",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
+                  {},
                   Backend::Cuda};
+  info.formats = FormatSet::all();  // RGBA8, F32, RGBA16 and RGBA32F compiled, the others as F32 planes
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
   MethodEntry entry{info, [info] { return std::make_unique<SeparableFused>(info); }};
   entry.fuses_pooling = true;

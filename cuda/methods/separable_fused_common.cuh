@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "gausslab/cuda/tile_grid.cuh"
 #include "pool_common.cuh"
 #include "separable_common.cuh"
 
@@ -44,6 +45,11 @@ namespace gausslab::fused {
 // The largest radius separable_fused runs: its largest tile (RGBA8, 32 × 64 outputs) with apron
 // needs 220 KiB of shared memory at radius 64, just under the 227 KiB an H100 block may have.
 inline constexpr int kMaxFusedRadius = 64;
+// RGBA16 and RGBA32F run RGBA8's tiles (float4 sums alike) with 2 and 4 times its raw tile: within
+// the H100's and H200's 227 KiB up to radius 44 and 27 (SeparableFusedPolicy tests both limits).
+template <PixelFormat F>
+inline constexpr int kMaxFusedRadiusOf =
+    F == PixelFormat::Rgba16 ? 44 : F == PixelFormat::Rgba32F ? 27 : kMaxFusedRadius;
 // Radii up to this one run kernels compiled for their tap count.
 inline constexpr int kMaxExactRadius = 8;
 // F32 radii above kMaxExactRadius up to this one also run kernels compiled for their tap count
@@ -98,8 +104,11 @@ struct FusedPolicyFor<PixelFormat::F32, true> {
 struct FusedMediumPolicyF32 {
   using type = FusedPolicy<32, 128, 8, 8, 16, kMaxMediumRadius, 3>;
 };
-template <>
-struct FusedPolicyFor<PixelFormat::Rgba8, false> {
+// RGBA8, and RGBA16 and RGBA32F (the same float4 sums and registers; their larger raw tiles fit
+// fewer blocks an SM, which the 32 × 64 tile's fill, all in flight at once, can afford).
+template <PixelFormat F>
+struct FusedPolicyFor<F, false> {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   using type = FusedPolicy<32, 64, 8, 8, 4, kMaxExactRadius, 3>;
 };
 // The smallest radii (F32 0–3, RGBA8 0–2), where the kernel waits on memory more than it computes:
@@ -115,14 +124,16 @@ struct FusedSmallRadiusPolicy<PixelFormat::F32> {
   static constexpr int kMaxRadius = 3;
   using type = FusedPolicy<128, 32, 8, 16, 16, kMaxRadius, 5, true>;
 };
-template <>
-struct FusedSmallRadiusPolicy<PixelFormat::Rgba8> {
+template <PixelFormat F>
+struct FusedSmallRadiusPolicy {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   static constexpr int kMaxRadius = 2;
   using type = FusedPolicy<64, 32, 8, 8, 8, kMaxRadius, 4, true>;
 };
-template <>
-struct FusedPolicyFor<PixelFormat::Rgba8, true> {
-  using type = FusedPolicy<32, 64, 8, 8, 4, kMaxFusedRadius, 1>;
+template <PixelFormat F>
+struct FusedPolicyFor<F, true> {
+  static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
+  using type = FusedPolicy<32, 64, 8, 8, 4, kMaxFusedRadiusOf<F>, 1>;
 };
 
 // The kernel a radius runs: fn(PolicyTag<P>{}, std::integral_constant<int, kTaps>{}) with the
@@ -169,14 +180,6 @@ void dispatch_fused_kernel(int radius, Fn&& fn) {
   fn(PolicyTag<typename FusedPolicyFor<F, true>::type>{}, std::integral_constant<int, 0>{});
 }
 
-// The image and filter of one launch.
-struct FusedProblem {
-  int width = 0;
-  int height = 0;
-  int radius = 0;
-  BorderMode border = BorderMode::Reflect;
-};
-
 // Where each array lives in the block's dynamic shared memory (bytes from its 16-byte aligned start):
 // the 2r + 1 weights, in room for a multiple of 4 so that h (kTileH + 2r rows of kHPitch Accum,
 // float4 for RGBA8) starts 16-byte aligned, then raw (kTileH + 2r rows of raw_pitch In).
@@ -208,25 +211,8 @@ GAUSSLAB_HD FusedLayout fused_layout(int radius) {
 }
 
 // ---- tiles ---------------------------------------------------------------------------------------
-
-struct FusedTile {
-  int x0;  // the tile's first output column
-  int y0;  // and row
-};
-
-// Tiles of an image: x fastest, so that neighbours sharing an apron run close together (the apron is
-// then read from L2). At most 2^30 pixels / (32 × 64) + one row and column of tiles: far below the
-// 2^31 - 1 blocks of a one-dimensional grid.
-template <class P>
-GAUSSLAB_HD long long fused_tile_count(int width, int height) {
-  return static_cast<long long>(div_up(width, P::kTileW)) * div_up(height, P::kTileH);
-}
-
-template <class P>
-GAUSSLAB_HD FusedTile fused_tile(const FusedProblem& problem, int block) {
-  const int tiles_x = div_up(problem.width, P::kTileW);
-  return {(block % tiles_x) * P::kTileW, (block / tiles_x) * P::kTileH};
-}
+// One block per kTileW × kTileH tile (tile_grid.cuh): at most 2^30 pixels / (32 × 64) + one row and
+// column of tiles, far below the 2^31 - 1 blocks of a one-dimensional grid.
 
 // What a tile computes: the row groups and column groups that reach an output inside the image, and
 // the raw rows and columns they read (all of them for an inner tile).
@@ -240,7 +226,7 @@ struct FusedExtent {
 };
 
 template <class P>
-GAUSSLAB_HD FusedExtent fused_extent(const FusedProblem& problem, FusedTile tile) {
+GAUSSLAB_HD FusedExtent fused_extent(const TileProblem& problem, TileOrigin tile) {
   FusedExtent e{};
   e.outputs_w = problem.width - tile.x0 < P::kTileW ? problem.width - tile.x0 : P::kTileW;
   e.outputs_h = problem.height - tile.y0 < P::kTileH ? problem.height - tile.y0 : P::kTileH;
@@ -289,7 +275,7 @@ GAUSSLAB_HD void fused_window(Accum (&acc)[N], const Weights& weights, int taps,
 // same for indices known to be inside the image; fill.copy_weight(t) puts weight t into the shared
 // weights.
 template <class P, class Fill>
-GAUSSLAB_HD void fill_tile(const FusedProblem& problem, const FusedLayout& layout, FusedTile tile, int thread,
+GAUSSLAB_HD void fill_tile(const TileProblem& problem, const FusedLayout& layout, TileOrigin tile, int thread,
                            const Fill& fill) {
   const FusedExtent e = fused_extent<P>(problem, tile);
   const int lane = thread % 32;
@@ -338,7 +324,7 @@ GAUSSLAB_HD void load_register_weights(const SharedWeights& shared_weights, floa
 // Phase 2 (then __syncthreads): the row pass, raw → h. Item i of the thread is row i % rows, row
 // group i / rows, so the lanes of a warp take consecutive rows (see the header).
 template <class P, int kTaps, class Raw, class Weights, class H>
-GAUSSLAB_HD void row_pass(const FusedProblem& problem, const FusedLayout& layout, FusedTile tile, int thread,
+GAUSSLAB_HD void row_pass(const TileProblem& problem, const FusedLayout& layout, TileOrigin tile, int thread,
                           const Raw& raw, const Weights& weights, const H& h) {
   constexpr int N = P::kRowOutputs;
   using Accum = std::decay_t<decltype(to_accum_via_i2f(raw[0]))>;
@@ -373,7 +359,7 @@ GAUSSLAB_HD void row_pass(const FusedProblem& problem, const FusedLayout& layout
 
 // Phase 3: the column pass, h → the destination. out.store(x, y, value) writes image pixel (x, y).
 template <class P, int kTaps, class H, class Weights, class Out>
-GAUSSLAB_HD void column_pass(const FusedProblem& problem, FusedTile tile, int thread, const H& h,
+GAUSSLAB_HD void column_pass(const TileProblem& problem, TileOrigin tile, int thread, const H& h,
                              const Weights& weights, const Out& out) {
   constexpr int N = P::kColumnOutputs;
   using Accum = std::decay_t<decltype(h[0])>;
@@ -411,7 +397,7 @@ GAUSSLAB_HD void column_pass(const FusedProblem& problem, FusedTile tile, int th
 template <class P, class In, class Staged>
 struct StagedOutputs {
   Staged staged;
-  FusedTile tile;
+  TileOrigin tile;
   template <class Accum>
   GAUSSLAB_HD void store(int x, int y, Accum value) const {
     staged.store((y - tile.y0) * P::kTileW + (x - tile.x0), FromAccum<In>::convert(value));
@@ -424,7 +410,7 @@ GAUSSLAB_HD int staged_slots() { return P::kTileW * P::kTileH; }
 
 // Phase 4: pooled.store(px, py, value) writes pooled pixel (px, py) of the pooled image.
 template <class P, class Staged, class Pooled>
-GAUSSLAB_HD void pool_pass(const FusedProblem& problem, FusedTile tile, int thread, const Staged& staged, PoolMode mode,
+GAUSSLAB_HD void pool_pass(const TileProblem& problem, TileOrigin tile, int thread, const Staged& staged, PoolMode mode,
                            const Pooled& pooled) {
   const FusedExtent e = fused_extent<P>(problem, tile);
   const int pooled_w = e.outputs_w / 2, pooled_h = e.outputs_h / 2;

@@ -13,9 +13,11 @@
 // Cost per RGBA pixel and k-step (32 samples; radius 8 needs 1, 24 needs 2, 40 needs 3): 3 products
 // of 16 × 8 × 32 per 128 row outputs of a channel (× (TileY + 2 kPad) / TileY for the apron rows) and
 // 5 per 128 column outputs: the same cost for every radius within a step.
-// Limits: RGBA8 only, radius ≤ 40 (sigma 10 at truncate 4), five borders, any size, sm_80 or later.
+// Limits: 8-bit images only (the products are exact for bytes: 16-bit or float samples are not
+// bytes), RGBA8 as it is and 1-3 channels widened to RGBA8; radius ≤ 40 (sigma 10 at truncate 4),
+// five borders, any size, sm_80 or later.
 // Accuracy: FIR class: exact integer sums of 24-bit weights, the row result kept to 2^-9 of a level:
-// within 0.505 levels of the exact Gaussian (bound 0.51).
+// within 0.505 levels of the exact Gaussian (bound kFloatRoundingBound).
 // Measured (NVIDIA H100 80GB HBM3, 4096², reflect, gausslab-bench): sigma 2 0.0861 ms (52 % of the
 // copy bandwidth; separable_fused 0.172), sigma 4 0.1415 ms (multires 0.279): bound by its
 // instruction stream and dependency chains, the tensor pipe 36-46 % busy (docs/methods/separable_int8.md).
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
@@ -74,7 +77,7 @@ struct DeviceH {
 // 256 threads and no minimum of blocks an SM: an explicit minimum of 1 let ptxas take 86 registers
 // for the radius-8 kernel where it takes 55 without one (measured on the H100, docs/methods/separable_int8.md).
 template <class P>
-__global__ void __launch_bounds__(256) SeparableInt8Kernel(Int8Problem p, bool aligned16, bool aligned8_dst,
+__global__ void __launch_bounds__(256) SeparableInt8Kernel(TileProblem p, bool aligned16, bool aligned8_dst,
                                                           const char* src, std::size_t src_pitch, char* dst,
                                                           std::size_t dst_pitch, const unsigned* fragments) {
   constexpr int kSteps = P::kSteps;
@@ -83,9 +86,9 @@ __global__ void __launch_bounds__(256) SeparableInt8Kernel(Int8Problem p, bool a
   unsigned* const h = raw + P::kRawBytes / 4;
   const int thread = static_cast<int>(threadIdx.x);
   const int lane = thread & 31, warp = thread >> 5;
-  const Tile tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
+  const TileOrigin tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
   // Inside the image with 8-byte aligned rows: every lane stores its two pixel pairs unchecked.
-  const bool whole_tile = aligned8_dst && tile.x0 + P::kTileX <= p.width && tile.y0 + P::kTileY <= p.height;
+  const bool whole_tile = aligned8_dst && tile.x0 + P::kTileW <= p.width && tile.y0 + P::kTileH <= p.height;
   fill_raw<P>(p, tile, thread, aligned16, DeviceFill{src, src_pitch, raw});
   // While the fill is in flight: the weights' A fragments, built on the host for every lane.
   FragA w[kSteps][3];
@@ -176,17 +179,18 @@ __global__ void __launch_bounds__(256) SeparableInt8Kernel(Int8Problem p, bool a
   }
 }
 
-using Int8Kernel = void (*)(Int8Problem, bool, bool, const char*, std::size_t, char*, std::size_t, const unsigned*);
+using Int8Kernel = void (*)(TileProblem, bool, bool, const char*, std::size_t, char*, std::size_t, const unsigned*);
 struct Int8Launch {
   Int8Kernel kernel = nullptr;
   int steps = 0;
   long long blocks = 0;
+  unsigned grid = 0;  // blocks, checked (on_prepare)
   unsigned shared_bytes = 0;
 };
 template <int kSteps>
-Int8Launch launch_for(const Int8Problem& p) {
+Int8Launch launch_for(const TileProblem& p) {
   using P = typename PolicyFor<kSteps>::type;
-  return {&SeparableInt8Kernel<P>, kSteps, block_count<P>(p), P::kSharedBytes};
+  return {&SeparableInt8Kernel<P>, kSteps, block_count<P>(p), 0, P::kSharedBytes};
 }
 
 constexpr int kMaxInt8Radius = PolicyFor<3>::type::kMaxRadius;  // 40
@@ -211,15 +215,12 @@ std::vector<float> fragment_table(const FilterParams& params, int steps) {
   return packed;
 }
 
-class SeparableInt8 final : public GpuMethod {
+class SeparableInt8 final : public BytesAsRgba8GpuMethod {
  public:
-  using GpuMethod::GpuMethod;
+  using BytesAsRgba8GpuMethod::BytesAsRgba8GpuMethod;
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::Rgba8)
-      return "separable_int8 filters RGBA8 only (its products take 8-bit samples): for float images use "
-             "separable_fused or separable_tf32";
     const int radius = problem.params.radius();
     if (radius > kMaxInt8Radius)
       return "radius " + std::to_string(radius) + " exceeds separable_int8's " + std::to_string(kMaxInt8Radius) +
@@ -227,31 +228,27 @@ class SeparableInt8 final : public GpuMethod {
     return tensor_core_refusal("separable_int8", "the tensor cores' integer mma");
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
   void on_prepare(const FilterProblem& problem) override {
-    const Int8Problem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
+    const TileProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
     switch (steps_for_radius(p.radius)) {
       case 1: launch_ = launch_for<1>(p); break;
       case 2: launch_ = launch_for<2>(p); break;
       case 3: launch_ = launch_for<3>(p); break;
       default: throw std::logic_error("separable_int8: radius " + std::to_string(p.radius) + " has no kernel");
     }
-    if (launch_.blocks <= 0 || launch_.blocks > 0x7fffffffLL)
-      throw std::logic_error("separable_int8: a launch of " + std::to_string(launch_.blocks) + " blocks");
+    launch_.grid = grid_blocks(launch_.blocks, "separable_int8: SeparableInt8Kernel");
     weights().reserve(static_cast<std::size_t>(fragment_index(3, 0, 0)));
     weights().set(fragment_table(problem.params, launch_.steps), "the weights' tensor-core fragments");
-    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(launch_.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(launch_.shared_bytes)));
-    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(launch_.kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                             cudaSharedmemCarveoutMaxShared));
+    set_shared_memory(launch_.kernel, launch_.shared_bytes, Carveout::PreferShared);
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
-    const Int8Problem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
+    const FilterProblem& problem = kernel_problem();
+    const TileProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
     ScopedStage stage(timer, "int8", stream);
-    launch_.kernel<<<static_cast<unsigned>(launch_.blocks), 256, launch_.shared_bytes, stream>>>(
+    launch_.kernel<<<launch_.grid, 256, launch_.shared_bytes, stream>>>(
         p, rows_aligned(src, 16), rows_aligned(dst, 8), static_cast<const char*>(src.data), src.pitch_bytes,
         static_cast<char*>(dst.data), dst.pitch_bytes, reinterpret_cast<const unsigned*>(weights().device()));
     GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableInt8Kernel", stream);
@@ -268,7 +265,10 @@ MethodEntry separable_int8_method() {
                   "Both passes as 8-bit integer tensor-core products with the Toeplitz matrix of 24-bit integer "
                   "weights (exact sums; the row result kept to 16 bits), one kernel per tile; RGBA8, radius ≤ 40 "
                   "(σ ≤ 10), sm_80+",
-                  "float rounding class: max 0.51 levels (RGBA8) against the float64 reference", Backend::Cuda};
+                  {}, Backend::Cuda};
+  // exact for bytes only (below); 1-3 channels widened to RGBA8
+  info.formats = FormatSet::of_samples({SampleType::U8});
+  info.accuracy = accuracy_promise("exact integer sums, the FIR class", kFloatRoundingBound, info.formats);
   // Exact integer sums of each pixel's own window (the zero taps of the padded band add nothing), so a
   // band of rows gives the single pass's bytes wherever the tiles fall.
   info.same_bytes_in_bands = true;

@@ -26,6 +26,7 @@
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/tile_grid.cuh"
 #include "mma_accumulator_layout.cuh"
 
 namespace gausslab::int8_fir {
@@ -116,25 +117,25 @@ struct Policy {
   static constexpr int kPasses = TileX / PassColumns;
   static constexpr int kThreads = 256;
   static constexpr int kWarps = 8;
-  static constexpr int kTileX = TileX;
-  static constexpr int kTileY = TileY;
+  static constexpr int kTileW = TileX;
+  static constexpr int kTileH = TileY;
   static constexpr int kPad = 16 * kSteps - 8;
   static constexpr int kMaxRadius = kPad;
-  static constexpr int kRawCols = kTileX + 2 * kPad;  // pixels; also the pitch: ≡ 16 (mod 32)
-  static constexpr int kRawRows = kTileY + 2 * kPad;  // = the row pass's lines
+  static constexpr int kRawCols = kTileW + 2 * kPad;  // pixels; also the pitch: ≡ 16 (mod 32)
+  static constexpr int kRawRows = kTileH + 2 * kPad;  // = the row pass's lines
   // h: per channel and column of the pass, kRawRows 16-bit values at a pitch ≡ 16 (mod 64): the
   // 16 lanes of a half-warp's 8-byte loads (4 columns × 4 row quads) hit 32 different banks.
   static constexpr int kHPitch = kRawRows + ((16 - kRawRows % 64) + 64) % 64;
   static constexpr int kHColumnWords = kHPitch / 2;  // one tile column of one channel, in words
   static constexpr int kRowUnits = (kRawRows / 8) * (kPassColumns / 16);   // a pass's: 8 lines × 16 outputs
-  static constexpr int kColumnUnits = (kTileY / 16) * (kPassColumns / 8);  // a pass's: 16 outputs × 8 columns
+  static constexpr int kColumnUnits = (kTileH / 16) * (kPassColumns / 8);  // a pass's: 16 outputs × 8 columns
   static constexpr int kColumnUnitsPerWarp = kColumnUnits / kWarps;
   static constexpr unsigned kRawBytes = 4u * kRawRows * kRawCols;
   static constexpr unsigned kHBytes = 2u * 4u * kPassColumns * kHPitch;
   static constexpr unsigned kSharedBytes = kRawBytes + kHBytes;
   static_assert(kRawCols % 32 == 16, "16-byte sample loads of a quarter-warp (2 lines × 4) in 8 bank groups");
   static_assert(kHPitch % 64 == 16 && kHPitch >= kRawRows, "conflict-free 8-byte loads of h");
-  static_assert(kRawRows % 8 == 0 && kPassColumns % 16 == 0 && kTileY % 16 == 0 && kTileX % kPassColumns == 0,
+  static_assert(kRawRows % 8 == 0 && kPassColumns % 16 == 0 && kTileH % 16 == 0 && kTileW % kPassColumns == 0,
                 "whole units and passes");
   static_assert(kColumnUnits % kWarps == 0, "every warp takes the same column-pass share");
 };
@@ -177,24 +178,7 @@ GAUSSLAB_INT8_POLICY(3)
 #undef GAUSSLAB_INT8_POLICY
 GAUSSLAB_HD constexpr int steps_for_radius(int radius) { return (radius + 8 + 15) / 16; }
 
-struct Int8Problem {
-  int width = 0, height = 0;
-  int radius = 0;
-  BorderMode border = BorderMode::Reflect;
-};
-
-template <class P>
-GAUSSLAB_HD long long block_count(const Int8Problem& p) {
-  return static_cast<long long>(div_up(p.width, P::kTileX)) * div_up(p.height, P::kTileY);
-}
-struct Tile {
-  int x0, y0;
-};
-template <class P>
-GAUSSLAB_HD Tile tile_of(const Int8Problem& p, int block) {
-  const int tiles_x = div_up(p.width, P::kTileX);
-  return {(block % tiles_x) * P::kTileX, (block / tiles_x) * P::kTileY};
-}
+// One block per kTileW × kTileH tile: TileProblem, block_count and tile_of (tile_grid.cuh).
 
 // ---- the weights ------------------------------------------------------------------------------------
 
@@ -230,7 +214,7 @@ GAUSSLAB_HD int fragment_index(int step, int byte, int lane) { return ((step * 3
 // zero where either index is -1 ('constant' outside the image). aligned16: source rows start on
 // 16-byte boundaries (then the tiles whose apron lies inside the image copy 16 bytes at a time).
 template <class P, class Fill>
-GAUSSLAB_HD void fill_raw(const Int8Problem& p, Tile tile, int thread, bool aligned16, const Fill& fill) {
+GAUSSLAB_HD void fill_raw(const TileProblem& p, TileOrigin tile, int thread, bool aligned16, const Fill& fill) {
   const int first_x = tile.x0 - P::kPad, first_y = tile.y0 - P::kPad;
   if (aligned16 && first_x >= 0 && first_y >= 0 && first_x + P::kRawCols <= p.width &&
       first_y + P::kRawRows <= p.height) {

@@ -9,9 +9,11 @@
 // (h = x (w_hi + w_lo); y = h_hi w_hi + h_hi w_lo + h_lo w_hi). No published code is copied.
 // Cost per RGBA pixel: 0.33 (r <= 4) to 0.66 mma of 16 × 8 × 16, whatever sigma within the limit;
 // 8 B of global traffic (the apron from L2).
-// Limits: RGBA8 only, radius 0-12, five borders, any size, sm_80 or later; 64 or 92 KiB of shared
+// Limits: 8-bit images only (bytes are exact in fp16, 16-bit levels and floats are not: fp16 keeps 11
+// bits), RGBA8 as it is and 1-3 channels widened to RGBA8; radius 0-12, five borders, any size, sm_80
+// or later; 64 or 92 KiB of shared
 // memory per 256-thread block.
-// Accuracy: FIR class (bound 0.51 levels); worst on the H100 GPU sweep 0.50 levels.
+// Accuracy: FIR class (kFloatRoundingBound); worst on the H100 GPU sweep 0.50 levels.
 // Measured (NVIDIA H100 80GB HBM3, 4096², reflect): 0.260 ms at sigma 0.5, 0.363 ms at sigma 2 —
 // slower than separable_fused (0.115, 0.211): 24 % of warps active, tensor pipe 12 % (the plane fill
 // and the hi/lo split cost more than the products). auto does not choose it.
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
@@ -62,7 +65,7 @@ struct DeviceWeights {
 };
 
 template <int kSteps>
-__global__ void __launch_bounds__(256) SeparableMmaKernel(MmaProblem p, const char* src, std::size_t src_pitch,
+__global__ void __launch_bounds__(256) SeparableMmaKernel(TileProblem p, const char* src, std::size_t src_pitch,
                                                           char* dst, std::size_t dst_pitch,
                                                           const unsigned short* weights) {
   using P = Policy<kSteps>;
@@ -73,7 +76,7 @@ __global__ void __launch_bounds__(256) SeparableMmaKernel(MmaProblem p, const ch
   unsigned short* const ht = reinterpret_cast<unsigned short*>(mma_shared + 4 * kChannelWords);
   const int thread = static_cast<int>(threadIdx.x);
   const int lane = thread & 31, warp = thread >> 5;
-  const Tile tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
+  const TileOrigin tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
 
   FragB b_hi[kSteps], b_lo[kSteps];
 #pragma unroll
@@ -147,14 +150,12 @@ std::vector<float> weight_halves(const FilterParams& params) {
   return packed;
 }
 
-class SeparableMma final : public GpuMethod {
+class SeparableMma final : public BytesAsRgba8GpuMethod {
  public:
-  using GpuMethod::GpuMethod;
+  using BytesAsRgba8GpuMethod::BytesAsRgba8GpuMethod;
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::Rgba8)
-      return "separable_mma filters RGBA8 only (float samples are not exact in fp16): use separable_fused";
     const int radius = problem.params.radius();
     if (radius > Policy<2>::kMaxRadius)
       return "radius " + std::to_string(radius) + " exceeds separable_mma's 12 (K = 32 samples per tensor-core "
@@ -162,30 +163,28 @@ class SeparableMma final : public GpuMethod {
     return tensor_core_refusal("separable_mma", "the tensor cores' mma.m16n8k16");
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
   void on_prepare(const FilterProblem& problem) override {
     weights().reserve(2 * Policy<2>::kMaxRadius + 2);  // 2 × 25 halves in 26 floats
     weights().set(weight_halves(problem.params), "the weights' fp16 halves");
-    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(SeparableMmaKernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(Policy<1>::kSharedBytes)));
-    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(SeparableMmaKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(Policy<2>::kSharedBytes)));
+    set_shared_memory(SeparableMmaKernel<1>, Policy<1>::kSharedBytes, Carveout::Default);
+    set_shared_memory(SeparableMmaKernel<2>, Policy<2>::kSharedBytes, Carveout::Default);
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
-    const MmaProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
+    const FilterProblem& problem = kernel_problem();
+    const TileProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
     const auto* halves = reinterpret_cast<const unsigned short*>(weights().device());
     ScopedStage stage(timer, "mma", stream);
     if (p.radius <= Policy<1>::kMaxRadius) {
-      const long long blocks = block_count<Policy<1>>(p);
-      SeparableMmaKernel<1><<<static_cast<unsigned>(blocks), Policy<1>::kThreads, Policy<1>::kSharedBytes, stream>>>(
+      const unsigned blocks = grid_blocks(block_count<Policy<1>>(p), "separable_mma: SeparableMmaKernel");
+      SeparableMmaKernel<1><<<blocks, Policy<1>::kThreads, Policy<1>::kSharedBytes, stream>>>(
           p, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
           halves);
     } else {
-      const long long blocks = block_count<Policy<2>>(p);
-      SeparableMmaKernel<2><<<static_cast<unsigned>(blocks), Policy<2>::kThreads, Policy<2>::kSharedBytes, stream>>>(
+      const unsigned blocks = grid_blocks(block_count<Policy<2>>(p), "separable_mma: SeparableMmaKernel");
+      SeparableMmaKernel<2><<<blocks, Policy<2>::kThreads, Policy<2>::kSharedBytes, stream>>>(
           p, static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
           halves);
     }
@@ -199,7 +198,10 @@ MethodEntry separable_mma_method() {
   MethodInfo info{"separable_mma", "Separable (tensor cores, RGBA8)",
                   "Both passes as tensor-core products with the Toeplitz matrix of the weights (fp16 hi/lo split, "
                   "fp32 accumulation), one kernel per 64×64 tile; radius ≤ 12 (σ ≤ 3), RGBA8, sm_80+",
-                  "float rounding class: max 0.51 levels (RGBA8) against the float64 reference", Backend::Cuda};
+                  {}, Backend::Cuda};
+  // exact for bytes only (below); 1-3 channels widened to RGBA8
+  info.formats = FormatSet::of_samples({SampleType::U8});
+  info.accuracy = accuracy_promise("split fp16 products, the FIR class", kFloatRoundingBound, info.formats);
   return {info, [info] { return std::make_unique<SeparableMma>(info); }};
 }
 

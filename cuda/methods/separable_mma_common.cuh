@@ -24,6 +24,7 @@
 #include "gausslab/core/host_device.hpp"
 #include "gausslab/core/pixel_format.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
+#include "gausslab/cuda/tile_grid.cuh"
 #include "mma_accumulator_layout.cuh"
 
 #if defined(__CUDACC__)
@@ -32,66 +33,7 @@
 
 namespace gausslab::mma_fir {
 
-// ---- fp16 bits, the same on both sides ---------------------------------------------------------
-
-// float -> fp16 bits, round to nearest even (subnormals kept, overflow to infinity).
-GAUSSLAB_HD unsigned short half_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __half_as_ushort(__float2half_rn(f));
-#else
-  unsigned x;
-  std::memcpy(&x, &f, sizeof x);
-  const unsigned sign = (x >> 16) & 0x8000u;
-  const int exponent = static_cast<int>((x >> 23) & 0xffu);
-  unsigned mantissa = x & 0x7fffffu;
-  if (exponent == 0xff) return static_cast<unsigned short>(sign | 0x7c00u | (mantissa ? 0x200u : 0u));
-  const int e = exponent - 127 + 15;
-  if (e >= 31) return static_cast<unsigned short>(sign | 0x7c00u);
-  if (e <= 0) {  // subnormal half (or zero)
-    if (e < -10) return static_cast<unsigned short>(sign);
-    mantissa |= 0x800000u;
-    const int shift = 14 - e;
-    unsigned half = mantissa >> shift;
-    const unsigned rest = mantissa & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
-    return static_cast<unsigned short>(sign | half);
-  }
-  unsigned half = sign | (static_cast<unsigned>(e) << 10) | (mantissa >> 13);
-  const unsigned rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // a carry into the exponent is right
-  return static_cast<unsigned short>(half);
-#endif
-}
-
-GAUSSLAB_HD float half_value(unsigned short h) {
-#if defined(__CUDA_ARCH__)
-  return __half2float(__ushort_as_half(h));
-#else
-  const unsigned sign = (h & 0x8000u) << 16;
-  const unsigned exponent = (h >> 10) & 0x1fu;
-  unsigned mantissa = h & 0x3ffu;
-  unsigned bits;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      int e = -1;
-      do {
-        ++e;
-        mantissa <<= 1;
-      } while (!(mantissa & 0x400u));
-      bits = sign | (static_cast<unsigned>(127 - 15 - e) << 23) | ((mantissa & 0x3ffu) << 13);
-    }
-  } else if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else {
-    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-#endif
-}
+// ---- fp16 bits, the same on both sides: half_bits and half_value (kernel_common.cuh) ---------
 
 GAUSSLAB_HD unsigned pack_halves(unsigned short low, unsigned short high) {
   return static_cast<unsigned>(low) | (static_cast<unsigned>(high) << 16);
@@ -157,6 +99,7 @@ struct Policy {
   static constexpr int kThreads = 256;
   static constexpr int kWarps = 8;
   static constexpr int kTile = 64;                                   // output tile side
+  static constexpr int kTileW = kTile, kTileH = kTile;               // (tile_grid.cuh)
   static constexpr int kK = 16 * kSteps;
   static constexpr int kMaxRadius = (kK - 8) / 2;                    // 4 or 12
   static constexpr int kPlaneCols = kTile - 8 + kK;                  // samples a row pass reads
@@ -177,24 +120,7 @@ struct Policy {
   static_assert((kPlanePitch / 2) % 8 == 4 && (kHtPitch / 2) % 8 == 4, "conflict-free fragment loads");
 };
 
-struct MmaProblem {
-  int width = 0, height = 0;
-  int radius = 0;
-  BorderMode border = BorderMode::Reflect;
-};
-
-template <class P>
-GAUSSLAB_HD long long block_count(const MmaProblem& p) {
-  return static_cast<long long>(div_up(p.width, P::kTile)) * div_up(p.height, P::kTile);
-}
-struct Tile {
-  int x0, y0;
-};
-template <class P>
-GAUSSLAB_HD Tile tile_of(const MmaProblem& p, int block) {
-  const int tiles_x = div_up(p.width, P::kTile);
-  return {(block % tiles_x) * P::kTile, (block / tiles_x) * P::kTile};
-}
+// One block per kTile × kTile tile: TileProblem, block_count and tile_of (tile_grid.cuh).
 
 // B fragments of the Toeplitz weights for step s: B[k][n] = w[16 s + k - n] within 0..2r, else 0.
 // w_hi, w_lo: the 2r + 1 weights' fp16 halves.
@@ -219,7 +145,7 @@ GAUSSLAB_HD FragB toeplitz_fragment(int lane, int step, int radius, const Weight
 // src.load(x, y) returns the pixel (uchar4) at border-mapped (x, y), or zero for -1. plane.store(c, i,
 // word) stores two halves of channel c at word i.
 template <class P, class Src, class Planes>
-GAUSSLAB_HD void fill_planes(const MmaProblem& p, Tile tile, int thread, const Src& src, const Planes& planes) {
+GAUSSLAB_HD void fill_planes(const TileProblem& p, TileOrigin tile, int thread, const Src& src, const Planes& planes) {
   constexpr int kPairs = P::kPlaneCols / 2;
   const int valid_rows = P::kTile + 2 * p.radius;  // plane rows and columns beyond the apron are zero
   const int valid_cols = P::kTile + 2 * p.radius;

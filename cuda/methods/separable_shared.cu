@@ -9,16 +9,21 @@
 // (tests/cpu/methods/separable/test_separable_shared_texture.cpp).
 // Cost: 2(2r+1) multiply-adds per pixel and channel (r = floor(truncate·σ + 0.5)): memory-bound up
 // to about σ 6, linear in σ beyond; 40 B of global traffic per RGBA8 pixel, 16 B per F32 pixel.
-// Limits: any size up to kMaxPixels, radius 0–2000, all five borders, RGBA8 and F32; rows on 4-byte
-// boundaries; scratch: a float intermediate of 16 B (RGBA8) or 4 B (F32) per pixel.
-// Accuracy: float32 rounding only, bit for bit the plain loop's; bound (accuracy_bound) 1e-5
-// relative (F32), 0.51 levels (RGBA8).
+// Limits: any size up to kMaxPixels, radius 0–2000, all five borders, every format (RGBA8, F32, RGBA16
+// and RGBA32F compiled, the rest as F32 planes, gpu_method.hpp); rows on whole pixels (4, 8, 16 bytes)
+// or samples; scratch: a float intermediate of 16 B (RGBA) or 4 B (F32) per pixel. Custom separable
+// kernels (docs/kernels.md: odd masks of any weights, an x/y pair of two lengths, a rank-1 matrix's
+// factors; correlate or convolve, --normalize's one division in the final store) and --rounding
+// floor/ceil (the final store, StoreRule).
+// Accuracy: float32 rounding only, bit for bit the plain loop's; bound kFloatRoundingBound
+// (accuracy_promise.hpp), half a level more with floor or ceil (with_rounding).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.124 ms, 36 % of copy bandwidth.
 // Launch policy, resources and the accuracy table: docs/methods/separable_shared.md.
 // 1D signals (FilterAxes::RowsOnly, one 1×N F32 row): the row pass alone, into the destination.
 #include <stdexcept>
 #include <string>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
@@ -61,20 +66,17 @@ GAUSSLAB_UNROLL
 
 template <class P, class Lines>
 void launch_tile_pass(const LinePass& pass, const Lines& lines, cudaStream_t stream) {
-  const long long blocks = tile_block_count<P>(pass);
   // At most 2^30 pixels / (32 × 64) rounded up per line group: far below the 2^31 - 1 grid limit.
-  if (blocks <= 0 || blocks > 0x7fffffffLL)
-    throw std::logic_error("separable_shared: a pass of " + std::to_string(blocks) + " blocks");
-  SeparableTilePassKernel<P, Lines><<<static_cast<unsigned>(blocks), P::kThreads, 0, stream>>>(pass, lines);
+  const unsigned blocks =
+      GpuMethod::grid_blocks(tile_block_count<P>(pass), "separable_shared: SeparableTilePassKernel");
+  SeparableTilePassKernel<P, Lines><<<blocks, P::kThreads, 0, stream>>>(pass, lines);
   GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableTilePassKernel", stream);
 }
 
 // Shared memory over L1 for the tile kernels: two RGBA8 column tiles need 95 KiB per SM.
 template <class P, class Lines>
 void prefer_shared_memory() {
-  GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(SeparableTilePassKernel<P, Lines>,
-                                           cudaFuncAttributePreferredSharedMemoryCarveout,
-                                           cudaSharedmemCarveoutMaxShared));
+  GpuMethod::set_shared_memory(SeparableTilePassKernel<P, Lines>, 0, GpuMethod::Carveout::PreferShared);
 }
 
 // ---- method ---------------------------------------------------------------------------------------
@@ -83,32 +85,58 @@ constexpr std::size_t kRowAlignmentBytes = 128;  // intermediate rows start on a
 
 std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
+// The formats the kernels are compiled for; the others run as F32 planes (gpu_method.hpp).
+using NativeFormats = RgbaAndFloatFormats;
+
 int window_outputs(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? SharedPolicyFor<PixelFormat::Rgba8>::type::kOutputs
-                                      : SharedPolicyFor<PixelFormat::F32>::type::kOutputs;
+  int outputs = 0;
+  dispatch_format(NativeFormats{}, format,
+                  [&](auto tag) { outputs = SharedPolicyFor<decltype(tag)::value>::type::kOutputs; });
+  return outputs;
 }
 
-std::size_t accum_bytes(PixelFormat format) { return format == PixelFormat::Rgba8 ? sizeof(float4) : sizeof(float); }
+std::size_t accum_bytes(PixelFormat format) {
+  std::size_t bytes = 0;
+  dispatch_format(NativeFormats{}, format, [&](auto tag) { bytes = sizeof(PixelAccum<decltype(tag)::value>); });
+  return bytes;
+}
+
+// Every kernel of a format: its row pass (storage → float) and its column pass (float → storage).
+template <PixelFormat F>
+void prefer_shared_memory_for() {
+  using P = typename SharedPolicyFor<F>::type;
+  prefer_shared_memory<P, PitchedLines<PixelStorage<F>, PixelAccum<F>>>();
+  prefer_shared_memory<P, PitchedLines<PixelAccum<F>, PixelStorage<F>>>();
+}
 
 class SeparableShared final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
+    return with_rounding(kFloatRoundingBound, problem.params.rounding);
+  }
+
+  Route route(PixelFormat format) const override {
+    return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
+  }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.params.axes == FilterAxes::RowsOnly && (problem.height != 1 || problem.format != PixelFormat::F32))
-      return "separable_shared filters along x only for one float32 signal (a 1×N image: its row pass alone); "
-             "this is a " + std::to_string(problem.width) + "×" + std::to_string(problem.height) + " " +
-             to_string(problem.format) + " image";
+    if (problem.params.axes == FilterAxes::RowsOnly &&
+        (problem.height != 1 || kernel_format(problem.format) != PixelFormat::F32))
+      return "separable_shared filters along x only for one signal of float32 or 1-3 channel samples (a 1×N "
+             "image: its row pass alone, a channel at a time); this is a " + std::to_string(problem.width) + "×" +
+             std::to_string(problem.height) + " " + to_string(problem.format) + " image";
     return {};
   }
 
   void on_prepare(const FilterProblem& problem) override {
     const FilterParams& params = problem.params;
-    weights().reserve(static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)));  // the longest kernel, once
-    weights().set(padded_weights(params.sigma, params.radius(), window_outputs(problem.format)));
+    // The longest kernel, once: a custom pair's two longest masks.
+    weights().reserve(2 * static_cast<std::size_t>(padded_tap_count(kMaxMaskTaps / 2, 8)));
+    passes_ = pass_weights(params, window_outputs(problem.format));
+    weights().set(passes_.weights);
     if (params.axes == FilterAxes::RowsOnly) return;  // a signal: the row pass writes the output itself
     // The transposed intermediate: `width` rows of `height` samples.
     intermediate_pitch_bytes_ = round_up(static_cast<std::size_t>(problem.height) * accum_bytes(problem.format),
@@ -116,22 +144,19 @@ class SeparableShared final : public GpuMethod {
     intermediate_.reserve(intermediate_pitch_bytes_ * static_cast<std::size_t>(problem.width),
                           "the float intermediate of " + std::to_string(problem.width) + "×" +
                               std::to_string(problem.height));
-    if (!carveout_set_) {
-      using Rgba = SharedPolicyFor<PixelFormat::Rgba8>::type;
-      using F32 = SharedPolicyFor<PixelFormat::F32>::type;
-      prefer_shared_memory<Rgba, PitchedLines<uchar4, float4>>();
-      prefer_shared_memory<Rgba, PitchedLines<float4, uchar4>>();
-      prefer_shared_memory<F32, PitchedLines<float, float>>();
-      carveout_set_ = true;
+    if (!carveout_set_.contains(problem.format)) {
+      dispatch_format(NativeFormats{}, problem.format,
+                      [&](auto tag) { prefer_shared_memory_for<decltype(tag)::value>(); });
+      carveout_set_ = carveout_set_ | FormatSet{problem.format};
     }
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
-    const int radius = problem.params.radius();
-    const int taps = static_cast<int>(weights().count());
+    const FilterProblem& problem = kernel_problem();
     const BorderMode border = problem.params.border;
     const float* d_weights = weights().device();
+    // The final pass stores by the kernel's divisor and the rounding asked for.
+    const StoreRule rule{passes_.divisor, problem.params.rounding};
     char* d_intermediate = intermediate_.as<char>();
 
     if (problem.params.axes == FilterAxes::RowsOnly) {
@@ -139,39 +164,40 @@ class SeparableShared final : public GpuMethod {
       // sample; at a pitch of one float those rows are the signal itself.
       using P = SharedPolicyFor<PixelFormat::F32>::type;
       ScopedStage stage(timer, "rows", stream);
-      const LinePass rows{1, problem.width, radius, taps, border};
+      const LinePass rows{1, problem.width, passes_.row_radius, passes_.row_taps, border};
       const PitchedLines<float, float> lines{static_cast<const char*>(src.data), src.pitch_bytes,
-                                             static_cast<char*>(dst.data), sizeof(float), d_weights};
+                                             static_cast<char*>(dst.data), sizeof(float), d_weights, rule};
       launch_tile_pass<P>(rows, lines, stream);
       return;
     }
 
-    dispatch_format(problem.format, [&](auto tag) {
+    dispatch_format(NativeFormats{}, problem.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
       using P = typename SharedPolicyFor<F>::type;
       using Storage = typename PixelTraits<F>::Storage;
       using Accum = typename PixelTraits<F>::Accum;
       {
         ScopedStage stage(timer, "rows", stream);
-        const LinePass rows{problem.height, problem.width, radius, taps, border};
+        const LinePass rows{problem.height, problem.width, passes_.row_radius, passes_.row_taps, border};
         const PitchedLines<Storage, Accum> lines{static_cast<const char*>(src.data), src.pitch_bytes, d_intermediate,
                                                  intermediate_pitch_bytes_, d_weights};
         launch_tile_pass<P>(rows, lines, stream);
       }
       {
         ScopedStage stage(timer, "columns", stream);
-        const LinePass columns{problem.width, problem.height, radius, taps, border};
+        const LinePass columns{problem.width, problem.height, passes_.column_radius, passes_.column_taps, border};
         const PitchedLines<Accum, Storage> lines{d_intermediate, intermediate_pitch_bytes_, static_cast<char*>(dst.data),
-                                                 dst.pitch_bytes, d_weights};
+                                                 dst.pitch_bytes, d_weights + passes_.column_offset, rule};
         launch_tile_pass<P>(columns, lines, stream);
       }
     });
   }
 
  private:
+  PassWeights passes_;  // the prepared problem's weights and pass shapes
   ScratchBuffer intermediate_{fence()};
   std::size_t intermediate_pitch_bytes_ = 0;
-  bool carveout_set_ = false;
+  FormatSet carveout_set_;  // the formats whose kernels prefer shared memory already
 };
 
 }  // namespace
@@ -180,9 +206,13 @@ MethodEntry separable_shared_method() {
   MethodInfo info{"separable_shared", "Separable (shared memory)",
                   "Row pass then column pass through 32-line shared-memory tiles, 4–8 outputs per thread; "
                   "2(2r+1) multiply-adds per pixel and channel, r = 4σ: memory-bound at small σ, linear in σ beyond",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
+                  {},
                   Backend::Cuda, /*filters_along_x_only=*/true};
+  info.formats = FormatSet::all();  // RGBA8, F32, RGBA16 and RGBA32F compiled, the others as F32 planes
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
+  info.kernels = KernelSupport::Separable;  // any odd masks, a pair, a rank-1 matrix (kernel_taps)
+  info.all_roundings = true;
   return {info, [info] { return std::make_unique<SeparableShared>(info); }};
 }
 

@@ -9,17 +9,21 @@
 // Cost: 2(2r+1) multiply-adds and about 2(2r+1)/N fetches per pixel and channel; global traffic as
 // separable_shared's (+8 B per pixel with the copy).
 // Limits: images within the device's pitched-2D-texture limits (131072 × 65000 texels and rows of
-// 2097120 bytes on the GPUs we know, refused up front), radius 0–2000, all five borders, RGBA8 and
-// F32; destination rows on 4-byte boundaries.
+// 2097120 bytes on the GPUs we know, refused up front), radius 0–2000, all five borders, every format
+// (RGBA8, F32, RGBA16 and RGBA32F compiled, the rest as F32 planes, each its own texture); destination
+// rows on whole pixels (4, 8, 16 bytes) or samples. Custom separable kernels and --rounding floor/ceil
+// as separable_shared (pass_weights, StoreRule in the column pass).
 // Accuracy: float32 rounding; the same taps in the same order as separable_shared, bit for bit;
-// bound 1e-5 relative (F32), 0.51 levels (RGBA8).
+// bound kFloatRoundingBound (accuracy_promise.hpp), half a level more with floor or ceil.
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.206 ms, 1.7× separable_shared's.
 // Borders, source alignment, the experiments on its row pass, resources: docs/methods/separable_texture.md.
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
@@ -73,7 +77,7 @@ __global__ void __launch_bounds__(P::kThreads) TextureRowsKernel(LinePass rows, 
 template <class P, class Texel, class Out>
 __global__ void __launch_bounds__(P::kThreads) TextureColumnsKernel(LinePass columns, cudaTextureObject_t source,
                                                                     const float* d_weights, char* out,
-                                                                    std::size_t out_pitch_bytes) {
+                                                                    std::size_t out_pitch_bytes, StoreRule rule) {
   extern __shared__ float s_weights[];
   load_block_weights(s_weights, d_weights, columns.padded_taps);
   using Accum = AccumOf<Texel>;
@@ -81,7 +85,7 @@ __global__ void __launch_bounds__(P::kThreads) TextureColumnsKernel(LinePass col
       columns, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(threadIdx.x),
       SharedSpan<float>{s_weights}, [&](int x, int y) { return fetch_texel<Texel>(source, x, y); },
       [&](int x, int y, Accum value) {
-        reinterpret_cast<Out*>(out + static_cast<std::size_t>(y) * out_pitch_bytes)[x] = FromAccum<Out>::convert(value);
+        reinterpret_cast<Out*>(out + static_cast<std::size_t>(y) * out_pitch_bytes)[x] = store_by<Out>(value, rule);
       });
 }
 
@@ -102,6 +106,7 @@ struct TextureBinding {
   int width = 0, height = 0;
   cudaChannelFormatDesc channel{};
   cudaTextureAddressMode address_mode = cudaAddressModeClamp;
+  unsigned long long last_use = 0;  // when a run last read it (least recently used goes first)
 
   bool matches(const void* d, std::size_t pitch, int w, int h, const cudaChannelFormatDesc& c,
                cudaTextureAddressMode mode) const {
@@ -135,18 +140,24 @@ void create(TextureBinding& binding, const void* data, std::size_t pitch_bytes, 
   binding = TextureBinding{object, data, pitch_bytes, width, height, channel, address_mode};
 }
 
-cudaChannelFormatDesc source_channel(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? cudaCreateChannelDesc<uchar4>() : cudaCreateChannelDesc<float>();
-}
-cudaChannelFormatDesc intermediate_channel(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? cudaCreateChannelDesc<float4>() : cudaCreateChannelDesc<float>();
-}
-std::size_t intermediate_pixel_bytes(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? sizeof(float4) : sizeof(float);
-}
-int window_outputs(PixelFormat format) {
-  return format == PixelFormat::Rgba8 ? TexturePolicyFor<PixelFormat::Rgba8>::type::kOutputs
-                                      : TexturePolicyFor<PixelFormat::F32>::type::kOutputs;
+// The formats the kernels are compiled for; the others run as F32 planes (gpu_method.hpp).
+using NativeFormats = RgbaAndFloatFormats;
+
+// The texels of the source and of the float intermediate, and the register window's N, of a format.
+struct FormatTexels {
+  cudaChannelFormatDesc source{};
+  cudaChannelFormatDesc intermediate{};
+  std::size_t intermediate_bytes = 0;
+  int window_outputs = 0;
+};
+FormatTexels texels_of(PixelFormat format) {
+  FormatTexels t;
+  dispatch_format(NativeFormats{}, format, [&](auto tag) {
+    constexpr PixelFormat F = decltype(tag)::value;
+    t = {cudaCreateChannelDesc<PixelStorage<F>>(), cudaCreateChannelDesc<PixelAccum<F>>(), sizeof(PixelAccum<F>),
+         TexturePolicyFor<F>::type::kOutputs};
+  });
+  return t;
 }
 
 // What the device allows for pitched 2D textures.
@@ -186,16 +197,23 @@ class SeparableTexture final : public GpuMethod {
 
   ~SeparableTexture() override {
     fence().wait_for_last_run_logged();  // a texture object is destroyed only after the runs that read it
-    destroy(source_texture_);
+    for (TextureBinding& binding : source_textures_) destroy(binding);
     destroy(intermediate_texture_);
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
+    return with_rounding(kFloatRoundingBound, problem.params.rounding);
+  }
+
+  Route route(PixelFormat format) const override {
+    return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
+  }
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    const std::size_t row_bytes = round_up(
-        static_cast<std::size_t>(problem.width) * intermediate_pixel_bytes(problem.format), kOwnRowAlignmentBytes);
+    const std::size_t row_bytes =
+        round_up(static_cast<std::size_t>(problem.width) * texels_of(kernel_format(problem.format)).intermediate_bytes,
+                 kOwnRowAlignmentBytes);
     if (problem.width > kTextureMaxWidth || problem.height > kTextureMaxHeight || row_bytes > kTextureMaxPitchBytes) {
       char text[300];
       std::snprintf(text, sizeof text,
@@ -217,7 +235,7 @@ class SeparableTexture final : public GpuMethod {
       limits_ = query_texture_limits();
       limits_known_ = true;
     }
-    const std::size_t intermediate_pitch = aligned_pitch(problem.width, intermediate_pixel_bytes(problem.format));
+    const std::size_t intermediate_pitch = aligned_pitch(problem.width, texels_of(problem.format).intermediate_bytes);
     if (problem.width > limits_.max_width || problem.height > limits_.max_height ||
         intermediate_pitch > static_cast<std::size_t>(limits_.max_pitch_bytes)) {
       char text[300];
@@ -230,13 +248,15 @@ class SeparableTexture final : public GpuMethod {
     }
 
     const FilterParams& params = problem.params;
-    weights().reserve(static_cast<std::size_t>(padded_tap_count(kMaxRadius, 8)));  // the longest kernel, once
-    weights().set(padded_weights(params.sigma, params.radius(), window_outputs(problem.format)));
+    // The longest kernel, once: a custom pair's two longest masks.
+    weights().reserve(2 * static_cast<std::size_t>(padded_tap_count(kMaxMaskTaps / 2, 8)));
+    passes_ = pass_weights(params, texels_of(problem.format).window_outputs);
+    weights().set(passes_.weights);
 
     // The intermediate and its texture: rebuilt when the size, format or border's address mode change.
-    ensure_aligned_image(intermediate_, problem.width, problem.height, intermediate_pixel_bytes(problem.format),
+    ensure_aligned_image(intermediate_, problem.width, problem.height, texels_of(problem.format).intermediate_bytes,
                          "float intermediate");
-    const cudaChannelFormatDesc channel = intermediate_channel(problem.format);
+    const cudaChannelFormatDesc channel = texels_of(problem.format).intermediate;
     const cudaTextureAddressMode mode = address_mode_for(params.border);
     if (!intermediate_texture_.matches(intermediate_.data, intermediate_.pitch_bytes, problem.width, problem.height,
                                        channel, mode)) {
@@ -249,50 +269,56 @@ class SeparableTexture final : public GpuMethod {
     // (it depends on the source's address), but one that no longer fits goes here: prepare may wait
     // for the last run (the viewer prepares on a worker), run() must not (in the viewer's frame that
     // wait lasted as long as the frames queued on the GPU, up to 8 ms on the H100).
-    const cudaChannelFormatDesc source = source_channel(problem.format);
-    if (source_texture_.object && (source_texture_.address_mode != mode || source_texture_.channel.x != source.x ||
-                                   source_texture_.channel.f != source.f)) {
-      fence().wait_for_last_run();
-      destroy(source_texture_);
-    }
+    const cudaChannelFormatDesc source = texels_of(problem.format).source;
+    for (TextureBinding& binding : source_textures_)
+      if (binding.object && (binding.address_mode != mode || binding.channel.x != source.x ||
+                             binding.channel.y != source.y || binding.channel.f != source.f)) {
+        fence().wait_for_last_run();
+        destroy(binding);
+      }
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
+    const FilterProblem& problem = kernel_problem();
     const std::size_t pixel_bytes = bytes_per_pixel(problem.format);
     const cudaTextureObject_t source = source_texture(src, timer, stream, pixel_bytes);
 
-    const int taps = static_cast<int>(weights().count());
-    const int radius = problem.params.radius();
     const BorderMode border = problem.params.border;
-    const std::size_t weights_smem_bytes = static_cast<std::size_t>(taps) * sizeof(float);
     const float* d_weights = weights().device();
+    // The column pass stores by the kernel's divisor and the rounding asked for.
+    const StoreRule rule{passes_.divisor, problem.params.rounding};
 
-    dispatch_format(problem.format, [&](auto tag) {
+    dispatch_format(NativeFormats{}, problem.format, [&](auto tag) {
       constexpr PixelFormat F = decltype(tag)::value;
       using P = typename TexturePolicyFor<F>::type;
       using Storage = typename PixelTraits<F>::Storage;
       using Accum = typename PixelTraits<F>::Accum;
       {
         ScopedStage stage(timer, "rows", stream);
-        const LinePass rows{problem.height, problem.width, radius, taps, border};
+        const LinePass rows{problem.height, problem.width, passes_.row_radius, passes_.row_taps, border};
         TextureRowsKernel<P, Storage, Accum><<<texture_rows_grid<P>(problem.width, problem.height), P::kThreads,
-                                               weights_smem_bytes, stream>>>(
+                                               weights_bytes(rows), stream>>>(
             rows, source, d_weights, static_cast<char*>(intermediate_.data), intermediate_.pitch_bytes);
         GAUSSLAB_CUDA_CHECK_LAUNCH("TextureRowsKernel", stream);
       }
       {
         ScopedStage stage(timer, "columns", stream);
-        const LinePass columns{problem.width, problem.height, radius, taps, border};
+        const LinePass columns{problem.width, problem.height, passes_.column_radius, passes_.column_taps, border};
         TextureColumnsKernel<P, Accum, Storage><<<texture_columns_grid<P>(problem.width, problem.height),
-                                                  P::kThreads, weights_smem_bytes, stream>>>(
-            columns, intermediate_texture_.object, d_weights, static_cast<char*>(dst.data), dst.pitch_bytes);
+                                                  P::kThreads, weights_bytes(columns), stream>>>(
+            columns, intermediate_texture_.object, d_weights + passes_.column_offset, static_cast<char*>(dst.data),
+            dst.pitch_bytes, rule);
         GAUSSLAB_CUDA_CHECK_LAUNCH("TextureColumnsKernel", stream);
       }
     });
   }
 
  private:
+  // A pass's weights in the block's shared memory.
+  static std::size_t weights_bytes(const LinePass& pass) {
+    return static_cast<std::size_t>(pass.padded_taps) * sizeof(float);
+  }
+
   // The texture the row pass reads: over `src` itself when it is aligned for a texture, otherwise
   // over an aligned copy made here (the "copy" stage).
   cudaTextureObject_t source_texture(const ConstImageView& src, StageTimer* timer, cudaStream_t stream,
@@ -314,14 +340,23 @@ class SeparableTexture final : public GpuMethod {
     // Cached by address: the viewer's source stays put, so this creates one texture per image load.
     // A buffer freed and reallocated at the same address with the same layout reuses the texture,
     // which then reads the new buffer (a texture object holds an address, not an allocation).
-    const cudaChannelFormatDesc channel = source_channel(src.format);
-    const cudaTextureAddressMode mode = address_mode_for(prepared_problem().params.border);
-    if (!source_texture_.matches(data, pitch_bytes, src.width, src.height, channel, mode)) {
-      fence().wait_for_last_run();
-      destroy(source_texture_);
-      create(source_texture_, data, pitch_bytes, src.width, src.height, channel, mode);
+    const cudaChannelFormatDesc channel = texels_of(src.format).source;
+    const cudaTextureAddressMode mode = address_mode_for(kernel_problem().params.border);
+    TextureBinding* lru = &source_textures_[0];
+    for (TextureBinding& binding : source_textures_) {
+      if (binding.matches(data, pitch_bytes, src.width, src.height, channel, mode)) {
+        binding.last_use = ++texture_uses_;
+        return binding.object;
+      }
+      if (binding.last_use < lru->last_use) lru = &binding;
     }
-    return source_texture_.object;
+    // A texture is destroyed only after the runs that read it; never one this run's earlier planes
+    // read (they are the most recently used, and there are as many bindings as planes).
+    fence().wait_for_last_run();
+    destroy(*lru);
+    create(*lru, data, pitch_bytes, src.width, src.height, channel, mode);
+    lru->last_use = ++texture_uses_;
+    return lru->object;
   }
 
   // Makes `image` a width × height image of pixel_bytes-sized pixels with a texture-aligned base and
@@ -333,7 +368,9 @@ class SeparableTexture final : public GpuMethod {
       // The textures over the old buffer go with it.
       fence().wait_for_last_run();
       if (&image == &intermediate_) destroy(intermediate_texture_);
-      if (&image == &source_copy_) destroy(source_texture_);
+      if (&image == &source_copy_)
+        for (TextureBinding& binding : source_textures_)
+          if (binding.data == source_copy_.data) destroy(binding);
       image.buffer.reserve(bytes, std::string("the ") + what + " of " + std::to_string(width) + "×" +
                                       std::to_string(height));
     }
@@ -351,10 +388,14 @@ class SeparableTexture final : public GpuMethod {
 
   TextureLimits limits_;
   bool limits_known_ = false;
+  PassWeights passes_;  // the prepared problem's weights and pass shapes
   AlignedImage intermediate_{fence()};
   AlignedImage source_copy_{fence()};  // only for sources that cannot be bound directly
   TextureBinding intermediate_texture_;
-  TextureBinding source_texture_;
+  // The source textures, cached by address: the source's (the viewer's stays put), or the channel
+  // adapter's planes, one binding each, so that no plane's texture replaces another's within a run.
+  std::array<TextureBinding, 4> source_textures_;
+  unsigned long long texture_uses_ = 0;
 };
 
 }  // namespace
@@ -363,9 +404,13 @@ MethodEntry separable_texture_method() {
   MethodInfo info{"separable_texture", "Separable (texture)",
                   "Row pass then column pass reading through texture objects, 4–8 outputs per thread; 2(2r+1) "
                   "multiply-adds and about 2(2r+1)/N fetches per pixel and channel, r = 4σ",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 reference",
+                  {},
                   Backend::Cuda};
+  info.formats = FormatSet::all();  // RGBA8, F32, RGBA16 and RGBA32F compiled, the others as F32 planes
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
   info.same_bytes_in_bands = true;
+  info.kernels = KernelSupport::Separable;  // any odd masks, a pair, a rank-1 matrix (kernel_taps)
+  info.all_roundings = true;
   return {info, [info] { return std::make_unique<SeparableTexture>(info); }};
 }
 

@@ -11,11 +11,13 @@
 // Cost per pixel: 3 kSteps products of 16 × 8 × 8 per 128 outputs and pass (the row pass also over
 // the 2R apron rows: × 1.375 at radius 20), kSteps = (radius + 4) / 4 rounded up, 2 to 7 (radius 20:
 // 6), whatever the tap count within it.
-// Limits: float32 one channel, radius ≤ 24 (sigma 6 at truncate 4), five borders, any size, sm_80 or
+// Limits: float images (the split operands keep float precision for float samples; bytes are for
+// separable_int8): F32 as it is, half and float ones of 1-4 channels as F32 planes; radius ≤ 24
+// (sigma 6 at truncate 4), five borders, any size, sm_80 or
 // later; 25–58 KiB of shared memory per 256-thread block. An infinite or NaN sample makes NaN up to
 // R + 7 pixels away (zero band weights times infinity), where the FIR methods give ±inf within r.
 // Accuracy: FIR class: samples kept to 2^-20, weights to 2^-22 of their size, fp32 sums: float-rounding
-// size, bound 1e-5 of the peak (tested on the CPU model and the GPU).
+// size, bound kFloatRoundingBound (tested on the CPU model and the GPU).
 // Measured (NVIDIA H200, 4096², reflect, gausslab-bench): 41×41 0.094 ms (separable_fused 0.112),
 // radius 24 (sigma 6) 0.104 ms, radius 12 (sigma 3) 0.074 ms, 7×7 0.064 ms (separable_fused 0.048):
 // latency-bound, the tensor pipe 42 % busy, plus about one block's lifetime (10 µs) to fill and drain
@@ -25,6 +27,7 @@
 #include <string>
 
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/gpu_method.hpp"
@@ -68,14 +71,15 @@ struct DeviceMma {
 template <int kSteps>
 __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads,
                                   resident_blocks_bound(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>::kMinBlocksPerSm))
-    SeparableTf32Kernel(Problem p, int radius, bool aligned16, const char* src, std::size_t src_pitch, char* dst,
+    SeparableTf32Kernel(TileProblem p, bool aligned16, const char* src, std::size_t src_pitch, char* dst,
                         std::size_t dst_pitch, const float* weights) {
   using P = PolicyFor<kSteps>;
   extern __shared__ float4 tf32_shared[];
   float* const raw = reinterpret_cast<float*>(tf32_shared);
   const int thread = static_cast<int>(threadIdx.x);
   const int lane = thread & 31, warp = thread >> 5;
-  const Tile tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
+  const TileOrigin tile = tile_of<P>(p, static_cast<int>(blockIdx.x));
+  const int radius = p.radius;
 
   const DeviceFill fill{src, src_pitch, raw};
   if (warp < P::kWholeGroups) fill_own_group<P>(p, tile, warp, lane, aligned16, fill);
@@ -145,19 +149,20 @@ __global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads,
   }
 }
 
-using Tf32Kernel = void (*)(Problem, int, bool, const char*, std::size_t, char*, std::size_t, const float*);
+using Tf32Kernel = void (*)(TileProblem, bool, const char*, std::size_t, char*, std::size_t, const float*);
 
 struct Tf32Launch {
   Tf32Kernel kernel = nullptr;
   int threads = 0;
   long long blocks = 0;
+  unsigned grid = 0;  // blocks, checked (on_prepare)
   unsigned shared_bytes = 0;
 };
 
 template <int kSteps>
 Tf32Launch launch_for(int width, int height) {
   using P = PolicyFor<kSteps>;
-  return {&SeparableTf32Kernel<kSteps>, P::kThreads, tile_count<P>(width, height), P::kSharedBytes};
+  return {&SeparableTf32Kernel<kSteps>, P::kThreads, block_count<P>(width, height), 0, P::kSharedBytes};
 }
 
 Tf32Launch tf32_launch(int width, int height, int radius) {
@@ -178,9 +183,6 @@ class SeparableTf32 final : public GpuMethod {
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {
-    if (problem.format != PixelFormat::F32)
-      return "separable_tf32 filters float images (its split operands are for float samples): for RGBA8 use "
-             "separable_fused or multires";
     const int radius = problem.params.radius();
     if (radius > kMaxTf32Radius)
       return "radius " + std::to_string(radius) + " exceeds separable_tf32's " + std::to_string(kMaxTf32Radius) +
@@ -188,26 +190,22 @@ class SeparableTf32 final : public GpuMethod {
     return tensor_core_refusal("separable_tf32", "the tensor cores' tf32 mma");
   }
 
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  AccuracyBound accuracy_bound(const FilterProblem&) const override { return kFloatRoundingBound; }
 
   void on_prepare(const FilterProblem& problem) override {
     weights().reserve(static_cast<std::size_t>(2 * kMaxTf32Radius + 1));
     weights().set(gaussian_weights_f32(problem.params.sigma, problem.params.radius()));
     launch_ = tf32_launch(problem.width, problem.height, problem.params.radius());
-    if (launch_.blocks <= 0 || launch_.blocks > 0x7fffffffLL)
-      throw std::logic_error("separable_tf32: a launch of " + std::to_string(launch_.blocks) + " blocks");
-    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(launch_.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(launch_.shared_bytes)));
-    GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(launch_.kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                             cudaSharedmemCarveoutMaxShared));
+    launch_.grid = grid_blocks(launch_.blocks, "separable_tf32: SeparableTf32Kernel");
+    set_shared_memory(launch_.kernel, launch_.shared_bytes, Carveout::PreferShared);
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    const FilterProblem& problem = prepared_problem();
-    const Problem p{problem.width, problem.height, problem.params.border};
+    const FilterProblem& problem = kernel_problem();
+    const TileProblem p{problem.width, problem.height, problem.params.radius(), problem.params.border};
     ScopedStage stage(timer, "tf32", stream);
-    launch_.kernel<<<static_cast<unsigned>(launch_.blocks), launch_.threads, launch_.shared_bytes, stream>>>(
-        p, problem.params.radius(), rows_aligned(src, 16),
+    launch_.kernel<<<launch_.grid, launch_.threads, launch_.shared_bytes, stream>>>(
+        p, rows_aligned(src, 16),
         static_cast<const char*>(src.data), src.pitch_bytes, static_cast<char*>(dst.data), dst.pitch_bytes,
         weights().device());
     GAUSSLAB_CUDA_CHECK_LAUNCH("SeparableTf32Kernel", stream);
@@ -224,7 +222,10 @@ MethodEntry separable_tf32_method() {
                   "Both passes as tf32 tensor-core products with the Toeplitz matrix of the weights (operands "
                   "split into a high part and a rest, three products, fp32 sums), one kernel per 32×128 tile; "
                   "F32, radius ≤ 24, sm_80+",
-                  "float rounding class: within 1e-5 of the peak against the float64 reference", Backend::Cuda};
+                  {}, Backend::Cuda};
+  // float samples (below); channels as F32 planes
+  info.formats = FormatSet::of_samples({SampleType::F16, SampleType::F32});
+  info.accuracy = accuracy_promise("split tf32 products, the FIR class", kFloatRoundingBound, info.formats);
   return {info, [info] { return std::make_unique<SeparableTf32>(info); }};
 }
 

@@ -45,6 +45,7 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
+#include "gausslab/cuda/tile_grid.cuh"
 #include "mma_accumulator_layout.cuh"
 
 namespace gausslab::tf32_fir {
@@ -168,29 +169,8 @@ struct Policy {
                 "each warp takes the same number of units, down one strip");
 };
 
-struct Problem {
-  int width = 0;
-  int height = 0;
-  BorderMode border = BorderMode::Reflect;
-};
-
-struct Tile {
-  int x0;
-  int y0;
-};
-
-template <class P>
-GAUSSLAB_HD long long tile_count(int width, int height) {
-  return static_cast<long long>((width + P::kTileW - 1) / P::kTileW) * ((height + P::kTileH - 1) / P::kTileH);
-}
-
-// Tiles x fastest, so that neighbours sharing an apron run close together (the apron then comes from
-// L2).
-template <class P>
-GAUSSLAB_HD Tile tile_of(const Problem& p, int block) {
-  const int tiles_x = (p.width + P::kTileW - 1) / P::kTileW;
-  return {(block % tiles_x) * P::kTileW, (block / tiles_x) * P::kTileH};
-}
+// One block per kTileW × kTileH tile, x fastest (so that neighbours sharing an apron run close
+// together: the apron then comes from L2): TileProblem, block_count and tile_of (tile_grid.cuh).
 
 // ---- the weights --------------------------------------------------------------------------------------
 
@@ -236,7 +216,7 @@ GAUSSLAB_HD SplitA split_a(float a0, float a1, float a2, float a3) {
 // aligned16: the source's rows start on 16-byte boundaries. Raw rows [row_begin, row_end), shared
 // by `workers` threads (a multiple of 32) of which this is `worker`.
 template <class P, class Fill>
-GAUSSLAB_HD void fill_rows(const Problem& p, Tile tile, int row_begin, int row_end, int worker, int workers,
+GAUSSLAB_HD void fill_rows(const TileProblem& p, TileOrigin tile, int row_begin, int row_end, int worker, int workers,
                            bool aligned16, const Fill& fill) {
   const int first_x = tile.x0 - P::kR, first_y = tile.y0 - P::kR;
   if (aligned16 && first_x >= 0 && first_y >= 0 && first_x + P::kRawW <= p.width && first_y + P::kRawH <= p.height) {
@@ -269,13 +249,14 @@ GAUSSLAB_HD void fill_rows(const Problem& p, Tile tile, int row_begin, int row_e
 
 // Phase 1a: warp `warp`'s own whole group, rows 16 warp to 16 warp + 15, by its lanes.
 template <class P, class Fill>
-GAUSSLAB_HD void fill_own_group(const Problem& p, Tile tile, int warp, int lane, bool aligned16, const Fill& fill) {
+GAUSSLAB_HD void fill_own_group(const TileProblem& p, TileOrigin tile, int warp, int lane, bool aligned16,
+                                const Fill& fill) {
   fill_rows<P>(p, tile, 16 * warp, 16 * warp + 16, lane, 32, aligned16, fill);
 }
 
 // Phase 1b: the tail groups' rows, a share for every thread of the block.
 template <class P, class Fill>
-GAUSSLAB_HD void fill_tail_rows(const Problem& p, Tile tile, int thread, bool aligned16, const Fill& fill) {
+GAUSSLAB_HD void fill_tail_rows(const TileProblem& p, TileOrigin tile, int thread, bool aligned16, const Fill& fill) {
   fill_rows<P>(p, tile, 16 * P::kWholeGroups, P::kRawH, thread, P::kThreads, aligned16, fill);
 }
 

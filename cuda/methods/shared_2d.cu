@@ -7,10 +7,10 @@
 // 2D sum with weights w[i]·w[j]: no partial sum is shared between outputs. The per-thread code is
 // conv2d_common.cuh; the CPU model runs it block by block (tests/cpu/methods/conv2d/test_conv2d.cpp).
 // Cost: (2r+1)² + (2r+1) multiply-adds per pixel and channel: 306 at σ 2, 4290 at σ 8.
-// Limits: any size, radius up to 2000, all five borders, RGBA8 and F32; runs estimated above 2 s (at
-// 3e12 multiply-adds per second) are refused, never one that naive_2d accepts; rows on 4-byte
-// boundaries.
-// Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8), widened from radius
+// Limits: any size, radius up to 2000, all five borders, every format (RGBA8 and F32 compiled, the
+// rest as F32 planes, gpu_method.hpp); runs estimated above 2 s (at 3e12 multiply-adds per second) are
+// refused, never one that naive_2d accepts; rows on whole pixels (4 bytes) or samples.
+// Accuracy: float32 rounding; bound kFloatRoundingBound (accuracy_promise.hpp), widened from radius
 // 800 by the summation tree's worst case (accuracy_bound).
 // Measured (NVIDIA H100 80GB HBM3, gausslab-bench): 4096² F32 7×7 0.207 ms, 41×41 2.85 ms.
 // Chunks, launch policy, shared memory and accuracy measurements: docs/methods/shared_2d.md.
@@ -66,7 +66,7 @@ template <PixelFormat F, int Capacity, int kRadius = kRunTimeRadius>
 __global__ void __launch_bounds__(Shared2dPolicy<F>::kThreads) shared2dKernel(const Shared2dArgs<F, Capacity> args) {
   extern __shared__ __align__(16) unsigned char s_window_bytes[];
   const SharedWindow<PixelAccum<F>> window{reinterpret_cast<PixelAccum<F>*>(s_window_bytes)};
-  const Tile tile = shared_2d_tile<F>(blockIdx.x, args.tiles_x);
+  const TileOrigin tile = shared_2d_tile<F>(blockIdx.x, args.tiles_x);
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   const bool has_outputs = thread_row_in_image(args, tile, ty);
 
@@ -87,9 +87,10 @@ __global__ void __launch_bounds__(Shared2dPolicy<F>::kThreads) shared2dKernel(co
 // ---- the method ------------------------------------------------------------------------------
 
 // The cost estimate for any format: the smaller of this method's and naive_2d's (see the header).
-CostEstimate shared_2d_cost(const FilterProblem& problem, int radius) {
+// `kernel_format`: the format its kernels run the problem's images in (GpuMethod::kernel_format).
+CostEstimate shared_2d_cost(const FilterProblem& problem, PixelFormat kernel_format, int radius) {
   CostEstimate own;
-  dispatch_format(problem.format, [&](auto tag) {
+  dispatch_format(kernel_format, [&](auto tag) {
     constexpr PixelFormat F = decltype(tag)::value;
     own = shared_cost<F>(problem, radius, kSharedMultiplyAddsPerSecond);
   });
@@ -106,15 +107,15 @@ class Shared2d final : public HaloReadingGpuMethod {
     // The chunk depends on the device; before prepare(), assume the policy's (the bound barely moves).
     const int taps = 2 * problem.params.radius() + 1;
     int max_chunk = 0;
-    dispatch_format(problem.format, [&](auto tag) { max_chunk = Shared2dPolicy<decltype(tag)::value>::kMaxChunk; });
+    dispatch_format(kernel_format(problem.format),
+                    [&](auto tag) { max_chunk = Shared2dPolicy<decltype(tag)::value>::kMaxChunk; });
     const ChunkPlan plan = problem == prepared_problem() ? plan_ : make_chunk_plan(taps, max_chunk);
-    const double relative = error_bound_from_units(shared_error_units(plan));
-    return {relative, std::max(0.51, 0.5 + 255.0 * relative)};
+    return bound_from_units(shared_error_units(plan));
   }
 
-  WindowBands window_bands() const override {
+  WindowBands kernel_window_bands() const override {
     std::size_t accum_bytes = 0;
-    dispatch_format(prepared_problem().format, [&](auto tag) { accum_bytes = sizeof(PixelAccum<decltype(tag)::value>); });
+    dispatch_format(kernel_problem().format, [&](auto tag) { accum_bytes = sizeof(PixelAccum<decltype(tag)::value>); });
     return shared_window_bands(plan_, accum_bytes);
   }
 
@@ -130,7 +131,8 @@ class Shared2d final : public HaloReadingGpuMethod {
   }
 
   std::string method_limits(const FilterProblem& problem) const override {
-    return cost_refusal("shared_2d", problem, [&](int radius) { return shared_2d_cost(problem, radius); });
+    const PixelFormat kernel = kernel_format(problem.format);
+    return cost_refusal("shared_2d", problem, [&](int radius) { return shared_2d_cost(problem, kernel, radius); });
   }
 
   void on_prepare(const FilterProblem& problem) override {
@@ -147,11 +149,9 @@ class Shared2d final : public HaloReadingGpuMethod {
       // Opt in to the largest window any instance of this format uses on this device (never less,
       // so two instances with different chunks cannot undo each other's setting).
       if (max_chunk > 0 && window_bytes<F>(max_chunk) > kDefaultSharedBytes) {
-        const int bytes = static_cast<int>(window_bytes<F>(max_chunk));
-        GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(shared2dKernel<F, kSmallWeightCapacity>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        GAUSSLAB_CUDA_CHECK(cudaFuncSetAttribute(shared2dKernel<F, kLargeWeightCapacity>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        const std::size_t bytes = window_bytes<F>(max_chunk);
+        set_shared_memory(shared2dKernel<F, kSmallWeightCapacity>, bytes, Carveout::Default);
+        set_shared_memory(shared2dKernel<F, kLargeWeightCapacity>, bytes, Carveout::Default);
       }
       if (max_chunk > 0) window_bytes_ = window_bytes<F>(make_chunk_plan(taps, max_chunk).chunk);
     });
@@ -168,11 +168,11 @@ class Shared2d final : public HaloReadingGpuMethod {
   void launch(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) const {
     using P = Shared2dPolicy<F>;
     Shared2dArgs<F, Capacity> args =
-        make_shared_2d_args<F, Capacity>(src, dst, prepared_problem().params, plan_, row_weights_);
+        make_shared_2d_args<F, Capacity>(src, dst, kernel_problem().params, plan_, row_weights_);
     args.halo_in_memory = halo_in_memory();
     args.bands = bands();
-    const long long blocks = tile_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight);
-    if (blocks > INT_MAX) throw std::invalid_argument("shared_2d: the image needs more thread blocks than a grid holds");
+    const long long tiles = tile_block_count(dst.width, dst.height, P::kTileWidth, P::kTileHeight);
+    const unsigned blocks = grid_blocks(tiles, "shared_2d: shared2dKernel");
 
     ScopedStage stage(timer, "convolve", stream);
     // The compile-time kernels need the whole kernel in one chunk (every device's chunk is >= 26).
@@ -184,7 +184,7 @@ class Shared2d final : public HaloReadingGpuMethod {
                     [&](auto radius) {
       constexpr int kRadius = decltype(radius)::value;
       if constexpr (kRadius == kRunTimeRadius || Capacity == kSmallWeightCapacity)  // no large-capacity copies
-        shared2dKernel<F, Capacity, kRadius><<<static_cast<unsigned int>(blocks), dim3(P::kThreadsX, P::kThreadsY),
+        shared2dKernel<F, Capacity, kRadius><<<blocks, dim3(P::kThreadsX, P::kThreadsY),
                                                window_bytes_, stream>>>(args);
     });
     GAUSSLAB_CUDA_CHECK_LAUNCH("shared2dKernel", stream);
@@ -203,11 +203,13 @@ MethodEntry shared_2d_method() {
                   "Tile + apron in shared memory, 3 (RGBA8) or 5 (F32) outputs per thread, weights w[i]·w[j]: still "
                   "the full 2D convolution, (2r+1)² multiply-adds per pixel and channel, r = 4σ: 289 at σ=2, 4225 "
                   "at σ=8; radii beyond the tile in 32×32 chunks",
-                  "float32 rounding: within 1e-5 of the peak (F32) and 0.51 levels (RGBA8) of the float64 "
-                  "reference, a little wider from radius 800 (the rounding of its summation tree)",
+                  {},
                   Backend::Cuda};
   info.same_bytes_in_bands = true;
   info.computes_core_from_halo = true;
+  info.formats = FormatSet::all();  // RGBA8 and F32 compiled, the others as F32 planes (gpu_method.hpp)
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats,
+                                   "a little wider from radius 800 (the rounding of its summation tree)");
   MethodEntry entry{info, [info] { return std::make_unique<Shared2d>(info, true); }};
   entry.create_looped = [info] { return std::make_unique<Shared2d>(info, false); };
   return entry;

@@ -23,6 +23,7 @@
 
 #include "gausslab/core/border.hpp"
 #include "gausslab/core/host_device.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 
 namespace gausslab::tiled1d {
 
@@ -175,10 +176,10 @@ GAUSSLAB_HD void store_outputs(const SignalArgs& args, int block, int thread, co
 // First-order float32 worst case relative to sum |w·x|, in units of 2^-24: the weights rounded once
 // (1), a group's partial sum (kOutputs), the groups (ceil(taps / kOutputs)).
 inline double error_units(int taps) { return 1.0 + P::kOutputs + (taps + P::kOutputs - 1) / P::kOutputs; }
-// The promise: 1e-5 relative, widened by that worst case where it is larger (radius beyond 1199).
+// The promise: the FIR class, widened by that worst case where it is larger (radius beyond 1199).
 inline double error_bound(int taps) {
   const double units = error_units(taps) * 5.9604644775390625e-8;
-  return units > 1e-5 ? units : 1e-5;
+  return units > kFloatRoundingBound.max_relative_error ? units : kFloatRoundingBound.max_relative_error;
 }
 
 }  // namespace gausslab::tiled1d

@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "gausslab/core/accuracy.hpp"
+#include "gausslab/core/host_image.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/reference.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/auto_method.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
@@ -43,7 +45,7 @@ constexpr int kTimedRuns = 5;
 // A method slower than this at some sigma is not measured at larger ones (its time only grows,
 // and something else is far faster there).
 constexpr double kGiveUpMs = 20.0;
-constexpr const char* kMagic = "gausslab-auto-calibration 3";
+constexpr const char* kMagic = "gausslab-auto-calibration 4";
 // The check before timing: a small odd-sized image, against the float64 reference.
 constexpr int kCheckWidth = 97, kCheckHeight = 61;
 
@@ -57,7 +59,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 AccuracyBound accuracy_cap(AccuracyClass accuracy) {
-  return accuracy == AccuracyClass::Exact ? AccuracyBound{1e-5, 0.51} : AccuracyBound{1e-3, 0.8};
+  return accuracy == AccuracyClass::Exact ? kFloatRoundingBound : kApproximationCap;
 }
 
 CalibrationKey current_calibration_key() {
@@ -68,7 +70,11 @@ CalibrationKey current_calibration_key() {
 
 bool calibration_matches(const CalibrationTable& table, const CalibrationKey& key) {
   return !key.gpu.empty() && table.gpu == key.gpu && table.driver == key.driver && table.build == key.build &&
-         !table.entries.empty();
+         !table.formats.empty();
+}
+
+bool calibrated_for(const CalibrationTable& table, PixelFormat format) {
+  return std::find(table.formats.begin(), table.formats.end(), format) != table.formats.end();
 }
 
 namespace {
@@ -88,6 +94,13 @@ std::optional<double> time_at_sigma(std::vector<const CalibrationEntry*> points,
   return points.back()->ms;
 }
 
+// The sigma a problem costs like: its own for the Gaussian; for a custom kernel the Gaussian's of the
+// same reach (radius = 4 sigma), whose taps the FIR methods' times follow.
+double cost_sigma(const FilterParams& params) {
+  if (!params.custom_kernel()) return params.sigma;
+  return std::max(kMinSigma, params.radius() / kDefaultTruncate);
+}
+
 }  // namespace
 
 std::optional<double> predict_ms(const CalibrationTable& table, const std::string& method_id,
@@ -96,12 +109,12 @@ std::optional<double> predict_ms(const CalibrationTable& table, const std::strin
   for (const CalibrationEntry& e : table.entries)
     if (e.method_id == method_id && e.format == problem.format) (e.large ? large : small).push_back(&e);
   if (table.width <= 0 || table.height <= 0) return std::nullopt;
-  const std::optional<double> t1 = time_at_sigma(small, problem.params.sigma);
+  const std::optional<double> t1 = time_at_sigma(small, cost_sigma(problem.params));
   if (!t1) return std::nullopt;
   const double p = static_cast<double>(problem.pixel_count());
   const double p1 = static_cast<double>(table.width) * table.height;
   const double p2 = static_cast<double>(table.large_width) * table.large_height;
-  const std::optional<double> t2 = p2 > p1 ? time_at_sigma(large, problem.params.sigma) : std::nullopt;
+  const std::optional<double> t2 = p2 > p1 ? time_at_sigma(large, cost_sigma(problem.params)) : std::nullopt;
   if (!t2 || p <= p1) return *t1 * p / p1;
   if (p >= p2) return *t2 * p / p2;
   return *t1 + (*t2 - *t1) * (p - p1) / (p2 - p1);
@@ -135,11 +148,10 @@ std::vector<std::string> auto_candidates(const FilterProblem& problem, AccuracyC
     const AccuracyBound bound = method->accuracy_bound(problem);
     // Floor and ceil lose up to a level where half up loses half of one: the user's choice, not
     // the method's error.
-    const double rounding_allowance = problem.params.rounding == IntegerRounding::Nearest ? 0.0 : 0.5;
-    const bool within = problem.format == PixelFormat::Rgba8
-                            ? bound.max_error_8bit <= cap.max_error_8bit + rounding_allowance
-                            : bound.max_relative_error <= cap.max_relative_error;
-    if (within) ids.push_back(entry.info.id);
+    const bool directed = problem.params.rounding != IntegerRounding::Nearest && is_integer(sample_type(problem.format));
+    const double rounding_allowance = directed ? 0.5 : 0.0;
+    if (bound_for(bound, problem.format) <= bound_for(cap, problem.format) + rounding_allowance)
+      ids.push_back(entry.info.id);
   }
   return ids;
 }
@@ -187,6 +199,14 @@ std::optional<CalibrationTable> read_calibration(const std::string& path) {
       if (!(s >> table.large_width >> table.large_height)) return std::nullopt;
     } else if (auto v = rest(line, "rejected")) {
       table.rejected.push_back(*v);
+    } else if (auto v = rest(line, "formats")) {
+      std::istringstream s(*v);
+      std::string name;
+      while (s >> name) {
+        const std::optional<PixelFormat> f = pixel_format_from_string(name);
+        if (!f) return std::nullopt;
+        table.formats.push_back(*f);
+      }
     } else if (auto v = rest(line, "time"), w = rest(line, "time-large"); v || w) {
       std::istringstream s(v ? *v : *w);
       CalibrationEntry e;
@@ -217,6 +237,9 @@ void write_calibration(const std::string& path, const CalibrationTable& table) {
         << "build " << table.build << "\n"
         << "size " << table.width << " " << table.height << "\n"
         << "large-size " << table.large_width << " " << table.large_height << "\n";
+    out << "formats";
+    for (PixelFormat format : table.formats) out << " " << to_string(format);
+    out << "\n";
     out.precision(6);
     for (const CalibrationEntry& e : table.entries)
       out << (e.large ? "time-large " : "time ") << e.method_id << " " << to_string(e.format) << " " << e.sigma << " " << e.ms << "\n";
@@ -237,51 +260,50 @@ void write_calibration(const std::string& path, const CalibrationTable& table) {
 
 namespace {
 
+// A random image over the format's nominal range (RGBA8 and F32 as make_random_* make them).
+HostImage check_image(PixelFormat format) {
+  if (format == PixelFormat::Rgba8) return HostImage::from(make_random_rgba8(kCheckWidth, kCheckHeight, 17));
+  if (format == PixelFormat::F32) return HostImage::from(make_random_f32(kCheckWidth, kCheckHeight, 17));
+  HostImage image(kCheckWidth, kCheckHeight, format);
+  std::uint32_t state = 17u;
+  const SampleType sample = sample_type(format);
+  for (int y = 0; y < kCheckHeight; ++y)
+    for (int x = 0; x < kCheckWidth; ++x)
+      for (int c = 0; c < channel_count(format); ++c) {
+        state = state * 1664525u + 1013904223u;
+        const float unit = static_cast<float>(state >> 8) / 16777216.0f;  // [0, 1)
+        image.set_sample(x, y, c, unit * static_cast<float>(nominal_max(sample)));
+      }
+  return image;
+}
+
 // Empty when `method` meets its bound on a small random image at this sigma on this GPU; else why.
 std::string check_on_device(Method& method, PixelFormat format, double sigma, cudaStream_t stream) {
   FilterProblem problem{kCheckWidth, kCheckHeight, format, {}};
   problem.params.sigma = sigma;
   if (!method.unsupported_reason(problem).empty()) return {};  // not checkable at this size: timed as is
   DeviceImage src(kCheckWidth, kCheckHeight, format), dst(kCheckWidth, kCheckHeight, format);
-  std::vector<double> reference;
-  AccuracyStats stats;
-  if (format == PixelFormat::Rgba8) {
-    const ImageRgba8 host = make_random_rgba8(kCheckWidth, kCheckHeight, 17);
-    ImageRgba8 result(kCheckWidth, kCheckHeight);
-    src.upload(host.view(), stream);
-    method.prepare(problem);
-    method.run(src.view(), dst.view(), nullptr, stream);
-    dst.download(result.view(), stream);
-    GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    stats = compare_with_reference(result.view(), reference_gaussian(host.view(), problem.params), 255);
-  } else {
-    const ImageF32 host = make_random_f32(kCheckWidth, kCheckHeight, 17);
-    ImageF32 result(kCheckWidth, kCheckHeight);
-    src.upload(host.view(), stream);
-    method.prepare(problem);
-    method.run(src.view(), dst.view(), nullptr, stream);
-    dst.download(result.view(), stream);
-    GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    stats = compare_with_reference(result.view(), reference_gaussian(host.view(), problem.params), 1);
-  }
+  const HostImage host = check_image(format);
+  HostImage result(kCheckWidth, kCheckHeight, format);
+  src.upload(host.view(), stream);
+  method.prepare(problem);
+  method.run(src.view(), dst.view(), nullptr, stream);
+  dst.download(result.view(), stream);
+  GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const AccuracyStats stats =
+      compare_with_reference(result.view(), reference_gaussian(host.view(), problem.params), default_peak(format));
   const AccuracyBound bound = method.accuracy_bound(problem);
-  const bool within = stats.nonfinite == 0 && (format == PixelFormat::Rgba8
-                                                   ? stats.max_abs_error <= bound.max_error_8bit
-                                                   : stats.max_relative_error <= bound.max_relative_error);
-  if (within) return {};
+  if (meets(stats, bound, format)) return {};
   char why[200];
-  std::snprintf(why, sizeof why, "sigma %g: max error %.3g levels / %.3g relative, bound %.3g / %.3g", sigma,
-                stats.max_abs_error, stats.max_relative_error, bound.max_error_8bit, bound.max_relative_error);
+  std::snprintf(why, sizeof why, "sigma %g: max error %.3g %s, bound %.3g", sigma, bounded_error(stats, format),
+                is_integer(sample_type(format)) ? "levels" : "relative", bound_for(bound, format));
   return why;
 }
 
 }  // namespace
 
-CalibrationTable measure_calibration() {
-  const CalibrationKey key = current_calibration_key();
-  if (key.gpu.empty()) throw std::runtime_error("auto calibration: no CUDA device");
-  CalibrationTable table{key.gpu, key.driver, key.build, kCalibrationSide, kCalibrationSide, {}, {}};
-  table.large_width = table.large_height = kLargeCalibrationSide;
+void measure_calibration(CalibrationTable& table, PixelFormat format) {
+  if (calibrated_for(table, format)) return;
   cudaStream_t stream = nullptr;
   GAUSSLAB_CUDA_CHECK(cudaStreamCreate(&stream));
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -289,8 +311,9 @@ CalibrationTable measure_calibration() {
   GAUSSLAB_CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<const MethodEntry*> methods;
   for (const MethodEntry& entry : method_registry())
-    if (entry.info.backend == Backend::Cuda && !is_auto(entry.info.id)) methods.push_back(&entry);
-  for (PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32}) {
+    if (entry.info.backend == Backend::Cuda && !is_auto(entry.info.id) && entry.info.formats.contains(format))
+      methods.push_back(&entry);
+  {
     DeviceImage src(kCalibrationSide, kCalibrationSide, format), dst(kCalibrationSide, kCalibrationSide, format);
     DeviceImage large_src(kLargeCalibrationSide, kLargeCalibrationSide, format);
     DeviceImage large_dst(kLargeCalibrationSide, kLargeCalibrationSide, format);
@@ -370,25 +393,33 @@ CalibrationTable measure_calibration() {
       }
     }
   }
+  table.formats.push_back(format);
   GAUSSLAB_CUDA_LOG(cudaEventDestroy(start));
   GAUSSLAB_CUDA_LOG(cudaEventDestroy(stop));
   GAUSSLAB_CUDA_LOG(cudaStreamDestroy(stream));
-  return table;
 }
 
-const CalibrationTable& auto_calibration() {
+CalibrationTable auto_calibration(PixelFormat format) {
   static std::mutex mutex;
   static std::optional<CalibrationTable> table;
   const std::lock_guard<std::mutex> lock(mutex);
-  if (table) return *table;
-  const std::string path = calibration_cache_path();
   const CalibrationKey key = current_calibration_key();
-  if (!path.empty())
-    if (std::optional<CalibrationTable> cached = read_calibration(path); cached && calibration_matches(*cached, key))
-      return *(table = std::move(cached));
-  std::fprintf(stderr, "gausslab: measuring the auto method's table on %s (once per GPU, driver and build)...\n",
-               key.gpu.c_str());
-  table = measure_calibration();
+  const std::string path = calibration_cache_path();
+  if (!table) {
+    if (!path.empty())
+      if (std::optional<CalibrationTable> cached = read_calibration(path); cached && calibration_matches(*cached, key))
+        table = std::move(cached);
+    if (!table) {
+      if (key.gpu.empty()) throw std::runtime_error("auto calibration: no CUDA device");
+      table = CalibrationTable{key.gpu, key.driver, key.build, kCalibrationSide, kCalibrationSide, {}, {}, {}};
+      table->large_width = table->large_height = kLargeCalibrationSide;
+    }
+  }
+  if (calibrated_for(*table, format)) return *table;
+  std::fprintf(stderr, "gausslab: measuring the auto method's table for %s images on %s (once per GPU, driver, build "
+                       "and format)...\n",
+               to_string(format), key.gpu.c_str());
+  measure_calibration(*table, format);
   if (path.empty()) {
     std::fprintf(stderr, "gausslab: neither XDG_CACHE_HOME nor HOME is set: the auto table is not cached\n");
   } else {

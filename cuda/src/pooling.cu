@@ -44,6 +44,10 @@ void pool_2x2_on_device(const ConstImageView& src, const ImageView& dst, PoolMod
   if (dst.width != pooled_side(src.width) || dst.height != pooled_side(src.height) || dst.format != src.format)
     throw std::invalid_argument("pool_2x2_on_device: the destination must be " + std::to_string(pooled_side(src.width)) +
                                 "×" + std::to_string(pooled_side(src.height)) + " in the source's format");
+  // core/pooling.hpp's rule is for 8-bit and float32 channels (as RGBA8 and F32 pixels here).
+  if (src.format != PixelFormat::Rgba8 && src.format != PixelFormat::F32)
+    throw std::invalid_argument(std::string("pool_2x2_on_device: 2×2 pooling takes rgba8 and f32 images, not ") +
+                                to_string(src.format));
   if (!four_byte_rows(src.data, src.pitch_bytes) || !four_byte_rows(dst.data, dst.pitch_bytes))
     throw std::invalid_argument("pool_2x2_on_device: every image row must start on a 4-byte boundary");
   const long long count = static_cast<long long>(dst.width) * dst.height;
@@ -59,7 +63,8 @@ FusedPooling* fused_pooling(Method& method) { return dynamic_cast<FusedPooling*>
 
 PoolPath run_and_pool(Method& method, const ConstImageView& src, const ImageView& full, const ImageView& pooled,
                       PoolMode mode, StageTimer* timer, cudaStream_t stream, PoolPath path) {
-  if (FusedPooling* fused = fused_pooling(method); fused != nullptr && path == PoolPath::Fused) {
+  if (FusedPooling* fused = fused_pooling(method);
+      fused != nullptr && path == PoolPath::Fused && fused->pools_fused(src.format)) {
     fused->run_pooled(src, pooled, mode, timer, stream);
     return PoolPath::Fused;
   }

@@ -54,7 +54,8 @@ void run_on_host(Method& method, const ConstImageView& src, const ImageView& poo
   method.prepare(FilterProblem{src.width, src.height, src.format, params});
   DeviceImage d_src, d_full, d_pooled(pooled.width, pooled.height, pooled.format);
   d_src.upload(src, options.stream);
-  if (!fused_pooling(method)) d_full.resize(src.width, src.height, src.format);
+  if (FusedPooling* fused = fused_pooling(method); !fused || !fused->pools_fused(src.format))
+    d_full.resize(src.width, src.height, src.format);
   try {
     run_and_pool(method, d_src.view(), d_full.view(), d_pooled.view(), pool, options.timer, options.stream);
   } catch (...) {

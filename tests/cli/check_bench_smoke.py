@@ -29,11 +29,13 @@ SIGMAS = [1.5]
 FORMATS = ["f32", "rgba8"]
 SWEEP_SIZE = 96
 SWEEP_SIGMAS = [0.5, 3]
+SWEEP_FORMATS = ["rgba8", "rgba16"]  # each sweep format its own rows, best-method table and chart
 SCALING_SIZES = [32, 64]
 SCALING_METHODS = ["auto", "separable_fused", "multires"]  # the bench's default scaling methods
 SCALING_SIGMAS = [2, 32]
 REQUIRED_COLUMNS = ["section", "method", "backend", "format", "width", "height", "kernel", "sigma", "radius", "taps",
-                    "status", "note", "runs", "ms_median", "ms_min", "ms_p90", "mpix_per_s", "gb_per_s",
+                    "status", "note", "runs", "ms_median", "ms_min", "ms_p90", "mpix_per_s", "bytes_per_pixel",
+                    "mb_moved", "gb_per_s",
                     "pct_of_copy_bandwidth", "end_to_end_ms", "max_rel_error", "max_abs_error", "psnr_db",
                     "within_bound"]
 
@@ -64,6 +66,7 @@ def main():
         command = [args.bench, "--sizes", ",".join(map(str, SIZES)), "--kernels", ",".join(map(str, KERNELS)),
                    "--sigmas", ",".join(map(str, SIGMAS)), "--formats", ",".join(FORMATS), "--sigma-sweep",
                    "--sweep-size", str(SWEEP_SIZE), "--sweep-sigmas", ",".join(map(str, SWEEP_SIGMAS)),
+                   "--sweep-formats", ",".join(SWEEP_FORMATS),
                    "--scaling-sizes", ",".join(map(str, SCALING_SIZES)),
                    "--quick", "--out", out]
         done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
@@ -88,7 +91,8 @@ def main():
         methods = listed.split("--methods ID,...       default all: ")[1].splitlines()[0].split(", ")
         per_image = len(KERNELS) + len(SIGMAS)
         scaling = len([m for m in SCALING_METHODS if m in methods]) * len(SCALING_SIGMAS) * len(SCALING_SIZES)
-        expected = len(methods) * (len(FORMATS) * len(SIZES) * per_image + len(SWEEP_SIGMAS)) + scaling
+        expected = len(methods) * (len(FORMATS) * len(SIZES) * per_image + len(SWEEP_FORMATS) * len(SWEEP_SIGMAS)) + \
+            scaling
         c.check("one CSV row per configuration", len(rows) == expected, f"{len(rows)} rows, expected {expected}")
         c.check("JSON rows equal CSV rows", len(results["rows"]) == len(rows)
                 and all(j["method"] == r["method"] and j["status"] == r["status"] for j, r in zip(results["rows"], rows)),
@@ -110,8 +114,13 @@ def main():
             r["radius"] == "20" and abs(float(r["sigma"]) - 20 / 3) < 1e-4 and r["taps"] == "41" for r in kernel_rows),
             str(kernel_rows[:1]))
         sweep = [r for r in rows if r["section"] == "sigma_sweep"]
-        c.check("sweep rows are RGBA8 at the sweep size", sweep and all(
-            r["format"] == "rgba8" and r["width"] == str(SWEEP_SIZE) for r in sweep), str(sweep[:1]))
+        c.check("sweep rows in every sweep format at the sweep size", sweep and all(
+            r["format"] in SWEEP_FORMATS and r["width"] == str(SWEEP_SIZE) for r in sweep)
+            and {r["format"] for r in sweep} == set(SWEEP_FORMATS), str(sweep[:1]))
+        c.check("bytes moved from the format's own pixel size", all(
+            abs(float(r["mb_moved"]) - 2 * int(r["width"]) * int(r["height"]) * int(r["bytes_per_pixel"]) / 1e6) < 1e-3
+            and int(r["bytes_per_pixel"]) == {"rgba8": 4, "rgba16": 8, "f32": 4}[r["format"]]
+            for r in rows if r["section"] in ("main", "sigma_sweep")), str(rows[:1]))
         scaling_rows = [r for r in rows if r["section"] == "scaling"]
         c.check("scaling rows at every scaling size and sigma", sorted({(r["width"], float(r["sigma"]))
                 for r in scaling_rows}) == sorted((str(w), float(s)) for w in SCALING_SIZES for s in SCALING_SIGMAS),
@@ -120,8 +129,9 @@ def main():
                 for r in rows if r["method"] == "auto" and r["status"] == "ok"), "an ok auto row without its choice")
         summary_path = os.path.join(out, "results.md")
         with open(summary_path, encoding="utf-8") as file:
-            c.check("results.md has the best method per sigma", "## Best method per sigma" in file.read(),
-                    "no best-method table")
+            summary = file.read()
+            c.check("results.md has the best method per sigma for each sweep format", all(
+                f"## Best method per sigma ({f}," in summary for f in SWEEP_FORMATS), "no best-method table")
 
         cuda = results["cuda"]
         gpu_rows = [r for r in rows if r["backend"] == "cuda"]
@@ -152,7 +162,7 @@ def main():
         charts = sorted(n for n in os.listdir(out) if n.endswith(".png"))
         if has_matplotlib():
             wanted = [f"time_vs_size_{k}x{k}_{f}.png" for k in KERNELS for f in FORMATS] + \
-                     [f"time_vs_sigma_{SWEEP_SIZE}x{SWEEP_SIZE}_rgba8.png"]
+                     [f"time_vs_sigma_{SWEEP_SIZE}x{SWEEP_SIZE}_{f}.png" for f in SWEEP_FORMATS]
             c.check("charts made", all(w in charts for w in wanted), f"have {charts}, want {wanted}")
             valid = True
             for name in charts:
@@ -172,7 +182,7 @@ def main():
 
         for name, bad in (("unknown method", ["--methods", "nosuch"]), ("even kernel", ["--kernels", "8"]),
                           ("sigma out of range", ["--sigmas", "0"]), ("unknown option", ["--frobnicate"]),
-                          ("bad format", ["--formats", "rgb16"])):
+                          ("bad format", ["--formats", "rgb12"])):
             bad_run = subprocess.run([args.bench, *bad, "--out", os.path.join(work, "bad")], capture_output=True,
                                      text=True, timeout=60)
             c.check(f"bad option ({name}) exits 2 with a message", bad_run.returncode == 2 and bad_run.stderr.strip(),

@@ -128,7 +128,8 @@ TEST(BenchOptions, BadValuesAreUsageErrors) {
   EXPECT_THROW(parse({"--sigmas", "0.05"}), UsageError);  // below 0.1
   EXPECT_THROW(parse({"--sigmas", "1,,2"}), UsageError);  // empty item
   EXPECT_THROW(parse({"--sizes", "0"}), UsageError);
-  EXPECT_THROW(parse({"--formats", "rgb16"}), UsageError);
+  EXPECT_THROW(parse({"--formats", "rgb12"}), UsageError);
+  EXPECT_THROW(parse({"--sweep-formats", "rgba"}), UsageError);
   EXPECT_THROW(parse({"--cpu-cap-seconds", "-1"}), UsageError);
   EXPECT_THROW(parse({"--frobnicate"}), UsageError);
   EXPECT_THROW(parse({"results"}), UsageError);  // no positional arguments
@@ -156,13 +157,28 @@ TEST(BenchPlan, EveryMethodOnEveryConfigurationGroupedByImage) {
   EXPECT_EQ(cases.back().problem.format, PixelFormat::Rgba8);
 }
 
-TEST(BenchPlan, SigmaSweepIsRgba8AtEachSweepSizeThenTheScalingRows) {
-  BenchOptions options =
-      parse({"--sizes", "64", "--sigma-sweep", "--sweep-sizes", "256,512", "--sweep-sigmas", "1,8"});
+TEST(BenchOptions, EveryPixelFormatIsAFormatToTimeAndTheSweepTakesFourByDefault) {
+  const BenchOptions options = parse({"--formats", "grey16,rgba16,rgba32f,rgb8"});
+  EXPECT_EQ(options.formats, (std::vector<PixelFormat>{PixelFormat::Grey16, PixelFormat::Rgba16, PixelFormat::Rgba32F,
+                                                       PixelFormat::Rgb8}));
+  EXPECT_EQ(parse({}).sweep_formats, (std::vector<PixelFormat>{PixelFormat::Rgba8, PixelFormat::Rgba16,
+                                                               PixelFormat::Rgba32F, PixelFormat::F32}));
+  // The bytes moved follow the format: one read and one write of 8 (RGBA16) and 16 (RGBA32F) bytes a pixel.
+  EXPECT_DOUBLE_EQ(effective_bytes(FilterProblem{100, 10, PixelFormat::Rgba16, {}}), 2.0 * 1000 * 8);
+  EXPECT_DOUBLE_EQ(effective_bytes(FilterProblem{100, 10, PixelFormat::Rgba32F, {}}), 2.0 * 1000 * 16);
+  EXPECT_DOUBLE_EQ(effective_bytes(FilterProblem{100, 10, PixelFormat::Rgb8, {}}), 2.0 * 1000 * 3);
+}
+
+TEST(BenchPlan, SigmaSweepIsEachSweepFormatAtEachSweepSizeThenTheScalingRows) {
+  BenchOptions options = parse({"--sizes", "64", "--sigma-sweep", "--sweep-sizes", "256,512", "--sweep-sigmas", "1,8",
+                                "--sweep-formats", "rgba16,rgba8"});
   const std::vector<const MethodEntry*> methods = select_methods({"cpu_separable", "cpu_openmp", "auto"});
   const std::vector<BenchCase> cases = plan_cases(options, methods);
-  // main: 2 formats × 2 kernels × 3 methods; sweep: 2 sizes × 2 sigmas × 3; scaling: auto only, 2 sigmas × 4 sizes
-  ASSERT_EQ(cases.size(), 2u * 2 * 3 + 2 * 2 * 3 + 2 * 4);
+  // main: 2 formats × 2 kernels × 3 methods; sweep: 2 formats × 2 sizes × 2 sigmas × 3; scaling: auto only,
+  // 2 sigmas × 4 sizes
+  ASSERT_EQ(cases.size(), 2u * 2 * 3 + 2 * 2 * 2 * 3 + 2 * 4);
+  EXPECT_EQ(cases[2 * 2 * 3].section, kSweepSection);
+  EXPECT_EQ(cases[2 * 2 * 3].problem.format, PixelFormat::Rgba16);
   const BenchCase& last_sweep = cases[cases.size() - 9];
   EXPECT_EQ(last_sweep.section, kSweepSection);
   EXPECT_EQ(last_sweep.problem.format, PixelFormat::Rgba8);

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "gausslab/core/cpu_filter.hpp"
 #include "gausslab/core/image.hpp"
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
@@ -33,18 +35,74 @@ const std::vector<FilterKernel>& kernels() {
 
 bool is_auto(const std::string& id) { return id == "auto" || id == "auto_exact"; }
 
-TEST(KernelMethods, EveryGpuMethodRefusesACustomKernelAndFloorUpFront) {
+// A format the method takes, RGBA8 where it does; with `integer`, an integer one (none: nullopt).
+std::optional<PixelFormat> taken_format(const MethodInfo& info, bool integer) {
+  if (info.formats.contains(PixelFormat::Rgba8)) return PixelFormat::Rgba8;
+  for (int i = 0; i < kPixelFormatCount; ++i) {
+    const auto format = static_cast<PixelFormat>(i);
+    if (info.formats.contains(format) && (!integer || is_integer(sample_type(format)))) return format;
+  }
+  return std::nullopt;
+}
+
+// The GPU methods that run custom kernels and floor/ceil; every other one is Gaussian and half up only.
+bool takes_custom_kernels(const std::string& id) {
+  return id == "separable_shared" || id == "separable_texture" || id == "naive_2d";
+}
+
+TEST(KernelMethods, Naive2dTakesEveryKernelAndRounding) {
+  const MethodEntry* entry = find_method("naive_2d");
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->info.kernels, KernelSupport::Any);
+  EXPECT_TRUE(entry->info.all_roundings);
+  const std::unique_ptr<Method> method = entry->create();
+  for (const FilterKernel& kernel : kernels())
+    for (IntegerRounding rounding : {IntegerRounding::Nearest, IntegerRounding::Floor, IntegerRounding::Ceil}) {
+      FilterProblem problem = with(kernel);
+      problem.params.rounding = rounding;
+      EXPECT_EQ(method->unsupported_reason(problem), "") << describe(problem.params);
+      EXPECT_DOUBLE_EQ(method->accuracy_bound(problem).max_error_8bit,
+                       rounding == IntegerRounding::Nearest ? 0.51 : 1.01);
+    }
+}
+
+TEST(KernelMethods, TheSeparableGpuMethodsTakeSeparableKernelsAndEveryRoundingAndRefuseAFullMatrix) {
+  for (const char* id : {"separable_shared", "separable_texture"}) {
+    const MethodEntry* entry = find_method(id);
+    ASSERT_TRUE(entry);
+    EXPECT_EQ(entry->info.kernels, KernelSupport::Separable) << id;
+    EXPECT_TRUE(entry->info.all_roundings) << id;
+    const std::unique_ptr<Method> method = entry->create();
+    for (std::size_t k = 0; k + 1 < kernels().size(); ++k)
+      for (IntegerRounding rounding : {IntegerRounding::Nearest, IntegerRounding::Floor, IntegerRounding::Ceil}) {
+        FilterProblem problem = with(kernels()[k], PixelFormat::Rgba16);
+        problem.params.rounding = rounding;
+        EXPECT_EQ(method->unsupported_reason(problem), "") << id << ", " << describe(problem.params);
+        EXPECT_DOUBLE_EQ(method->accuracy_bound(problem).max_error_16bit,
+                         kFloatRoundingBound.max_error_16bit + (rounding == IntegerRounding::Nearest ? 0.0 : 0.5));
+      }
+    EXPECT_TRUE(contains(method->unsupported_reason(with(kernels().back())), "not the outer product"))
+        << id << ": " << method->unsupported_reason(with(kernels().back()));
+  }
+}
+
+TEST(KernelMethods, EveryOtherGpuMethodRefusesACustomKernelAndFloorUpFront) {
   for (const MethodEntry& entry : method_registry()) {
-    if (entry.info.backend != Backend::Cuda || is_auto(entry.info.id)) continue;
+    if (entry.info.backend != Backend::Cuda || is_auto(entry.info.id) || takes_custom_kernels(entry.info.id))
+      continue;
     EXPECT_EQ(entry.info.kernels, KernelSupport::GaussianOnly) << entry.info.id;
     const std::unique_ptr<Method> method = entry.create();
+    const PixelFormat format = taken_format(entry.info, false).value();  // tiled_1d: f32 only
     for (const FilterKernel& kernel : kernels())
-      EXPECT_TRUE(contains(method->unsupported_reason(with(kernel)), "not a custom kernel"))
-          << entry.info.id << ": " << method->unsupported_reason(with(kernel));
-    FilterProblem floor{32, 24, PixelFormat::Rgba8, {}};
+      EXPECT_TRUE(contains(method->unsupported_reason(with(kernel, format)), "not a custom kernel"))
+          << entry.info.id << ": " << method->unsupported_reason(with(kernel, format));
+    const std::optional<PixelFormat> integer = taken_format(entry.info, true);
+    FilterProblem floor{32, 24, integer.value_or(format), {}};
     floor.params.rounding = IntegerRounding::Floor;
-    EXPECT_TRUE(contains(method->unsupported_reason(floor), "rounded half up only, not by floor"))
-        << entry.info.id << ": " << method->unsupported_reason(floor);
+    if (integer) {
+      EXPECT_TRUE(contains(method->unsupported_reason(floor), "rounded half up only, not by floor"))
+          << entry.info.id << ": " << method->unsupported_reason(floor);
+    }
     // A float image is not rounded: floor changes nothing there, so it is no reason to refuse.
     floor.format = PixelFormat::F32;
     FilterProblem nearest = floor;

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "gausslab/cuda/accuracy_promise.hpp"
 #include "gausslab/cuda/halo_reads.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "kit/method_tests.hpp"
@@ -59,6 +60,31 @@ TEST(MethodCoverage, ComputesCoreFromHaloIsSetExactlyForTheMethodsWithHaloReads)
     EXPECT_EQ(entry.info.computes_core_from_halo, halo_reads(*method) != nullptr) << entry.info.id;
     if (entry.info.computes_core_from_halo) {
       EXPECT_TRUE(entry.info.same_bytes_in_bands) << entry.info.id;
+    }
+  }
+}
+
+// Each bound is stated once, as the constant accuracy_bound() returns: MethodInfo::accuracy (the
+// viewer's tooltip, the help texts) is made from it and names its numbers (accuracy_promise.hpp).
+TEST(MethodCoverage, EveryMethodsAccuracyTextStatesTheBoundItReturns) {
+  for (const MethodEntry& entry : method_registry()) {
+    if (entry.info.id == "auto" || entry.info.id == "auto_exact") continue;  // its cap, not a bound of its own
+    const std::unique_ptr<Method> method = entry.create();
+    const std::string& text = entry.info.accuracy;
+    // A bound may depend on sigma (recursive's ranges): the text names the widest, met at some sigma.
+    bool relative_named = false, levels_named = false;
+    for (const double sigma : {0.3, 2.0, 16.0}) {
+      FilterProblem problem{64, 48, PixelFormat::F32, {}};
+      problem.params.sigma = sigma;
+      const AccuracyBound bound = method->accuracy_bound(problem);
+      relative_named |= text.find(bound_number(bound.max_relative_error) + " of the peak") != std::string::npos;
+      levels_named |= text.find(bound_number(bound.max_error_8bit) + " levels (8-bit)") != std::string::npos;
+    }
+    if (entry.info.formats.contains(PixelFormat::F32)) {
+      EXPECT_TRUE(relative_named) << entry.info.id << ": " << text;
+    }
+    if (entry.info.formats.contains(PixelFormat::Rgba8)) {
+      EXPECT_TRUE(levels_named) << entry.info.id << ": " << text;
     }
   }
 }

@@ -111,42 +111,31 @@ std::unique_ptr<Method> create_method(const std::string& id) {
 
 // ---- images -----------------------------------------------------------------------------------
 
-TestImage::TestImage(int width, int height, PixelFormat format) : width_(width), height_(height), format_(format) {
-  if (format == PixelFormat::F32)
-    f32_ = ImageF32(width, height);
-  else
-    rgba8_ = ImageRgba8(width, height);
-}
-
 TestImage TestImage::random(int width, int height, PixelFormat format, std::uint32_t seed) {
-  TestImage image;
-  image.width_ = width;
-  image.height_ = height;
-  image.format_ = format;
-  if (format == PixelFormat::F32)
-    image.f32_ = make_random_f32(width, height, seed);
-  else
-    image.rgba8_ = make_random_rgba8(width, height, seed);
-  return image;
+  if (format == PixelFormat::Rgba8) return TestImage(HostImage::from(make_random_rgba8(width, height, seed)));
+  if (format == PixelFormat::F32) return TestImage(HostImage::from(make_random_f32(width, height, seed)));
+  std::uint32_t state = seed * 2654435761u + 12345u;
+  const SampleType sample = sample_type(format);
+  HostImage image(width, height, format);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < channel_count(format); ++c) {
+        state = state * 1664525u + 1013904223u;
+        const std::uint32_t levels = static_cast<std::uint32_t>(nominal_max(sample)) + 1;
+        const float value = is_integer(sample) ? static_cast<float>((state >> 8) % levels)
+                                               : static_cast<float>(state >> 8) / 16777216.0f;
+        image.set_sample(x, y, c, value);
+      }
+  return TestImage(std::move(image));
 }
 
 TestImage TestImage::photo(const std::string& file, PixelFormat format) {
-  LoadedRgba8 loaded = load_image_rgba8(test::test_data_path(file));
-  TestImage image;
-  image.width_ = loaded.image.width();
-  image.height_ = loaded.image.height();
-  image.format_ = format;
-  if (format == PixelFormat::F32)
-    image.f32_ = to_grey_f32(loaded.image);
-  else
-    image.rgba8_ = std::move(loaded.image);
-  return image;
-}
-
-ConstImageView TestImage::view() const { return format_ == PixelFormat::F32 ? f32_.view() : rgba8_.view(); }
-ImageView TestImage::view() { return format_ == PixelFormat::F32 ? f32_.view() : rgba8_.view(); }
-std::size_t TestImage::size_bytes() const {
-  return static_cast<std::size_t>(width_) * height_ * bytes_per_pixel(format_);
+  const LoadedRgba8 loaded = load_image_rgba8(test::test_data_path(file));
+  if (format == PixelFormat::F32) return TestImage(HostImage::from(to_grey_f32(loaded.image)));
+  const HostImage rgba8 = HostImage::from(loaded.image);
+  const HostImage channels = convert_channels(rgba8.view(), channel_count(format));
+  if (sample_type(format) == SampleType::U8) return TestImage(channels);
+  return TestImage(convert_samples(channels.view(), sample_type(format), SampleScaling::Nominal));
 }
 
 namespace {
@@ -177,14 +166,30 @@ void PrintTo(const ImageCase& image_case, std::ostream* out) { *out << image_cas
 std::vector<ImageCase> accuracy_cases() {
   const std::vector<double> all_sigmas = {0.1, 0.5, 1.0, 2.5, 8.0, 33.0, 200.0};
   std::vector<ImageCase> cases;
-  auto add_random = [&](int width, int height, const std::vector<double>& sigmas) {
-    for (PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32})
-      cases.push_back({case_name(format, "random", width, height), format, width, height, "", sigmas});
+  auto add_random_in = [&](PixelFormat format, int width, int height, const std::vector<double>& sigmas) {
+    cases.push_back({case_name(format, "random", width, height), format, width, height, "", sigmas});
   };
+  auto add_random = [&](int width, int height, const std::vector<double>& sigmas) {
+    for (PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32}) add_random_in(format, width, height, sigmas);
+  };
+  // The other formats (every method's FormatSet, MethodInfo::formats): RGBA16 and RGBA32F, which the
+  // fast FIR methods run in kernels of their own, at the sizes and sigmas of a tile's edges and an
+  // image's; the rest, which run through the channel adapter (gpu_method.hpp) or a tensor core's
+  // route, on one odd size, and two of them at a size of many tiles.
+  const std::vector<PixelFormat> native_rgba = {PixelFormat::Rgba16, PixelFormat::Rgba32F};
+  std::vector<PixelFormat> adapted;
+  for (int i = 0; i < kPixelFormatCount; ++i) {
+    const auto format = static_cast<PixelFormat>(i);
+    if (format != PixelFormat::Rgba8 && format != PixelFormat::F32 && format != PixelFormat::Rgba16 &&
+        format != PixelFormat::Rgba32F)
+      adapted.push_back(format);
+  }
   if (quick_mode()) {
     // Small enough for compute-sanitizer (about 100× slower); sigma 33 still reaches past every side.
     const std::vector<double> sigmas = {0.1, 1.0, 8.0, 33.0};
     for (auto [w, h] : {std::pair{1, 1}, {1, 37}, {37, 1}, {7, 5}, {13, 17}, {127, 61}}) add_random(w, h, sigmas);
+    for (PixelFormat format : native_rgba) add_random_in(format, 13, 17, {1.0, 8.0});
+    for (PixelFormat format : adapted) add_random_in(format, 13, 17, {1.0, 8.0});
     return with_sigma_override(cases);
   }
   for (auto [w, h] : {std::pair{1, 1}, {1, 263}, {263, 1}, {7, 5}, {13, 17}, {127, 61}, {4099, 17}, {17, 4099},
@@ -195,6 +200,15 @@ std::vector<ImageCase> accuracy_cases() {
   cases.push_back({case_name(PixelFormat::Rgba8, "astronaut", 512, 512), PixelFormat::Rgba8, 512, 512, "astronaut.png", all_sigmas});
   cases.push_back({case_name(PixelFormat::Rgba8, "chelsea", 451, 300), PixelFormat::Rgba8, 451, 300, "chelsea.png", all_sigmas});
   cases.push_back({case_name(PixelFormat::F32, "hubble", 1000, 872), PixelFormat::F32, 1000, 872, "hubble_deep_field.jpg", all_sigmas});
+  const std::vector<double> native_sigmas = {0.1, 0.5, 1.0, 2.5, 8.0, 33.0};
+  for (PixelFormat format : native_rgba) {
+    for (auto [w, h] : {std::pair{1, 1}, {263, 1}, {7, 5}, {127, 61}, {1920, 1080}})
+      add_random_in(format, w, h, native_sigmas);
+    cases.push_back(
+        {case_name(format, "astronaut", 512, 512), format, 512, 512, "astronaut.png", {0.5, 2.5, 8.0, 33.0}});
+  }
+  for (PixelFormat format : adapted) add_random_in(format, 61, 37, {0.6, 3.0, 9.0});
+  for (PixelFormat format : {PixelFormat::Grey16, PixelFormat::Rgb32F}) add_random_in(format, 1920, 1080, {1.0, 8.0});
   return with_sigma_override(cases);
 }
 
@@ -248,9 +262,22 @@ const std::vector<std::vector<double>>& cached_reference(const std::string& imag
     entries.clear();
     cached_image = image_key;
   }
-  char key[256];
-  std::snprintf(key, sizeof key, "%.17g/%.17g/%d/%d/%d/%zu", params.sigma, params.truncate, params.fixed_radius,
+  char text[256];
+  std::snprintf(text, sizeof text, "%.17g/%.17g/%d/%d/%d/%zu", params.sigma, params.truncate, params.fixed_radius,
                 static_cast<int>(params.border), static_cast<int>(params.axes), regions.size());
+  std::string key = text;
+  if (params.custom_kernel()) {  // every weight: two masks of one length must not share a reference
+    const FilterKernel& k = params.kernel;
+    key += "/" + std::string(to_string(k.kind)) + (k.convolve ? "/flip" : "") + (k.normalize ? "/sum" : "") + "/" +
+           std::to_string(k.matrix_width) + "x" + std::to_string(k.matrix_height);
+    for (const std::vector<double>* weights : {&k.x, &k.y, &k.matrix}) {
+      key += "|";
+      for (double w : *weights) {
+        std::snprintf(text, sizeof text, "%.17g,", w);
+        key += text;
+      }
+    }
+  }
   auto found = entries.find(key);
   if (found != entries.end()) return found->second;
   std::vector<std::vector<double>> references;
@@ -260,8 +287,11 @@ const std::vector<std::vector<double>>& cached_reference(const std::string& imag
 
 std::string Comparison::describe() const {
   char text[512];
-  std::snprintf(text, sizeof text, "%s %.3g %s bound %.3g (%s)%s%s",
-                format == PixelFormat::F32 ? "max relative error" : "max 8-bit error", error(),
+  const SampleType sample = sample_type(format);
+  const char* unit = is_float(sample)              ? "max relative error"
+                     : sample == SampleType::U16 ? "max 16-bit error"
+                                                 : "max 8-bit error";
+  std::snprintf(text, sizeof text, "%s %.3g %s bound %.3g (%s)%s%s", unit, error(),
                 error() <= bound() ? "within" : "EXCEEDS", bound(),
                 every_pixel ? "every pixel compared" : "crops at corners, edge middles and centre compared",
                 worst_at.empty() ? "" : "; worst at ", worst_at.c_str());
@@ -272,26 +302,38 @@ std::string Comparison::describe() const {
 
 Comparison compare(const ConstImageView& result, const std::vector<Rect>& regions,
                    const std::vector<std::vector<double>>& references, const AccuracyBound& bound) {
-  const bool is_f32 = result.format == PixelFormat::F32;
+  const bool is_float_image = is_float(sample_type(result.format));
+  const bool one_channel = channel_count(result.format) == 1;
   const int channels = channel_count(result.format);
   Comparison comparison;
   comparison.format = result.format;
   comparison.promise = bound;
   comparison.every_pixel = regions.size() == 1 && regions[0].width == result.width && regions[0].height == result.height;
 
-  // NaN anywhere (f32: the poison is NaN, so an unwritten pixel shows even outside the crops).
+  // NaN anywhere (floats: the poison is NaN, so an unwritten pixel shows even outside the crops).
   std::string first_nonfinite;
-  if (is_f32)
+  if (is_float_image)
     for (int y = 0; y < result.height; ++y)
       for (int x = 0; x < result.width; ++x)
-        if (!std::isfinite(result.row<float>(y)[x]) && comparison.stats.nonfinite++ == 0)
-          first_nonfinite = "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ")";
+        for (int c = 0; c < channels; ++c)
+          if (!std::isfinite(channel_value(result, x, y, c)) && comparison.stats.nonfinite++ == 0)
+            first_nonfinite =
+                "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") channel " + std::to_string(c);
 
   double max_error = -1.0, max_reference = 0.0;
   char worst[160] = "";
+  // Integer stores saturate: a kernel with negative weights (or a sum above 1) is compared with its
+  // reference clamped to the type's levels, as the store clamps (the Gaussian never leaves them).
+  const double top_level = is_float_image ? 0.0 : nominal_max(sample_type(result.format));
   for (std::size_t r = 0; r < regions.size(); ++r) {
     const Rect& region = regions[r];
-    const std::vector<double>& reference = references[r];
+    const std::vector<double>& given = references[r];
+    std::vector<double> clamped;
+    if (!is_float_image) {
+      clamped = given;
+      for (double& v : clamped) v = std::min(std::max(v, 0.0), top_level);
+    }
+    const std::vector<double>& reference = is_float_image ? given : clamped;
     std::size_t i = 0;
     for (int y = region.y; y < region.y + region.height; ++y)
       for (int x = region.x; x < region.x + region.width; ++x)
@@ -303,7 +345,8 @@ Comparison compare(const ConstImageView& result, const std::vector<Rect>& region
           if (error > max_error) {
             max_error = error;
             std::snprintf(worst, sizeof worst, "pixel (%d, %d)%s%s: %.9g vs reference %.9g", x, y,
-                          is_f32 ? "" : " channel ", is_f32 ? "" : std::to_string(c).c_str(), value, reference[i]);
+                          one_channel ? "" : " channel ", one_channel ? "" : std::to_string(c).c_str(), value,
+                          reference[i]);
           }
         }
   }

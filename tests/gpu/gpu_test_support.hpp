@@ -14,6 +14,7 @@
 
 #include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/host_image.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/cuda/method.hpp"
 #include "gausslab/cuda/registry.hpp"
@@ -78,27 +79,28 @@ std::unique_ptr<Method> create_method(const std::string& id);
 
 // ---- images -----------------------------------------------------------------------------------
 
-// A host image of either format.
+// A host image of any format.
 class TestImage {
  public:
   TestImage() = default;
-  TestImage(int width, int height, PixelFormat format);  // zero-filled
+  TestImage(int width, int height, PixelFormat format) : image_(width, height, format) {}  // zero-filled
+  // RGBA8 and F32 as make_random_rgba8 / make_random_f32 make them; the other formats over their
+  // type's nominal range (every level; [0, 1) for floats).
   static TestImage random(int width, int height, PixelFormat format, std::uint32_t seed);
-  // A test photo from tests/data; f32 takes its luminance. Throws when the file is missing.
+  // A test photo from tests/data: grey formats take its luminance, RGB its colours, alpha opaque;
+  // 16-bit levels are its bytes × 257, floats its bytes / 255. Throws when the file is missing.
   static TestImage photo(const std::string& file, PixelFormat format);
 
-  int width() const { return width_; }
-  int height() const { return height_; }
-  PixelFormat format() const { return format_; }
-  ConstImageView view() const;
-  ImageView view();
-  std::size_t size_bytes() const;
+  int width() const { return image_.width(); }
+  int height() const { return image_.height(); }
+  PixelFormat format() const { return image_.format(); }
+  ConstImageView view() const { return image_.view(); }
+  ImageView view() { return image_.view(); }
+  std::size_t size_bytes() const { return image_.size_bytes(); }
 
  private:
-  int width_ = 0, height_ = 0;
-  PixelFormat format_ = PixelFormat::Rgba8;
-  ImageRgba8 rgba8_;
-  ImageF32 f32_;
+  explicit TestImage(HostImage image) : image_(std::move(image)) {}
+  HostImage image_;
 };
 
 // One image of the accuracy sweep and the sigmas to run on it.
@@ -135,7 +137,7 @@ struct Comparison {
   AccuracyBound promise;
   bool every_pixel = false;
   std::string worst_at;  // "pixel (x, y) channel c: 0.1234 vs reference 0.1230"
-  double error() const { return bounded_error(stats, format); }  // relative (f32) or 8-bit levels (rgba8)
+  double error() const { return bounded_error(stats, format); }  // relative (floats) or levels (integers)
   double bound() const { return bound_for(promise, format); }
   bool passed() const { return meets(stats, promise, format); }
   // "max relative error 3.1e-06 <= bound 1e-05 (every pixel)" or with NaN counts and the worst pixel.

@@ -143,7 +143,9 @@ TEST_P(GpuMethodBehaviour, TightDestinationPitchAndOddSourcePitch) {
   // The viewer writes into an OpenGL pixel buffer: rows packed at width × 4 bytes, so rows after
   // the first are only 4-byte aligned. The source here has a pitch that no cudaMallocPitch gives.
   // (RGBA8 at sigma 16: multires's tensor-core row reduce, whose fill copies 16 bytes at a time where
-  // the rows allow, takes its 4-byte path here.)
+  // the rows allow, takes its 4-byte path here.) RGB8 and grey16 rows packed tight start on 1- and
+  // 2-byte boundaries only, which the channel adapter takes (it reads whole samples); RGBA16 and
+  // RGBA32F rows of whole pixels (8 and 16 bytes), which their own kernels need.
   constexpr std::size_t kGuardBytes = 256;
   constexpr unsigned char kGuard = 0xA5, kSourcePadding = 0x7F;  // 0x7F7F7F7F is 3.4e38 as a float
   int tested = 0;
@@ -151,7 +153,11 @@ TEST_P(GpuMethodBehaviour, TightDestinationPitchAndOddSourcePitch) {
   for (const FilterProblem& problem : {problem_of(61, 37, PixelFormat::Rgba8, 2.5, BorderMode::Mirror),
                                        problem_of(61, 37, PixelFormat::Rgba8, 16.0, BorderMode::Wrap),
                                        problem_of(61, 37, PixelFormat::F32, 8.0, BorderMode::Nearest),
-                                       problem_of(1, 37, PixelFormat::F32, 1.0, BorderMode::Reflect)}) {
+                                       problem_of(1, 37, PixelFormat::F32, 1.0, BorderMode::Reflect),
+                                       problem_of(61, 37, PixelFormat::Rgb8, 2.5, BorderMode::Reflect),
+                                       problem_of(61, 37, PixelFormat::Grey16, 4.5, BorderMode::Constant),
+                                       problem_of(61, 37, PixelFormat::Rgba16, 2.5, BorderMode::Mirror),
+                                       problem_of(61, 37, PixelFormat::Rgba32F, 4.5, BorderMode::Wrap)}) {
     const std::unique_ptr<Method> method = create_method(id());
     if (const std::string reason = method->unsupported_reason(problem); !reason.empty()) {
       refusals += where(id(), problem) + ": " + reason + "; ";
@@ -211,6 +217,9 @@ std::vector<FilterProblem> changing_problems() {
       problem_of(64, 48, PixelFormat::Rgba8, 5.0, BorderMode::Wrap),      // border
       problem_of(33, 71, PixelFormat::Rgba8, 5.0, BorderMode::Wrap),      // size (smaller, transposed shape)
       problem_of(33, 71, PixelFormat::F32, 5.0, BorderMode::Wrap),        // format
+      problem_of(33, 71, PixelFormat::Rgba16, 5.0, BorderMode::Wrap),     // a format of its own kernels
+      problem_of(33, 71, PixelFormat::Rgb16F, 5.0, BorderMode::Wrap),     // through the channel adapter
+      problem_of(33, 71, PixelFormat::Grey8, 5.0, BorderMode::Wrap),      // its channels: 3, then 1
       problem_of(200, 150, PixelFormat::F32, 1.5, BorderMode::Constant),  // larger
   };
   FilterProblem truncated = problem_of(200, 150, PixelFormat::F32, 1.5, BorderMode::Constant);

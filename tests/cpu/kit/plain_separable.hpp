@@ -2,7 +2,7 @@
 // The separable Gaussian as a plain per-pixel loop: what every separable kernel computes, written
 // directly. Per output and channel, fmaf over the 2r + 1 taps of gaussian_weights_f32 in ascending
 // order, border_index for every sample; rows first into a float intermediate, then columns; RGBA8
-// rounded with to_unorm8. The separable methods' CPU models must equal it bit for bit.
+// and RGBA16 rounded with to_unorm8 and to_unorm16. The separable methods' CPU models must equal it bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,6 +57,11 @@ Image<Pixel> plain_separable(const Image<Pixel>& src, const FilterParams& params
       }
       if constexpr (std::is_same_v<Pixel, Rgba8>)
         out.at(x, y) = Rgba8{to_unorm8(result[0]), to_unorm8(result[1]), to_unorm8(result[2]), to_unorm8(result[3])};
+      else if constexpr (std::is_same_v<Pixel, Rgba16>)
+        out.at(x, y) =
+            Rgba16{to_unorm16(result[0]), to_unorm16(result[1]), to_unorm16(result[2]), to_unorm16(result[3])};
+      else if constexpr (std::is_same_v<Pixel, Rgba32f>)
+        out.at(x, y) = Rgba32f{result[0], result[1], result[2], result[3]};
       else
         out.at(x, y) = result[0];
     }

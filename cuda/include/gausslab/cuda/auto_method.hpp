@@ -1,8 +1,9 @@
 #pragma once
 // `auto` and `auto_exact`: registry entries that run, for each problem, the method measured fastest
 // on this GPU among those that can run it within an accuracy class. The times come from a short
-// calibration (every GPU method at a few sigmas, both formats, one image size), measured on first use
-// and cached in the user's cache folder per GPU, driver and gausslab build. Without a CUDA device the
+// calibration (every GPU method at a few sigmas and one image size, for each pixel format), measured
+// for a format the first time auto is asked for it and cached in the user's cache folder per GPU,
+// driver and gausslab build. Without a CUDA device the
 // choice is a fixed rule among the CPU methods (no measurement, so the same on every run).
 #include <optional>
 #include <string>
@@ -13,8 +14,8 @@
 
 namespace gausslab {
 
-// auto: approximations allowed up to the project's cap (0.8 levels RGBA8, 1e-3 relative F32);
-// auto_exact: FIR class only (0.51 levels, 1e-5).
+// auto: approximations allowed up to the project's cap (kApproximationCap); auto_exact: FIR class
+// only (kFloatRoundingBound; both in accuracy_promise.hpp).
 enum class AccuracyClass { Approximate, Exact };
 AccuracyBound accuracy_cap(AccuracyClass accuracy);
 
@@ -34,6 +35,8 @@ struct CalibrationTable {
   std::string build;    // gausslab version and commit
   int width = 0, height = 0;
   std::vector<CalibrationEntry> entries;
+  // The formats measured (some may have no entry: no GPU method takes them within reach).
+  std::vector<PixelFormat> formats;
   // Methods whose result on this GPU missed their own accuracy bound during the calibration (checked
   // on a small image against the float64 reference before timing): "id format: why". auto never
   // chooses them for that format.
@@ -49,6 +52,8 @@ struct CalibrationKey {
 };
 CalibrationKey current_calibration_key();
 bool calibration_matches(const CalibrationTable& table, const CalibrationKey& key);
+// Whether the table holds the measurements of `format`.
+bool calibrated_for(const CalibrationTable& table, PixelFormat format);
 
 // Predicted time of `method_id` for `problem`: the table's times for that method and format,
 // interpolated linearly in log sigma (clamped to the measured range) at each size measured; then in
@@ -86,13 +91,15 @@ std::optional<CalibrationTable> read_calibration(const std::string& path);
 // path when it cannot be written.
 void write_calibration(const std::string& path, const CalibrationTable& table);
 
-// Measures the table on the current CUDA device (a few seconds). Throws CUDA errors.
-CalibrationTable measure_calibration();
+// Measures `format` on the current CUDA device into `table` (a few seconds): its entries, its
+// rejections, and the format in table.formats. Throws CUDA errors.
+void measure_calibration(CalibrationTable& table, PixelFormat format);
 
-// This GPU's table: the cached one when it matches current_calibration_key(), else measured now and
-// written to the cache (a write failure is reported on stderr, the table still used). Thread-safe;
-// measured at most once per process.
-const CalibrationTable& auto_calibration();
+// This GPU's table, holding `format`: the cached one when it matches current_calibration_key(), with
+// the format measured now and written to the cache if the cache lacked it (a write failure is
+// reported on stderr, the table still used). Thread-safe; each format measured at most once per
+// process. A copy: another thread may add a format meanwhile.
+CalibrationTable auto_calibration(PixelFormat format);
 
 // The choice an auto method made for its prepared problem; nullopt for any other method or before
 // prepare(). For the viewer's overlay and the CLIs' logs.

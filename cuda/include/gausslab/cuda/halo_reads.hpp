@@ -35,8 +35,12 @@ class HaloReadingGpuMethod : public GpuMethod, public HaloReads {
   using GpuMethod::GpuMethod;
   void run_reading_halo(const ConstImageView& src, const ImageView& dst, const BandRange& bands,
                         cudaStream_t stream) final;
+  // The kernels' bands, with the running totals of every plane the channel adapter runs.
+  WindowBands window_bands() const final;
 
  protected:
+  // How the kernels' window sum (of kernel_problem()) is cut into bands.
+  virtual WindowBands kernel_window_bands() const = 0;
   bool halo_in_memory() const { return halo_in_memory_; }
   // The bands of the run in progress (every band outside run_reading_halo).
   const BandRange& bands() const { return bands_; }

@@ -17,9 +17,10 @@
 
 namespace gausslab {
 
-// Enqueues on `stream` the pooling of src into dst (device views, same format, dst of
-// pooled_side(src.width) × pooled_side(src.height), rows on 4-byte boundaries). Throws
-// std::invalid_argument for PoolMode::None, wrong sizes or formats, or a side below 2 (pool_problem).
+// Enqueues on `stream` the pooling of src into dst (device views, same format, RGBA8 or F32: the rule
+// of core/pooling.hpp; dst of pooled_side(src.width) × pooled_side(src.height), rows on 4-byte
+// boundaries). Throws std::invalid_argument for PoolMode::None, wrong sizes or formats, another
+// format, or a side below 2 (pool_problem).
 void pool_2x2_on_device(const ConstImageView& src, const ImageView& dst, PoolMode mode, cudaStream_t stream);
 
 // A GPU method that can pool in its last pass: each output of that pass is rounded to the image's
@@ -30,8 +31,11 @@ class FusedPooling {
   virtual ~FusedPooling() = default;
   // Like Method::run for the prepared problem, but writes the pooled result into `pooled` (device,
   // pooled size, the problem's format). Same rules: enqueues on `stream`, never synchronises.
+  // Throws std::invalid_argument for a prepared format it does not pool (pools_fused says).
   virtual void run_pooled(const ConstImageView& src, const ImageView& pooled, PoolMode mode, StageTimer* timer,
                           cudaStream_t stream) = 0;
+  // Whether run_pooled takes images of this format (else run_and_pool pools after the blur).
+  virtual bool pools_fused(PixelFormat format) const = 0;
 };
 
 // The method's FusedPooling, or nullptr where it has none.
@@ -40,7 +44,7 @@ FusedPooling* fused_pooling(Method& method);
 enum class PoolPath { Fused, Separate };
 
 // Blurs src with the prepared GPU `method` and pools the result into `pooled`: fused where the
-// method implements FusedPooling and `path` allows it, else method.run into `full` and then
+// method implements FusedPooling for src's format and `path` allows it, else method.run into `full` and then
 // pool_2x2_on_device (timed as the stage "pool 2x2"). Returns the path taken.
 PoolPath run_and_pool(Method& method, const ConstImageView& src, const ImageView& full, const ImageView& pooled,
                       PoolMode mode, StageTimer* timer, cudaStream_t stream, PoolPath path = PoolPath::Fused);

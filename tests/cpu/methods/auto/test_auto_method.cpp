@@ -30,7 +30,7 @@ FilterProblem problem(int w, int h, PixelFormat f, double sigma) {
 }
 
 CalibrationTable table_of(std::vector<CalibrationEntry> entries) {
-  return {"Test GPU", "driver 1", "build 1", 1000, 1000, std::move(entries), {}};
+  return {"Test GPU", "driver 1", "build 1", 1000, 1000, std::move(entries), {}, {}};
 }
 
 TEST(AutoChoice, PredictsByLogSigmaAndPixelCount) {
@@ -100,6 +100,30 @@ TEST(AutoChoice, ExactClassLeavesOutTheApproximations) {
   EXPECT_TRUE(has(auto_candidates(p, AccuracyClass::Exact, false), "cpu_openmp"));
 }
 
+// auto and auto_exact choose per format: among the methods that take it, by their bound in its own unit.
+TEST(AutoChoice, CandidatesArePerFormatAndJudgedInTheFormatsOwnUnit) {
+  auto has = [](const std::vector<std::string>& v, const char* id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
+  // 16-bit images get the FIR class in both (an approximation's 1e-3 would be 66 of their levels).
+  const FilterProblem u16 = problem(512, 512, PixelFormat::Rgba16, 8);
+  EXPECT_EQ(auto_candidates(u16, AccuracyClass::Approximate, true), auto_candidates(u16, AccuracyClass::Exact, true));
+  EXPECT_TRUE(has(auto_candidates(u16, AccuracyClass::Exact, true), "separable_fused"));
+  EXPECT_FALSE(has(auto_candidates(u16, AccuracyClass::Approximate, true), "multires"));
+  EXPECT_FALSE(has(auto_candidates(u16, AccuracyClass::Approximate, true), "separable_int8"));
+  // Grey bytes: the byte-exact tensor cores and the table through RGBA8, multires as an approximation.
+  const FilterProblem grey8 = problem(512, 512, PixelFormat::Grey8, 1.5);
+  EXPECT_TRUE(has(auto_candidates(grey8, AccuracyClass::Exact, true), "separable_int8"));
+  EXPECT_TRUE(has(auto_candidates(grey8, AccuracyClass::Exact, true), "lut_2d"));
+  const FilterProblem grey8_wide = problem(512, 512, PixelFormat::Grey8, 8);
+  EXPECT_TRUE(has(auto_candidates(grey8_wide, AccuracyClass::Approximate, true), "multires"));
+  EXPECT_FALSE(has(auto_candidates(grey8_wide, AccuracyClass::Exact, true), "multires"));
+  // Half RGB: the float tensor cores, not the byte ones.
+  const FilterProblem half = problem(512, 512, PixelFormat::Rgb16F, 3);
+  EXPECT_TRUE(has(auto_candidates(half, AccuracyClass::Exact, true), "separable_tf32"));
+  EXPECT_FALSE(has(auto_candidates(half, AccuracyClass::Exact, true), "separable_int8"));
+}
+
 // The cache: written and read back, replaced when the GPU, driver or build differ, and a damaged file
 // is treated as missing.
 TEST(AutoCache, RoundTripAndInvalidation) {
@@ -110,7 +134,8 @@ TEST(AutoCache, RoundTripAndInvalidation) {
                                  {"multires", PixelFormat::F32, 32, 0.0431, true}});
   t.large_width = 4096;
   t.large_height = 2048;
-  t.rejected = {"separable_mma rgba8: sigma 2: max error 3 levels / 0.01 relative, bound 0.51 / 1e-05"};
+  t.rejected = {"separable_mma rgba8: sigma 2: max error 3 levels, bound 0.51"};
+  t.formats = {PixelFormat::Rgba8, PixelFormat::F32, PixelFormat::Rgba16};  // RGBA16 measured, no method timed
   write_calibration(path, t);
   const std::optional<CalibrationTable> back = read_calibration(path);
   ASSERT_TRUE(back);
@@ -125,6 +150,9 @@ TEST(AutoCache, RoundTripAndInvalidation) {
   EXPECT_TRUE(back->entries[2].large);
   EXPECT_DOUBLE_EQ(back->entries[2].ms, 0.0431);
   EXPECT_EQ(back->rejected, t.rejected);
+  EXPECT_EQ(back->formats, t.formats);
+  EXPECT_TRUE(calibrated_for(*back, PixelFormat::Rgba16));
+  EXPECT_FALSE(calibrated_for(*back, PixelFormat::Grey16));  // measured the first time auto is asked for it
   EXPECT_TRUE(calibration_matches(*back, {"Test GPU", "driver 1", "build 1"}));
   EXPECT_FALSE(calibration_matches(*back, {"Other GPU", "driver 1", "build 1"}));
   EXPECT_FALSE(calibration_matches(*back, {"Test GPU", "driver 2", "build 1"}));

@@ -24,6 +24,7 @@
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "kit/channel_route.hpp"
 #include "kit/checked_shared.hpp"
 #include "kit/model_accuracy.hpp"
 #include "kit/method_tests.hpp"
@@ -157,17 +158,18 @@ void run_naive_model(const ConstImageView& src, GuardedImage<F>& dst, const Filt
   args.halo_in_memory = halo_in_memory;
   args.bands = bands;
   unrolled = unrolled && bands.first == 0 && bands.end >= naive_band_count(args);  // as the launch chooses
-  const std::vector<float> weights = naive_weights_2d(params.sigma, params.radius());
+  const std::vector<float> weights = naive_weights_for(params);
   const int tiles_x = div_up(src.width, NaivePolicy::kThreadsX);
-  const long long blocks = tile_count(src.width, src.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+  const long long blocks = tile_block_count(src.width, src.height, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
   for (long long block = 0; block < blocks; ++block) {
-    const Tile tile = tile_at(block, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
+    const TileOrigin tile = tile_at(block, tiles_x, NaivePolicy::kThreadsX, NaivePolicy::kThreadsY);
     for (int ty = 0; ty < NaivePolicy::kThreadsY; ++ty)
       for (int tx = 0; tx < NaivePolicy::kThreadsX; ++tx) {
         const int x = tile.x0 + tx, y = tile.y0 + ty;
         if (x >= args.dst.width || y >= args.dst.height) continue;
         dispatch_radius(args.radius, unrolled, [&](auto radius) {
-          finish_output<F>(args.dst, args.bands, naive_band_count(args), x, y, naive_output<F>(args, weights.data(), x, y, radius));
+          finish_output<F>(args.dst, args.bands, naive_band_count(args), x, y,
+                           naive_output<F>(args, weights.data(), x, y, radius), args.rule);
         });
       }
   }
@@ -189,9 +191,9 @@ void run_shared_model(const ConstImageView& src, GuardedImage<F>& dst, const Fil
   test::CheckedShared<PixelAccum<F>> shared(window_bytes<F>(plan.chunk) / sizeof(PixelAccum<F>), "window");
   auto window = shared.access();
   std::vector<ThreadSums<F>> sums(P::kThreads);
-  const long long blocks = tile_count(src.width, src.height, P::kTileWidth, P::kTileHeight);
+  const long long blocks = tile_block_count(src.width, src.height, P::kTileWidth, P::kTileHeight);
   for (long long block = 0; block < blocks; ++block) {
-    const Tile tile = shared_2d_tile<F>(block, args.tiles_x);
+    const TileOrigin tile = shared_2d_tile<F>(block, args.tiles_x);
     for (int ty = 0; ty < P::kThreadsY; ++ty)
       for (int tx = 0; tx < P::kThreadsX; ++tx) {
         ThreadSums<F>& s = sums[ty * P::kThreadsX + tx];
@@ -492,6 +494,112 @@ const std::vector<double> kSigmas = {0.1, 0.5, 1.0, 2.5, 8.0};  // radius 0, 2, 
 TEST(Conv2dNaiveModel, MatchesTheReferenceOnEdgeSizesForEveryBorder) {
   sweep<PixelFormat::Rgba8>(Model::Naive, "naive_2d", kSmallSizes, kSigmas, {0});
   sweep<PixelFormat::F32>(Model::Naive, "naive_2d", kSmallSizes, kSigmas, {0});
+}
+
+// The F32 model as the channel adapter runs it on every other format (kit/channel_route.hpp).
+ImageF32 f32_model(Model model, const ImageF32& src, const FilterParams& params) {
+  GuardedImage<PixelFormat::F32> dst(src.width(), src.height());
+  if (model == Model::Naive)
+    run_naive_model(src.view(), dst, params);
+  else
+    run_shared_model(src.view(), dst, params, 32);
+  ImageF32 out(src.width(), src.height());
+  for (int y = 0; y < src.height(); ++y)
+    for (int x = 0; x < src.width(); ++x) out.at(x, y) = dst.at(x, y);
+  return out;
+}
+
+TEST(Conv2dNaiveModel, EveryOtherFormatThroughFloatPlanesMeetsTheBoundInItsOwnUnit) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "naive_2d", {0.6, 2.5},
+                [](const ImageF32& src, const FilterParams& params) { return f32_model(Model::Naive, src, params); }),
+            kPixelFormatCount - 2);
+}
+
+TEST(Conv2dSharedModel, EveryOtherFormatThroughFloatPlanesMeetsTheBoundInItsOwnUnit) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "shared_2d", {0.6, 2.5},
+                [](const ImageF32& src, const FilterParams& params) { return f32_model(Model::Shared, src, params); }),
+            kPixelFormatCount - 2);
+}
+
+// Custom kernels: matrices of any rank (square and not, asymmetric, unnormalised, convolved,
+// normalised), a mask and a pair (as their outer products), on edge sizes and one past the tile
+// edge, every border, nearest/floor/ceil for RGBA8: within the registered bound of the reference.
+std::vector<FilterKernel> custom_kernels() {
+  FilterKernel full = FilterKernel::matrix_2d(3, 3, {1, 2, 3, 4, 5, 6, 7, 8, 10});
+  FilterKernel wide = FilterKernel::matrix_2d(5, 3, {0.5, -1, 2, 0.25, 1, 3, 0, -2, 1, 0.5, 1, 1, 4, -0.5, 2});
+  wide.convolve = true;
+  FilterKernel tall_normalised = FilterKernel::matrix_2d(1, 7, {1, 3, 5, 9, 5, 2, 1});
+  tall_normalised.normalize = true;
+  return {full, wide, tall_normalised, FilterKernel::mask({1, 2, 5}), FilterKernel::pair({1, 0, -1}, {1, 2, 1})};
+}
+
+template <PixelFormat F>
+int sweep_custom_kernels(const std::vector<SizeCase>& sizes) {
+  int cases = 0;
+  for (const FilterKernel& kernel : custom_kernels())
+    for (const SizeCase& size : sizes)
+      for (const BorderMode border : kAllBorderModes)
+        for (const IntegerRounding rounding : {IntegerRounding::Nearest, IntegerRounding::Floor, IntegerRounding::Ceil}) {
+          if (F == PixelFormat::F32 && rounding != IntegerRounding::Nearest) continue;
+          FilterParams params;
+          params.kernel = kernel;
+          params.border = border;
+          params.rounding = rounding;
+          const std::string at = test::describe_case(F, size.width, size.height, params);
+          const Check check = run_case<F>(Model::Naive, size.width, size.height, params);
+          const AccuracyBound bound = bound_of("naive_2d", size.width, size.height, F, params);
+          EXPECT_TRUE(meets(check.stats, bound, F))
+              << at << ": error " << check.error << " against the bound " << bound_for(bound, F) << ", worst at "
+              << check.worst;
+          EXPECT_EQ(check.unwritten, 0) << at;
+          EXPECT_EQ(check.guard_writes, 0) << at;
+          ++cases;
+        }
+  return cases;
+}
+
+TEST(Conv2dNaiveModel, CustomKernelsOfEveryRankMeetTheBoundAtEveryBorder) {
+  const std::vector<SizeCase> sizes = {{1, 1}, {7, 5}, {33, 9}};
+  EXPECT_EQ(sweep_custom_kernels<PixelFormat::Rgba8>(sizes), 5 * 3 * 5 * 3);
+  EXPECT_EQ(sweep_custom_kernels<PixelFormat::F32>(sizes), 5 * 3 * 5);
+}
+
+TEST(Conv2dNaiveModel, CustomWeightsAreTheMatrixCentredInTheSquareOfItsReach) {
+  FilterParams params;
+  params.kernel = FilterKernel::matrix_2d(3, 1, {1, 2, 4});  // reach 1 along x, 0 along y
+  params.kernel.convolve = true;
+  const std::vector<float> w = naive_weights_for(params);
+  EXPECT_EQ(w, (std::vector<float>{0, 0, 0, 4, 2, 1, 0, 0, 0}));  // flipped, in the middle row
+}
+
+// The original BMP system's kind of table, a full-rank integer matrix divided by its sum and
+// floored with a zero border, against integer arithmetic written here: byte for byte.
+TEST(Conv2dNaiveModel, FloorOfANormalisedIntegerTableIsExact) {
+  const std::vector<int> table = {1, 4, 7, 4, 1, 4, 16, 26, 16, 4, 7, 26, 41, 26, 7, 4, 16, 26, 16, 4, 1, 4, 7, 4, 2};
+  int sum = 0;
+  for (int v : table) sum += v;
+  FilterParams params;
+  params.kernel = FilterKernel::matrix_2d(5, 5, std::vector<double>(table.begin(), table.end()));
+  params.kernel.normalize = true;
+  params.border = BorderMode::Constant;
+  params.rounding = IntegerRounding::Floor;
+  const GuardedImage<PixelFormat::Rgba8> src = random_image<PixelFormat::Rgba8>(37, 19, 3);
+  GuardedImage<PixelFormat::Rgba8> dst(37, 19);
+  run_naive_model(src.view(), dst, params);
+  for (int y = 0; y < 19; ++y)
+    for (int x = 0; x < 37; ++x)
+      for (int c = 0; c < 4; ++c) {
+        long total = 0;
+        for (int j = 0; j < 5; ++j)
+          for (int i = 0; i < 5; ++i) {
+            const int sx = x + i - 2, sy = y + j - 2;
+            if (sx < 0 || sy < 0 || sx >= 37 || sy >= 19) continue;
+            total += table[static_cast<std::size_t>(j) * 5 + i] * (&src.at(sx, sy).x)[c];
+          }
+        ASSERT_EQ((&dst.at(x, y).x)[c], total / sum) << x << ", " << y << ", channel " << c;
+      }
 }
 
 TEST(Conv2dNaiveModel, TileEdgesAndRadiusAroundTheConstantMemorySwitch) {

@@ -23,6 +23,7 @@
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "kit/method_tests.hpp"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -363,6 +364,20 @@ TEST(FftPadding, HoldsForAFixedRadiusAndAnotherTruncate) {
     wide.truncate = 10;  // radius 8 on a 3×2 image
     expect_emulation_matches_reference(make_random_rgba8(3, 2, 9), wide);
   }
+}
+
+// The other formats as F32 planes, the emulated pipeline (exact but for the FFT's float round-off,
+// which the bound covers) on each.
+TEST(FftPadding, EveryOtherFormatThroughFloatPlanesMeetsTheBound) {
+  const auto model = [](const ImageF32& src, const FilterParams& params) {
+    const std::vector<double> values = emulate_fft_method(src.view(), params);
+    ImageF32 out(src.width(), src.height());
+    for (int y = 0; y < src.height(); ++y)
+      for (int x = 0; x < src.width(); ++x)
+        out.at(x, y) = static_cast<float>(values[static_cast<std::size_t>(y) * src.width() + x]);
+    return out;
+  };
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound("fft", {0.6, 2.5}, model), 10);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "kit/method_tests.hpp"
 #include "kit/checked_shared.hpp"
 #include "lut_2d_common.cuh"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -154,6 +155,12 @@ TEST(Lut2dModel, AReadOfTheTableBeforeItIsCompleteIsCaught) {
   shared.access().store(0, 0.0f);  // only one entry: no barrier can make the rest appear
   shared.begin_read();
   EXPECT_THROW(lut_output(args, shared.access(), tap_rows.data(), 1, 1), test::ModelError);
+}
+
+// Grey, grey + alpha and RGB bytes as RGBA8 with the missing channels zero: the same exact sums.
+TEST(Lut2dModel, OneToThreeChannelBytesWidenedToRgba8MeetTheBound) {
+  const auto model = [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); };
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound("lut_2d", {0.6, 1.5}, {}, model), 3);
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
 #include "kit/model_images.hpp"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -687,6 +688,20 @@ TEST(MultiresAccuracy, DISABLED_Table) {
     const OperatorError e8 = operator_error(sigma, kDefaultTruncate, sigma <= 12, kSigmaPerStepRgba8);
     std::printf(" | %.3f %.1e\n", kRoundingLevels + approximation_levels(e8), e.peak_2d);
   }
+}
+
+// Bytes of 1 to 3 channels widened to RGBA8 (its proven 8-bit bound), the other float formats as F32
+// planes (its relative bound).
+TEST(MultiresModel, EveryOtherFormatThroughItsRouteMeetsTheBound) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "multires", {4.5, 9.0},
+                [](const ImageF32& src, const FilterParams& params) {
+                  return model_f32(src, params.sigma, params.border, true);
+                },
+                [](const ImageRgba8& src, const FilterParams& params) {
+                  return model_rgba8(src, params.sigma, params.border, true);
+                }),
+            10);
 }
 
 }  // namespace

@@ -129,8 +129,8 @@ std::vector<double> table_weights(const Stage& s, const std::vector<unsigned>& t
   std::vector<double> w;
   for (int t = 0; t < s.taps; ++t) {
     const unsigned word = table.at(static_cast<std::size_t>(s.pad + t));
-    const double hi = mma_fir::half_value(static_cast<unsigned short>(word & 0xffffu));
-    const double lo = mma_fir::half_value(static_cast<unsigned short>(word >> 16));
+    const double hi = half_value(static_cast<unsigned short>(word & 0xffffu));
+    const double lo = half_value(static_cast<unsigned short>(word >> 16));
     w.push_back((hi + lo) / static_cast<double>(1 << kWeightScaleLog2));
   }
   return w;
@@ -231,7 +231,7 @@ TEST(MultiresRowMma, ChannelPairsAreTheBytesAsExactHalves) {
   const unsigned word = 0xff804001u;  // r 1, g 0x40, b 0x80, a 0xff
   const auto half = [](unsigned bits, int which) {
     const unsigned short h = static_cast<unsigned short>(which == 0 ? bits & 0xffffu : bits >> 16);
-    return static_cast<double>(mma_fir::half_value(h));
+    return static_cast<double>(half_value(h));
   };
   const ChannelPairs biased = channel_pairs<false>(word);
   EXPECT_EQ(half(biased.even, 0), 1.0);

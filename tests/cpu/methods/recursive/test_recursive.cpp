@@ -23,6 +23,7 @@
 #include "kit/model_images.hpp"
 #include "recursive_host_model.hpp"
 #include "kit/method_tests.hpp"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -485,6 +486,13 @@ TEST(RecursiveAccuracy, DISABLED_Table) {
           bound.max_error_8bit);
       std::fflush(stdout);
     }
+}
+
+TEST(RecursiveModel, EveryOtherFormatThroughFloatPlanesMeetsTheBoundInItsOwnUnit) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "recursive", {0.6, 2.5},
+                [](const ImageF32& src, const FilterParams& params) { return model_filter(src, params); }),
+            10);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "kit/method_tests.hpp"
 #include "methods/recursive/recursive_host_model.hpp"
 #include "recursive_tiled_common.cuh"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -184,6 +185,13 @@ TEST(RecursiveTiledModel, MeetsTheBoundAgainstTheReference) {
         EXPECT_LE(stats.max_relative_error, img == &noise ? 1e-3 : 2e-3) << "sigma " << sigma << " " << to_string(border);
       }
     }
+}
+
+TEST(RecursiveTiledModel, EveryOtherFloatFormatThroughFloatPlanesMeetsTheBound) {
+  const auto f32 = [](const ImageF32& src, const FilterParams& params) {
+    return model(src, params.sigma, params.border);
+  };
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound("recursive_tiled", {0.6, 2.5}, f32), 7);
 }
 
 }  // namespace

@@ -33,6 +33,9 @@
 #include "gausslab/core/image.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "gausslab/core/host_image.hpp"
+#include "gausslab/cuda/gpu_method.hpp"
+#include "kit/channel_route.hpp"
 #include "kit/checked_shared.hpp"
 #include "gausslab/core/pooling.hpp"
 #include "kit/method_tests.hpp"
@@ -139,7 +142,7 @@ struct ModelPooledStore {
 // SeparableFusedKernel<P, In, kTaps, pool != None> over a width × height image (row-major, no
 // padding); with a pool mode, the pooled image of pooled_side(width) × pooled_side(height).
 template <class P, class In, int kTaps>
-std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vector<In>& src,
+std::vector<In> model_fused_kernel(const TileProblem& problem, const std::vector<In>& src,
                                    const std::vector<float>& weights, PoolMode pool = PoolMode::None) {
   using Accum = AccumOf<In>;
   const FusedLayout layout = fused_layout<P, In, Accum>(problem.radius);
@@ -160,9 +163,9 @@ std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vecto
   std::vector<int> pooled_writes(pooled_dst.size(), 0);
   const ModelPooledStore<In> pooled_out{&pooled_dst, &pooled_writes, pooled_w, pooled_h};
 
-  const long long blocks = fused_tile_count<P>(problem.width, problem.height);
+  const long long blocks = block_count<P>(problem.width, problem.height);
   for (long long b = 0; b < blocks; ++b) {
-    const FusedTile tile = fused_tile<P>(problem, static_cast<int>(b));
+    const TileOrigin tile = tile_of<P>(problem, static_cast<int>(b));
     raw.begin_fill();
     shared_weights.begin_fill();
     h.begin_fill();
@@ -198,7 +201,10 @@ std::vector<In> model_fused_kernel(const FusedProblem& problem, const std::vecto
     }
     if (pooled) {
       raw.begin_read();  // __syncthreads()
-      for (int t = 0; t < P::kThreads; ++t) pool_pass<P>(problem, tile, t, raw.access(), pool, pooled_out);
+      if constexpr (std::is_same_v<In, uchar4> || std::is_same_v<In, float>)  // the pixels pool_stored takes
+        for (int t = 0; t < P::kThreads; ++t) pool_pass<P>(problem, tile, t, raw.access(), pool, pooled_out);
+      else
+        throw ModelError("the fused pool pass is for RGBA8 and F32 only");
     }
   }
   if (pooled) {
@@ -225,7 +231,7 @@ Image<Pixel> model_separable_fused(const Image<Pixel>& src, const FilterParams& 
   constexpr PixelFormat F = Image<Pixel>::format();
   const int radius = params.radius();
   if (radius > kMaxFusedRadius) throw std::invalid_argument("radius beyond separable_fused's limit");
-  const FusedProblem problem{src.width(), src.height(), radius, params.border};
+  const TileProblem problem{src.width(), src.height(), radius, params.border};
   const std::vector<float> weights = gaussian_weights_f32(params.sigma, radius);
   const std::vector<Storage> in = to_storage(src);
   std::vector<Storage> out;
@@ -292,7 +298,7 @@ TEST(SeparableFusedWindow, EqualsTheDirectSumInTheSameOrderForEveryTapCount) {
 
 template <PixelFormat F>
 void expect_compiled_radii_then_the_run_time_kernel(int last_compiled) {
-  for (int radius = 0; radius <= kMaxFusedRadius; ++radius) {
+  for (int radius = 0; radius <= kMaxFusedRadiusOf<F>; ++radius) {
     int calls = 0, taps = -1, max_radius = -1;
     dispatch_fused_kernel<F>(radius, [&](auto policy, auto k) {
       ++calls;
@@ -310,6 +316,8 @@ TEST(SeparableFusedKernelChoice, CompiledRadiiUpToEightF32UpTo22ThenTheRunTimeKe
   EXPECT_EQ(kMaxCompiledRadius<PixelFormat::Rgba8>, kMaxExactRadius);
   expect_compiled_radii_then_the_run_time_kernel<PixelFormat::F32>(kMaxMediumRadius);
   expect_compiled_radii_then_the_run_time_kernel<PixelFormat::Rgba8>(kMaxExactRadius);
+  expect_compiled_radii_then_the_run_time_kernel<PixelFormat::Rgba16>(kMaxExactRadius);
+  expect_compiled_radii_then_the_run_time_kernel<PixelFormat::Rgba32F>(kMaxExactRadius);
 }
 
 template <class P, class In>
@@ -358,6 +366,29 @@ TEST(SeparableFusedPolicy, SharedMemoryFitsAndTheLargestRadiusFitsAnH100) {
   using Accum = AccumOf<uchar4>;
   const unsigned beyond = fused_layout<RgbaLarge, uchar4, Accum>(kMaxFusedRadius + 2).total_bytes;
   EXPECT_GT(beyond, kH100SharedPerBlock);
+}
+
+// RGBA16 and RGBA32F run RGBA8's tiles with larger raw tiles: every radius up to their limit fits an
+// H100 or H200 block, the next does not (the limit is the shared memory), and the compiled radii fit
+// beside each other as RGBA8's do on that GPU (two blocks an SM at least).
+template <PixelFormat F>
+void expect_rgba_tiles_fit_up_to_their_limit(const char* name) {
+  using In = PixelStorage<F>;
+  using Small = typename FusedPolicyFor<F, false>::type;
+  using Large = typename FusedPolicyFor<F, true>::type;
+  using Wide = typename FusedSmallRadiusPolicy<F>::type;
+  static_assert(Large::kMaxRadius == kMaxFusedRadiusOf<F>, "the run-time kernel reaches the format's limit");
+  expect_layouts_fit<Wide, In>(0, kH100SharedPerBlock, name);
+  expect_layouts_fit<Small, In>(0, (228u * 1024u) / 2u - 1024u, name);
+  expect_layouts_fit<Large, In>(kMaxExactRadius + 1, kH100SharedPerBlock, name);
+  EXPECT_GT((fused_layout<Large, In, AccumOf<In>>(kMaxFusedRadiusOf<F> + 1).total_bytes), kH100SharedPerBlock) << name;
+}
+
+TEST(SeparableFusedPolicy, Rgba16AndRgba32FTilesFitUpToRadius44And27) {
+  EXPECT_EQ(kMaxFusedRadiusOf<PixelFormat::Rgba16>, 44);
+  EXPECT_EQ(kMaxFusedRadiusOf<PixelFormat::Rgba32F>, 27);
+  expect_rgba_tiles_fit_up_to_their_limit<PixelFormat::Rgba16>("rgba16");
+  expect_rgba_tiles_fit_up_to_their_limit<PixelFormat::Rgba32F>("rgba32f");
 }
 
 // Bank conflicts of one warp instruction: lane l reads element `index(l)` of 4-byte words (or 16-byte
@@ -440,10 +471,10 @@ TEST(SeparableFusedPolicy, RowPassReadsAndWritesWithoutBankConflicts) {
 template <class P>
 void expect_tiles_cover_every_pixel_once(int width, int height) {
   std::vector<int> owners(static_cast<std::size_t>(width) * height, 0);
-  const FusedProblem problem{width, height, 3, BorderMode::Reflect};
-  const long long blocks = fused_tile_count<P>(width, height);
+  const TileProblem problem{width, height, 3, BorderMode::Reflect};
+  const long long blocks = block_count<P>(width, height);
   for (long long b = 0; b < blocks; ++b) {
-    const FusedTile tile = fused_tile<P>(problem, static_cast<int>(b));
+    const TileOrigin tile = tile_of<P>(problem, static_cast<int>(b));
     EXPECT_EQ(tile.x0 % P::kTileW, 0);
     EXPECT_EQ(tile.y0 % P::kTileH, 0);
     const FusedExtent e = fused_extent<P>(problem, tile);
@@ -464,10 +495,10 @@ TEST(SeparableFusedPolicy, TilesCoverEveryPixelOnceAndTheLargestImagesFitTheGrid
     expect_tiles_cover_every_pixel_once<RgbaWide>(w, h);
   }
   for (const auto& [w, h] : {std::pair{1, 1 << 30}, {1 << 30, 1}, {32768, 32768}, {33, 32537631}}) {
-    EXPECT_LE(fused_tile_count<RgbaSmall>(w, h), 0x7fffffffLL) << w << "×" << h;
-    EXPECT_LE(fused_tile_count<F32Small>(w, h), 0x7fffffffLL) << w << "×" << h;
-    EXPECT_LE(fused_tile_count<F32Large>(w, h), 0x7fffffffLL) << w << "×" << h;
-    EXPECT_LE(fused_tile_count<RgbaWide>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(block_count<RgbaSmall>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(block_count<F32Small>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(block_count<F32Large>(w, h), 0x7fffffffLL) << w << "×" << h;
+    EXPECT_LE(block_count<RgbaWide>(w, h), 0x7fffffffLL) << w << "×" << h;
   }
 }
 
@@ -490,12 +521,12 @@ TEST(SeparableFusedModel, ARaceOrAMissingFillIsCaught) {
   // A fill that skips the last raw column, and a row pass that writes every row's first window twice:
   // the model must throw, not return an image.
   using P = F32Small;
-  const FusedProblem problem{5, 3, 2, BorderMode::Reflect};
+  const TileProblem problem{5, 3, 2, BorderMode::Reflect};
   const FusedLayout layout = fused_layout<P, float, float>(problem.radius);
   CheckedShared<float> raw(layout.rows * static_cast<std::size_t>(layout.raw_pitch), "raw");
   CheckedShared<float> h(layout.rows * static_cast<std::size_t>(P::kHPitch), "h");
   const std::vector<float> w = gaussian_weights_f32(1.0, problem.radius);
-  const FusedTile tile{0, 0};
+  const TileOrigin tile{0, 0};
   const FusedExtent e = fused_extent<P>(problem, tile);
   raw.begin_fill();
   for (int row = 0; row < e.rows; ++row)
@@ -527,6 +558,17 @@ TEST(SeparableFusedModel, OddSizesEveryBorderEveryKindOfKernel) {
     cases += check_model_matches_plain_loop<float>(w, h, radii);
   }
   EXPECT_EQ(cases, 6 * 2 * 11 * 5);
+}
+
+TEST(SeparableFusedModel, Rgba16AndRgba32FOddSizesEveryBorderEveryKindOfKernel) {
+  // Their own kernels (ushort4 and float4 raw tiles): the compiled radii, the run-time kernel, the
+  // largest radius each runs; sizes from 1×1 past one tile.
+  int cases = 0;
+  for (const auto& [w, h] : {std::pair{1, 1}, {13, 7}, {37, 71}}) {
+    cases += check_model_matches_plain_loop<Rgba16>(w, h, {0, 2, 3, 8, 9, 27, 44});
+    cases += check_model_matches_plain_loop<Rgba32f>(w, h, {0, 2, 3, 8, 9, 27});
+  }
+  EXPECT_EQ(cases, 3 * (7 + 6) * 5);
 }
 
 TEST(SeparableFusedModel, FusedPoolingEqualsPoolingTheResultOnTheCpu) {
@@ -626,9 +668,64 @@ TEST(SeparableFusedModel, NonFiniteSourceValuesStayWithinTheRadius) {
   }
 }
 
+// The float stores keep NaN and infinity (nothing clamps them) in RGBA32F's own kernels and in the
+// f16 route (half keeps them too): exactly the pixels whose window holds one.
+TEST(SeparableFusedModel, NanAndInfinityReachExactlyTheirWindowInEveryFloatFormat) {
+  const int radius = 4;
+  Image<Rgba32f> rgba(23, 19, Rgba32f{0.5f, 0.25f, 1.0f, 0.0f});
+  rgba.at(11, 9).g = std::numeric_limits<float>::infinity();
+  rgba.at(3, 15).a = std::numeric_limits<float>::quiet_NaN();
+  const Image<Rgba32f> out = model_separable_fused(rgba, radius_params(radius, BorderMode::Mirror));
+  HostImage half(23, 19, PixelFormat::Rgb16F);
+  for (int y = 0; y < 19; ++y)
+    for (int x = 0; x < 23; ++x)
+      for (int c = 0; c < 3; ++c) half.set_sample(x, y, c, 0.5f);
+  half.set_sample(11, 9, 1, std::numeric_limits<float>::infinity());
+  half.set_sample(3, 15, 2, std::numeric_limits<float>::quiet_NaN());
+  const std::unique_ptr<Method> method = find_method("separable_fused")->create();
+  const auto f32 = [](const ImageF32& src, const FilterParams& params) { return model_separable_fused(src, params); };
+  const HostImage half_out =
+      run_routed(dynamic_cast<const GpuMethod&>(*method), half, radius_params(radius, BorderMode::Mirror), f32, {});
+  for (int y = 0; y < 19; ++y)
+    for (int x = 0; x < 23; ++x) {
+      const bool near_inf = std::abs(x - 11) <= radius && std::abs(y - 9) <= radius;
+      const bool near_nan = std::abs(x - 3) <= radius && std::abs(y - 15) <= radius;
+      EXPECT_EQ(std::isinf(out.at(x, y).g), near_inf) << x << ", " << y;
+      EXPECT_EQ(std::isnan(out.at(x, y).a), near_nan) << x << ", " << y;
+      EXPECT_TRUE(std::isfinite(out.at(x, y).r) && std::isfinite(out.at(x, y).b)) << x << ", " << y;
+      EXPECT_EQ(std::isinf(half_out.sample(x, y, 1)), near_inf) << "f16 " << x << ", " << y;
+      EXPECT_EQ(std::isnan(half_out.sample(x, y, 2)), near_nan) << "f16 " << x << ", " << y;
+      EXPECT_TRUE(std::isfinite(half_out.sample(x, y, 0))) << "f16 " << x << ", " << y;
+    }
+}
+
 // ---- tests: accuracy against the float64 reference ----------------------------------------------------
 
 const auto model_fused = [](const auto& image, const FilterParams& params) { return model_separable_fused(image, params); };
+
+TEST(SeparableFusedAccuracy, Rgba16AndRgba32FMeetTheBoundInTheirOwnUnits) {
+  const Image<Rgba16> rgba16 = random_image<Rgba16>(45, 37, 4);
+  const Image<Rgba32f> rgba32f = random_image<Rgba32f>(45, 37, 4);
+  for (const double sigma : {0.6, 2.5, 6.0})
+    for (const BorderMode border : kAllBorderModes) {
+      const FilterParams params = sigma_params(sigma, border);
+      const AccuracyBound bound = registered_bound("separable_fused", {45, 37, PixelFormat::Rgba16, params});
+      EXPECT_LE(error_against_reference(rgba16, model_fused(rgba16, params), params),
+                bound_for(bound, PixelFormat::Rgba16))
+          << describe(params);
+      EXPECT_LE(error_against_reference(rgba32f, model_fused(rgba32f, params), params),
+                bound_for(bound, PixelFormat::Rgba32F))
+          << describe(params);
+    }
+}
+
+TEST(SeparableFusedAccuracy, EveryOtherFormatThroughFloatPlanesMeetsTheBoundInItsOwnUnit) {
+  EXPECT_EQ(expect_routed_formats_meet_their_bound("separable_fused", {0.6, 2.5},
+                                                   [](const ImageF32& src, const FilterParams& params) {
+                                                     return model_separable_fused(src, params);
+                                                   }),
+            kPixelFormatCount - 4);
+}
 
 TEST(SeparableFusedAccuracy, ModelMeetsTheBoundOnPhotosAndNoise) {
   // Sigma 16 at truncate 4 is radius 64, the largest.
@@ -673,6 +770,19 @@ TEST(SeparableFusedMethod, RefusesRadiiBeyondItsLimitUpFrontAndNamesTheAlternati
         }
       }
     }
+  // RGBA16 and RGBA32F stop where their tiles fill the shared memory; their other channel counts run
+  // as F32 planes and reach F32's limit.
+  EXPECT_NE(method->unsupported_reason({64, 64, PixelFormat::Rgba16, radius_params(45, BorderMode::Reflect)})
+                .find("radius 45 exceeds separable_fused's 44 for rgba16"),
+            std::string::npos);
+  EXPECT_NE(method->unsupported_reason({64, 64, PixelFormat::Rgba32F, radius_params(28, BorderMode::Reflect)})
+                .find("radius 28 exceeds separable_fused's 27 for rgba32f"),
+            std::string::npos);
+  if (!cuda_device_status().available) {
+    EXPECT_EQ(method->unsupported_reason({64, 64, PixelFormat::Rgba32F, radius_params(27, BorderMode::Reflect)}), "");
+    const FilterProblem rgb32f{64, 64, PixelFormat::Rgb32F, radius_params(kMaxFusedRadius, BorderMode::Wrap)};
+    EXPECT_EQ(method->unsupported_reason(rgb32f), "");
+  }
   // The registry's own checks (invalid sigma, empty image, radius beyond 2000) come first.
   FilterProblem nan_sigma{16, 16, PixelFormat::F32, {}};
   nan_sigma.params.sigma = std::nan("");

@@ -21,6 +21,7 @@
 #include "kit/method_tests.hpp"
 #include "kit/model_accuracy.hpp"
 #include "separable_int8_common.cuh"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -57,7 +58,7 @@ void emulate_mma_u8(FragC (&d)[32], const FragA (&a)[32], const FragB (&b)[32]) 
 
 template <class P>
 ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {
-  const Int8Problem p{src.width(), src.height(), params.radius(), params.border};
+  const TileProblem p{src.width(), src.height(), params.radius(), params.border};
   if (p.radius > P::kMaxRadius) throw ModelError("radius beyond the policy");
   const std::vector<double> w = gaussian_weights(params.sigma, p.radius);
   std::vector<std::uint32_t> codes(w.size());
@@ -101,7 +102,7 @@ ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {
   };
   const bool aligned16 = (src.width() % 4) == 0;  // as a pitch of width × 4 bytes would be
   for (long long block = 0; block < block_count<P>(p); ++block) {
-    const Tile tile = tile_of<P>(p, static_cast<int>(block));
+    const TileOrigin tile = tile_of<P>(p, static_cast<int>(block));
     raw.begin_fill();
     for (int t = 0; t < P::kThreads; ++t) fill_raw<P>(p, tile, t, aligned16, Fill{raw.access(), pixel_word});
     raw.begin_read();
@@ -245,6 +246,12 @@ TEST(SeparableInt8Model, ExtremeImagesStayWithinTheBoundAndInt32) {
     for (int y = 0; y < flat.height(); ++y)
       for (int x = 0; x < flat.width(); ++x) ASSERT_EQ(got_flat.at(x, y).r, 255) << x << "," << y;
   }
+}
+
+// Grey, grey + alpha and RGB bytes as RGBA8 with the missing channels zero: the same exact sums.
+TEST(SeparableInt8Model, OneToThreeChannelBytesWidenedToRgba8MeetTheBound) {
+  const auto model = [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); };
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound("separable_int8", {0.6, 2.5}, {}, model), 3);
 }
 
 }  // namespace

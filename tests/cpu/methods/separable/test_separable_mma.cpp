@@ -20,6 +20,7 @@
 #include "kit/mma_emulation.hpp"
 #include "kit/model_accuracy.hpp"
 #include "separable_mma_common.cuh"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -66,7 +67,7 @@ using test::emulate_mma;
 template <int kSteps>
 ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {
   using P = Policy<kSteps>;
-  const MmaProblem p{src.width(), src.height(), params.radius(), params.border};
+  const TileProblem p{src.width(), src.height(), params.radius(), params.border};
   if (p.radius > P::kMaxRadius) throw ModelError("radius beyond the policy");
   const std::vector<double> w = gaussian_weights(params.sigma, p.radius);
   std::vector<unsigned short> w_hi(w.size()), w_lo(w.size());
@@ -86,7 +87,7 @@ ImageRgba8 model(const ImageRgba8& src, const FilterParams& params) {
     }
   };
   for (long long block = 0; block < block_count<P>(p); ++block) {
-    const Tile tile = tile_of<P>(p, static_cast<int>(block));
+    const TileOrigin tile = tile_of<P>(p, static_cast<int>(block));
     PhasedArray<unsigned> planes(4 * kChannelWords, "planes");
     PhasedArray<unsigned short> ht(2 * kHtHalves, "ht");
     struct Planes {
@@ -195,6 +196,12 @@ TEST(SeparableMmaModel, MeetsTheFirBoundForEveryBorderRadiusAndSize) {
   test::expect_fir_cases_within<Rgba8>(cases, 21, 0.51, [](const auto& src, const FilterParams& params) {
     return run_model(src, params);
   });
+}
+
+// Grey, grey + alpha and RGB bytes as RGBA8 with the missing channels zero: the same exact sums.
+TEST(SeparableMmaModel, OneToThreeChannelBytesWidenedToRgba8MeetTheBound) {
+  const auto model = [](const ImageRgba8& src, const FilterParams& params) { return run_model(src, params); };
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound("separable_mma", {0.6, 2.5}, {}, model), 3);
 }
 
 }  // namespace

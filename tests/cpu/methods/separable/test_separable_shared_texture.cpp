@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <utility>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -31,6 +33,7 @@
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/gaussian_weights.hpp"
 #include "gausslab/core/image.hpp"
+#include "kit/channel_route.hpp"
 #include "kit/checked_shared.hpp"
 #include "kit/method_tests.hpp"
 #include "kit/model_accuracy.hpp"
@@ -67,6 +70,7 @@ struct ModelLines {
   std::vector<Out>* output;  // output[pos * lines + line]
   std::vector<int>* writes;
   const std::vector<float>* weights;
+  StoreRule rule{};  // as PitchedLines: the final pass's divisor and rounding
 
   In load(int line, int pos) const {
     if (line < 0 || line >= lines || pos < 0 || pos >= length)
@@ -79,7 +83,7 @@ struct ModelLines {
       throw ModelError("global write of line " + std::to_string(line) + ", position " + std::to_string(pos) +
                        " outside " + std::to_string(lines) + " lines of " + std::to_string(length));
     const std::size_t k = static_cast<std::size_t>(pos) * lines + line;
-    (*output)[k] = FromAccum<Out>::convert(value);
+    (*output)[k] = store_by<Out>(value, rule);
     ++(*writes)[k];
   }
   float weight(int t) const {
@@ -94,14 +98,15 @@ struct ModelLines {
 // SeparableTilePassKernel on the CPU: input `lines` × `length` line-major; returns the transposed
 // output (length rows of `lines`).
 template <class P, class In, class Out>
-std::vector<Out> model_tile_pass(const LinePass& pass, const std::vector<In>& input, const std::vector<float>& weights) {
+std::vector<Out> model_tile_pass(const LinePass& pass, const std::vector<In>& input, const std::vector<float>& weights,
+                                 StoreRule rule = {}) {
   using Accum = AccumOf<In>;
   struct ThreadAccumulators {
     Accum v[P::kOutputs];
   };
   std::vector<Out> output(static_cast<std::size_t>(pass.lines) * pass.length);
   std::vector<int> writes(output.size(), 0);
-  const ModelLines<In, Out> lines{&input, pass.lines, pass.length, &output, &writes, &weights};
+  const ModelLines<In, Out> lines{&input, pass.lines, pass.length, &output, &writes, &weights, rule};
   CheckedShared<In> tile(P::kLines * P::kPitch, "tile");
   CheckedShared<float> chunk_weights(P::kChunkTaps, "chunk weights");
   std::vector<ThreadAccumulators> acc(P::kThreads);
@@ -159,7 +164,7 @@ CheckedShared<float> model_block_weights(const std::vector<float>& weights) {
 // TextureRowsKernel / TextureColumnsKernel on the CPU: image width × height row-major in and out.
 template <class P, class Texel, class Out, bool Rows>
 std::vector<Out> model_texture_pass(const LinePass& pass, int width, int height, const std::vector<Texel>& image,
-                                    const std::vector<float>& weights) {
+                                    const std::vector<float>& weights, StoreRule rule = {}) {
   using Accum = AccumOf<Texel>;
   std::vector<Out> output(static_cast<std::size_t>(width) * height);
   std::vector<int> writes(output.size(), 0);
@@ -169,7 +174,7 @@ std::vector<Out> model_texture_pass(const LinePass& pass, int width, int height,
     if (x < 0 || x >= width || y < 0 || y >= height)
       throw ModelError("texture pass wrote (" + std::to_string(x) + ", " + std::to_string(y) + ") outside the image");
     const std::size_t k = static_cast<std::size_t>(y) * width + x;
-    output[k] = FromAccum<Out>::convert(value);
+    output[k] = store_by<Out>(value, rule);
     ++writes[k];
   };
   const dim3 grid = Rows ? texture_rows_grid<P>(width, height) : texture_columns_grid<P>(width, height);
@@ -187,20 +192,26 @@ std::vector<Out> model_texture_pass(const LinePass& pass, int width, int height,
 
 // ---- the methods on the CPU ----------------------------------------------------------------------
 
-// separable_shared on the CPU: rows (transposed intermediate), then columns (upright).
+// The weights of one pass as the kernel reads them (its slice of pass_weights).
+std::vector<float> pass_slice(const PassWeights& w, bool columns) {
+  const auto first = w.weights.begin() + (columns ? w.column_offset : 0);
+  return std::vector<float>(first, first + (columns ? w.column_taps : w.row_taps));
+}
+
+// separable_shared on the CPU: rows (transposed intermediate), then columns (upright), with the
+// method's pass_weights (a custom kernel's taps too) and its final store rule.
 template <class Pixel>
 Image<Pixel> model_separable_shared(const Image<Pixel>& src, const FilterParams& params) {
   using Storage = typename StorageOf<Pixel>::type;
   using Accum = AccumOf<Storage>;
   using P = typename SharedPolicyFor<Image<Pixel>::format()>::type;
-  const int radius = params.radius();
-  const std::vector<float> weights = padded_weights(params.sigma, radius, P::kOutputs);
-  const int taps = static_cast<int>(weights.size());
-  const LinePass rows{src.height(), src.width(), radius, taps, params.border};
-  const std::vector<Accum> intermediate = model_tile_pass<P, Storage, Accum>(rows, to_storage(src), weights);
-  const LinePass columns{src.width(), src.height(), radius, taps, params.border};
-  return from_storage<Pixel>(model_tile_pass<P, Accum, Storage>(columns, intermediate, weights), src.width(),
-                             src.height());
+  const PassWeights w = pass_weights(params, P::kOutputs);
+  const StoreRule rule{w.divisor, params.rounding};
+  const LinePass rows{src.height(), src.width(), w.row_radius, w.row_taps, params.border};
+  const std::vector<Accum> intermediate = model_tile_pass<P, Storage, Accum>(rows, to_storage(src), pass_slice(w, false));
+  const LinePass columns{src.width(), src.height(), w.column_radius, w.column_taps, params.border};
+  return from_storage<Pixel>(model_tile_pass<P, Accum, Storage>(columns, intermediate, pass_slice(w, true), rule),
+                             src.width(), src.height());
 }
 
 // separable_texture on the CPU.
@@ -209,15 +220,14 @@ Image<Pixel> model_separable_texture(const Image<Pixel>& src, const FilterParams
   using Storage = typename StorageOf<Pixel>::type;
   using Accum = AccumOf<Storage>;
   using P = typename TexturePolicyFor<Image<Pixel>::format()>::type;
-  const int radius = params.radius();
-  const std::vector<float> weights = padded_weights(params.sigma, radius, P::kOutputs);
-  const int taps = static_cast<int>(weights.size());
+  const PassWeights w = pass_weights(params, P::kOutputs);
   const int width = src.width(), height = src.height();
-  const LinePass rows{height, width, radius, taps, params.border};
+  const LinePass rows{height, width, w.row_radius, w.row_taps, params.border};
   const std::vector<Accum> intermediate =
-      model_texture_pass<P, Storage, Accum, true>(rows, width, height, to_storage(src), weights);
-  const LinePass columns{width, height, radius, taps, params.border};
-  return from_storage<Pixel>(model_texture_pass<P, Accum, Storage, false>(columns, width, height, intermediate, weights),
+      model_texture_pass<P, Storage, Accum, true>(rows, width, height, to_storage(src), pass_slice(w, false));
+  const LinePass columns{width, height, w.column_radius, w.column_taps, params.border};
+  return from_storage<Pixel>(model_texture_pass<P, Accum, Storage, false>(columns, width, height, intermediate,
+                                                                          pass_slice(w, true), {w.divisor, params.rounding}),
                              width, height);
 }
 
@@ -449,6 +459,40 @@ TEST(SeparableModel, RadiusFarBeyondTheImage) {
   check_models_match_plain_loop<Rgba8>(6, 1, {333});
 }
 
+TEST(SeparableModel, Rgba16AndRgba32FKernelsMatchThePlainLoopBitForBit) {
+  // Their own kernels: RGBA8's policy with ushort4 and float4 samples, radii across the chunk.
+  int cases = 0;
+  for (auto [w, h] : {std::pair{1, 1}, {13, 7}, {37, 29}}) {
+    cases += check_models_match_plain_loop<Rgba16>(w, h, {0, 1, 5, 16, 40});
+    cases += check_models_match_plain_loop<Rgba32f>(w, h, {0, 1, 5, 16, 40});
+  }
+  EXPECT_EQ(cases, 3 * 2 * 5 * 5);
+}
+
+// A NaN or an infinity of a float image stays non-finite through the float stores (nothing clamps
+// it): every output whose window holds one is NaN or infinite, and none beyond the window and the
+// N - 1 padding taps of the register window (a zero pad weight times infinity is NaN).
+TEST(SeparableModel, NanAndInfinityOfAFloatImageStayWithinTheWindowAndThePadding) {
+  ImageF32 src = make_random_f32(41, 29, 5);
+  src.at(9, 7) = std::numeric_limits<float>::quiet_NaN();
+  src.at(30, 20) = std::numeric_limits<float>::infinity();
+  const FilterParams params = radius_params(3, BorderMode::Reflect);
+  for (const auto& [name, out] : {std::pair{"separable_shared", model_separable_shared(src, params)},
+                                  std::pair{"separable_texture", model_separable_texture(src, params)}}) {
+    const int reach = 3 + F32Shared::kOutputs - 1;
+    for (int y = 0; y < src.height(); ++y)
+      for (int x = 0; x < src.width(); ++x) {
+        const bool finite = std::isfinite(out.at(x, y));
+        const auto near = [&](int px, int py, int r) { return std::abs(x - px) <= r && std::abs(y - py) <= r; };
+        if (near(9, 7, 3) || near(30, 20, 3)) {
+          EXPECT_FALSE(finite) << name << " at (" << x << ", " << y << ")";
+        } else if (!near(9, 7, reach) && !near(30, 20, reach)) {
+          EXPECT_TRUE(finite) << name << " at (" << x << ", " << y << ")";
+        }
+      }
+  }
+}
+
 // ---- tests: accuracy against the float64 reference ----------------------------------------------------
 
 // The shared-memory model (the texture model is bit-identical, see above): sigmas from below 1 to a
@@ -460,6 +504,129 @@ TEST(SeparableAccuracy, ModelMeetsTheBoundOnPhotosAndNoise) {
 }
 
 TEST(SeparableAccuracy, FlatImagesStayFlat) { expect_flat_images_stay_flat({0.5, 3.0, 40.0}, model_shared); }
+
+// RGBA16 in 16-bit levels, RGBA32F relative to the peak: the bound the method states for each.
+template <class Pixel>
+void expect_rgba_kernels_meet_the_bound() {
+  constexpr PixelFormat format = Image<Pixel>::format();
+  const Image<Pixel> src = random_image<Pixel>(41, 29, 3);
+  for (const double sigma : {0.6, 2.5, 9.0})
+    for (const BorderMode border : kAllBorderModes) {
+      const FilterParams params = sigma_params(sigma, border);
+      const double bound = bound_for(registered_bound("separable_shared", {41, 29, format, params}), format);
+      EXPECT_LE(error_against_reference(src, model_shared(src, params), params), bound)
+          << describe_case(format, 41, 29, params);
+    }
+}
+
+TEST(SeparableAccuracy, Rgba16AndRgba32FMeetTheBoundInTheirOwnUnits) {
+  expect_rgba_kernels_meet_the_bound<Rgba16>();
+  expect_rgba_kernels_meet_the_bound<Rgba32f>();
+}
+
+TEST(SeparableAccuracy, EveryOtherFormatThroughFloatPlanesMeetsTheBoundInItsOwnUnit) {
+  EXPECT_EQ(expect_routed_formats_meet_their_bound("separable_shared", {0.6, 2.5}, model_separable_shared<float>),
+            kPixelFormatCount - 4);
+  EXPECT_EQ(expect_routed_formats_meet_their_bound("separable_texture", {0.6, 2.5}, model_separable_texture<float>),
+            kPixelFormatCount - 4);
+}
+
+// ---- tests: custom kernels and rounding -----------------------------------------------------------
+
+// Masks of any weights, a pair of two lengths, rank-1 matrices (run through their factors),
+// correlated and convolved, normalised or not: both models within the registered bound (with
+// floor's and ceil's extra half level) of the float64 reference, at every border.
+std::vector<FilterKernel> custom_separable_kernels() {
+  FilterKernel convolved_pair = FilterKernel::pair({1, 0, -1}, {1, 2, 3, 2, 1});
+  convolved_pair.convolve = true;
+  FilterKernel normalised_rank_one = FilterKernel::matrix_2d(5, 3, {1, 2, 3, 2, 1, 2, 4, 6, 4, 2, 1, 2, 3, 2, 1});
+  normalised_rank_one.normalize = true;
+  normalised_rank_one.convolve = true;
+  return {FilterKernel::mask({1, 2, 5}), FilterKernel::mask({0.5, -1.25, 3, 0.75, -0.5, 2, 1, 0.25, 0.1}),
+          convolved_pair, normalised_rank_one,
+          FilterKernel::pair(std::vector<double>(41, 1.0 / 41), {0.25, 0.5, 0.25})};  // 41 taps: two chunks
+}
+
+template <class Pixel, class Model>
+int expect_custom_kernels_within_the_bound(const char* method_id, Model model) {
+  constexpr PixelFormat format = Image<Pixel>::format();
+  const Image<Pixel> src = random_image<Pixel>(23, 19, 11);
+  int cases = 0;
+  for (const FilterKernel& kernel : custom_separable_kernels())
+    for (const BorderMode border : kAllBorderModes)
+      for (const IntegerRounding rounding : {IntegerRounding::Nearest, IntegerRounding::Floor, IntegerRounding::Ceil}) {
+        if (rounding != IntegerRounding::Nearest && !is_integer(sample_type(format))) continue;
+        FilterParams params;
+        params.kernel = kernel;
+        params.border = border;
+        params.rounding = rounding;
+        const double bound = bound_for(registered_bound(method_id, {23, 19, format, params}), format);
+        EXPECT_LE(error_against_reference(src, model(src, params), params), bound)
+            << method_id << ", " << describe_case(format, 23, 19, params);
+        ++cases;
+      }
+  return cases;
+}
+
+TEST(SeparableCustomKernels, ModelsMeetTheBoundForMasksPairsAndRankOneMatrices) {
+  int cases = 0;
+  cases += expect_custom_kernels_within_the_bound<Rgba8>("separable_shared", model_separable_shared<Rgba8>);
+  cases += expect_custom_kernels_within_the_bound<float>("separable_shared", model_separable_shared<float>);
+  cases += expect_custom_kernels_within_the_bound<Rgba16>("separable_shared", model_separable_shared<Rgba16>);
+  cases += expect_custom_kernels_within_the_bound<Rgba8>("separable_texture", model_separable_texture<Rgba8>);
+  cases += expect_custom_kernels_within_the_bound<float>("separable_texture", model_separable_texture<float>);
+  EXPECT_EQ(cases, 5 * 5 * (3 + 1 + 3 + 3 + 1));
+}
+
+TEST(SeparableCustomKernels, TheWorkedExampleGivesTwoThreeThreeThreeTwo) {
+  ImageF32 src(5, 1);
+  for (int x = 0; x < 5; ++x) src.at(x, 0) = 1.0f;
+  FilterParams params;
+  params.kernel = FilterKernel::mask({1, 1, 1});
+  params.border = BorderMode::Constant;  // the column pass over one row adds zeros around it
+  for (const ImageF32& out : {model_separable_shared(src, params), model_separable_texture(src, params)})
+    for (int x = 0; x < 5; ++x) EXPECT_EQ(out.at(x, 0), x == 0 || x == 4 ? 2.0f : 3.0f) << x;
+}
+
+// The original BMP system's kind of table: integer weights, divided by their sum, stored by floor
+// (and ceil) with a zero border, against integer arithmetic written here: byte for byte.
+TEST(SeparableCustomKernels, FloorAndCeilOfANormalisedIntegerPairAreExact) {
+  const std::vector<int> along_x = {1, 4, 6, 4, 1}, along_y = {1, 2, 1};
+  const int sum = 16 * 4;
+  const ImageRgba8 src = make_random_rgba8(37, 21, 8);
+  FilterParams params;
+  params.kernel = FilterKernel::pair({1, 4, 6, 4, 1}, {1, 2, 1});
+  params.kernel.normalize = true;
+  params.border = BorderMode::Constant;
+  for (const IntegerRounding rounding : {IntegerRounding::Floor, IntegerRounding::Ceil}) {
+    params.rounding = rounding;
+    const ImageRgba8 shared = model_separable_shared(src, params), texture = model_separable_texture(src, params);
+    int checked = 0;
+    for (int y = 0; y < src.height(); ++y)
+      for (int x = 0; x < src.width(); ++x)
+        for (int c = 0; c < 4; ++c) {
+          long total = 0;
+          for (int j = -1; j <= 1; ++j)
+            for (int i = -2; i <= 2; ++i) {
+              const int sx = x + i, sy = y + j;
+              if (sx < 0 || sy < 0 || sx >= src.width() || sy >= src.height()) continue;
+              total += along_y[j + 1] * along_x[i + 2] * reinterpret_cast<const std::uint8_t*>(&src.at(sx, sy))[c];
+            }
+          const long level = rounding == IntegerRounding::Floor ? total / sum : (total + sum - 1) / sum;
+          ASSERT_EQ(reinterpret_cast<const std::uint8_t*>(&shared.at(x, y))[c], level) << x << ", " << y << ", " << c;
+          ASSERT_EQ(reinterpret_cast<const std::uint8_t*>(&texture.at(x, y))[c], level) << x << ", " << y << ", " << c;
+          ++checked;
+        }
+    EXPECT_EQ(checked, 37 * 21 * 4);
+  }
+}
+
+TEST(SeparableCustomKernels, OtherFormatsThroughFloatPlanesStoreByTheRounding) {
+  // The twelve formats it runs as F32 planes: their packing stores by floor as the kernels do.
+  EXPECT_EQ(expect_routed_formats_meet_their_bound("separable_shared", {0.6}, model_separable_shared<float>, {},
+                                                  IntegerRounding::Floor),
+            kPixelFormatCount - 4);
+}
 
 // Prints the table in docs/methods/separable_shared.md (slow: sigma up to 200 on 160×128 crops).
 TEST(SeparableAccuracy, DISABLED_Table) { print_accuracy_table({0.3, 1.0, 2.0, 5.0, 20.0, 60.0, 200.0}, model_shared); }

@@ -27,6 +27,7 @@
 #include "kit/model_accuracy.hpp"
 #include "kit/model_images.hpp"
 #include "separable_tf32_common.cuh"
+#include "kit/channel_route.hpp"
 
 namespace gausslab {
 namespace {
@@ -94,7 +95,7 @@ class TileMemory {
 template <int kSteps>
 ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) {
   using P = PolicyFor<kSteps>;
-  const Problem p{src.width(), src.height(), params.border};
+  const TileProblem p{src.width(), src.height(), params.radius(), params.border};
   const int radius = params.radius();
   if (steps_for_radius(radius) != kSteps) throw ModelError("a radius another kernel runs");
   const std::vector<float> w = gaussian_weights_f32(params.sigma, radius);
@@ -105,8 +106,8 @@ ImageF32 model(const ImageF32& src, const FilterParams& params, bool aligned16) 
   };
   ImageF32 out(src.width(), src.height());
   std::vector<int> written(src.pixel_count(), 0);
-  for (long long block = 0; block < tile_count<P>(p.width, p.height); ++block) {
-    const Tile tile = tile_of<P>(p, static_cast<int>(block));
+  for (long long block = 0; block < block_count<P>(p); ++block) {
+    const TileOrigin tile = tile_of<P>(p, static_cast<int>(block));
     TileMemory mem(static_cast<std::size_t>(P::kRawH) * P::kPitch);
     struct Fill {
       TileMemory* mem;
@@ -306,6 +307,13 @@ TEST(SeparableTf32Model, KeepsFloatPrecisionOnValuesFarFromOne) {
         compare_with_reference(got.view(), reference_gaussian(src.view(), params), static_cast<double>(scale));
     EXPECT_LE(stats.max_relative_error, 1e-5) << scale;
   }
+}
+
+TEST(SeparableTf32Model, EveryOtherFloatFormatThroughFloatPlanesMeetsTheFirBound) {
+  EXPECT_EQ(test::expect_routed_formats_meet_their_bound(
+                "separable_tf32", {0.6, 2.5},
+                [](const ImageF32& src, const FilterParams& params) { return run_model(src, params); }),
+            7);
 }
 
 }  // namespace
