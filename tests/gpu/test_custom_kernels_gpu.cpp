@@ -216,10 +216,14 @@ TEST_F(GpuCustomKernels, EveryOtherMethodRefusesACustomKernelAndFloorUpFront) {
     if (entry.info.backend != Backend::Cuda || entry.info.kernels != KernelSupport::GaussianOnly) continue;
     if (entry.info.id == "auto" || entry.info.id == "auto_exact") continue;
     const std::unique_ptr<Method> method = entry.create();
-    FilterProblem problem{64, 48, PixelFormat::Rgba8, {}};
+    // Asked in a format the method takes, so that the kernel (not the format) is what it refuses;
+    // a float-only method stores no integer samples, so floor is no reason to refuse there.
+    const PixelFormat format = entry.info.formats.contains(PixelFormat::Rgba8) ? PixelFormat::Rgba8 : PixelFormat::F32;
+    ASSERT_TRUE(entry.info.formats.contains(format)) << entry.info.id << " takes neither rgba8 nor f32";
+    FilterProblem problem{64, 48, format, {}};
     problem.params.kernel = FilterKernel::mask({1, 2, 1});
     expect_refused_up_front(*method, problem, "not a custom kernel", entry.info.id);
-    if (entry.info.all_roundings) continue;
+    if (entry.info.all_roundings || !is_integer(sample_type(format))) continue;
     problem.params = FilterParams{};
     problem.params.rounding = IntegerRounding::Floor;
     expect_refused_up_front(*method, problem, "rounded half up only", entry.info.id);
