@@ -12,7 +12,7 @@
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/sliced_run.hpp"
 #include "gpu_test_support.hpp"
-#include "numbers_tiles.hpp"
+#include "comparison/numbers_tiles.hpp"
 
 namespace gausslab::gpu_test {
 namespace {

@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "actions.hpp"
-#include "viewer_options.hpp"
+#include "actions/actions.hpp"
+#include "viewer/viewer_options.hpp"
 
 namespace gausslab {
 namespace {

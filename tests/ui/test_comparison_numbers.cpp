@@ -7,9 +7,9 @@
 #include <cmath>
 #include <memory>
 
-#include "comparison_numbers.hpp"
-#include "cpu_slot_runner.hpp"
-#include "exact_reference.hpp"
+#include "comparison/comparison_numbers.hpp"
+#include "comparison/cpu_slot_runner.hpp"
+#include "comparison/exact_reference.hpp"
 #include "gausslab/core/cpu_filter.hpp"
 #include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/registry.hpp"

@@ -7,7 +7,7 @@
 #include "gausslab/core/border.hpp"
 #include "gausslab/cuda/border_gather.hpp"
 #include "gausslab/cuda/registry.hpp"
-#include "numbers_tiles.hpp"
+#include "comparison/numbers_tiles.hpp"
 
 namespace gausslab {
 namespace {

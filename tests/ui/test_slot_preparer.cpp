@@ -6,7 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "slot_preparer.hpp"
+#include "comparison/slot_preparer.hpp"
 
 namespace gausslab {
 namespace {

@@ -5,11 +5,11 @@
 
 #include "gausslab/render/difference_view.hpp"
 #include "gausslab/render/view_transform.hpp"
-#include "image_resample.hpp"
-#include "keyboard.hpp"
-#include "path_badge.hpp"
-#include "run_report.hpp"
-#include "script.hpp"
+#include "comparison/image_resample.hpp"
+#include "actions/keyboard.hpp"
+#include "panels/path_badge.hpp"
+#include "viewer/run_report.hpp"
+#include "viewer/script.hpp"
 #include "gausslab/core/cli_args.hpp"
 
 namespace gausslab {
