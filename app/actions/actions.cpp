@@ -45,6 +45,7 @@ std::vector<Action> make_table() {
   add(ActionId::SigmaDownLarge, "sigma_down_large", "Filter", "Sigma - 1", "smaller blur, coarse step", character('_'));
   add(ActionId::NextBorder, "next_border", "Filter", "Next border mode", "reflect, mirror, nearest, constant, wrap", key(GLFW_KEY_R));
   add(ActionId::ToggleContinuous, "continuous", "Filter", "Continuous processing", "run the methods every frame (live timings) or only on a change", key(GLFW_KEY_SPACE));
+  add(ActionId::StepFrame, "step", "Filter", "Next frame", "the sequence mode: one frame on (while paused)", character('.'));
   add(ActionId::CycleRepeat, "repeat", "Filter", "Repeat per frame", "run each method 1, 4, 16 or 64 times a frame: steadier timings", key(GLFW_KEY_R, kShift));
 
   add(ActionId::NextView, "next_view", "View", "Next view", "A, B, split, difference", key(GLFW_KEY_M));
@@ -69,6 +70,7 @@ std::vector<Action> make_table() {
   add(ActionId::ToggleVsync, "vsync", "Tools", "Vsync", "swap at the display's rate, or as fast as possible", key(GLFW_KEY_V));
   add(ActionId::TogglePooling, "pooling", "Tools", "2x2 pooling", "off, max or average 2x2 pooling of the results", key(GLFW_KEY_P));
   add(ActionId::Help, "help", "Tools", "Help", "this list of actions and keys", character('?'), key(GLFW_KEY_F1));
+  add(ActionId::CloseWindow, "close", "Tools", "Close the window on top", "the help, else the folder chooser, else compare all", key(GLFW_KEY_ESCAPE));
   return t;
 }
 
@@ -141,9 +143,11 @@ const Action& first_action(ActionId id) {
   return action_table().front();  // unreachable: every id is in the table (tested)
 }
 
-std::vector<std::pair<std::string, std::vector<HelpLine>>> help_sections() {
+std::vector<std::pair<std::string, std::vector<HelpLine>>> help_sections(const ActionOffers& offers) {
   std::vector<std::pair<std::string, std::vector<HelpLine>>> sections;
   for (const Action& action : action_table()) {
+    const ActionOffer offer = offers ? offers(action) : ActionOffer{true, {}, {}, false};
+    if (!offer.offered) continue;
     if (sections.empty() || sections.back().first != action.menu) sections.emplace_back(action.menu, std::vector<HelpLine>{});
     auto& lines = sections.back().second;
     if (action.id == ActionId::MethodA || action.id == ActionId::MethodB) {
@@ -154,7 +158,8 @@ std::vector<std::pair<std::string, std::vector<HelpLine>>> help_sections() {
                            " = the method at that place in the list (methods beyond 9: pick them in the list)"});
       continue;
     }
-    lines.push_back({shortcut_list(action), action.label + ": " + action.help});
+    lines.push_back({shortcut_list(action), (offer.label.empty() ? action.label : offer.label) + ": " +
+                                                (offer.help.empty() ? std::string(action.help) : offer.help)});
   }
   return sections;
 }

@@ -5,7 +5,9 @@
 //
 // Shortcuts are key events (GLFW key codes with modifiers, queued between frames so that a tap
 // shorter than a frame is never lost), except the symbols whose key differs between keyboard
-// layouts (= - + _ ?), which are typed characters (also queued).
+// layouts (= - + _ ? .), which are typed characters (also queued). Each mode offers the actions it
+// has (ActionOffers): its menu, its help and its keys show those only (action_dispatcher.hpp).
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,13 +21,14 @@ enum class ActionId {
   // Slots
   MethodA, MethodB, BOriginal, BExact, AExact, SwapSlots,
   // Filter
-  SigmaUpSmall, SigmaDownSmall, SigmaUpLarge, SigmaDownLarge, NextBorder, ToggleContinuous, CycleRepeat,
+  SigmaUpSmall, SigmaDownSmall, SigmaUpLarge, SigmaDownLarge, NextBorder, ToggleContinuous, StepFrame, CycleRepeat,
   // View
   NextView, ViewA, ViewB, ViewSplit, ViewDifference, Blink, SignedDifference, FalseColour, GainUp, GainDown,
   Fit, OneToOne, ToggleSampling, JumpToLargest, ToggleInspector, TogglePanels, ToggleOverlay,
   // Tools
-  CompareAll, ToggleVsync, TogglePooling, Help,
+  CompareAll, ToggleVsync, TogglePooling, Help, CloseWindow,
 };
+inline constexpr ActionId kLastActionId = ActionId::CloseWindow;
 
 struct Shortcut {
   enum class Kind { None, Key, Character } kind = Kind::None;
@@ -49,6 +52,16 @@ struct Action {
 
 const std::vector<Action>& action_table();
 
+// What a mode makes of an action of the table: whether it offers it, and how its menu entry and
+// help line read there (the table's label and help unless the mode words them otherwise).
+struct ActionOffer {
+  bool offered = false;
+  std::string label;     // empty: the table's
+  std::string help;      // empty: the table's
+  bool checked = false;  // a toggle that is on: ticked in the menu
+};
+using ActionOffers = std::function<ActionOffer(const Action&)>;
+
 // "Ctrl+Shift+S", "Shift+3", "F1", "=", "Space".
 std::string shortcut_text(const Shortcut& shortcut);
 // Every shortcut of an action: "? or F1"; empty when it has none.
@@ -62,11 +75,12 @@ const Action* action_for_character(unsigned character);
 const Action* find_action(std::string_view name, int argument = -1);
 const Action& first_action(ActionId id);
 
-// The help: one line per action (the nine method keys folded into one), grouped by menu.
+// The help: one line per action (the nine method keys folded into one), grouped by menu; with
+// `offers`, only the actions a mode offers, as it words them (null: every action, as the table does).
 struct HelpLine {
   std::string keys, what;
 };
-std::vector<std::pair<std::string, std::vector<HelpLine>>> help_sections();
+std::vector<std::pair<std::string, std::vector<HelpLine>>> help_sections(const ActionOffers& offers = nullptr);
 std::string help_text();  // the same as plain text, for --help
 
 // What a character of --keys stands for: a typed character's action, else the key of that name

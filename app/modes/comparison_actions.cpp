@@ -20,8 +20,6 @@ namespace gausslab {
 
 namespace {
 
-constexpr double kBlinkHoldSeconds = 0.3;  // longer than this: a hold (shows the other slot while held)
-
 // "X Y" or "X,Y" of a script step.
 std::vector<double> numbers_of(const std::string& command, std::string text) {
   std::replace(text.begin(), text.end(), ',', ' ');
@@ -33,39 +31,26 @@ std::vector<double> numbers_of(const std::string& command, std::string text) {
 
 }  // namespace
 
-void ComparisonMode::collect_actions(FrameContext& frame) {
-  // Script steps, then --keys (a letter or digit stands for its key), in order.
-  std::vector<const Action*> pending;
-  pending.swap(pending_actions_);
-  for (const Action* action : pending) perform(*action, frame);
-  for (unsigned char c : frame.typed_keys)
-    if (const Action* action = key_for_typed_character(c)) perform(*action, frame);
-
-  ImGuiIO& io = ImGui::GetIO();
-  const bool typing = io.WantTextInput;  // a text field has the keys
-  // Typed characters: the layout-dependent symbols (= - + _ ?), queued by ImGui between frames.
-  for (int i = 0; i < io.InputQueueCharacters.Size && !typing; ++i)
-    if (const Action* action = action_for_character(io.InputQueueCharacters[i])) perform(*action, frame);
-  if (!frame.window) return;
-  // Key events, each press seen even when press and release fall in one frame.
-  for (const KeyEvent& event : frame.key_events) {
-    if (typing) continue;
-    if (event.kind == KeyEvent::Kind::Release) {
-      if (event.key == blink_key_down_) {
-        if (event.time_s - blink_pressed_at_ >= kBlinkHoldSeconds) view_.blink_swapped = !view_.blink_swapped;
-        blink_key_down_ = -1;
-      }
-      continue;
-    }
-    if (event.kind == KeyEvent::Kind::Repeat) continue;
-    const Action* action = action_for_key(event.key, event.mods);
-    if (!action) continue;
-    if (action->id == ActionId::Blink) {
-      blink_key_down_ = event.key;
-      blink_pressed_at_ = event.time_s;
-    }
-    perform(*action, frame);
+ActionOffer ComparisonMode::offer(const Action& action) const {
+  ActionOffer offer{true, {}, {}, false};
+  switch (action.id) {
+    case ActionId::StepFrame: offer.offered = false; break;  // the sequence mode's
+    case ActionId::MethodA:
+    case ActionId::MethodB:
+      offer.offered = action.argument < static_cast<int>(choices_.size());
+      if (!offer.offered) break;
+      offer.label = std::string(action.id == ActionId::MethodA ? "A = " : "B = ") +
+                    choices_[static_cast<std::size_t>(action.argument)].label;
+      offer.checked = (action.id == ActionId::MethodA ? filter_.method_a : filter_.method_b) == action.argument;
+      break;
+    case ActionId::ToggleContinuous: offer.checked = filter_.continuous; break;
+    case ActionId::ToggleInspector: offer.checked = view_.inspector; break;
+    case ActionId::SignedDifference: offer.checked = view_.signed_difference; break;
+    case ActionId::FalseColour: offer.checked = view_.false_colour; break;
+    case ActionId::ToggleOverlay: offer.checked = !view_.overlay_hidden; break;
+    default: break;
   }
+  return offer;
 }
 
 void ComparisonMode::select_slot(int index, int choice) {
@@ -111,11 +96,6 @@ std::string ComparisonMode::set_slot_by_name(int index, const std::string& name)
 }
 
 void ComparisonMode::perform(const Action& action, FrameContext& frame) {
-  if (options_.events) {
-    std::printf("gausslab-event: action %s%s\n", action.name,
-                action.argument >= 0 ? (" " + std::to_string(action.argument + 1)).c_str() : "");
-    std::fflush(stdout);
-  }
   switch (action.id) {
     case ActionId::Open:
       view_.panels_hidden = false;
@@ -137,7 +117,13 @@ void ComparisonMode::perform(const Action& action, FrameContext& frame) {
       break;
     case ActionId::ExportCompareAll: say(export_compare_all()); break;
     case ActionId::Quit:
-      if (frame.window) frame.window->request_close();
+    case ActionId::Help:
+    case ActionId::StepFrame: break;  // the dispatcher's, and the sequence mode's
+    case ActionId::CloseWindow:  // the help is the dispatcher's
+      if (folder_open_)
+        folder_open_ = false;
+      else
+        compare_all_open_ = false;
       break;
     case ActionId::MethodA: select_slot(0, action.argument); break;
     case ActionId::MethodB: select_slot(1, action.argument); break;
@@ -210,7 +196,6 @@ void ComparisonMode::perform(const Action& action, FrameContext& frame) {
       set_pooling(next);
       break;
     }
-    case ActionId::Help: help_open_ = !help_open_; break;
   }
 }
 
@@ -224,8 +209,8 @@ std::string ComparisonMode::run_command(const std::string& command, const std::s
       return error.what();
     }
   }
-  if (const Action* action = find_action(command, number)) {
-    pending_actions_.push_back(action);  // performed at the start of the next frame
+  if (const Action* action = find_action(command, number); action && actions_.offered(*action)) {
+    actions_.queue(*action);  // performed at the start of the next frame
     return {};
   }
   try {

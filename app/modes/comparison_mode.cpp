@@ -14,6 +14,7 @@
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/sliced_run.hpp"
+#include "panels/mode_shell.hpp"
 #include "viewer/frame_trace.hpp"
 #include "gausslab/render/texture.hpp"
 #include "comparison/image_resample.hpp"
@@ -44,6 +45,7 @@ ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, G
       renderer_(std::make_unique<ImageRenderer>()),
       slot_a_(history_frames(options)),
       slot_b_(history_frames(options)),
+      actions_([this](const Action& action) { return offer(action); }, options.events),
       history_(300) {
   const bool automated = options.frames > 0 || !options.script.empty();
   if (FrameTrace::instance().enabled())
@@ -602,12 +604,12 @@ void ComparisonMode::update(FrameContext& frame) {
   layout(frame);
   trace.mark("layout");
   if (frame.live) {
-    collect_actions(frame);
+    actions_.dispatch(frame.input, [&](const Action& action) { perform(action, frame); });
     handle_view_mouse(view_, drag_, area_, view_.panels_hidden ? -1.0f : ImGui::GetIO().DisplaySize.x - view_.panel_width);
   }
   trace.mark("actions");
   if (!view_.panels_hidden) {
-    menu_bar(frame);
+    menu_bar(actions_);
     trace.mark("menu_bar");
     side_panel(frame);
   }
@@ -642,7 +644,7 @@ void ComparisonMode::update(FrameContext& frame) {
   picture_labels();
   difference_legend();
   inspector();
-  help_window();
+  help_window(actions_);
   compare_all_window(frame);
   folder_window();
   trace.mark("windows");

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "actions/actions.hpp"
+#include "actions/action_dispatcher.hpp"
 #include "comparison/compare_all.hpp"
 #include "comparison/comparison_numbers.hpp"
 #include "comparison/cpu_slot_runner.hpp"
@@ -84,7 +84,8 @@ class ComparisonMode final : public ViewerMode {
 
  private:
   // --- comparison_actions.cpp: commands ---
-  void collect_actions(FrameContext& frame);
+  // What the comparison makes of each action of the table (the menu, the help and the keys follow it).
+  ActionOffer offer(const Action& action) const;
   void perform(const Action& action, FrameContext& frame);
   void select_slot(int slot, int choice);
   std::string set_slot_by_name(int slot, const std::string& name);
@@ -174,7 +175,6 @@ class ComparisonMode final : public ViewerMode {
   // --- comparison_ui.cpp: what is drawn with ImGui ---
   void layout(FrameContext& frame);
   bool section(const char* name, bool open_by_default);
-  void menu_bar(FrameContext& frame);
   void side_panel(FrameContext& frame);
   void picture_section();
   void slots_section();
@@ -184,7 +184,6 @@ class ComparisonMode final : public ViewerMode {
   void timing_section(FrameContext& frame);
   void machine_section();
   void overlay(FrameContext& frame);
-  void help_window();
   void compare_all_window(FrameContext& frame);
   void folder_window();
   void inspector();
@@ -242,18 +241,15 @@ class ComparisonMode final : public ViewerMode {
   OutputPath path_seen_ = OutputPath::Cpu;
   std::string open_path_;
   bool focus_open_field_ = false;
-  bool help_open_ = false;
   bool compare_all_open_ = false;
   bool folder_open_ = false;
   std::string save_folder_, folder_browse_;
   int custom_width_ = 1920, custom_height_ = 1080;
 
   // Input.
-  int blink_key_down_ = -1;  // the key that pressed blink, while held
-  double blink_pressed_at_ = 0;
+  ActionDispatcher actions_;  // the menu's, the panels' and the script's actions, the keys
   bool pending_save_view_ = false;
   bool pending_save_[2] = {false, false};  // a save asked for while the slot's result was on its way
-  std::vector<const Action*> pending_actions_;  // from --script, performed in the next frame
   std::optional<Vec2> mouse_override_;  // --script 'mouse X Y' (offscreen runs have no mouse)
   std::map<std::string, bool> section_requests_;  // --script 'expand/collapse NAME': panel sections
 

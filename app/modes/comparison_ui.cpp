@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "modes/comparison_mode.hpp"
+#include "panels/mode_shell.hpp"
 #include "gausslab/core/border.hpp"
 #include "gausslab/render/difference_view.hpp"
 #include "gausslab/render/gl_surface.hpp"
@@ -152,41 +153,6 @@ bool ComparisonMode::slot_combo(const char* label, int& choice, bool allow_exact
   return changed;
 }
 
-void ComparisonMode::menu_bar(FrameContext& /*frame*/) {
-  if (!ImGui::BeginMainMenuBar()) return;
-  const char* current = nullptr;
-  bool open = false;
-  for (const Action& action : action_table()) {
-    if (!current || std::string(current) != action.menu) {
-      if (open) ImGui::EndMenu();
-      current = action.menu;
-      open = ImGui::BeginMenu(current);
-    }
-    if (!open) continue;
-    std::string label = action.label;
-    if (action.id == ActionId::MethodA || action.id == ActionId::MethodB) {
-      if (action.argument >= static_cast<int>(choices_.size())) continue;
-      label = std::string(action.id == ActionId::MethodA ? "A = " : "B = ") +
-              choices_[static_cast<std::size_t>(action.argument)].label;
-    }
-    bool selected = false;
-    switch (action.id) {
-      case ActionId::ToggleContinuous: selected = filter_.continuous; break;
-      case ActionId::ToggleInspector: selected = view_.inspector; break;
-      case ActionId::SignedDifference: selected = view_.signed_difference; break;
-      case ActionId::FalseColour: selected = view_.false_colour; break;
-      case ActionId::ToggleOverlay: selected = !view_.overlay_hidden; break;
-      case ActionId::MethodA: selected = filter_.method_a == action.argument; break;
-      case ActionId::MethodB: selected = filter_.method_b == action.argument; break;
-      default: break;
-    }
-    if (ImGui::MenuItem(label.c_str(), shortcut_list(action).c_str(), selected)) pending_actions_.push_back(&action);
-    tooltip(action.help);
-  }
-  if (open) ImGui::EndMenu();
-  ImGui::EndMainMenuBar();
-}
-
 void ComparisonMode::side_panel(FrameContext& frame) {
   const ImGuiIO& io = ImGui::GetIO();
   const float width = std::min(view_.panel_width, io.DisplaySize.x * 0.7f);
@@ -204,7 +170,7 @@ void ComparisonMode::side_panel(FrameContext& frame) {
     machine_section();
     if (section("keys", false)) {
       ImGui::TextWrapped("Every action is in the menu with its key; ? or F1 shows them all.");
-      if (ImGui::Button("help (? or F1)")) help_open_ = true;
+      if (ImGui::Button("help (? or F1)")) actions_.help_open() = true;
     }
   }
   ImGui::End();
@@ -385,7 +351,7 @@ void ComparisonMode::view_section() {
   if (ImGui::Button("fit")) view_.fit = true;
   action_tooltip(ActionId::Fit);
   ImGui::SameLine();
-  if (ImGui::Button("1:1")) pending_actions_.push_back(&first_action(ActionId::OneToOne));
+  if (ImGui::Button("1:1")) actions_.queue((ActionId::OneToOne));
   action_tooltip(ActionId::OneToOne);
   ImGui::SameLine();
   ImGui::TextColored(kDimColour, "%.0f%%", view_.transform.zoom * 100.0);
@@ -407,7 +373,7 @@ void ComparisonMode::numbers_section() {
   if (numbers && !numbers->error.empty()) wrapped(kDimColour, numbers->error);
   if (numbers && !numbers->note.empty()) wrapped(kDimColour, numbers->note);
   difference_lines((a + " vs " + b).c_str(), numbers ? numbers->a_vs_b : std::nullopt, waiting);
-  if (ImGui::SmallButton("jump to the largest difference")) pending_actions_.push_back(&first_action(ActionId::JumpToLargest));
+  if (ImGui::SmallButton("jump to the largest difference")) actions_.queue((ActionId::JumpToLargest));
   action_tooltip(ActionId::JumpToLargest);
   const std::optional<double> exact_progress = exact_.progress(exact_key());
   const char* exact_waiting = exact_progress ? "computing the exact Gaussian..." : "the exact Gaussian is not computed yet";
@@ -431,7 +397,7 @@ void ComparisonMode::timing_section(FrameContext& frame) {
   if (!section("timing", false)) return;
   if (frame.window) {
     bool vsync = frame.window->vsync();
-    if (ImGui::Checkbox("vsync", &vsync)) pending_actions_.push_back(&first_action(ActionId::ToggleVsync));
+    if (ImGui::Checkbox("vsync", &vsync)) actions_.queue((ActionId::ToggleVsync));
     action_tooltip(ActionId::ToggleVsync);
   }
   ImGui::TextColored(kDimColour, "last %d frames per stage (ms)", 300);
@@ -455,18 +421,18 @@ void ComparisonMode::machine_section() {
   ImGui::TextWrapped("CUDA: %s", cuda_description_.c_str());
   ImGui::Separator();
   ImGui::TextWrapped("saving to: %s", save_folder_.empty() ? "the working folder" : save_folder_.c_str());
-  if (ImGui::Button("choose folder...")) pending_actions_.push_back(&first_action(ActionId::ChooseFolder));
+  if (ImGui::Button("choose folder...")) actions_.queue((ActionId::ChooseFolder));
   action_tooltip(ActionId::ChooseFolder);
-  if (ImGui::Button("save A")) pending_actions_.push_back(&first_action(ActionId::SaveA));
+  if (ImGui::Button("save A")) actions_.queue((ActionId::SaveA));
   action_tooltip(ActionId::SaveA);
   ImGui::SameLine();
-  if (ImGui::Button("save B")) pending_actions_.push_back(&first_action(ActionId::SaveB));
+  if (ImGui::Button("save B")) actions_.queue((ActionId::SaveB));
   action_tooltip(ActionId::SaveB);
   ImGui::SameLine();
-  if (ImGui::Button("save difference")) pending_actions_.push_back(&first_action(ActionId::SaveDifference));
+  if (ImGui::Button("save difference")) actions_.queue((ActionId::SaveDifference));
   action_tooltip(ActionId::SaveDifference);
   ImGui::SameLine();
-  if (ImGui::Button("save view")) pending_actions_.push_back(&first_action(ActionId::SaveView));
+  if (ImGui::Button("save view")) actions_.queue((ActionId::SaveView));
   action_tooltip(ActionId::SaveView);
 }
 
@@ -541,38 +507,6 @@ void ComparisonMode::overlay(FrameContext& /*frame*/) {
   ImGui::End();
 }
 
-void ComparisonMode::help_window() {
-  if (!help_open_) return;
-  const ImGuiIO& io = ImGui::GetIO();
-  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowSizeConstraints(ImVec2(200, 100), ImVec2(io.DisplaySize.x * 0.95f, io.DisplaySize.y * 0.95f));
-  ImGui::SetNextWindowBgAlpha(0.95f);
-  if (ImGui::Begin("help: actions and keys (? or F1 closes)", &help_open_,
-                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
-    if (ImGui::BeginTable("help", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-      for (const auto& [menu, lines] : help_sections()) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextColored(kDimColour, "%s", menu.c_str());
-        for (const HelpLine& line : lines) {
-          ImGui::TableNextRow();
-          ImGui::TableNextColumn();
-          ImGui::Text("%s", line.keys.c_str());
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(line.what.c_str());
-        }
-      }
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::Text("wheel, drag");
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted("zoom around the cursor, pan; drag the divider (split) or the panel's left edge");
-      ImGui::EndTable();
-    }
-  }
-  ImGui::End();
-}
-
 void ComparisonMode::compare_all_window(FrameContext& /*frame*/) {
   if (!compare_all_open_) return;
   const ImGuiIO& io = ImGui::GetIO();
@@ -586,10 +520,10 @@ void ComparisonMode::compare_all_window(FrameContext& /*frame*/) {
   keep_on_screen();
   const std::optional<CompareAllTable> table = compare_all_->table();
   if (const std::string p = compare_all_->progress(); !p.empty()) ImGui::TextColored(kDimColour, "running %s", p.c_str());
-  if (ImGui::Button("run again")) pending_actions_.push_back(&first_action(ActionId::CompareAll));
+  if (ImGui::Button("run again")) actions_.queue((ActionId::CompareAll));
   action_tooltip(ActionId::CompareAll);
   ImGui::SameLine();
-  if (ImGui::Button("export CSV")) pending_actions_.push_back(&first_action(ActionId::ExportCompareAll));
+  if (ImGui::Button("export CSV")) actions_.queue((ActionId::ExportCompareAll));
   action_tooltip(ActionId::ExportCompareAll);
   if (!table) {
     ImGui::End();

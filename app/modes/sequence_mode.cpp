@@ -14,6 +14,7 @@
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "actions/keyboard.hpp"
+#include "panels/mode_shell.hpp"
 #include "viewer/run_report.hpp"
 #include "viewer/sequence_startup.hpp"
 
@@ -36,7 +37,8 @@ SequenceMode::SequenceMode(const ViewerOptions& options, GlSurface& surface)
       surface_(surface),
       pipeline_(std::make_unique<ResultPipeline>(options.best_path)),
       renderer_(std::make_unique<ImageRenderer>()),
-      timer_(4, history_frames(options)) {
+      timer_(4, history_frames(options)),
+      actions_([this](const Action& action) { return offer(action); }, options.events) {
   const SequenceBackend backend = choose_backend(options, *pipeline_);
   player_ = std::make_unique<SequencePlayer>(backend);
   const Backend methods = backend == SequenceBackend::Gpu ? Backend::Cuda : Backend::Cpu;
@@ -111,9 +113,32 @@ void SequenceMode::open_file(const std::string& path) {
   }
 }
 
-void SequenceMode::perform(ActionId action) {
-  switch (action) {
+ActionOffer SequenceMode::offer(const Action& action) const {
+  ActionOffer offer{true, {}, {}, false};
+  switch (action.id) {
+    case ActionId::Open: offer.help = "type a folder, a video or synthetic in the panel (or drop one)"; break;
+    case ActionId::Reload: offer.label = "Open the sequence again"; offer.help = "from its first frame"; break;
+    case ActionId::ToggleContinuous:
+      offer.label = "Play";
+      offer.help = "play the sequence, or pause it";
+      offer.checked = controls_.playing;
+      break;
+    case ActionId::Quit: case ActionId::StepFrame: case ActionId::NextView: case ActionId::ViewA:
+    case ActionId::ViewB: case ActionId::ViewSplit: case ActionId::ViewDifference: case ActionId::GainUp:
+    case ActionId::GainDown: case ActionId::Fit: case ActionId::OneToOne: case ActionId::ToggleSampling:
+    case ActionId::Help: case ActionId::CloseWindow:
+      break;
+    default: offer.offered = false;  // methods, sigma, saving, ... belong to the comparison mode
+  }
+  return offer;
+}
+
+void SequenceMode::perform(const Action& action) {
+  switch (action.id) {
+    case ActionId::Open: focus_open_field_ = true; break;
+    case ActionId::Reload: open_file(input_); break;
     case ActionId::ToggleContinuous: controls_.playing = !controls_.playing; break;
+    case ActionId::StepFrame: step_requested_ = true; break;
     case ActionId::NextView: view_.mode = next_display(view_.mode); break;
     case ActionId::ViewA: view_.mode = CompareMode::A; break;
     case ActionId::ViewB: view_.mode = CompareMode::B; break;
@@ -129,32 +154,14 @@ void SequenceMode::perform(ActionId action) {
       view_.fit = false;
       view_.transform = one_to_one_view(player_->width(), player_->height(), surface_.width(), surface_.height());
       break;
-    default: break;  // methods, sigma, saving, ... belong to the picture mode
+    default: break;  // not offered (the dispatcher does Quit, Help and Esc)
   }
-}
-
-void SequenceMode::handle_keys(FrameContext& frame, bool& step) {
-  for (unsigned char c : frame.typed_keys) {  // --keys
-    if (c == '.') step = true;
-    else if (const Action* action = key_for_typed_character(c)) perform(action->id);
-  }
-  ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput) return;  // a text field has the keys
-  for (int i = 0; i < io.InputQueueCharacters.Size; ++i) {
-    const unsigned c = io.InputQueueCharacters[i];
-    if (c == '.') step = true;
-    else if (const Action* action = action_for_character(c)) perform(action->id);
-  }
-  for (const KeyEvent& event : frame.key_events)
-    if (event.kind == KeyEvent::Kind::Press)
-      if (const Action* action = action_for_key(event.key, event.mods)) perform(action->id);
 }
 
 std::string SequenceMode::run_command(const std::string& command, const std::string& argument) {
   try {
     if (command == "play") controls_.playing = true;
     else if (command == "pause") controls_.playing = false;
-    else if (command == "step") step_requested_ = true;
     else if (command == "open") open_file(argument);
     else if (command == "history") controls_.history = parse_int(command, argument, 1, seq::kMaxHistory);
     else if (command == "degree") controls_.degree = parse_int(command, argument, 0, seq::kMaxDegree);
@@ -164,9 +171,10 @@ std::string SequenceMode::run_command(const std::string& command, const std::str
       for (CompareMode m : modes)
         if (argument == to_string(m)) view_.mode = m;
     } else if (command == "gain") view_.gain = parse_double(command, argument);
-    else if (const Action* action = find_action(command)) perform(action->id);
+    else if (const Action* action = find_action(command); action && actions_.offered(*action)) actions_.queue(*action);
     else return "the sequence mode has no command '" + command +
-                "' (play, pause, step, open PATH, history N, degree n, gamma G, view a|b|split|diff, gain G)";
+                "' (play, pause, step, open PATH, history N, degree n, gamma G, view a|b|split|diff, gain G, or an "
+                "action of its help)";
   } catch (const std::exception& error) {
     return error.what();
   }
@@ -250,14 +258,15 @@ SequencePanelInfo SequenceMode::panel_info() const {
 }
 
 void SequenceMode::update(FrameContext& frame) {
-  bool step = step_requested_;
-  step_requested_ = false;
   if (frame.live) {
-    handle_keys(frame, step);
+    actions_.dispatch(frame.input, [this](const Action& action) { perform(action); });
     handle_view_mouse(view_, drag_, PictureArea{0, 0, surface_.width(), surface_.height()}, -1.0f);  // panels float
   }
+  bool step = step_requested_;
+  step_requested_ = false;
+  menu_bar(actions_);
   const SequencePanelInfo info = panel_info();
-  const SequenceRequests requests = sequence_panel(controls_, view_, open_text_, info);
+  const SequenceRequests requests = sequence_panel(controls_, view_, open_text_, focus_open_field_, info);
   shift_plot(info);
   if (frame.live) {
     if (requests.open_input) open_file(*requests.open_input);
@@ -277,6 +286,7 @@ void SequenceMode::update(FrameContext& frame) {
     }
   }
   sequence_overlay(info, controls_, view_, overlay_stages_, overlay_gl_, overlay_frame_ms_);
+  help_window(actions_);
 }
 
 void SequenceMode::draw(FrameContext& frame) {

@@ -1,8 +1,11 @@
 #pragma once
 // The sequence mode (gausslab --sequence INPUT): an image sequence played frame by frame through
 // the whitening engine (sequence/), A = the frame, B = the whitened frame (or the pre-filtered one),
-// the comparison views and the timing overlay of the picture mode, the shifts plotted over time.
-//   update: keys and mouse → panels → settings changes (start over) → the next frame when playing
+// the comparison views and the timing overlay of the picture mode, the shifts plotted over time; the
+// menu, the keys and the help from the viewer's action table (the actions this mode offers), as in
+// the comparison mode.
+//   update: actions (keys, menu, script) and mouse → panels → settings changes (start over) → the
+//           next frame when playing
 //           [SequencePlayer: upload, pre-filter, shifts, coefficients, whitening on its stream]
 //           → both displays through the ResultPipeline (interop: straight into GL's pixel buffers)
 //   draw:   the two results through ImageRenderer (A, B, split, difference)
@@ -11,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "actions/actions.hpp"
+#include "actions/action_dispatcher.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
 #include "gausslab/sequence/sequence_player.hpp"
 #include "panels/sequence_panels.hpp"
@@ -40,9 +43,9 @@ class SequenceMode final : public ViewerMode {
   void shut_down() override;
 
  private:
-  // Keys through the viewer's action table (play/pause is "continuous", Space), '.' steps.
-  void handle_keys(FrameContext& frame, bool& step);
-  void perform(ActionId action);
+  // What this mode makes of each action of the table (play/pause is "continuous", Space).
+  ActionOffer offer(const Action& action) const;
+  void perform(const Action& action);
   void apply_settings(FrameContext& frame);
   void open_input(const std::string& input);
   void show(FrameContext& frame, bool advance);
@@ -57,12 +60,14 @@ class SequenceMode final : public ViewerMode {
   StageTimer timer_;
   std::vector<std::string> prefilters_;  // the registry's methods that run where the player runs
 
+  ActionDispatcher actions_;
   SequenceControls controls_, applied_;
   ViewState view_;
   MouseDrag drag_ = MouseDrag::None;
   std::string open_text_, input_, error_;
   bool needs_display_ = true;  // the displays must run again (new frame, new mapping)
-  bool step_requested_ = false;  // a script's "step"
+  bool step_requested_ = false;  // a script's "step", the Step button or '.'
+  bool focus_open_field_ = false;  // Open (Ctrl+O): the input field takes the keys
 
   std::vector<StageTiming> overlay_stages_, overlay_gl_;
   double overlay_frame_ms_ = 0;

@@ -7,13 +7,12 @@
 #include <cmath>
 
 #include "panels/path_badge.hpp"
+#include "panels/widgets.hpp"
 
 namespace gausslab {
 
 namespace {
 
-const ImVec4 kErrorColour(1.0f, 0.45f, 0.4f, 1.0f);
-const ImVec4 kDimColour(0.65f, 0.65f, 0.65f, 1.0f);
 const ImVec4 kDxColour(0.35f, 0.75f, 1.0f, 1.0f);
 const ImVec4 kDyColour(1.0f, 0.7f, 0.3f, 1.0f);
 
@@ -30,15 +29,20 @@ bool slider_double(const char* label, double& value, double lo, double hi, const
 }  // namespace
 
 SequenceRequests sequence_panel(SequenceControls& c, ViewState& view, std::string& open_text,
-                                const SequencePanelInfo& info) {
+                                bool& focus_open_field, const SequencePanelInfo& info) {
   SequenceRequests requests;
   const ImGuiIO& io = ImGui::GetIO();
-  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 10.0f, 10.0f), ImGuiCond_FirstUseEver, ImVec2(1.0f, 0.0f));
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 10.0f, ImGui::GetFrameHeight() + 10.0f), ImGuiCond_FirstUseEver,
+                          ImVec2(1.0f, 0.0f));
   ImGui::SetNextWindowSize(ImVec2(380.0f, 0.0f), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.92f);
   if (!ImGui::Begin("gausslab sequence")) {
     ImGui::End();
     return requests;
+  }
+  if (focus_open_field) {
+    ImGui::SetKeyboardFocusHere();
+    focus_open_field = false;
   }
   ImGui::InputTextWithHint("##input", "a folder, a video or synthetic", &open_text);
   ImGui::SameLine();
@@ -136,7 +140,7 @@ void shift_plot(const SequencePanelInfo& info) {
 
 void sequence_overlay(const SequencePanelInfo& info, const SequenceControls& c, const ViewState& view,
                       const std::vector<StageTiming>& stages, const std::vector<StageTiming>& gl, double frame_ms) {
-  ImGui::SetNextWindowPos(ImVec2(10.0f, 10.0f), ImGuiCond_Always);
+  ImGui::SetNextWindowPos(ImVec2(10.0f, ImGui::GetFrameHeight() + 10.0f), ImGuiCond_Always);
   ImGui::SetNextWindowBgAlpha(0.72f);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |

@@ -59,14 +59,15 @@ struct SequenceRequests {
   bool one_to_one = false;
 };
 
-// The control panel (top right). `open_text` is the input field's text, kept between frames.
+// The control panel (top right, below the menu bar). `open_text` is the input field's text, kept
+// between frames; `focus_open_field` gives it the keys (and is cleared).
 SequenceRequests sequence_panel(SequenceControls& controls, ViewState& view, std::string& open_text,
-                                const SequencePanelInfo& info);
+                                bool& focus_open_field, const SequencePanelInfo& info);
 
 // The estimated shifts over the input frames (bottom left): dx and dy, the current frame marked.
 void shift_plot(const SequencePanelInfo& info);
 
-// The timing overlay (top left): path, devices, the sequence and the frame, stages with medians.
+// The timing overlay (top left, below the menu bar): path, devices, the sequence and the frame, stages with medians.
 void sequence_overlay(const SequencePanelInfo& info, const SequenceControls& controls, const ViewState& view,
                       const std::vector<StageTiming>& stages, const std::vector<StageTiming>& gl, double frame_ms);
 

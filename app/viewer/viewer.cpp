@@ -66,10 +66,14 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   FrameTrace& trace = FrameTrace::instance();
   trace.mark("new_frame");
   FrameContext frame{*surface_, window_, *gl_timer_, frame_ms_, live, options_.frames > 0 || !script_.empty(),
-                     frames_drawn_, {}, {}};
-  frame.key_events = std::move(keys);
+                     frames_drawn_, {}};
+  const ImGuiIO& io = ImGui::GetIO();
+  frame.input.characters.assign(io.InputQueueCharacters.begin(), io.InputQueueCharacters.end());
+  frame.input.typing = io.WantTextInput;
+  frame.input.key_events = std::move(keys);
+  frame.input.window = window_;
   if (live) {
-    frame.typed_keys.swap(pending_keys_);  // --keys: as if typed, in order, in the first frame
+    frame.input.typed_keys.swap(pending_keys_);  // --keys: as if typed, in order, in the first frame
     gl_timer_->begin_frame();
   }
   mode_->update(frame);
@@ -259,7 +263,7 @@ int Viewer::run() {
   }
   pacer_->drain();
   gl_timer_->flush();
-  FrameContext frame{*surface_, window_, *gl_timer_, frame_ms_, false, true, frames_drawn_, {}, {}};
+  FrameContext frame{*surface_, window_, *gl_timer_, frame_ms_, false, true, frames_drawn_, {}};
   const int status = mode_->finish_automated(frame, [this] {
     // Two untimed frames let ImGui's auto-sized windows settle to their content; the second one
     // is captured.

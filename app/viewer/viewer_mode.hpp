@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "actions/action_dispatcher.hpp"
 #include "gausslab/core/image.hpp"
 #include "gausslab/render/glfw_window.hpp"
 #include "viewer/run_report.hpp"
@@ -30,8 +31,7 @@ struct FrameContext {
   bool live;       // input, processing and timing; false for the untimed frames before a view capture
   bool automated;  // --frames N or --script
   long long frame_number;       // frames drawn so far
-  std::string typed_keys;       // --keys, in the first live frame
-  std::vector<KeyEvent> key_events;  // the window's key events since the last frame, in order
+  ActionInput input;            // keys and typed characters (--keys in the first live frame)
   bool capture_requested = false;  // set by the mode: read this frame back (view_captured gets it)
 };
 

@@ -57,7 +57,7 @@ TEST(Actions, EveryIdIsInTheTableAndNamesAreUnique) {
     EXPECT_TRUE(names.insert(std::string(action.name) + " " + std::to_string(action.argument)).second) << action.name;
     EXPECT_EQ(find_action(action.name, action.argument), &action);
   }
-  for (int id = 0; id <= static_cast<int>(ActionId::Help); ++id)
+  for (int id = 0; id <= static_cast<int>(kLastActionId); ++id)
     EXPECT_EQ(static_cast<int>(first_action(static_cast<ActionId>(id)).id), id) << "action id " << id << " has no entry";
 }
 
