@@ -13,21 +13,12 @@
 #include "gausslab/render/glfw_window.hpp"
 #include "viewer/frame_trace.hpp"
 #include "viewer/imgui_session.hpp"
-#include "viewer/memory_report.hpp"
 
 namespace gausslab {
 
-namespace {
-
-constexpr double kProgressEverySeconds = 3.0;
-constexpr int kSoakStepFrames = 15;  // frames between two soak steps
-constexpr double kSettleLimitSeconds = 900.0;  // an automated run gives up waiting for results after this
-
-}  // namespace
-
 Viewer::Viewer(const ViewerOptions& options, StartupPlan plan)
-    : options_(options), script_(std::move(plan.script)), frame_ms_(static_cast<std::size_t>(history_frames(options))) {
-  const bool automated = options.frames > 0 || !script_.empty();
+    : options_(options), run_(options, std::move(plan.script)), frame_ms_(static_cast<std::size_t>(history_frames(options))) {
+  const bool automated = run_.automated();
   if (options.offscreen) {
     const CudaDeviceStatus& device = cuda_device_status();
     surface_ = std::make_unique<EglOffscreen>(options.window_width, options.window_height,
@@ -65,8 +56,7 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   imgui_->new_frame(surface_->width(), surface_->height(), interval_ms / 1000.0, keys);
   FrameTrace& trace = FrameTrace::instance();
   trace.mark("new_frame");
-  FrameContext frame{*surface_, window_, *gl_timer_, frame_ms_, live, options_.frames > 0 || !script_.empty(),
-                     frames_drawn_, {}};
+  FrameContext frame{*surface_, window_, *gl_timer_, frame_ms_, live, run_.automated(), frames_drawn_, {}};
   const ImGuiIO& io = ImGui::GetIO();
   frame.input.characters.assign(io.InputQueueCharacters.begin(), io.InputQueueCharacters.end());
   frame.input.typing = io.WantTextInput;
@@ -107,100 +97,12 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   }
 }
 
-void Viewer::print_progress(const std::string& what) {
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_progress_ < std::chrono::duration<double>(kProgressEverySeconds)) return;
-  last_progress_ = now;
-  const std::string busy = mode_->progress();
-  std::fprintf(stderr, "gausslab: %s%s%s\n", what.c_str(), busy.empty() ? "" : "; ", busy.c_str());
-}
-
-bool Viewer::run_script_steps(double elapsed_s) {
-  if (waiting_in_script_) {
-    if (mode_->busy()) return true;
-    waiting_in_script_ = false;
-    mode_->resume();
-    script_delay_s_ = std::max(script_delay_s_, elapsed_s - wait_began_s_);
-  }
-  while (next_step_ < script_.size() && script_[next_step_].at_s + script_delay_s_ <= elapsed_s) {
-    const ScriptStep& step = script_[next_step_++];
-    script_step_frames_.emplace_back(script_frame_ms_.size(), step.text());
-    if (step.command == "end") return false;
-    if (step.command == "wait") {
-      // Settled while it waits: a scripted run reprocesses every frame, and two CPU slots whose
-      // jobs take turns on the worker would keep it busy at every frame's start for ever.
-      mode_->settle();
-      waiting_in_script_ = true;
-      wait_began_s_ = step.at_s;
-      return true;
-    }
-    if (const std::string problem = mode_->run_command(step.command, step.argument); !problem.empty())
-      std::fprintf(stderr, "gausslab: script line %d ('%s'): %s\n", step.line, step.text().c_str(), problem.c_str());
-  }
-  return next_step_ < script_.size() || waiting_in_script_;
-}
-
-void Viewer::soak_step(int frame) {
-  if (soak_cycle_.empty()) {
-    soak_cycle_ = mode_->soak_cycle();
-    if (soak_cycle_.empty()) return;
-  }
-  if (frame % kSoakStepFrames != 0) return;
-  const std::size_t step = static_cast<std::size_t>(frame / kSoakStepFrames);
-  if (step == soak_cycle_.size() + 1 && !soak_warm_) {  // one whole cycle done: every buffer made once
-    soak_warm_ = MemoryInUse{frame, device_used_bytes(), host_rss_bytes()};
-  }
-  if (step > soak_cycle_.size() && step % soak_cycle_.size() == 1)
-    soak_cycle_starts_.push_back(MemoryInUse{frame, device_used_bytes(), host_rss_bytes()});
-  const auto& [command, argument] = soak_cycle_[step % soak_cycle_.size()];
-  std::string problem;
-  if (command == "resize") {
-    const std::size_t x = argument.find('x');
-    surface_->resize(std::stoi(argument.substr(0, x)), std::stoi(argument.substr(x + 1)));
-  } else {
-    problem = mode_->run_command(command, argument);
-  }
-  if (!problem.empty() && problem.find("cannot be reloaded") == std::string::npos)
-    std::fprintf(stderr, "gausslab: soak step '%s %s': %s\n", command.c_str(), argument.c_str(), problem.c_str());
-}
-
-void Viewer::print_soak_report() {
-  const MemoryInUse end{frames_drawn_, device_used_bytes(), host_rss_bytes()};
-  const auto mib = [](long long bytes) { return std::to_string(bytes / (1024 * 1024)); };
-  std::string line = "gausslab: soak frames=" + std::to_string(options_.soak) +
-                     " steps=" + std::to_string(options_.soak / kSoakStepFrames) +
-                     " cycle=" + std::to_string(soak_cycle_.size());
-  if (soak_warm_) {
-    line += " warm_frame=" + std::to_string(soak_warm_->frame);
-    if (soak_warm_->device) line += " device_used_mib_warm=" + mib(*soak_warm_->device);
-    line += " rss_mib_warm=" + mib(soak_warm_->rss);
-  } else {
-    line += " warm_frame=none (fewer frames than one cycle)";
-  }
-  if (end.device) line += " device_used_mib_end=" + mib(*end.device);
-  line += " rss_mib_end=" + mib(end.rss);
-  if (!soak_cycle_starts_.empty()) {  // the same step of every cycle after the first: first, lowest, highest, last
-    const auto range = [&](auto value) {
-      long long low = value(soak_cycle_starts_.front()), high = low;
-      for (const MemoryInUse& m : soak_cycle_starts_) low = std::min(low, value(m)), high = std::max(high, value(m));
-      return mib(value(soak_cycle_starts_.front())) + "," + mib(low) + "," + mib(high) + "," +
-             mib(value(soak_cycle_starts_.back()));
-    };
-    line += " cycle_starts=" + std::to_string(soak_cycle_starts_.size());
-    if (soak_cycle_starts_.front().device)
-      line += " device_used_mib_cycle_starts=" + range([](const MemoryInUse& m) { return m.device.value_or(0); });
-    line += " rss_mib_cycle_starts=" + range([](const MemoryInUse& m) { return m.rss; });
-  }
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
-
 bool Viewer::settle() {
   using Clock = std::chrono::steady_clock;
   mode_->settle();
   const Clock::time_point start = Clock::now();
   Clock::time_point previous = start;
-  bool first = !script_.empty();  // a script's last step is performed in the next frame: draw it
+  bool first = run_.scripted();  // a script's last step is performed in the next frame: draw it
   while (first || mode_->busy()) {
     first = false;
     if (window_) window_->poll_events(0.0);
@@ -208,7 +110,7 @@ bool Viewer::settle() {
     const Clock::time_point now = Clock::now();
     run_frame(std::chrono::duration<double, std::milli>(now - previous).count(), true, false);
     previous = now;
-    print_progress("waiting for the results");
+    run_.print_progress("waiting for the results", *mode_);
     if (now - start > std::chrono::duration<double>(kSettleLimitSeconds)) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(8));  // leave the cores to the workers
   }
@@ -217,18 +119,15 @@ bool Viewer::settle() {
 
 int Viewer::run() {
   using Clock = std::chrono::steady_clock;
-  const bool scripted = !script_.empty();
-  const bool automated = options_.frames > 0 || scripted;
   const Clock::time_point first = Clock::now();
   Clock::time_point previous_start = first;
-  last_progress_ = first;
-  int counted_from = 0;  // a timed run counts its frames from the first results on
   for (int frame = 0;; ++frame) {
-    if (!scripted && automated && frame - counted_from >= options_.frames) break;
+    if (run_.frames_done(frame)) break;
     if (window_) {
       if (window_->should_close()) break;
-      window_->poll_events(window_->iconified() && !automated ? 0.1 : 0.0);
-      if (window_->iconified() && !automated) continue;
+      const bool interactive = !run_.automated();
+      window_->poll_events(window_->iconified() && interactive ? 0.1 : 0.0);
+      if (window_->iconified() && interactive) continue;
       const std::vector<std::string> dropped = window_->take_dropped_paths();
       if (!dropped.empty()) mode_->open_file(dropped.back());  // several files: the last one wins
     }
@@ -237,25 +136,19 @@ int Viewer::run() {
     FrameTrace::instance().mark("pacer_wait");
     const Clock::time_point start = Clock::now();
     const double interval_ms = std::chrono::duration<double, std::milli>(start - previous_start).count();
-    const bool warming = !scripted && automated && frame == counted_from && frame > 0 && mode_->starting() &&
-                         std::chrono::duration<double>(start - first).count() < kSettleLimitSeconds;
-    if (warming) ++counted_from;
-    if (frame > counted_from) {
-      frame_ms_.add(interval_ms);
-      if (scripted) script_frame_ms_.push_back(interval_ms);
-    }
     previous_start = start;
-    if (scripted && !run_script_steps(std::chrono::duration<double>(start - first).count())) break;
-    if (options_.soak > 0) soak_step(frame);
+    if (!run_.before_frame(frame, std::chrono::duration<double>(start - first).count(), interval_ms, *mode_, *surface_,
+                           frame_ms_))
+      break;
     FrameTrace::instance().mark("script");
     run_frame(frame > 0 ? interval_ms : 1000.0 / 60.0, true, false);
     FrameTrace::instance().end_frame(frame);
-    if (automated && mode_->failed()) break;
-    if (automated)
-      print_progress(scripted ? "script step " + std::to_string(next_step_) + " of " + std::to_string(script_.size())
-                              : "frame " + std::to_string(frame + 1) + " of " + std::to_string(options_.frames));
+    if (!run_.after_frame(frame, *mode_)) break;
   }
-  if (!automated) return 0;
+  return run_.automated() ? finish() : 0;
+}
+
+int Viewer::finish() {
   if (!mode_->failed() && !settle()) {
     std::fprintf(stderr, "gausslab: error: the results were not in after %.0f s: %s\n", kSettleLimitSeconds,
                  mode_->progress().c_str());
@@ -271,11 +164,7 @@ int Viewer::run() {
     run_frame(1000.0 / 60.0, false, true);
     return std::move(view_capture_);
   });
-  if (scripted) {
-    std::printf("%s\n", describe(frame_time_report(script_frame_ms_, script_step_frames_)).c_str());
-    std::fflush(stdout);
-  }
-  if (options_.soak > 0) print_soak_report();
+  run_.print_reports(frames_drawn_);
   return status;
 }
 
