@@ -14,6 +14,7 @@
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "actions/keyboard.hpp"
+#include "modes/view_actions.hpp"
 #include "panels/mode_shell.hpp"
 #include "viewer/run_report.hpp"
 #include "viewer/sequence_startup.hpp"
@@ -134,26 +135,14 @@ ActionOffer SequenceMode::offer(const Action& action) const {
 }
 
 void SequenceMode::perform(const Action& action) {
+  if (perform_view_action(action.id, view_, GainRange{0.125, 1024.0}, player_->width(), player_->height(),
+                          surface_.width(), surface_.height()))
+    return;
   switch (action.id) {
     case ActionId::Open: focus_open_field_ = true; break;
     case ActionId::Reload: open_file(input_); break;
     case ActionId::ToggleContinuous: controls_.playing = !controls_.playing; break;
     case ActionId::StepFrame: step_requested_ = true; break;
-    case ActionId::NextView: view_.mode = next_display(view_.mode); break;
-    case ActionId::ViewA: view_.mode = CompareMode::A; break;
-    case ActionId::ViewB: view_.mode = CompareMode::B; break;
-    case ActionId::ViewSplit: view_.mode = CompareMode::Split; break;
-    case ActionId::ViewDifference: view_.mode = CompareMode::Difference; break;
-    case ActionId::GainUp: view_.gain = std::min(view_.gain * 2.0, 1024.0); break;
-    case ActionId::GainDown: view_.gain = std::max(view_.gain / 2.0, 0.125); break;
-    case ActionId::ToggleSampling:
-      view_.sampling = view_.sampling == Sampling::Linear ? Sampling::Nearest : Sampling::Linear;
-      break;
-    case ActionId::Fit: view_.fit = true; break;
-    case ActionId::OneToOne:
-      view_.fit = false;
-      view_.transform = one_to_one_view(player_->width(), player_->height(), surface_.width(), surface_.height());
-      break;
     default: break;  // not offered (the dispatcher does Quit, Help and Esc)
   }
 }
@@ -278,14 +267,10 @@ void SequenceMode::update(FrameContext& frame) {
     apply_settings(frame);
     show(frame, controls_.playing || step || requests.step);
     player_->collect(false);
-    if (std::chrono::steady_clock::now() - last_overlay_refresh_ > std::chrono::milliseconds(250)) {
-      overlay_stages_ = timer_.stages();
-      overlay_gl_ = frame.gl_timer.stages();
-      overlay_frame_ms_ = frame.frame_ms.median();
-      last_overlay_refresh_ = std::chrono::steady_clock::now();
-    }
+    if (std::chrono::steady_clock::now() - overlay_.refreshed > std::chrono::milliseconds(250))
+      overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), std::chrono::steady_clock::now()};
   }
-  sequence_overlay(info, controls_, view_, overlay_stages_, overlay_gl_, overlay_frame_ms_);
+  sequence_overlay(info, controls_, view_, overlay_.stages, overlay_.gl, overlay_.frame_ms);
   help_window(actions_);
 }
 
@@ -343,9 +328,7 @@ int SequenceMode::finish_automated(FrameContext& frame, const std::function<Imag
     line += " gl_" + stage_key(stage.name) + number;
   }
   if (!options_.screenshot_view.empty()) {
-    overlay_stages_ = timer_.stages();
-    overlay_gl_ = frame.gl_timer.stages();
-    overlay_frame_ms_ = frame.frame_ms.median();
+    overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), std::chrono::steady_clock::now()};
     save_image(options_.screenshot_view, capture_view(), 3, overwrite);
   }
   std::printf("%s\n", line.c_str());

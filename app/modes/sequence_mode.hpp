@@ -69,9 +69,13 @@ class SequenceMode final : public ViewerMode {
   bool step_requested_ = false;  // a script's "step", the Step button or '.'
   bool focus_open_field_ = false;  // Open (Ctrl+O): the input field takes the keys
 
-  std::vector<StageTiming> overlay_stages_, overlay_gl_;
-  double overlay_frame_ms_ = 0;
-  std::chrono::steady_clock::time_point last_overlay_refresh_{};
+  // The overlay's readouts, refreshed a few times a second so that they can be read.
+  struct OverlayReadouts {
+    std::vector<StageTiming> stages, gl;
+    double frame_ms = 0;
+    std::chrono::steady_clock::time_point refreshed{};
+  };
+  OverlayReadouts overlay_;
   bool run_failed_ = false;
   std::string run_failure_;
 };

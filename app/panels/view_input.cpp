@@ -12,6 +12,14 @@ Vec2 mouse_in_picture(const PictureArea& area) {
   return {io.MousePos.x * io.DisplayFramebufferScale.x - area.x, io.MousePos.y * io.DisplayFramebufferScale.y - area.y};
 }
 
+float side_panel_edge(const ViewState& view) {
+  return view.panels_hidden ? -1.0f : ImGui::GetIO().DisplaySize.x - view.panel_width;
+}
+
+void place_mouse(const Vec2& position) {
+  ImGui::GetIO().MousePos = ImVec2(static_cast<float>(position.x), static_cast<float>(position.y));
+}
+
 void handle_view_mouse(ViewState& view, MouseDrag& drag, const PictureArea& area, float panel_edge_x) {
   ImGuiIO& io = ImGui::GetIO();
   const Vec2 mouse = mouse_in_picture(area);

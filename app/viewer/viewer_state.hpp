@@ -47,6 +47,16 @@ struct ViewState {
   float panel_width = 400.0f;   // the side panel, in ImGui units
 };
 
+// Whether the view shows slot `slot` (0: A, 1: B): A and B alone show one (the blink swaps them), the
+// split and the difference both.
+inline bool shows_slot(const ViewState& view, int slot) {
+  switch (view.mode) {
+    case CompareMode::A: return slot == (view.blink_swapped ? 1 : 0);
+    case CompareMode::B: return slot == (view.blink_swapped ? 0 : 1);
+    default: return true;
+  }
+}
+
 // The rectangle the picture is drawn in, in framebuffer pixels from the window's top-left corner.
 struct PictureArea {
   int x = 0, y = 0, width = 0, height = 0;
