@@ -226,234 +226,297 @@ void NumbersWorker::set_activity(std::string text) {
   activity_ = std::move(text);
 }
 
+// One job's work on the worker, in its three steps: each slot's unrounded values (a method's float
+// planes are computed once per setting and cached), the operands (on the host for the inspector,
+// on the device for a GPU reduction) and the reductions.
+class NumbersWorker::JobRun {
+ public:
+  JobRun(State& state, const Job& job, bool gpu, const std::atomic<bool>& superseded,
+         std::function<void()> wait_for_frame, std::function<void(std::string)> set_activity)
+      : s_(state),
+        job_(job),
+        picture_(*job.picture),
+        width_(picture_.width()),
+        height_(picture_.height()),
+        gpu_(gpu),
+        gpu_reduction_(gpu && (is_gpu_method(job.key.a.method) || is_gpu_method(job.key.b.method))),
+        superseded_(superseded),
+        wait_for_frame_(std::move(wait_for_frame)),
+        set_activity_(std::move(set_activity)) {}
+
+  bool gpu_reduction() const { return gpu_reduction_; }
+  // Fills `numbers`; false when superseded (nothing kept).
+  bool run(ComparisonNumbers& numbers);
+
+ private:
+  using Values = State::Values;
+  // A slot's values: null for the original picture and the exact Gaussian (used as they are), and
+  // when superseded.
+  Values* values_of(const SlotSetting& setting);
+  // A method with no float path (lut_2d works on 8-bit values only): its 8-bit result.
+  void eight_bit_values(Method& method, const SlotSetting& setting, HostPlanes& host);
+  // A GPU method's float planes, one plane per frame drawn (or in tiles: numbers_tiles.hpp); false
+  // when superseded.
+  bool gpu_planes(Method& method, const SlotSetting& setting, Values& values, HostPlanes& host, int tile_core);
+  std::shared_ptr<const SlotValues> host_values(int method, Values* values) const;
+  DifferenceOperand device_operand(int method, Values* values);
+  // x against y; reference: y is the exact Gaussian as the reference (not a slot showing it), so the
+  // rounded figures compare x's 8-bit result with the exact values.
+  DifferenceStats reduce(int method_x, Values* x, const SlotValues& host_x, int method_y, Values* y,
+                         const SlotValues& host_y, bool reference);
+
+  State& s_;
+  const Job& job_;
+  const ImageRgba8& picture_;
+  const int width_, height_;
+  const bool gpu_, gpu_reduction_;
+  const std::atomic<bool>& superseded_;
+  std::function<void()> wait_for_frame_;
+  std::function<void(std::string)> set_activity_;
+  std::vector<std::unique_ptr<Values>> keep_;  // this job's values (the cache once it is done)
+  std::vector<std::string> eight_bit_only_;
+};
+
+void NumbersWorker::JobRun::eight_bit_values(Method& method, const SlotSetting& setting, HostPlanes& host) {
+  const FilterProblem problem8{width_, height_, PixelFormat::Rgba8, setting.params};
+  method.prepare(problem8);
+  set_activity_("running " + slot_name(setting.method) + " (8-bit only)");
+  ImageRgba8 result(width_, height_);
+  if (is_gpu_method(setting.method)) {
+    if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
+    if (s_.d_picture.empty()) s_.upload(picture_.view(), s_.d_picture);
+    s_.d_result8.resize(width_, height_, PixelFormat::Rgba8);
+    method.run(s_.d_picture.view(), s_.d_result8.view(), nullptr, s_.stream);
+    s_.download(s_.d_result8, result.view());
+  } else {
+    method.run(picture_.view(), result.view(), nullptr, nullptr);
+  }
+  split_channels(result, host);
+  eight_bit_only_.push_back(slot_name(setting.method));
+}
+
+bool NumbersWorker::JobRun::gpu_planes(Method& method, const SlotSetting& setting, Values& values, HostPlanes& host,
+                                       int tile_core) {
+  if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
+  if (s_.d_source_planes.empty())
+    s_.upload(ConstImageView{s_.source_planes->values.data(), width_, height_ * 4,
+                             sizeof(float) * static_cast<std::size_t>(width_), PixelFormat::F32},
+              s_.d_source_planes);
+  s_.planes_for(values, width_, height_);
+  const std::size_t pitch = values.d_planes.view().pitch_bytes, src_pitch = s_.d_source_planes.view().pitch_bytes;
+  for (int c = 0; c < 4; ++c) {
+    const ConstImageView src{static_cast<const char*>(s_.d_source_planes.view().data) + src_pitch * height_ * c, width_,
+                             height_, src_pitch, PixelFormat::F32};
+    const ImageView dst{static_cast<char*>(values.d_planes.view().data) + pitch * height_ * c, width_, height_, pitch,
+                        PixelFormat::F32};
+    if (tile_core == 0) {
+      // One plane per frame drawn, as the tiles below: four planes at once kept the GPU busy for the
+      // frames' kernels to wait behind.
+      if (c > 0) {
+        GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(s_.stream));
+        wait_for_frame_();
+      }
+      method.run(src, dst, nullptr, s_.stream);
+      continue;
+    }
+    if (!run_plane_in_tiles(method, setting.params, src, dst, tile_core, s_.stream, s_.tiles, superseded_, wait_for_frame_))
+      return false;
+  }
+  const ImageView all_host{host.values.data(), width_, height_ * 4, sizeof(float) * static_cast<std::size_t>(width_),
+                           PixelFormat::F32};
+  s_.download(values.d_planes, all_host);
+  return true;
+}
+
+NumbersWorker::State::Values* NumbersWorker::JobRun::values_of(const SlotSetting& setting) {
+  if (setting.method < 0) return nullptr;  // original, exact: used as they are
+  for (auto& kept : keep_)
+    if (kept->setting == setting) return kept.get();
+  std::unique_ptr<Values> values;
+  for (auto& cached : s_.cache)
+    if (cached && cached->setting == setting) values = std::move(cached);
+  if (values) {
+    keep_.push_back(std::move(values));
+    return keep_.back().get();
+  }
+  values = std::make_unique<Values>();
+  values->setting = setting;
+  Method* method = s_.instance(setting.method);
+  const FilterProblem problem{width_, height_, PixelFormat::F32, setting.params};
+  std::shared_ptr<HostPlanes> host = s_.host_pool->make(width_, height_);
+  if (!method->unsupported_reason(problem).empty()) {
+    eight_bit_values(*method, setting, *host);
+  } else {
+    // A slow window method runs its planes in tiles (numbers_tiles.hpp), prepared there.
+    const int tile_core = gpu_ && is_gpu_method(setting.method)
+                              ? numbers_tile_core(method->info(), width_, height_, setting.params.radius())
+                              : 0;
+    if (tile_core == 0) method->prepare(problem);
+    set_activity_("running " + slot_name(setting.method) + " on the float planes" + (tile_core > 0 ? " in tiles" : ""));
+    if (is_gpu_method(setting.method)) {
+      if (!gpu_planes(*method, setting, *values, *host, tile_core)) {
+        keep_.push_back(std::move(values));  // superseded: its planes go to the spares with the others
+        return nullptr;                      // and the caller returns without keeping anything
+      }
+    } else {
+      HostPlanes& source = const_cast<HostPlanes&>(*s_.source_planes);
+      for (int c = 0; c < 4 && !superseded_; ++c) method->run(source.plane(c), host->plane(c), nullptr, nullptr);
+    }
+  }
+  values->host = std::move(host);
+  keep_.push_back(std::move(values));
+  return keep_.back().get();
+}
+
+std::shared_ptr<const SlotValues> NumbersWorker::JobRun::host_values(int method, Values* values) const {
+  auto out = std::make_shared<SlotValues>();
+  out->width = width_;
+  out->height = height_;
+  if (values) {
+    out->operand = values->host->operand();
+    out->owner = values->host;
+  } else if (method == kOriginalPicture) {
+    out->operand = rgba8_operand(picture_.data(), picture_.pitch_bytes());
+    out->owner = job_.picture;
+  } else if (job_.exact) {
+    out->operand = interleaved_f64_operand(job_.exact->values.data(), width_, 4);
+    out->owner = job_.exact;
+  } else {
+    return nullptr;  // the exact Gaussian is not there yet
+  }
+  return out;
+}
+
+DifferenceOperand NumbersWorker::JobRun::device_operand(int method, Values* values) {
+  if (values) {
+    if (values->d_planes.empty()) {  // a CPU method's planes: uploaded for the GPU reduction
+      s_.planes_for(*values, width_, height_);
+      s_.upload(ConstImageView{values->host->values.data(), width_, height_ * 4,
+                               sizeof(float) * static_cast<std::size_t>(width_), PixelFormat::F32},
+                values->d_planes);
+    }
+    return planes_operand(values->d_planes.view().data, values->d_planes.view().pitch_bytes, height_, OperandType::F32);
+  }
+  if (method == kOriginalPicture) {
+    // The picture's float planes are on the device already when a GPU method's values were
+    // computed: the same values as the 8-bit picture, and no 64 MiB allocation and upload from
+    // pageable memory (which held the frame's own CUDA calls back for ~10 ms at 4096x4096).
+    if (!s_.d_source_planes.empty())
+      return planes_operand(s_.d_source_planes.view().data, s_.d_source_planes.view().pitch_bytes, height_,
+                            OperandType::F32);
+    if (s_.d_picture.empty()) s_.upload(picture_.view(), s_.d_picture);
+    return rgba8_operand(s_.d_picture.view().data, s_.d_picture.view().pitch_bytes);
+  }
+  const ExactResult& exact = *job_.exact;
+  if (!s_.d_exact_valid || s_.d_exact_key != exact.key) {
+    FrameTrace::instance().note("numbers uploads the exact Gaussian");
+    s_.d_exact.resize(exact.values.size() * sizeof(double));
+    const std::size_t row = sizeof(double) * 4 * static_cast<std::size_t>(width_);  // interleaved RGBA
+    copy_rows_through_pinned(RowCopy{exact.values.data(), row, s_.d_exact.data(), row, row, height_},
+                             cudaMemcpyHostToDevice, s_.staging, s_.stream, kStagedPieceBytes, s_.between_pieces);
+    s_.d_exact_key = exact.key;
+    s_.d_exact_valid = true;
+  }
+  return interleaved_f64_operand(s_.d_exact.as<double>(), width_, 4);
+}
+
+DifferenceStats NumbersWorker::JobRun::reduce(int method_x, Values* x, const SlotValues& host_x, int method_y, Values* y,
+                                              const SlotValues& host_y, bool reference) {
+  DifferenceOperand host_y_operand = host_y.operand;
+  host_y_operand.keep_unrounded = reference;
+  if (!gpu_reduction_) return image_difference_host(DifferenceInput{host_x.operand, host_y_operand, width_, height_, 4});
+  DifferenceOperand d_y = device_operand(method_y, y);
+  d_y.keep_unrounded = reference;
+  const DifferenceInput d_input{device_operand(method_x, x), d_y, width_, height_, 4};
+  image_difference_async(d_input, s_.h_partial.as<DifferencePartial>(), s_.scratch, s_.done, s_.stream);
+  GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(s_.done));  // this worker waits; no frame does
+  return finish_difference(*s_.h_partial.as<DifferencePartial>(), d_input, 255.0);
+}
+
+bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
+  if (s_.picture != job_.key.a.picture) {  // a new picture: nothing cached is of use
+    s_.cache.clear();
+    s_.spare_planes.clear();
+    s_.host_pool->clear();
+    s_.source_planes.reset();
+    s_.d_source_planes.release();
+    s_.d_picture.release();
+    s_.picture = job_.key.a.picture;
+  }
+  if (!s_.source_planes) {
+    auto planes = std::make_shared<HostPlanes>();
+    split_channels(picture_, *planes);
+    s_.source_planes = std::move(planes);
+  }
+  if (gpu_) s_.ensure_cuda();
+  // Large copies go one piece per frame the viewer draws (staged_copy.hpp), for this job only.
+  s_.between_pieces = wait_for_frame_;
+  struct ForgetPieceWait {
+    State& state;
+    ~ForgetPieceWait() { state.between_pieces = nullptr; }
+  } forget_piece_wait{s_};
+  // However the job ends (superseded included), the device planes it made go to the spares: a
+  // cudaFree here waits for the whole device and holds the driver's locks, and the frame's own CUDA
+  // calls wait with it (holds of 15–24 ms at a superseded job's end in the H100 sessions).
+  struct RetireKept {
+    State& state;
+    std::vector<std::unique_ptr<Values>>& kept;
+    ~RetireKept() { state.retire(kept); }
+  } retire_kept{s_, keep_};
+
+  // 1. Each slot's values.
+  const auto traced = [&](const char* what, const SlotSetting& setting) {
+    const auto t0 = std::chrono::steady_clock::now();
+    FrameTrace::instance().note(std::string("numbers ") + what + " begins");
+    Values* values = values_of(setting);
+    FrameTrace::instance().note(std::string("numbers ") + what + " took " +
+                                std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()) +
+                                " ms");
+    return values;
+  };
+  Values* a = traced("values a", job_.key.a);
+  if (superseded_) return false;
+  Values* b = traced("values b", job_.key.b);
+  if (superseded_) return false;
+  s_.retire(s_.cache);  // what this job did not use goes (its device planes kept for reuse)
+  s_.cache = std::move(keep_);
+  keep_.clear();
+
+  // 2. Operands on the host (and the inspector's values).
+  numbers.values_a = host_values(job_.key.a.method, a);
+  numbers.values_b = host_values(job_.key.b.method, b);
+
+  // 3. The reductions.
+  set_activity_("comparing");
+  if (numbers.values_a && numbers.values_b)
+    numbers.a_vs_b = reduce(job_.key.a.method, a, *numbers.values_a, job_.key.b.method, b, *numbers.values_b, false);
+  if (const ExactResult* exact = job_.exact.get()) {
+    const SlotValues exact_values{width_, height_, interleaved_f64_operand(exact->values.data(), width_, 4), job_.exact};
+    if (job_.key.a.method != kExactGaussian && numbers.values_a && !superseded_)
+      numbers.a_vs_exact = reduce(job_.key.a.method, a, *numbers.values_a, kExactGaussian, nullptr, exact_values, true);
+    if (job_.key.b.method != kExactGaussian && numbers.values_b && !superseded_)
+      numbers.b_vs_exact = reduce(job_.key.b.method, b, *numbers.values_b, kExactGaussian, nullptr, exact_values, true);
+  }
+  if (!numbers.values_a || !numbers.values_b) numbers.error = "waiting for the exact Gaussian";
+  for (const std::string& id : eight_bit_only_)
+    numbers.note += (numbers.note.empty() ? "" : "; ") + id + " has no float path: its figures are of its 8-bit result";
+  return true;
+}
+
 void NumbersWorker::compute(Job& job, const std::atomic<bool>& superseded) {
-  State& s = *state_;
   use_background_cpu_share(false);  // its CPU paths leave cores free; it makes CUDA calls: priority stays
   const auto start = std::chrono::steady_clock::now();
-  const ImageRgba8& picture = *job.picture;
-  const int width = picture.width(), height = picture.height();
   ComparisonNumbers numbers;
   numbers.key = job.key;
-  const bool gpu_reduction = gpu_ && (is_gpu_method(job.key.a.method) || is_gpu_method(job.key.b.method));
-  numbers.on_gpu = gpu_reduction;
   try {
-    if (s.picture != job.key.a.picture) {  // a new picture: nothing cached is of use
-      s.cache.clear();
-      s.spare_planes.clear();
-      s.host_pool->clear();
-      s.source_planes.reset();
-      s.d_source_planes.release();
-      s.d_picture.release();
-      s.picture = job.key.a.picture;
-    }
-    if (!s.source_planes) {
-      auto planes = std::make_shared<HostPlanes>();
-      split_channels(picture, *planes);
-      s.source_planes = std::move(planes);
-    }
-    if (gpu_) s.ensure_cuda();
-    // Large copies go one piece per frame the viewer draws (staged_copy.hpp), for this job only.
-    s.between_pieces = [this, &superseded] { wait_for_next_frame(superseded); };
-    struct ForgetPieceWait {
-      State& state;
-      ~ForgetPieceWait() { state.between_pieces = nullptr; }
-    } forget_piece_wait{s};
-
-    // 1. Each slot's values (a method's float planes are computed once per setting).
-    std::vector<std::unique_ptr<State::Values>> keep;
-    // However the job ends (superseded included), the device planes it made go to the spares: a
-    // cudaFree here waits for the whole device and holds the driver's locks, and the frame's own
-    // CUDA calls wait with it (holds of 15–24 ms at a superseded job's end in the H100 sessions).
-    struct RetireKept {
-      State& state;
-      std::vector<std::unique_ptr<State::Values>>& kept;
-      ~RetireKept() { state.retire(kept); }
-    } retire_kept{s, keep};
-    std::vector<std::string> eight_bit_only;
-    const auto values_of = [&](const SlotSetting& setting) -> State::Values* {
-      if (setting.method < 0) return nullptr;  // original, exact: used as they are
-      for (auto& kept : keep)
-        if (kept->setting == setting) return kept.get();
-      std::unique_ptr<State::Values> values;
-      for (auto& cached : s.cache)
-        if (cached && cached->setting == setting) values = std::move(cached);
-      if (!values) {
-        values = std::make_unique<State::Values>();
-        values->setting = setting;
-        Method* method = s.instance(setting.method);
-        const FilterProblem problem{width, height, PixelFormat::F32, setting.params};
-        std::shared_ptr<HostPlanes> host = s.host_pool->make(width, height);
-        if (!method->unsupported_reason(problem).empty()) {
-          // A method with no float path (lut_2d works on 8-bit values only): its 8-bit result.
-          const FilterProblem problem8{width, height, PixelFormat::Rgba8, setting.params};
-          method->prepare(problem8);
-          set_activity("running " + slot_name(setting.method) + " (8-bit only)");
-          ImageRgba8 result(width, height);
-          if (is_gpu_method(setting.method)) {
-            if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
-            if (s.d_picture.empty()) s.upload(picture.view(), s.d_picture);
-            s.d_result8.resize(width, height, PixelFormat::Rgba8);
-            method->run(s.d_picture.view(), s.d_result8.view(), nullptr, s.stream);
-            s.download(s.d_result8, result.view());
-          } else {
-            method->run(picture.view(), result.view(), nullptr, nullptr);
-          }
-          split_channels(result, *host);
-          values->host = std::move(host);
-          eight_bit_only.push_back(slot_name(setting.method));
-          keep.push_back(std::move(values));
-          return keep.back().get();
-        }
-        // A slow window method runs its planes in tiles (numbers_tiles.hpp), prepared there.
-        const int tile_core =
-            gpu_ && is_gpu_method(setting.method)
-                ? numbers_tile_core(method->info(), width, height, setting.params.radius())
-                : 0;
-        if (tile_core == 0) method->prepare(problem);
-        set_activity("running " + slot_name(setting.method) + " on the float planes" +
-                     (tile_core > 0 ? " in tiles" : ""));
-        if (is_gpu_method(setting.method)) {
-          if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
-          if (s.d_source_planes.empty())
-            s.upload(ConstImageView{s.source_planes->values.data(), width, height * 4,
-                                    sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32},
-                     s.d_source_planes);
-          s.planes_for(*values, width, height);
-          const std::size_t pitch = values->d_planes.view().pitch_bytes, src_pitch = s.d_source_planes.view().pitch_bytes;
-          for (int c = 0; c < 4; ++c) {
-            const ConstImageView src{static_cast<const char*>(s.d_source_planes.view().data) + src_pitch * height * c,
-                                     width, height, src_pitch, PixelFormat::F32};
-            const ImageView dst{static_cast<char*>(values->d_planes.view().data) + pitch * height * c, width, height,
-                                pitch, PixelFormat::F32};
-            if (tile_core == 0) {
-              // One plane per frame drawn, as the tiles below: four planes at once kept the GPU busy
-              // for the frames' kernels to wait behind.
-              if (c > 0) {
-                GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-                wait_for_next_frame(superseded);
-              }
-              method->run(src, dst, nullptr, s.stream);
-              continue;
-            }
-            if (!run_plane_in_tiles(*method, setting.params, src, dst, tile_core, s.stream, s.tiles, superseded,
-                                    [&] { wait_for_next_frame(superseded); })) {
-              keep.push_back(std::move(values));  // superseded: its planes go to the spares with the others
-              return nullptr;                     // and the caller returns without keeping anything
-            }
-          }
-          const ImageView all_host{host->values.data(), width, height * 4, sizeof(float) * static_cast<std::size_t>(width),
-                                   PixelFormat::F32};
-          s.download(values->d_planes, all_host);
-        } else {
-          HostPlanes& source = const_cast<HostPlanes&>(*s.source_planes);
-          for (int c = 0; c < 4 && !superseded; ++c) method->run(source.plane(c), host->plane(c), nullptr, nullptr);
-        }
-        values->host = std::move(host);
-      }
-      keep.push_back(std::move(values));
-      return keep.back().get();
-    };
-    const auto traced = [&](const char* what, auto&& fn) {
-      const auto t0 = std::chrono::steady_clock::now();
-      FrameTrace::instance().note(std::string("numbers ") + what + " begins");
-      auto result = fn();
-      FrameTrace::instance().note(std::string("numbers ") + what + " took " +
-                                  std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()) + " ms");
-      return result;
-    };
-    State::Values* a = traced("values a", [&] { return values_of(job.key.a); });
-    if (superseded) return;
-    State::Values* b = traced("values b", [&] { return values_of(job.key.b); });
-    if (superseded) return;
-    s.retire(s.cache);  // what this job did not use goes (its device planes kept for reuse)
-    s.cache = std::move(keep);
-
-    // 2. Operands on the host (and the inspector's values).
-    const ExactResult* exact = job.exact.get();
-    const auto host_values = [&](int method, State::Values* values) -> std::shared_ptr<const SlotValues> {
-      auto out = std::make_shared<SlotValues>();
-      out->width = width;
-      out->height = height;
-      if (values) {
-        out->operand = values->host->operand();
-        out->owner = values->host;
-      } else if (method == kOriginalPicture) {
-        out->operand = rgba8_operand(picture.data(), picture.pitch_bytes());
-        out->owner = job.picture;
-      } else if (exact) {
-        out->operand = interleaved_f64_operand(exact->values.data(), width, 4);
-        out->owner = job.exact;
-      } else {
-        return nullptr;  // the exact Gaussian is not there yet
-      }
-      return out;
-    };
-    numbers.values_a = host_values(job.key.a.method, a);
-    numbers.values_b = host_values(job.key.b.method, b);
-
-    // 3. The reductions.
-    const auto device_operand = [&](int method, State::Values* values) -> DifferenceOperand {
-      if (values) {
-        if (values->d_planes.empty()) {  // a CPU method's planes: uploaded for the GPU reduction
-          s.planes_for(*values, width, height);
-          s.upload(ConstImageView{values->host->values.data(), width, height * 4,
-                                  sizeof(float) * static_cast<std::size_t>(width), PixelFormat::F32},
-                   values->d_planes);
-        }
-        return planes_operand(values->d_planes.view().data, values->d_planes.view().pitch_bytes, height, OperandType::F32);
-      }
-      if (method == kOriginalPicture) {
-        // The picture's float planes are on the device already when a GPU method's values were
-        // computed: the same values as the 8-bit picture, and no 64 MiB allocation and upload from
-        // pageable memory (which held the frame's own CUDA calls back for ~10 ms at 4096x4096).
-        if (!s.d_source_planes.empty())
-          return planes_operand(s.d_source_planes.view().data, s.d_source_planes.view().pitch_bytes, height,
-                                OperandType::F32);
-        if (s.d_picture.empty()) s.upload(picture.view(), s.d_picture);
-        return rgba8_operand(s.d_picture.view().data, s.d_picture.view().pitch_bytes);
-      }
-      if (!s.d_exact_valid || s.d_exact_key != exact->key) {
-        FrameTrace::instance().note("numbers uploads the exact Gaussian");
-        s.d_exact.resize(exact->values.size() * sizeof(double));
-        const std::size_t row = sizeof(double) * 4 * static_cast<std::size_t>(width);  // interleaved RGBA
-        copy_rows_through_pinned(RowCopy{exact->values.data(), row, s.d_exact.data(), row, row, height},
-                                 cudaMemcpyHostToDevice, s.staging, s.stream, kStagedPieceBytes, s.between_pieces);
-        s.d_exact_key = exact->key;
-        s.d_exact_valid = true;
-      }
-      return interleaved_f64_operand(s.d_exact.as<double>(), width, 4);
-    };
-    // reference: y is the exact Gaussian as the reference (not a slot showing it), so the rounded
-    // figures compare x's 8-bit result with the exact values.
-    const auto reduce = [&](int method_x, State::Values* x, const SlotValues& host_x, int method_y, State::Values* y,
-                            const SlotValues& host_y, bool reference) -> DifferenceStats {
-      DifferenceOperand host_y_operand = host_y.operand;
-      host_y_operand.keep_unrounded = reference;
-      if (!gpu_reduction) return image_difference_host(DifferenceInput{host_x.operand, host_y_operand, width, height, 4});
-      DifferenceOperand d_y = device_operand(method_y, y);
-      d_y.keep_unrounded = reference;
-      const DifferenceInput d_input{device_operand(method_x, x), d_y, width, height, 4};
-      image_difference_async(d_input, s.h_partial.as<DifferencePartial>(), s.scratch, s.done, s.stream);
-      GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(s.done));  // this worker waits; no frame does
-      return finish_difference(*s.h_partial.as<DifferencePartial>(), d_input, 255.0);
-    };
-    set_activity("comparing");
-    if (numbers.values_a && numbers.values_b)
-      numbers.a_vs_b = reduce(job.key.a.method, a, *numbers.values_a, job.key.b.method, b, *numbers.values_b, false);
-    if (exact) {
-      const SlotValues exact_values{width, height, interleaved_f64_operand(exact->values.data(), width, 4), job.exact};
-      if (job.key.a.method != kExactGaussian && numbers.values_a && !superseded)
-        numbers.a_vs_exact = reduce(job.key.a.method, a, *numbers.values_a, kExactGaussian, nullptr, exact_values, true);
-      if (job.key.b.method != kExactGaussian && numbers.values_b && !superseded)
-        numbers.b_vs_exact = reduce(job.key.b.method, b, *numbers.values_b, kExactGaussian, nullptr, exact_values, true);
-    }
-    if (!numbers.values_a || !numbers.values_b) numbers.error = "waiting for the exact Gaussian";
-    for (const std::string& id : eight_bit_only)
-      numbers.note += (numbers.note.empty() ? "" : "; ") + id + " has no float path: its figures are of its 8-bit result";
+    JobRun run(*state_, job, gpu_, superseded, [this, &superseded] { wait_for_next_frame(superseded); },
+               [this](std::string text) { set_activity(std::move(text)); });
+    numbers.on_gpu = run.gpu_reduction();
+    if (!run.run(numbers)) return;  // superseded
   } catch (const std::exception& error) {
     numbers.error = std::string("the numbers could not be worked out: ") + error.what();
-    if (s.stream) cudaStreamSynchronize(s.stream);
-    s.cache.clear();
+    if (state_->stream) cudaStreamSynchronize(state_->stream);
+    state_->cache.clear();
   }
   set_activity({});
   if (superseded) return;

@@ -81,6 +81,7 @@ class NumbersWorker {
     std::shared_ptr<const ExactResult> exact;
   };
   struct State;
+  class JobRun;
   void compute(Job& job, const std::atomic<bool>& superseded);
   void set_activity(std::string text);
   void wait_for_next_frame(const std::atomic<bool>& superseded);
