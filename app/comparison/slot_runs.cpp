@@ -84,10 +84,11 @@ bool SlotRuns::process(const FilterState& applied, const std::shared_ptr<const I
   const bool pooled = applied.pool != PoolMode::None;
   int slicing = 0;
   for (int i = 0; i < 2; ++i) slicing += gpu_slots[static_cast<std::size_t>(i)] && lane(i).slicer.slices();
+  const int width = pipeline_->width(), height = pipeline_->height();
   double whole_ms = 0;  // weighed only in a frame that slices
   if (slicing > 0 && !pooled)
     for (int i = 0; i < 2; ++i)
-      if (gpu_slots[static_cast<std::size_t>(i)] && !lane(i).slicer.slices()) whole_ms += lane(i).slicer.whole_run_ms(*pipeline_);
+      if (gpu_slots[static_cast<std::size_t>(i)] && !lane(i).slicer.slices()) whole_ms += lane(i).slicer.whole_run_ms(width, height);
   const double budget_ms = slice_budget_ms(slicing);
   bool any_whole = false;
   for (int i = 0; i < 2; ++i) {
@@ -102,7 +103,7 @@ bool SlotRuns::process(const FilterState& applied, const std::shared_ptr<const I
       continue;
     }
     jobs[static_cast<std::size_t>(i)] = ResultPipeline::Job{l.slot.instance(l.slot.wanted().method), &l.slot.timer(),
-                                                            pooled ? 0 : l.slicer.tag_whole_run(*pipeline_)};
+                                                            pooled ? 0 : l.slicer.tag_whole_run(width, height)};
     any_whole = true;
   }
   const auto each_job = [&](auto&& fn) {

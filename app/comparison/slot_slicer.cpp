@@ -41,8 +41,8 @@ bool close_tiles(const TileSize& kept, const TileSize& wanted) {
 const MethodInfo& method_info(int method) { return method_registry().at(static_cast<std::size_t>(method)).info; }
 
 // A whole run's work in the cost model's units: the picture's pixels × window_cost.
-double whole_run_units(const ResultPipeline& pipeline, const std::string& method_id, int radius) {
-  return static_cast<double>(pipeline.width()) * pipeline.height() * window_cost(method_id, radius);
+double whole_run_units(int width, int height, const std::string& method_id, int radius) {
+  return static_cast<double>(width) * height * window_cost(method_id, radius);
 }
 
 }  // namespace
@@ -101,12 +101,13 @@ void SlotSlicer::run_finished(const SliceLedger::RunTotal& t) {
 
 std::string SlotSlicer::note() const { return note_ && note_->setting == slot_.wanted() ? note_->text : std::string(); }
 
-std::uint64_t SlotSlicer::tag_whole_run(const ResultPipeline& pipeline) {
+std::uint64_t SlotSlicer::tag_whole_run(int width, int height) {
   const SlotSetting& s = slot_.wanted();
   const std::string& id = method_info(s.method).id;
   const std::uint64_t tag = ledger_.new_tag();
-  ledger_.add_span(tag, SliceLedger::Span{this, index_ == 0 ? "A" : "B", id, whole_run_units(pipeline, id, s.params.radius()), 0,
-                                           s.params.radius()});
+  const int radius = s.params.radius();
+  ledger_.add_span(tag, SliceLedger::Span{this, index_ == 0 ? "A" : "B", id, whole_run_units(width, height, id, radius),
+                                          0, radius});
   return tag;
 }
 
@@ -221,11 +222,11 @@ void SlotSlicer::begin_run(const Start& started, const std::string& method_id) {
 
 bool SlotSlicer::slices() const { return schedule_.active() || (last_start_ && last_start_->setting == slot_.wanted()); }
 
-double SlotSlicer::whole_run_ms(const ResultPipeline& pipeline) const {
+double SlotSlicer::whole_run_ms(int width, int height) const {
   const SlotSetting& s = slot_.wanted();
   const std::string& id = method_info(s.method).id;
   const int radius = s.params.radius();
-  const std::optional<double> ms = ledger_.cost_model().predict_ms(id, whole_run_units(pipeline, id, radius));
+  const std::optional<double> ms = ledger_.cost_model().predict_ms(id, whole_run_units(width, height, id, radius));
   return ms && ledger_.cost_model().timed_at(id, radius) ? *ms : kFrameSliceBudgetMs;
 }
 

@@ -84,10 +84,11 @@ class SlotSlicer {
   void follow_setting();
   // A run in progress, or the setting's last run was sliced (continuous processing starts it again).
   bool slices() const;
-  // The predicted GPU time of the slot's whole run (one never timed at this radius counts as the
-  // frame's whole slicing budget), and a tag that times a whole run for the cost model.
-  double whole_run_ms(const ResultPipeline& pipeline) const;
-  std::uint64_t tag_whole_run(const ResultPipeline& pipeline);
+  // The predicted GPU time of the slot's whole run on a width × height picture (one never timed at
+  // this radius counts as the frame's whole slicing budget), and a tag that times a whole run for the
+  // cost model.
+  double whole_run_ms(int width, int height) const;
+  std::uint64_t tag_whole_run(int width, int height);
   void drop_run();
   // A start (see starter_) waits or runs on the worker; blocks until none does; hands this frame's
   // start to the worker (at the end of the frame's processing, after its CUDA calls).
