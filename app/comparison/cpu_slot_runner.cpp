@@ -29,6 +29,13 @@ bool CpuSlotRunner::busy(int slot) const {
   return running_[slot] || waiting_[slot].has_value();
 }
 
+bool CpuSlotRunner::result_waiting(int slot) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const CpuRunResult& result : results_)
+    if (result.slot == slot) return true;
+  return false;
+}
+
 double CpuSlotRunner::running_seconds(int slot) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!running_[slot]) return 0.0;

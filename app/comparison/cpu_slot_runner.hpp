@@ -36,6 +36,8 @@ class CpuSlotRunner {
   void submit(int slot, const SlotSetting& setting, std::shared_ptr<const ImageRgba8> picture, int repeat);
   // True while slot's job waits or runs.
   bool busy(int slot) const;
+  // A finished result of the slot's waits to be taken (take_results).
+  bool result_waiting(int slot) const;
   // Seconds the slot's current job has been running (0 when none).
   double running_seconds(int slot) const;
   // Finished results, oldest first.

@@ -69,7 +69,8 @@ bool SlotRuns::process(const FilterState& applied, const std::shared_ptr<const I
     if (!lane.shown || !s.needs_run(applied.continuous && !settling)) continue;
     if (is_gpu_choice(s.wanted().method)) {
       gpu_slots[static_cast<std::size_t>(lane.index)] = !gpu_paused;
-    } else if (!cpu_runner_.busy(lane.index) || !s.submitted_current()) {
+    } else if (!s.submitted_current() || (!cpu_runner_.busy(lane.index) && !cpu_runner_.result_waiting(lane.index))) {
+      // (A result on its way to the frame is not a reason to run the same setting again.)
       cpu_runner_.submit(lane.index, s.wanted(), picture, applied.repeat);
       s.mark_submitted();
     }

@@ -166,7 +166,11 @@ TEST(CpuSlotRunner, RunsTheMethodOffTheCallersThreadAndHandsTheResultOver) {
   const int openmp = method_index("cpu_openmp");
   runner.submit(1, f.setting(openmp), f.picture, 3);
   runner.wait_idle();
+  EXPECT_FALSE(runner.busy(1));
+  EXPECT_TRUE(runner.result_waiting(1));  // finished, not yet taken: the viewer does not run it again
+  EXPECT_FALSE(runner.result_waiting(0));
   std::vector<CpuRunResult> results = runner.take_results();
+  EXPECT_FALSE(runner.result_waiting(1));
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].slot, 1);
   EXPECT_TRUE(results[0].setting == f.setting(openmp));
