@@ -186,6 +186,10 @@ void Comparison::run_failed(int slot, const std::exception& error) {
   if (dynamic_cast<const CudaError*>(&error) && runs_.pipeline().runs_gpu_methods())
     if (const std::string broken = broken_context_reason(); !broken.empty()) leave_the_gpu(broken);
   if (slot < 0) return;
+  // A failure of a method the slot holds no longer (a second result of it in the frame that
+  // replaced it) is not one of its replacement.
+  const FilterState& applied = settings_.applied();
+  if ((slot == 0 ? applied.method_a : applied.method_b) != runs_.lane(slot).slot.wanted().method) return;
   const std::string note = settings_.replace_failed(slot, error.what());
   messages_.fallback(note, note, note);
 }
