@@ -1,6 +1,7 @@
 #pragma once
 // Small pure helpers behind the actions that step values (tested in tests/ui).
-#include "viewer/viewer_state.hpp"
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/render/image_renderer.hpp"
 
 namespace gausslab {
 

@@ -291,7 +291,8 @@ bool busy(const Comparison& comparison) {
     const SlotLane& lane = comparison.runs().lane(i);
     const Slot& s = lane.slot;
     if (!lane.shown || !s.problem().empty()) continue;
-    if (s.wanted().method == kExactGaussian && !s.up_to_date() && comparison.work().exact().error().empty()) return true;
+    const bool exact_failed = !comparison.work().exact().error().empty();
+    if (s.wanted().method == kExactGaussian && !s.up_to_date() && !exact_failed) return true;
   }
   if (comparison.runs().cpu_runner().busy(0) || comparison.runs().cpu_runner().busy(1)) return true;
   const FilterState& applied = comparison.settings().applied();

@@ -89,7 +89,8 @@ bool SlotRuns::process(const FilterState& applied, const std::shared_ptr<const I
   double whole_ms = 0;  // weighed only in a frame that slices
   if (slicing > 0 && !pooled)
     for (int i = 0; i < 2; ++i)
-      if (gpu_slots[static_cast<std::size_t>(i)] && !lane(i).slicer.slices()) whole_ms += lane(i).slicer.whole_run_ms(width, height);
+      if (gpu_slots[static_cast<std::size_t>(i)] && !lane(i).slicer.slices())
+        whole_ms += lane(i).slicer.whole_run_ms(width, height);
   const double budget_ms = slice_budget_ms(slicing);
   bool any_whole = false;
   for (int i = 0; i < 2; ++i) {

@@ -220,7 +220,9 @@ void SlotSlicer::begin_run(const Start& started, const std::string& method_id) {
   ledger_.run_total(run_id) = total;
 }
 
-bool SlotSlicer::slices() const { return schedule_.active() || (last_start_ && last_start_->setting == slot_.wanted()); }
+bool SlotSlicer::slices() const {
+  return schedule_.active() || (last_start_ && last_start_->setting == slot_.wanted());
+}
 
 double SlotSlicer::whole_run_ms(int width, int height) const {
   const SlotSetting& s = slot_.wanted();

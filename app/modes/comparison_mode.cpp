@@ -97,8 +97,8 @@ void ComparisonMode::update(FrameContext& frame) {
     saves_.follow(comparison_, view_);
   }
   const SlotRuns& runs = comparison_.runs();
-  comparison_.timing().refresh_overlay(runs.lane(0).slot.timer(), shows_slot(view_, 1) ? &runs.lane(1).slot.timer() : nullptr,
-                                       frame.gl_timer, frame.frame_ms);
+  const StageTimer* b = shows_slot(view_, 1) ? &runs.lane(1).slot.timer() : nullptr;
+  comparison_.timing().refresh_overlay(runs.lane(0).slot.timer(), b, frame.gl_timer, frame.frame_ms);
   if (!view_.panels_hidden && !view_.overlay_hidden) comparison_overlay(comparison_, view_, options_.frames > 0);
   picture_labels(comparison_, view_, area_);
   difference_legend(view_, area_);
@@ -108,8 +108,8 @@ void ComparisonMode::update(FrameContext& frame) {
   if (const std::optional<std::string> folder = folder_window(panels_.folder)) {
     saves_.set_folder(*folder);
     const std::string problem = remember_save_folder(*folder);
-    comparison_.messages().say(problem.empty() ? "saving to " + *folder : "saving to " + *folder + " (not remembered: " + problem + ")",
-                               !problem.empty());
+    comparison_.messages().say(
+        "saving to " + *folder + (problem.empty() ? std::string() : " (not remembered: " + problem + ")"), !problem.empty());
   }
   trace.mark("windows");
   if (commands_.take_save_view()) frame.capture_requested = true;
@@ -121,7 +121,9 @@ ImageDrawParams ComparisonMode::draw_params() const {
     const SlotSetting& s = comparison_.runs().lane(slot).slot.wanted();
     return (s.method == kOriginalPicture && s.pool == PoolMode::None) || !pipeline.has_result(slot);
   };
-  const auto texture_of = [&](int slot) { return shows_source(slot) ? pipeline.source_texture() : pipeline.result_texture(slot); };
+  const auto texture_of = [&](int slot) {
+    return shows_source(slot) ? pipeline.source_texture() : pipeline.result_texture(slot);
+  };
   const auto pooled = [&](int slot) { return !shows_source(slot) && pipeline.result_is_pooled(slot); };
   const int first = view_.blink_swapped ? 1 : 0;
   ImageDrawParams params;

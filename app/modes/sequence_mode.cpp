@@ -267,8 +267,9 @@ void SequenceMode::update(FrameContext& frame) {
     apply_settings(frame);
     show(frame, controls_.playing || step || requests.step);
     player_->collect(false);
-    if (std::chrono::steady_clock::now() - overlay_.refreshed > std::chrono::milliseconds(250))
-      overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), std::chrono::steady_clock::now()};
+    const auto now = std::chrono::steady_clock::now();
+    if (now - overlay_.refreshed > std::chrono::milliseconds(250))
+      overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), now};
   }
   sequence_overlay(info, controls_, view_, overlay_.stages, overlay_.gl, overlay_.frame_ms);
   help_window(actions_);
@@ -328,7 +329,8 @@ int SequenceMode::finish_automated(FrameContext& frame, const std::function<Imag
     line += " gl_" + stage_key(stage.name) + number;
   }
   if (!options_.screenshot_view.empty()) {
-    overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), std::chrono::steady_clock::now()};
+    overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(),
+                               std::chrono::steady_clock::now()};
     save_image(options_.screenshot_view, capture_view(), 3, overwrite);
   }
   std::printf("%s\n", line.c_str());

@@ -1,6 +1,7 @@
 #pragma once
 // The sequence mode's ImGui panels: the controls (input, playback, whitening, pre-filter, view), the
-// shifts plotted over time, and the timing overlay. Functions over plain state, as panels.hpp's.
+// shifts plotted over time, and the timing overlay. Functions over plain state, as
+// comparison_panels.hpp's.
 #include <optional>
 #include <string>
 #include <vector>

@@ -14,7 +14,9 @@ constexpr int kStepFrames = 15;  // frames between two soak steps
 
 }  // namespace
 
-SoakRun::MemoryInUse SoakRun::measure(long long frame) { return MemoryInUse{frame, device_used_bytes(), host_rss_bytes()}; }
+SoakRun::MemoryInUse SoakRun::measure(long long frame) {
+  return MemoryInUse{frame, device_used_bytes(), host_rss_bytes()};
+}
 
 void SoakRun::step(int frame, ViewerMode& mode, GlSurface& surface) {
   if (cycle_.empty()) {

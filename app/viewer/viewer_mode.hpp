@@ -2,8 +2,9 @@
 // A mode of the viewer: what one frame shows and does between the frame loop's steps. The frame
 // loop (viewer.hpp) owns the window or offscreen surface, Dear ImGui, pacing and the GL stage timer;
 // a mode owns its pictures, processing, panels and automated-run report. The comparison of two
-// methods (comparison_mode.hpp) is the first mode; another (e.g. image sequences) is one more
-// class and one line in make_viewer_mode (viewer_modes.cpp).
+// methods (modes/comparison_mode.hpp) is the first mode, image sequences (modes/sequence_mode.hpp)
+// the second; another is one more class and one line in make_viewer_mode (modes/viewer_modes.cpp).
+// Every mode takes its actions through the one dispatcher (actions/action_dispatcher.hpp).
 #include <functional>
 #include <memory>
 #include <string>
@@ -74,7 +75,7 @@ class ViewerMode {
   virtual void shut_down() {}
 };
 
-// The mode the options ask for (viewer_modes.cpp: the one place a new mode is added).
+// The mode the options ask for (modes/viewer_modes.cpp: the one place a new mode is added).
 std::unique_ptr<ViewerMode> make_viewer_mode(const ViewerOptions& options, StartupPlan plan, GlSurface& surface);
 
 }  // namespace gausslab

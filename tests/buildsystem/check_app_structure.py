@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The viewer's structure (issue 36): no class in app/ with more than 40 members, the comparison
-mode's wiring at most 400 lines, and no Dear ImGui in the headless comparison core.
+mode's wiring at most 400 lines, no Dear ImGui in the headless comparison core, and app/'s folders
+in layers: a file includes only from its own folder and the folders below it,
+    actions < viewer < comparison < panels < modes   (main.cpp stands above them all).
 
 How members are counted, for every class and struct defined in app/ (headers and sources; a class
 nested in another is counted on its own, and counts as one member of its outer class):
@@ -188,6 +190,27 @@ def self_test():
     return True
 
 
+# The folders of app/ from the ground up; a file may include from its own folder and those below.
+LAYERS = ["actions", "viewer", "comparison", "panels", "modes"]
+
+
+def layering_problems(app, sources):
+    problems = []
+    for path in sources:
+        rel = os.path.relpath(path, app)
+        folder = rel.split(os.sep)[0] if os.sep in rel else None
+        if folder is None:
+            continue  # main.cpp
+        if folder not in LAYERS:
+            problems.append(f"app/{rel}: the folder {folder}/ is in no layer (check_app_structure.py: LAYERS)")
+            continue
+        for line_number, line in enumerate(open(path, encoding="utf-8"), 1):
+            m = re.match(r'\s*#\s*include\s*"([a-z_]+)/', line)
+            if m and m.group(1) in LAYERS and LAYERS.index(m.group(1)) > LAYERS.index(folder):
+                problems.append(f"app/{rel}:{line_number} includes {m.group(1)}/ from {folder}/, a lower layer")
+    return problems
+
+
 def main():
     if not self_test():
         return 1
@@ -220,6 +243,7 @@ def main():
     for name, members, path, line in found:
         if members > args.max_members:
             problems.append(f"{name} ({path}:{line}) has {members} members, more than {args.max_members}")
+    problems += layering_problems(app, sources)
     mode_lines = sum(lines for _, lines in mode_files)
     print(f"ComparisonMode: {mode_lines} lines in " + ", ".join(f"{p} ({n})" for p, n in mode_files))
     if not mode_files:
@@ -230,7 +254,8 @@ def main():
         print("FAIL: " + problem)
     if not problems:
         print("ok: every class has at most %d members, ComparisonMode %d lines of at most %d, "
-              "no Dear ImGui in app/comparison/" % (args.max_members, mode_lines, args.max_mode_lines))
+              "no Dear ImGui in app/comparison/, no include the wrong way between %s"
+              % (args.max_members, mode_lines, args.max_mode_lines, " < ".join(LAYERS)))
     return 1 if problems else 0
 
 

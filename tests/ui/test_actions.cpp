@@ -1,4 +1,4 @@
-// The action table (app/actions.hpp): the one list behind the menu, the keys, the tooltips, the
+// The action table (app/actions/actions.hpp): the one list behind the menu, the keys, the tooltips, the
 // help overlay, --help, --keys and --script.
 #include <gtest/gtest.h>
 

@@ -199,7 +199,8 @@ TEST_F(ComparisonCore, ASlotsStagesGoOnlyWhenItsOwnSettingChanges) {
 }
 
 TEST_F(ComparisonCore, TheNumbersFollowTheSlotsSettings) {
-  std::unique_ptr<Comparison> comparison = make(make_random_rgba8(31, 23, 10), "cpu_separable", method_index("cpu_separable"));
+  std::unique_ptr<Comparison> comparison =
+      make(make_random_rgba8(31, 23, 10), "cpu_separable", method_index("cpu_separable"));
   settle(*comparison);
   std::optional<ComparisonNumbers> numbers = current_numbers(*comparison);
   ASSERT_TRUE(numbers && numbers->a_vs_b && numbers->a_vs_exact) << (numbers ? numbers->error : "no numbers");

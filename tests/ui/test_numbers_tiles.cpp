@@ -1,4 +1,4 @@
-// The numbers worker's tiling decisions and its tiles' border rule (app/numbers_tiles.hpp);
+// The numbers worker's tiling decisions and its tiles' border rule (app/comparison/numbers_tiles.hpp);
 // tests/gpu NumbersTilesGpu checks that tiled planes equal whole runs.
 #include <gtest/gtest.h>
 
