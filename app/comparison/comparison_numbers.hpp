@@ -19,7 +19,7 @@
 #include "comparison/exact_reference.hpp"
 #include "gausslab/core/difference_stats.hpp"
 #include "comparison/job_thread.hpp"
-#include "comparison/slots.hpp"
+#include "comparison/slot_setting.hpp"
 
 namespace gausslab {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "comparison/slots.hpp"
+#include "comparison/slot_setting.hpp"
 
 namespace gausslab {
 

@@ -15,7 +15,7 @@
 
 #include "gausslab/cuda/method.hpp"
 #include "comparison/job_thread.hpp"
-#include "comparison/slots.hpp"
+#include "comparison/slot_setting.hpp"
 
 namespace gausslab {
 

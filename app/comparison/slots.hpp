@@ -10,32 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "gausslab/core/filter_params.hpp"
-#include "gausslab/core/pooling.hpp"
+#include "comparison/slot_setting.hpp"
 #include "gausslab/cuda/method.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
-#include "viewer/viewer_state.hpp"
 
 namespace gausslab {
 
 class ResultPipeline;
 class SlotPreparer;
-
-// What a slot shows. `picture` names the picture as processed: the comparison gives every load and
-// every resampling a new number, so a result of an older picture never counts as current.
-struct SlotSetting {
-  std::uint64_t picture = 0;
-  int method = kOriginalPicture;  // registry index, or kOriginalPicture
-  FilterParams params;
-  PoolMode pool = PoolMode::None;  // the result shown is pooled 2x2
-
-  friend bool operator==(const SlotSetting& x, const SlotSetting& y) {
-    return x.picture == y.picture && x.method == y.method && x.params == y.params && x.pool == y.pool;
-  }
-  // The same setting before pooling (what the numbers measure).
-  SlotSetting unpooled() const { return SlotSetting{picture, method, params, PoolMode::None}; }
-  friend bool operator!=(const SlotSetting& x, const SlotSetting& y) { return !(x == y); }
-};
 
 class Slot {
  public:
