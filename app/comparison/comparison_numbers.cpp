@@ -250,6 +250,10 @@ class NumbersWorker::JobRun {
 
  private:
   using Values = State::Values;
+  // A new picture: nothing cached is of use; the picture's float planes.
+  void follow_the_picture();
+  // The reductions of step 3 (a and b: the slots' values, null for the original and the exact).
+  void measure(ComparisonNumbers& numbers, Values* a, Values* b);
   // A slot's values: null for the original picture and the exact Gaussian (used as they are), and
   // when superseded.
   Values* values_of(const SlotSetting& setting);
@@ -433,7 +437,7 @@ DifferenceStats NumbersWorker::JobRun::reduce(int method_x, Values* x, const Slo
   return finish_difference(*s_.h_partial.as<DifferencePartial>(), d_input, 255.0);
 }
 
-bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
+void NumbersWorker::JobRun::follow_the_picture() {
   if (s_.picture != job_.key.a.picture) {  // a new picture: nothing cached is of use
     s_.cache.clear();
     s_.spare_planes.clear();
@@ -448,6 +452,26 @@ bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
     split_channels(picture_, *planes);
     s_.source_planes = std::move(planes);
   }
+}
+
+void NumbersWorker::JobRun::measure(ComparisonNumbers& numbers, Values* a, Values* b) {
+  set_activity_("comparing");
+  if (numbers.values_a && numbers.values_b)
+    numbers.a_vs_b = reduce(job_.key.a.method, a, *numbers.values_a, job_.key.b.method, b, *numbers.values_b, false);
+  if (const ExactResult* exact = job_.exact.get()) {
+    const SlotValues exact_values{width_, height_, interleaved_f64_operand(exact->values.data(), width_, 4), job_.exact};
+    if (job_.key.a.method != kExactGaussian && numbers.values_a && !superseded_)
+      numbers.a_vs_exact = reduce(job_.key.a.method, a, *numbers.values_a, kExactGaussian, nullptr, exact_values, true);
+    if (job_.key.b.method != kExactGaussian && numbers.values_b && !superseded_)
+      numbers.b_vs_exact = reduce(job_.key.b.method, b, *numbers.values_b, kExactGaussian, nullptr, exact_values, true);
+  }
+  if (!numbers.values_a || !numbers.values_b) numbers.error = "waiting for the exact Gaussian";
+  for (const std::string& id : eight_bit_only_)
+    numbers.note += (numbers.note.empty() ? "" : "; ") + id + " has no float path: its figures are of its 8-bit result";
+}
+
+bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
+  follow_the_picture();
   if (gpu_) s_.ensure_cuda();
   // Large copies go one piece per frame the viewer draws (staged_copy.hpp), for this job only.
   s_.between_pieces = wait_for_frame_;
@@ -469,9 +493,8 @@ bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
     const auto t0 = std::chrono::steady_clock::now();
     FrameTrace::instance().note(std::string("numbers ") + what + " begins");
     Values* values = values_of(setting);
-    FrameTrace::instance().note(std::string("numbers ") + what + " took " +
-                                std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()) +
-                                " ms");
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    FrameTrace::instance().note(std::string("numbers ") + what + " took " + std::to_string(ms) + " ms");
     return values;
   };
   Values* a = traced("values a", job_.key.a);
@@ -487,19 +510,7 @@ bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
   numbers.values_b = host_values(job_.key.b.method, b);
 
   // 3. The reductions.
-  set_activity_("comparing");
-  if (numbers.values_a && numbers.values_b)
-    numbers.a_vs_b = reduce(job_.key.a.method, a, *numbers.values_a, job_.key.b.method, b, *numbers.values_b, false);
-  if (const ExactResult* exact = job_.exact.get()) {
-    const SlotValues exact_values{width_, height_, interleaved_f64_operand(exact->values.data(), width_, 4), job_.exact};
-    if (job_.key.a.method != kExactGaussian && numbers.values_a && !superseded_)
-      numbers.a_vs_exact = reduce(job_.key.a.method, a, *numbers.values_a, kExactGaussian, nullptr, exact_values, true);
-    if (job_.key.b.method != kExactGaussian && numbers.values_b && !superseded_)
-      numbers.b_vs_exact = reduce(job_.key.b.method, b, *numbers.values_b, kExactGaussian, nullptr, exact_values, true);
-  }
-  if (!numbers.values_a || !numbers.values_b) numbers.error = "waiting for the exact Gaussian";
-  for (const std::string& id : eight_bit_only_)
-    numbers.note += (numbers.note.empty() ? "" : "; ") + id + " has no float path: its figures are of its 8-bit result";
+  measure(numbers, a, b);
   return true;
 }
 
