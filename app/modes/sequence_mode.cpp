@@ -1,8 +1,5 @@
 #include "modes/sequence_mode.hpp"
 
-#include <imgui.h>
-
-#include <algorithm>
 #include <cstdio>
 
 #include "gausslab/core/cli_args.hpp"
@@ -13,7 +10,6 @@
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
-#include "actions/keyboard.hpp"
 #include "modes/view_actions.hpp"
 #include "panels/mode_shell.hpp"
 #include "viewer/run_report.hpp"
