@@ -103,7 +103,7 @@ void ComparisonMode::update(FrameContext& frame) {
   picture_labels(comparison_, view_, area_);
   difference_legend(view_, area_);
   inspector(comparison_, view_, area_);
-  help_window(actions_);
+  help_window(actions_, "zoom around the cursor, pan; drag the divider (split) or the panel's left edge");
   compare_all_window(comparison_.work().compare_all(), panels_.compare_all_open, view_, actions_);
   if (const std::optional<std::string> folder = folder_window(panels_.folder)) {
     saves_.set_folder(*folder);

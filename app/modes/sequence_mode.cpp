@@ -113,17 +113,21 @@ void SequenceMode::open_file(const std::string& path) {
 ActionOffer SequenceMode::offer(const Action& action) const {
   ActionOffer offer{true, {}, {}, false};
   switch (action.id) {
-    case ActionId::Open: offer.help = "type a folder, a video or synthetic in the panel (or drop one)"; break;
+    case ActionId::Open:
+      offer.label = "Open a sequence...";
+      offer.help = "type a folder, a video or synthetic in the panel (or drop one)";
+      break;
     case ActionId::Reload: offer.label = "Open the sequence again"; offer.help = "from its first frame"; break;
     case ActionId::ToggleContinuous:
       offer.label = "Play";
       offer.help = "play the sequence, or pause it";
       offer.checked = controls_.playing;
       break;
-    case ActionId::Quit: case ActionId::StepFrame: case ActionId::NextView: case ActionId::ViewA:
-    case ActionId::ViewB: case ActionId::ViewSplit: case ActionId::ViewDifference: case ActionId::GainUp:
-    case ActionId::GainDown: case ActionId::Fit: case ActionId::OneToOne: case ActionId::ToggleSampling:
-    case ActionId::Help: case ActionId::CloseWindow:
+    case ActionId::StepFrame: offer.help = "one frame on (while paused)"; break;
+    case ActionId::CloseWindow: offer.help = "the help"; break;
+    case ActionId::Quit: case ActionId::NextView: case ActionId::ViewA: case ActionId::ViewB:
+    case ActionId::ViewSplit: case ActionId::ViewDifference: case ActionId::GainUp: case ActionId::GainDown:
+    case ActionId::Fit: case ActionId::OneToOne: case ActionId::ToggleSampling: case ActionId::Help:
       break;
     default: offer.offered = false;  // methods, sigma, saving, ... belong to the comparison mode
   }
@@ -268,7 +272,7 @@ void SequenceMode::update(FrameContext& frame) {
       overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), now};
   }
   sequence_overlay(info, controls_, view_, overlay_.stages, overlay_.gl, overlay_.frame_ms);
-  help_window(actions_);
+  help_window(actions_, "zoom around the cursor, pan; drag the divider (split)");
 }
 
 void SequenceMode::draw(FrameContext& frame) {

@@ -29,7 +29,7 @@ void menu_bar(ActionDispatcher& actions) {
   ImGui::EndMainMenuBar();
 }
 
-void help_window(ActionDispatcher& actions) {
+void help_window(ActionDispatcher& actions, const char* mouse) {
   bool& open = actions.help_open();
   if (!open) return;
   const ImGuiIO& io = ImGui::GetIO();
@@ -55,7 +55,7 @@ void help_window(ActionDispatcher& actions) {
       ImGui::TableNextColumn();
       ImGui::Text("wheel, drag");
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted("zoom around the cursor, pan; drag the divider (split) or the panel's left edge");
+      ImGui::TextUnformatted(mouse);
       ImGui::EndTable();
     }
   }

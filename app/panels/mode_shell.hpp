@@ -7,7 +7,7 @@
 namespace gausslab {
 
 void menu_bar(ActionDispatcher& actions);
-// The help window, while it is open.
-void help_window(ActionDispatcher& actions);
+// The help window, while it is open; its last line says what the mouse does (`mouse`).
+void help_window(ActionDispatcher& actions, const char* mouse);
 
 }  // namespace gausslab
