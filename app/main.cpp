@@ -3,12 +3,17 @@
 #include <cstdio>
 
 #include "gausslab/core/cli_args.hpp"
+#include "program_version.hpp"
 #include "viewer/startup.hpp"
 #include "viewer/viewer.hpp"
 #include "viewer/viewer_options.hpp"
 
 int main(int argc, char** argv) {
   using namespace gausslab;
+  if (version_requested(argc, argv)) {
+    std::fputs(version_text("gausslab").c_str(), stdout);
+    return 0;
+  }
   ViewerOptions options;
   try {
     options = parse_viewer_args(argc, argv);

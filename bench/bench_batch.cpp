@@ -17,10 +17,11 @@
 
 #include "bench_output.hpp"
 #include "gausslab/batch/batch_report.hpp"
-#include "gausslab/batch/codec.hpp"
+#include "gausslab/batch/cpu_share.hpp"
 #include "gausslab/batch/default_method.hpp"
 #include "gausslab/batch/distributed.hpp"
 #include "gausslab/batch/memory_budget.hpp"
+#include "gausslab/core/atomic_file.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/core/statistics.hpp"
@@ -87,10 +88,10 @@ Bandwidth measure_bandwidth() {
   return bw;
 }
 
-// One core's rate for each CPU stage, on the first generated file: the median of 3.
+// One core's rate for each file stage, on the first generated file: the median of 3.
 struct CodecRates {
   double file_mb = 0, megapixels = 0;
-  double read_ms = 0, decode_ms = 0, encode_ms = 0, write_ms = 0;
+  double read_ms = 0, decode_ms = 0, encode_ms = 0, write_ms = 0, sync_ms = 0;
 };
 
 CodecRates measure_codec_rates(const std::string& path, const std::string& scratch) {
@@ -99,19 +100,32 @@ CodecRates measure_codec_rates(const std::string& path, const std::string& scrat
   LoadedImage loaded;
   for (int run = 0; run < 3; ++run) {
     auto t0 = Clock::now();
-    const std::vector<unsigned char> bytes = read_image_file(path);
+    const std::vector<unsigned char> bytes = read_image_bytes(path);
     read.push_back(seconds_since(t0) * 1000);
     t0 = Clock::now();
-    loaded = decode_image(bytes, path);
+    loaded = load_image_from_memory(bytes.data(), bytes.size(), path);
     decode.push_back(seconds_since(t0) * 1000);
     rates.file_mb = bytes.size() / 1e6;
   }
-  std::vector<double> write;
+  std::vector<double> write, sync;
   for (int run = 0; run < 3; ++run) {
-    const std::string out = scratch + "/rate-" + std::to_string(run) + fs::path(path).extension().string();
-    const WriteTimes times = encode_and_write(out, loaded.image, loaded.source_channels, {std::nullopt, 90, Overwrite::Allowed});
-    encode.push_back(times.encode_ms);
-    write.push_back(times.write_ms);
+    // As the batch writes (BatchEngine's encode_to_temporary and commit_output): encoded straight
+    // into the temporary file, the time inside AtomicFile counted as writing, then synced and
+    // moved into place.
+    const std::string out = scratch + "/rate-" + std::to_string(run) + ".bmp";
+    const auto t0 = Clock::now();
+    AtomicFile file(out, Overwrite::Allowed);
+    double write_s = seconds_since(t0);
+    encode_image_to(loaded.image, loaded.source_channels, ImageFormat::Bmp, 90, [&](const void* data, std::size_t size) {
+      const auto start = Clock::now();
+      file.write(data, size);
+      write_s += seconds_since(start);
+    });
+    encode.push_back((seconds_since(t0) - write_s) * 1000);
+    write.push_back(write_s * 1000);
+    const auto t1 = Clock::now();
+    file.commit();
+    sync.push_back(seconds_since(t1) * 1000);
     fs::remove(out);
   }
   rates.megapixels = loaded.image.pixel_count() / 1e6;
@@ -119,13 +133,54 @@ CodecRates measure_codec_rates(const std::string& path, const std::string& scrat
   rates.decode_ms = median(decode);
   rates.encode_ms = median(encode);
   rates.write_ms = median(write);
+  rates.sync_ms = median(sync);
   return rates;
+}
+
+// The disk's ceiling for this workload: `files` outputs of `bytes` each written by `threads` threads
+// at once, each through AtomicFile (written, synced, moved into place, the folder synced) as the
+// batch writes them. No batch of these files can finish more of them a second here.
+struct DiskRate {
+  int files = 0, threads = 0;
+  double file_mb = 0, files_per_s = 0;
+};
+
+DiskRate measure_disk(const std::string& scratch, const std::vector<unsigned char>& bytes, int files, int threads) {
+  DiskRate rate;
+  rate.files = files;
+  rate.threads = threads;
+  rate.file_mb = bytes.size() / 1e6;
+  const std::string dir = scratch + "/disk-rate";
+  fs::create_directories(dir);
+  std::atomic<int> next{0};
+  std::mutex error_mutex;
+  std::string error;
+  const auto start = Clock::now();
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&] {
+      for (int i = next++; i < files; i = next++) {
+        try {
+          write_file_atomically(dir + "/" + std::to_string(i) + ".bmp",
+                                std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                                Overwrite::Never);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          error = e.what();
+        }
+      }
+    });
+  for (std::thread& worker : workers) worker.join();
+  rate.files_per_s = files / seconds_since(start);
+  fs::remove_all(dir);
+  if (!error.empty()) throw std::runtime_error("could not measure the disk: " + error);
+  return rate;
 }
 
 // One core's encode (+ write) and read + decode time for each output format, on one image: a table
 // for batch.md. The workload's noise is the worst case for PNG and JPEG (nothing to compress).
 std::string codec_table(const std::string& path) {
-  const LoadedImage loaded = decode_image(read_image_file(path), path);
+  const LoadedImage loaded = load_image(path);
   const double megapixels = loaded.image.pixel_count() / 1e6;
   std::ostringstream out;
   out << "| format | file MB | encode ms | Mpixel/s | decode ms | Mpixel/s |\n|---|---:|---:|---:|---:|---:|\n";
@@ -140,7 +195,7 @@ std::string codec_table(const std::string& path) {
         const std::vector<unsigned char> bytes = encode_image(loaded.image, loaded.source_channels, format, 90);
         encode.push_back(seconds_since(t0) * 1000);
         t0 = Clock::now();
-        decode_image(bytes, name);
+        load_image_from_memory(bytes.data(), bytes.size(), name);
         decode.push_back(seconds_since(t0) * 1000);
         file_mb = bytes.size() / 1e6;
       }
@@ -217,14 +272,6 @@ struct Row {
   std::string ranks_text;  // under MPI: each rank's host, GPU, files and time
 };
 
-FilterParams workload_params(const BatchBenchOptions& options) {
-  FilterParams params;
-  params.fixed_radius = (options.kernel - 1) / 2;
-  params.sigma = std::max(kMinSigma, params.fixed_radius / 3.0);
-  params.border = options.border;
-  return params;
-}
-
 std::vector<BatchJob> with_outputs(const std::vector<BatchJob>& inputs, const std::string& dir) {
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -260,8 +307,9 @@ std::string ms_per_image(const EngineReport& report, Stage stage) {
   return fmt("%.2f", report.stages.sum_ms[s] / std::max(1, report.done + report.failed));
 }
 
-std::string describe_environment(const Bandwidth& bw, const CodecRates& rates, const BatchBenchOptions& options,
-                                 const std::string& gpu_method, const MpiSession& mpi) {
+std::string describe_environment(const Bandwidth& bw, const CodecRates& rates, const DiskRate& disk,
+                                 const BatchBenchOptions& options, const std::string& gpu_method,
+                                 const MpiSession& mpi) {
   std::ostringstream out;
   const CudaDeviceStatus& device = cuda_device_status();
   out << "- GPU: " << describe(device) << "\n";
@@ -271,7 +319,11 @@ std::string describe_environment(const Bandwidth& bw, const CodecRates& rates, c
   out << "\n";
   out << "- workload: " << options.images << " images of " << options.width << "×" << options.height
       << " 24-bit BMP (" << fmt("%.1f MB", rates.file_mb) << " each), a " << options.kernel << "×" << options.kernel
-      << " Gaussian (radius " << (options.kernel - 1) / 2 << ", sigma radius/3), border " << to_string(options.border)
+      << " Gaussian (sigma " << fmt("%g", options.sigma) << ", radius " << (options.kernel - 1) / 2 << ")"
+      << (options.kernel == 5 && options.sigma == kOriginalBatchSigma ? ": the original system's weights" : "")
+      << ", border " << to_string(options.border)
+      << (options.border == BorderMode::Constant ? " (zero, as the original)" : "")
+      << ", rounded half up where the original truncates (so the bytes are not the original's)"
       << "; GPU method " << (cuda_device_status().available ? gpu_method : std::string("none (no CUDA device)"))
       << ", outputs 24-bit BMP\n";
   if (bw.pinned_h2d > 0)
@@ -287,21 +339,27 @@ std::string describe_environment(const Bandwidth& bw, const CodecRates& rates, c
       << fmt("%.0f Mpixel/s", rates.megapixels / rates.decode_ms * 1000) << "), encode "
       << fmt("%.1f ms", rates.encode_ms) << " (" << fmt("%.0f MB/s", rates.file_mb / rates.encode_ms * 1000) << ", "
       << fmt("%.0f Mpixel/s", rates.megapixels / rates.encode_ms * 1000) << "), write " << fmt("%.1f ms", rates.write_ms)
-      << " (" << fmt("%.0f MB/s", rates.file_mb / rates.write_ms * 1000) << ", through a temporary file, synced)";
+      << " (" << fmt("%.0f MB/s", rates.file_mb / rates.write_ms * 1000) << ", into a temporary file), sync "
+      << fmt("%.1f ms", rates.sync_ms) << " (fsync, rename, the folder's fsync)";
   if (bw.pinned_h2d > 0)
     out << "; an image's " << fmt("%.1f MB", image_mb) << " of RGBA8 take " << fmt("%.2f ms", image_mb / 1e3 / bw.pinned_h2d * 1e3)
         << " up and " << fmt("%.2f ms", image_mb / 1e3 / bw.pinned_d2h * 1e3) << " down pinned, "
         << fmt("%.2f ms", image_mb / 1e3 / bw.pageable_h2d * 1e3) << " and "
         << fmt("%.2f ms", image_mb / 1e3 / bw.pageable_d2h * 1e3) << " pageable";
   out << "\n";
+  if (disk.files > 0)
+    out << "- the disk: " << disk.files << " outputs of " << fmt("%.1f MB", disk.file_mb) << " written by "
+        << disk.threads << " thread" << (disk.threads == 1 ? "" : "s") << " at once, each synced and moved into place: "
+        << fmt("%.1f files/s", disk.files_per_s) << " (" << fmt("%.0f MB/s", disk.files_per_s * disk.file_mb)
+        << "): about the most images/s a run here can write\n";
   return out.str();
 }
 
 std::string table(const std::vector<Row>& rows, const Row* baseline) {
   std::ostringstream out;
   out << "| configuration | images/s | MB/s | ms/image | bound (ms/image) | × bound | read | decode | upload | filter | "
-         "download | encode | write | vs GPU pageable |\n";
-  out << "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+         "download | encode | write | sync | vs GPU pageable |\n";
+  out << "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const Row& row : rows) {
     const EngineReport& r = row.report;
     const int images = std::max(1, r.done + r.failed);
@@ -323,7 +381,7 @@ std::string table(const std::vector<Row>& rows, const Row* baseline) {
 std::string csv(const std::vector<Row>& rows) {
   std::ostringstream out;
   out << "config,description,ranks,method,device,threads,streams,pinned,images,done,wall_s,images_per_s,mb_per_s,"
-         "bound,bound_ms_per_image,ratio_to_bound,read_ms,decode_ms,upload_ms,filter_ms,download_ms,encode_ms,write_ms,"
+         "bound,bound_ms_per_image,ratio_to_bound,read_ms,decode_ms,upload_ms,filter_ms,download_ms,encode_ms,write_ms,sync_ms,"
          "peak_host_bytes,peak_pinned_bytes,peak_device_bytes,output_hash\n";
   for (const Row& row : rows) {
     const EngineReport& r = row.report;
@@ -357,6 +415,14 @@ std::string identical_groups(const std::vector<Row>& rows) {
 
 }  // namespace
 
+FilterParams batch_workload_params(const BatchBenchOptions& options) {
+  FilterParams params;
+  params.fixed_radius = (options.kernel - 1) / 2;
+  params.sigma = options.sigma;
+  params.border = options.border;
+  return params;
+}
+
 int make_test_image(int width, int height, const std::string& path, bool overwrite, std::ostream& log) {
   const auto start = Clock::now();
   const ImageRgba8 image = make_random_rgba8(width, height, 32768u);
@@ -371,7 +437,7 @@ int make_test_image(int width, int height, const std::string& path, bool overwri
 int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir, bool overwrite, MpiSession& mpi,
                     std::ostream& out, std::ostream& log) {
   const bool device = cuda_device_status().available;
-  const FilterParams params = workload_params(options);
+  const FilterParams params = batch_workload_params(options);
   const std::string gpu_method =
       !options.gpu_method.empty() ? options.gpu_method : choose_default_method(params, device).id;
   if (device && !find_method(gpu_method)) throw UsageError("--batch-method: unknown method '" + gpu_method + "'");
@@ -403,10 +469,14 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
 
   Bandwidth bw;
   CodecRates rates;
+  DiskRate disk;
   std::string codecs;
   if (mpi.root()) {
     bw = measure_bandwidth();
     rates = measure_codec_rates(inputs.front().input, dir);
+    const LoadedImage first = load_image(inputs.front().input);
+    disk = measure_disk(dir, encode_image(first.image, first.source_channels, ImageFormat::Bmp), options.images,
+                        cpu_threads_per_rank(options.threads, 1));
     if (mpi.size() == 1) codecs = codec_table(inputs.front().input);
   }
 
@@ -430,7 +500,11 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
     EngineOptions openmp = base;
     openmp.method_id = "cpu_openmp";
     openmp.pipelined = false;
-    add("cpu-openmp", "cpu_openmp on every core, one file at a time", openmp);
+    const int openmp_threads = cpu_threads_per_rank(options.threads, 1);
+    add("cpu-openmp",
+        "cpu_openmp on " + std::to_string(openmp_threads) + " thread" + (openmp_threads == 1 ? "" : "s") +
+            ", one file at a time",
+        openmp);
     EngineOptions pool = base;
     pool.method_id = "cpu_separable";
     add("cpu-pool", "cpu_separable, a file per pool thread", pool);
@@ -490,9 +564,7 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
       row.output_hash = hash_outputs(jobs);
       if (row.report.failed) row.error = row.report.failures.front();
       for (const RankSummary& rank : result.per_rank) {
-        row.ranks_text += "  - rank " + std::to_string(rank.rank) + " on " + rank.host + ": " + rank.report.device_name +
-                          (rank.device >= 0 ? " (GPU " + std::to_string(rank.device) + ")" : "") + ", " +
-                          std::to_string(rank.report.threads) + " threads";
+        row.ranks_text += "  - rank " + std::to_string(rank.rank) + " on " + rank.host + ": " + resources_line(rank);
         if (run.split == SplitMode::Files)
           row.ranks_text += ", " + std::to_string(rank.report.files) + " files in " + fmt("%.3f s", rank.report.wall_s);
         row.ranks_text += "\n";
@@ -522,12 +594,14 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M", std::localtime(&now));
     md << "# gausslab-bench --batch" << (mpi.size() > 1 ? " under mpirun -np " + std::to_string(mpi.size()) : "") << "\n\n"
        << "Measured " << date << ".\n\n"
-       << describe_environment(bw, rates, options, gpu_method, mpi) << "\n"
+       << describe_environment(bw, rates, disk, options, gpu_method, mpi) << "\n"
        << "Stage columns: ms per image summed over the images (CPU stages run on several threads at once, so they add "
-          "up to more than the wall time); GPU stages from CUDA events. Bound: the CPU pool's share of the CPU stages "
-          "(their sum / threads) or a GPU stage's busy time, whichever is larger; × bound is the run's time per image "
-          "over it (1.00: the overlap hides everything else). Decode includes the copy into the pinned buffer, encode "
-          "the copy out of it.\n\n"
+          "up to more than the wall time); GPU stages from CUDA events. Write is the kernel's copy into the output's "
+          "temporary file, sync the wait for the disk (fsync, rename, the folder's fsync): pipelined runs sync on "
+          "threads of their own, so sync is a resource of its own there, as a GPU stage is. Bound: the CPU pool's share "
+          "of the CPU stages (read, decode, encode, write: their sum / threads) or the busy time of a GPU stage or of "
+          "sync, whichever is larger; × bound is the run's time per image over it (1.00: the overlap hides everything "
+          "else). Decode includes the copy into the pinned buffer, encode the copy out of it.\n\n"
        << table(rows, baseline) << "\n"
        << (codecs.empty() ? "" : "One core, each output format, into and from memory, on the first image (noise: the worst "
                                  "case for PNG and JPEG), median of 3:\n\n" + codecs + "\n")
@@ -540,7 +614,12 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
          << "× its slowest stage, " << check.bound.name << " " << (check.ratio <= 1.3 ? "(≤ 1.3: yes)" : "(≤ 1.3: NO)")
          << "; once the first image was done, one finished every " << fmt("%.2f ms", check.steady_ms) << " ("
          << fmt("%.2f", check.bound.per_image_ms > 0 ? check.steady_ms / check.bound.per_image_ms : 0)
-         << "× the bound: the first image's latency and the last ones' tail are the rest).\n";
+         << "× the bound: the first image's latency and the last ones' tail are the rest)";
+      if (disk.files_per_s > 0)
+        md << "; " << fmt("%.2f images/s", pipelined->report.done / pipelined->wall_s) << " is "
+           << fmt("%.0f %%", 100.0 * pipelined->report.done / pipelined->wall_s / disk.files_per_s)
+           << " of what the disk takes (" << fmt("%.1f files/s", disk.files_per_s) << ")";
+      md << ".\n";
     }
     for (const Row& row : rows)
       if (!row.ranks_text.empty()) md << "\n" << row.name << ":\n" << row.ranks_text;

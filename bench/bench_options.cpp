@@ -48,7 +48,97 @@ double parse_positive(std::string_view flag, std::string_view text) {
   return value;
 }
 
+// What a run measures: one mode each, chosen by its flag (the default comparison without one).
+enum Mode : unsigned { kMain = 1, kSequence = 2, kCodecs = 4, kBatch = 8, kMakeImage = 16, kAll = 31 };
+
+const char* mode_name(unsigned mode) {
+  switch (mode) {
+    case kSequence: return "--sequence (the image-sequence benchmark)";
+    case kCodecs: return "--codecs (the codec rates)";
+    case kBatch: return "--batch (the batch workload)";
+    case kMakeImage: return "--make-image";
+    default: return "the default comparison of the methods";
+  }
+}
+
+// Where each flag applies: its modes, and for a section's own settings the flag of that section.
+struct FlagScope {
+  std::string_view flag;
+  unsigned modes;
+  std::string_view sections = {};  // "--lut,--unrolled": one of them must be given too
+};
+
+constexpr FlagScope kFlagScopes[] = {
+    {"--sizes", kMain}, {"--kernels", kMain}, {"--sigmas", kMain}, {"--truncate", kMain}, {"--formats", kMain},
+    {"--methods", kMain}, {"--border", kMain | kBatch}, {"--sigma-sweep", kMain},
+    {"--sweep-sizes", kMain, "--sigma-sweep"}, {"--sweep-size", kMain, "--sigma-sweep"},
+    {"--sweep-sigmas", kMain, "--sigma-sweep"}, {"--scaling-sizes", kMain, "--sigma-sweep"}, {"--signals", kMain},
+    {"--signal-lengths", kMain, "--signals"}, {"--signal-radii", kMain, "--signals"}, {"--lut", kMain},
+    {"--lut-radii", kMain, "--lut"}, {"--unrolled", kMain}, {"--unrolled-kernels", kMain, "--unrolled"},
+    {"--pooling", kMain}, {"--technique-size", kMain, "--lut,--unrolled,--pooling"}, {"--no-main", kMain},
+    {"--out", kAll & ~kMakeImage}, {"--overwrite", kAll}, {"--quick", kMain | kSequence | kCodecs},
+    {"--cpu-cap-seconds", kMain}, {"--gpu-cap-ms", kMain}, {"--budget-seconds", kMain}, {"--no-plot", kMain},
+    {"--sequence-sizes", kSequence}, {"--sequence-history", kSequence}, {"--sequence-paths", kSequence},
+    {"--batch-images", kBatch}, {"--batch-size", kBatch}, {"--batch-kernel", kBatch}, {"--batch-sigma", kBatch},
+    {"--batch-method", kBatch},
+    {"--batch-configs", kBatch}, {"--batch-dir", kBatch}, {"--threads", kBatch},
+};
+
+// The flags that choose the run themselves.
+constexpr std::string_view kModeFlags[] = {"--help", "-h", "--sequence", "--codecs", "--batch", "--make-image"};
+
+bool was_given(const std::vector<std::string>& given, std::string_view flag) {
+  return std::find(given.begin(), given.end(), flag) != given.end();
+}
+
+// Refuses a flag that the chosen mode would silently ignore (--batch-images without --batch ran the
+// whole default comparison), and two modes at once, naming what applies.
+void check_flags_apply(const std::vector<std::string>& given, const BenchOptions& options) {
+  std::vector<unsigned> modes;
+  if (!options.make_image_path.empty()) modes.push_back(kMakeImage);
+  if (options.batch.enabled) modes.push_back(kBatch);
+  if (options.sequence) modes.push_back(kSequence);
+  if (!options.codec_images.empty()) modes.push_back(kCodecs);
+  if (modes.size() > 1)
+    throw UsageError(std::string(mode_name(modes[0])) + " and " + mode_name(modes[1]) +
+                     " are two different runs; give one of them");
+  const unsigned mode = modes.empty() ? kMain : modes[0];
+  for (const std::string& flag : given) {
+    const FlagScope* scope = nullptr;
+    for (const FlagScope& s : kFlagScopes)
+      if (s.flag == flag) scope = &s;
+    if (!scope) continue;  // the mode flags themselves
+    if (!(scope->modes & mode)) {
+      std::string where;
+      for (unsigned m = kMain; m <= kMakeImage; m <<= 1)
+        if (scope->modes & m) where += std::string(where.empty() ? "" : " or ") + mode_name(m);
+      throw UsageError(flag + " applies to " + where + ", not to " + mode_name(mode) +
+                       ", which would ignore it; leave it out or choose that run");
+    }
+    if (scope->sections.empty()) continue;
+    bool section_given = false;
+    std::string list;
+    for (std::size_t at = 0; at < scope->sections.size();) {
+      const std::size_t end = std::min(scope->sections.find(',', at), scope->sections.size());
+      const std::string_view section = scope->sections.substr(at, end - at);
+      section_given |= was_given(given, section);
+      list += std::string(list.empty() ? "" : " or ") + std::string(section);
+      at = end + 1;
+    }
+    if (!section_given)
+      throw UsageError(flag + " sets a section that is not asked for, and would be ignored; add " + list);
+  }
+}
+
 }  // namespace
+
+bool bench_flag_has_scope(std::string_view flag) {
+  for (std::string_view mode_flag : kModeFlags)
+    if (flag == mode_flag) return true;
+  for (const FlagScope& scope : kFlagScopes)
+    if (scope.flag == flag) return true;
+  return false;
+}
 
 // The --batch configurations (bench_batch.cpp runs them); here, with the parser that checks the names,
 // so that the parser stands alone (and is fuzzed alone).
@@ -125,16 +215,18 @@ std::string bench_usage(const std::string& method_ids) {
          "\n"
          "The batch workload (end to end: files read, decoded, filtered, encoded and written):\n"
          "  --batch                the original system's workload: 20 generated 4096×2304 24-bit BMP\n"
-         "                         files, a 5×5 Gaussian, zero border, for one CPU thread, OpenMP, the\n"
-         "                         thread pool, the GPU one image at a time from pageable memory, and the\n"
-         "                         pipelined GPU; under mpirun -np N, N ranks (files dealt out, and each\n"
+         "                         files, its 5×5 table (a Gaussian of sigma 1.5, radius 2), zero\n"
+         "                         border, for one CPU thread, OpenMP, the thread pool, the GPU one\n"
+         "                         image at a time from pageable memory, and the pipelined GPU;\n"
+         "                         under mpirun -np N, N ranks (files dealt out, and each\n"
          "                         image's rows scattered). Also measures the host-device bandwidth\n"
          "                         (pinned, pageable) and one core's read/decode/encode rate. Writes\n"
          "                         batch.md and batch.csv (batch-mpiN.*) into --out\n"
          "  --batch-images N       images (default 20)\n"
          "  --batch-size WxH       their size (default 4096x2304)\n"
-         "  --batch-kernel K       the k×k kernel (default 5; radius (k-1)/2, sigma radius/3); the border is\n"
-         "                         --border's (default here: constant, the original's zero border)\n"
+         "  --batch-kernel K       the k×k kernel (default 5; radius (k-1)/2); the border is --border's\n"
+         "                         (default here: constant, the original's zero border)\n"
+         "  --batch-sigma S        its sigma (default 1.5, the original's)\n"
          "  --batch-method ID      the GPU method (default: the default rule's, as gausslab-filter)\n"
          "  --batch-configs C,...  only these: cpu-1-thread, cpu-openmp, cpu-pool, gpu-pageable,\n"
          "                         gpu-pipelined-cold, gpu-pipelined, mpi-files, mpi-rows\n"
@@ -154,7 +246,9 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
   ArgReader reader(argc, argv);
   std::string arg;
   bool kernels_given = false, sigmas_given = false, border_given = false;
+  std::vector<std::string> given;  // every option, to refuse those the chosen run ignores
   while (reader.next(arg)) {
+    if (ArgReader::is_option(arg)) given.push_back(arg);
     if (arg == "-h" || arg == "--help") {
       options.help = true;
       return options;
@@ -247,6 +341,8 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       options.batch.height = height;
     } else if (arg == "--batch-kernel") {
       options.batch.kernel = parse_kernel_item(arg, reader.value(arg));
+    } else if (arg == "--batch-sigma") {
+      options.batch.sigma = parse_sigma_item(arg, reader.value(arg));
     } else if (arg == "--batch-method") {
       options.batch.gpu_method = reader.value(arg);
     } else if (arg == "--batch-configs") {
@@ -273,6 +369,7 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
       throw UsageError("unexpected argument '" + arg + "'; gausslab-bench takes only options (see --help)");
     }
   }
+  check_flags_apply(given, options);
   if (sigmas_given && !kernels_given) options.kernels.clear();
   if (border_given) options.batch.border = options.border;
   if (!options.main_section && !options.signals && !options.lut && !options.unrolled && !options.pooling &&

@@ -2,6 +2,7 @@
 // gausslab-bench's command line. The defaults reproduce the published comparison: float32
 // single-channel images of 1024², 2048², 3072² and 4096², 7×7 and 41×41 kernels.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -91,6 +92,11 @@ struct BenchOptions {
 
 // Throws UsageError naming the flag, the value and what is allowed.
 BenchOptions parse_bench_options(int argc, const char* const* argv);
+
+// True when `flag` chooses a run itself (--batch, ...) or is in the table of where each flag
+// applies (a flag the chosen run would ignore is refused); a test holds every flag of the help
+// text to it, so that a new flag cannot skip the table.
+bool bench_flag_has_scope(std::string_view flag);
 
 // The --help text; method_ids lists the registered methods.
 std::string bench_usage(const std::string& method_ids);

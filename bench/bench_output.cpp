@@ -12,6 +12,7 @@
 #include "bench_environment.hpp"
 #include "gausslab/core/atomic_file.hpp"
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/run_inputs.hpp"
 
 namespace gausslab {
 
@@ -44,6 +45,13 @@ void prepare_output_folder(const std::string& dir, bool overwrite) {
       throw UsageError("--out: " + in_quotes(dir) + " already holds results (" + entry.path().filename().string() +
                        "); gausslab-bench never overwrites them: choose another --out folder or pass --overwrite");
   if (ec) throw UsageError("--out: cannot read the folder " + in_quotes(dir) + ": " + ec.message());
+}
+
+void refuse_results_over_inputs(const std::string& dir, const std::vector<std::string>& names, const RunInputs& inputs) {
+  for (const std::string& name : names)
+    if (std::string problem = inputs.refusal(dir + "/" + name, "gausslab-bench", "choose another --out folder");
+        !problem.empty())
+      throw UsageError("--out: " + problem);
 }
 
 PartialResults::PartialResults(const std::string& dir, const std::string& csv_header, std::ostream& log)
@@ -112,6 +120,7 @@ std::string find_plot_script() {
   std::error_code ec;
   const fs::path self = fs::canonical("/proc/self/exe", ec);
   if (!ec) candidates.push_back(self.parent_path() / "plot_results.py");
+  if (!ec) candidates.push_back(self.parent_path() / ".." / "share" / "gausslab" / "plot_results.py");  // installed
 #ifdef GAUSSLAB_BENCH_SOURCE_DIR
   candidates.push_back(fs::path(GAUSSLAB_BENCH_SOURCE_DIR) / "plot_results.py");
 #endif

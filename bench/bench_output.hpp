@@ -17,6 +17,11 @@ inline constexpr const char* kResultFiles[] = {"results.csv", "results.json", "r
 // results.partial*.csv left by an interrupted run does not count: it is kept, and not a result.
 void prepare_output_folder(const std::string& dir, bool overwrite);
 
+class RunInputs;
+// Throws UsageError when one of the files `names` in `dir` would replace a file the run reads
+// (core's rule: the same file, also through a symbolic or a hard link; --overwrite or not).
+void refuse_results_over_inputs(const std::string& dir, const std::vector<std::string>& names, const RunInputs& inputs);
+
 // The measurements as they come, one CSV row at a time, so that a run that dies (a crash in a
 // method's host code, Ctrl+C) keeps what it measured: DIR/results.partial.csv, or
 // results.partial-2.csv... when an earlier run left one. By nature not atomic, and named so. When

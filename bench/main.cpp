@@ -15,9 +15,11 @@
 #include "bench_report.hpp"
 #include "bench_runner.hpp"
 #include "sequence_bench.hpp"
-#include "gausslab/batch/mpi_session.hpp"
+#include "gausslab/batch/mpi_main.hpp"
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/run_inputs.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "program_version.hpp"
 
 namespace {
 
@@ -77,13 +79,17 @@ std::vector<std::string> timing_notes(const BenchOptions& options, const BenchHe
 
 // --codecs: the image formats' decode/encode rates on one core, in memory.
 int run_codec_bench(const BenchOptions& options, int argc, char** argv) {
+  const std::vector<std::string> names = {"codecs.md", "codecs.csv"};
+  RunInputs inputs;
+  inputs.add(options.codec_images);
+  refuse_results_over_inputs(options.out_dir, names, inputs);
   prepare_output_folder(options.out_dir, options.overwrite);
   const BenchHeader header = collect_environment(argc, argv);
   const std::vector<CodecRate> rates = measure_codec_rates(options.codec_images, options.quick ? 0.05 : 0.5);
   const std::string markdown = codec_rates_markdown(rates, header.cpu_model);
   std::cout << markdown << std::flush;
   const std::vector<std::string> unwritten = write_result_files(
-      options.out_dir, {{"codecs.md", markdown}, {"codecs.csv", codec_rates_csv(rates)}}, options.overwrite);
+      options.out_dir, {{names[0], markdown}, {names[1], codec_rates_csv(rates)}}, options.overwrite);
   for (const std::string& failure : unwritten) std::cerr << "gausslab-bench: " << failure << "\n";
   return unwritten.empty() ? kExitDone : kExitProblems;
 }
@@ -164,21 +170,9 @@ int run(int argc, char** argv, MpiSession& mpi) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::unique_ptr<MpiSession> mpi;
-  try {
-    mpi = std::make_unique<MpiSession>(&argc, &argv);
-  } catch (const std::exception& error) {
-    std::cerr << "gausslab-bench: MPI could not start: " << error.what() << '\n';
-    return kExitProblems;
+  if (version_requested(argc, argv)) {  // before MPI starts: help2man and scripts run it alone
+    std::cout << version_text("gausslab-bench");
+    return kExitDone;
   }
-  try {
-    return run(argc, argv, *mpi);
-  } catch (const UsageError& error) {
-    if (mpi->root()) std::cerr << "gausslab-bench: " << error.what() << "\n(gausslab-bench --help shows the usage)\n";
-    return kExitUsage;
-  } catch (const std::exception& error) {
-    std::cerr << "gausslab-bench: " << error.what() << '\n';
-    if (mpi->size() > 1) mpi->abort(kExitProblems);
-    return kExitProblems;
-  }
+  return run_with_mpi("gausslab-bench", argc, argv, {kExitProblems, kExitUsage}, run);
 }

@@ -7,6 +7,7 @@
 #include "filter_signal.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/npy_io.hpp"
+#include "gausslab/core/run_inputs.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -22,27 +23,28 @@ constexpr int kProbeSide = 64;
 
 std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
 
-// A path's identity for comparisons: its canonical form where the file or its folder exists.
-std::string identity(const std::string& path) {
-  std::error_code ec;
-  const fs::path canonical = fs::weakly_canonical(path, ec);
-  return ec || canonical.empty() ? fs::path(path).lexically_normal().string() : canonical.string();
-}
+// A path's identity for comparisons: its resolved form (symbolic links and "..", as far as it exists).
+std::string identity(const std::string& path) { return resolved_path(path); }
 
 }  // namespace
 
 // The output check for a single-file job: a .npy signal is written as .npy, an image as an image.
 std::string output_problem(const std::string& input, const std::string& output, Overwrite overwrite) {
-  if (is_npy_path(input)) return check_npy_output_path(output, overwrite);
-  if (is_npy_path(output))
+  if (is_npy_path(input)) {
+    if (std::string problem = check_npy_output_path(output, overwrite); !problem.empty()) return problem;
+  } else if (is_npy_path(output)) {
     return in_quotes(output) + ": a .npy output holds a 1D signal, but " + in_quotes(input) +
            " is an image; write it as an image file";
-  return check_output_path(output, overwrite);
+  } else if (std::string problem = check_output_path(output, overwrite); !problem.empty()) {
+    return problem;
+  }
+  // What the writer would refuse only after the work: a name too long, a link to nothing.
+  return output_file_problem(output, overwrite);
 }
 
 MethodChoice resolve_signal_method(const FilterOptions& options) {
   const MethodChoice choice = options.method_id.empty()
-                                  ? choose_signal_method(cuda_device_status().available)
+                                  ? choose_signal_method(cuda_device_status().available, options.params)
                                   : MethodChoice{options.method_id, "chosen with --method"};
   const MethodEntry* entry = find_method(choice.id);
   if (!entry) throw UsageError("unknown method " + in_quotes(choice.id) + "; use one of: " + method_id_list());
@@ -81,16 +83,17 @@ std::string batch_output_path(const std::string& relative_stem, const std::strin
 
 std::vector<BatchJob> plan_filter_jobs(const FilterOptions& options, const std::vector<InputFile>& inputs) {
   std::vector<BatchJob> jobs;
-  std::set<std::string> input_identities;
-  for (const InputFile& input : inputs) input_identities.insert(identity(input.path));
+  RunInputs run_inputs;  // core's rule: never an output over an input (symbolic and hard links too)
+  for (const InputFile& input : inputs) run_inputs.add(input.path);
 
   if (!options.batch()) {
+    // Before the existing-file check: with or without --overwrite, the answer is the same.
+    if (std::string problem = run_inputs.refusal(options.output, "gausslab-filter", "give another output name");
+        !problem.empty())
+      throw UsageError(problem);
     if (std::string problem = output_problem(inputs.front().path, options.output, options.overwrite);
         !problem.empty())
       throw UsageError(problem);
-    if (input_identities.count(identity(options.output)))
-      throw UsageError(in_quotes(options.output) + " is the input itself; gausslab-filter never writes its input, so "
-                                                   "give another output name");
     jobs.push_back({inputs.front().path, options.output, inputs.front().size_bytes});
     return jobs;
   }
@@ -109,11 +112,16 @@ std::vector<BatchJob> plan_filter_jobs(const FilterOptions& options, const std::
     if (auto [it, inserted] = input_of_output.emplace(key, input.path); !inserted)
       throw UsageError(in_quotes(it->second) + " and " + in_quotes(input.path) + " would both be written to " +
                        in_quotes(output) + "; filter them in separate runs or rename one");
-    if (input_identities.count(key))
-      throw UsageError(in_quotes(output) + " would replace the input " + in_quotes(input.path) +
-                       "; gausslab-filter never writes its inputs, so choose another --out-dir or --format");
+    if (std::string problem =
+            run_inputs.refusal(output, "gausslab-filter", "choose another --out-dir or --format");
+        !problem.empty())
+      throw UsageError(problem);
     if (fs::is_directory(output, ec)) throw UsageError(in_quotes(output) + " is a folder; it cannot be an output file");
-    if (options.overwrite == Overwrite::Never && fs::exists(output, ec)) {
+    // A name too long for the file system, a device: refused now, not after the work (existing
+    // files are counted below).
+    if (std::string problem = output_file_problem(output, Overwrite::Allowed); !problem.empty())
+      throw UsageError(problem);
+    if (options.overwrite == Overwrite::Never && (fs::exists(output, ec) || fs::is_symlink(output, ec))) {
       existing.push_back(output);
       continue;
     }

@@ -1,8 +1,9 @@
 #include "filter_options.hpp"
 
-#include "gausslab/batch/codec.hpp"
 #include "gausslab/batch/memory_budget.hpp"
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/image_io.hpp"
+#include "gausslab/core/kernel_options.hpp"
 #include "gausslab/core/npy_io.hpp"
 
 namespace gausslab {
@@ -23,13 +24,17 @@ std::string filter_usage(const std::string& method_ids) {
              "Inputs and outputs:\n"
              "  INPUT               an image file, a folder (its image files), or a pattern such as\n"
              "                      'photos/*.jpg' (quoted, so gausslab-filter expands it)\n"
-             "  --from-list FILE    also the paths in FILE, one a line ('-': standard input)\n"
+             "  --from-list FILE    also the paths in FILE, one a line, each exactly as written ('-':\n"
+             "                      standard input); empty lines are skipped\n"
+             "  --list-comments     the list's lines starting with # are comments\n"
+             "  --list-null         the list's names each end with a NUL byte (find -print0), so that\n"
+             "                      names holding a newline can be listed\n"
              "  --recursive         folders' subfolders too; their tree is kept under --out-dir\n"
              "  -o, --output FILE   the filtered image (one input); its extension picks the type\n"
              "  --out-dir DIR       batch mode: each input becomes DIR/<its name>.<format>; DIR is\n"
              "                      created when missing\n"
              "  --format F          the type of batch outputs: ") +
-         output_format_list() +
+         image_format_list() +
          " (default png)\n"
          "  --jpeg-quality Q    JPEG outputs' quality, 1 to 100 (libjpeg's scale; default 90)\n"
          "  --overwrite         replace existing output files (never done otherwise)\n"
@@ -43,7 +48,8 @@ std::string filter_usage(const std::string& method_ids) {
          "                      the run says which)\n"
          "  --border MODE       reflect (default), mirror, nearest, constant, wrap (SciPy's names)\n"
          "  --truncate T        radius = floor(T * sigma + 0.5) as SciPy computes it; 0.5 to 10, default 4\n"
-         "  --radius R          set the radius directly (0 to 2000) instead of from --truncate\n"
+         "  --radius R          set the radius directly (0 to 2000) instead of from --truncate\n" +
+         std::string(kernel_flags_usage()) +
          "  --pool MODE         after the blur, 2×2 pooling of images: max2x2 or avg2x2 (none: the\n"
          "                      default). The output is half the size, odd sides rounded down (the last\n"
          "                      row or column dropped, as PyTorch's pooling); avg2x2 takes the mean of the\n"
@@ -70,14 +76,17 @@ std::string filter_usage(const std::string& method_ids) {
          "                      'unavailable: reason' where a method cannot run here. With --size WxH\n"
          "                      (and --sigma etc.) a fourth column tells, for an RGBA8 image of that size,\n"
          "                      'bound: L levels' (the accuracy the method promises) or 'refuses: reason';\n"
-         "                      a label ending in [1D] marks a method that also filters 1D signals\n"
+         "                      a label ending in [1D] marks a method that also filters 1D signals;\n"
+         "                      [kernels: separable] or [kernels: any 2D] one that takes custom kernels,\n"
+         "                      [rounding: ...] one that stores integers by floor and ceil too\n"
          "\n"
          "Input: " +
          supported_input_formats() +
          ".\n"
          "1D signals: a NumPy .npy file (named, or matched by a pattern) holding one 1D float32 or\n"
          "float64 array is filtered along its one axis, as scipy.ndimage.gaussian_filter1d does (any of\n"
-         "the five borders), by the methods marked [1D]; the output is a .npy of the same dtype (with\n"
+         "the five borders), or correlated with --kernel's mask as scipy.ndimage.correlate1d does, by\n"
+         "the methods marked [1D]; the output is a .npy of the same dtype (with\n"
          "--out-dir: DIR/<name>.npy). float64 is filtered in float32 and written back as float64\n"
          "(relative error about 1e-7, not 1e-16). Signals are filtered one after the other on rank 0.\n"
          "The output keeps the input's channels: grey stays grey, grey+alpha stays grey+alpha,\n"
@@ -87,7 +96,8 @@ std::string filter_usage(const std::string& method_ids) {
          "is never written.\n"
          "\n"
          "exit status: 0 done; 1 a file could not be read, filtered or written (the other files are\n"
-         "still done; under mpirun, on every rank); 2 bad arguments, or a single input the method\n"
+         "still done; under mpirun, on every rank), or the pipe the output goes to closed (the run\n"
+         "stops; the files written are whole); 2 bad arguments, or a single input the method\n"
          "refuses at its size (nothing was written).\n";
 }
 
@@ -102,6 +112,7 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   ArgReader reader(argc, argv);
   std::string arg;
   bool radius_given = false, truncate_given = false, format_given = false;
+  KernelFlags kernel_flags;
   while (reader.next(arg)) {
     if (arg == "-h" || arg == "--help") {
       options.mode = FilterOptions::Mode::Help;
@@ -120,15 +131,18 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       if (!options.list_file.empty()) throw UsageError("--from-list is given twice; give one list");
       options.list_file = reader.value(arg);
       if (options.list_file.empty()) throw UsageError("--from-list: the file name is empty ('-' reads standard input)");
+    } else if (arg == "--list-comments") {
+      options.list_comments = true;
+    } else if (arg == "--list-null") {
+      options.list_null = true;
     } else if (arg == "--recursive" || arg == "-r") {
       options.recursive = true;
     } else if (arg == "--format") {
-      std::string format = reader.value(arg);
-      if (!format.empty() && format[0] == '.') format.erase(0, 1);
-      if (format == "jpeg") format = "jpg";
-      if (!is_output_format(format))
-        throw UsageError("--format: unknown output type '" + format + "'; use " + output_format_list());
-      options.batch_extension = "." + format;
+      std::string name = reader.value(arg);
+      if (!name.empty() && name[0] == '.') name.erase(0, 1);
+      const std::optional<ImageFormat> format = image_format_from_string(name);
+      if (!format) throw UsageError("--format: unknown output type '" + name + "'; use " + image_format_list());
+      options.batch_extension = file_extension(*format);
       format_given = true;
     } else if (arg == "--jpeg-quality") {
       options.jpeg_quality = parse_int(arg, reader.value(arg), 1, 100);
@@ -184,6 +198,8 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
         throw UsageError("--split: '" + split + "' is not files, bands or auto");
     } else if (arg == "--share-gpus") {
       options.share_gpus = true;
+    } else if (read_kernel_flag(arg, reader, kernel_flags)) {
+      // --kernel, --kernel-2d, --kernel-x/-y, --convolve, --normalize, --rounding: applied below
     } else if (ArgReader::is_option(arg)) {
       throw UsageError("unknown option '" + arg + "'; see gausslab-filter --help");
     } else {
@@ -192,18 +208,27 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   }
   if (radius_given && truncate_given)
     throw UsageError("--radius and --truncate both set the radius; give only one of them");
+  std::vector<std::string> gaussian_flags;
+  if (options.sigma_given) gaussian_flags.push_back("--sigma");
+  if (truncate_given) gaussian_flags.push_back("--truncate");
+  if (radius_given) gaussian_flags.push_back("--radius");
+  apply_kernel_flags(kernel_flags, gaussian_flags, options.params);
+  const bool filter_given = options.sigma_given || options.params.custom_kernel();
 
   if (options.mode == FilterOptions::Mode::ListMethods) {
     if (!options.inputs.empty() || !options.output.empty() || !options.out_dir.empty() || !options.list_file.empty())
       throw UsageError("--list-methods takes no input or output files");
     if (options.list_problem_size) {
-      if (!options.sigma_given) throw UsageError("--list-methods --size needs --sigma too");
+      if (!filter_given) throw UsageError("--list-methods --size needs --sigma (or a custom kernel) too");
       if (std::string problem = validate(options.params); !problem.empty()) throw UsageError(problem);
     }
     return options;
   }
   if (options.list_problem_size) throw UsageError("--size only goes with --list-methods");
 
+  if ((options.list_comments || options.list_null) && options.list_file.empty())
+    throw UsageError(std::string(options.list_comments ? "--list-comments" : "--list-null") +
+                     " describes the list of --from-list, and none is given; add --from-list FILE");
   if (options.inputs.empty() && options.list_file.empty())
     throw UsageError("no input file given; usage: gausslab-filter INPUT -o OUTPUT --sigma S");
   if (!options.output.empty() && !options.out_dir.empty())
@@ -223,7 +248,8 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
                        "; use --out-dir DIR for a batch");
     if (format_given) throw UsageError("--format is for --out-dir; with -o the output's extension gives the type");
   }
-  if (!options.sigma_given) throw UsageError("no sigma given; add --sigma S (pixels, 0.1 to 200)");
+  if (!filter_given)
+    throw UsageError("no sigma given; add --sigma S (pixels, 0.1 to 200), or a custom kernel (--kernel 1,2,1)");
   if (std::string problem = validate(options.params); !problem.empty()) throw UsageError(problem);
   if (options.pool != PoolMode::None)
     for (const std::string& input : options.inputs)

@@ -19,6 +19,8 @@ struct FilterOptions {
 
   std::vector<std::string> inputs;       // files, folders, patterns
   std::string list_file;                 // --from-list FILE ("-": standard input)
+  bool list_comments = false;            // --list-comments: '#' lines of the list are comments
+  bool list_null = false;                // --list-null: the list's names end with NUL bytes
   bool recursive = false;                // --recursive
   std::string output;                    // -o: single-file mode
   std::string out_dir;                   // --out-dir: batch mode (created when missing)

@@ -30,7 +30,8 @@ Plan make_plan(const FilterOptions& options, std::istream& standard_input) {
   try {
     std::vector<InputFile> inputs;
     if (options.batch()) {
-      const InputSpec spec{options.inputs, options.list_file, options.recursive};
+      const InputSpec spec{options.inputs, options.list_file, options.recursive,
+                           ListFormat{options.list_comments, options.list_null}};
       inputs = expand_inputs(spec, standard_input, plan.notes);
     } else {  // -o: the one input is a file, taken as it is (a folder fails as one when read)
       std::error_code ec;
@@ -70,19 +71,6 @@ Plan unpack(const std::string& bytes) {
 }
 
 }  // namespace
-
-const char* channels_name(int channels) {
-  switch (channels) {
-    case 1:
-      return "grey";
-    case 2:
-      return "grey+alpha";
-    case 3:
-      return "RGB";
-    default:
-      return "RGBA";
-  }
-}
 
 int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& standard_input, std::ostream& log) {
   Plan plan;

@@ -21,7 +21,4 @@ inline constexpr int kExitUsage = 2;       // bad arguments: nothing was done
 // size (nothing was written).
 int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& standard_input, std::ostream& log);
 
-// "grey", "grey+alpha", "RGB", "RGBA".
-const char* channels_name(int channels);
-
 }  // namespace gausslab

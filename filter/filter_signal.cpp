@@ -43,9 +43,12 @@ std::string describe_signal(const NpySignal& signal) {
 
 }  // namespace
 
-MethodChoice choose_signal_method(bool cuda_available) {
-  if (cuda_available && find_method("tiled_1d"))
+MethodChoice choose_signal_method(bool cuda_available, const FilterParams& params) {
+  const MethodEntry* tiled = find_method("tiled_1d");
+  if (cuda_available && tiled && kernel_refusal(tiled->info, params).empty())
     return {"tiled_1d", "the 1D tiled kernel: one read and one write per sample"};
+  if (cuda_available && tiled)
+    return {"cpu_openmp", "tiled_1d runs the Gaussian only, so the CPU filter on every core"};
   return {"cpu_openmp", cuda_available ? "the CPU filter on every core" : "no CUDA device here, so the CPU filter on every core"};
 }
 

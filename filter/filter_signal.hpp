@@ -16,8 +16,9 @@ namespace gausslab {
 // The problem a signal of `length` samples poses: a 1×length F32 image filtered along x only.
 FilterProblem signal_problem(std::size_t length, const FilterParams& params);
 
-// The method for signals without --method: tiled_1d where a CUDA device can run it, else cpu_openmp.
-MethodChoice choose_signal_method(bool cuda_available);
+// The method for signals without --method: tiled_1d where a CUDA device can run it and it takes the
+// kernel, else cpu_openmp.
+MethodChoice choose_signal_method(bool cuda_available, const FilterParams& params);
 
 // Reads job.input (.npy), filters it with `method` in float32 (float64 samples are converted and
 // the results widened back), writes job.output (.npy, the input's dtype). Never throws: a failure is

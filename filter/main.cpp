@@ -1,13 +1,14 @@
 // gausslab-filter: Gaussian blur of image files with any registered method, headless; one file, a
 // folder or a list, pipelined through the GPU, across processes and hosts under mpirun.
-#include <exception>
 #include <iostream>
 
 #include "filter_options.hpp"
 #include "filter_runner.hpp"
-#include "gausslab/batch/mpi_session.hpp"
+#include "gausslab/batch/mpi_main.hpp"
+#include "gausslab/core/broken_pipe.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "program_version.hpp"
 
 namespace {
 
@@ -18,6 +19,10 @@ using namespace gausslab;
 void list_methods(const FilterOptions& options) {
   for (const MethodEntry& entry : method_registry()) {
     std::cout << entry.info.id << '\t' << to_string(entry.info.backend) << '\t' << entry.info.label
+              << (entry.info.kernels != KernelSupport::GaussianOnly
+                      ? std::string(" [kernels: ") + to_string(entry.info.kernels) + "]"
+                      : std::string())
+              << (entry.info.all_roundings ? " [rounding: nearest, floor, ceil]" : "")
               << (entry.info.filters_along_x_only ? " [1D]" : "");
     const std::string unavailable = method_unavailable_reason(entry);
     if (!unavailable.empty()) {
@@ -38,6 +43,7 @@ void list_methods(const FilterOptions& options) {
 }
 
 int run(int argc, char** argv, MpiSession& mpi) {
+  stop_on_broken_pipe("gausslab-filter", kExitFileFailed);  // | head: a message and status 1, not SIGPIPE
   const FilterOptions options = parse_filter_options(argc, argv);
   switch (options.mode) {
     case FilterOptions::Mode::Help:
@@ -55,23 +61,9 @@ int run(int argc, char** argv, MpiSession& mpi) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::unique_ptr<MpiSession> mpi;
-  try {
-    mpi = std::make_unique<MpiSession>(&argc, &argv);
-  } catch (const std::exception& error) {
-    std::cerr << "gausslab-filter: MPI could not start: " << error.what() << '\n';
-    return kExitFileFailed;
+  if (version_requested(argc, argv)) {  // before MPI starts: help2man and scripts run it alone
+    std::cout << version_text("gausslab-filter");
+    return kExitDone;
   }
-  const bool root = mpi->root();
-  const std::string rank = mpi->size() > 1 ? "rank " + std::to_string(mpi->rank()) + ": " : "";
-  try {
-    return run(argc, argv, *mpi);
-  } catch (const UsageError& error) {  // the command line is the same on every rank: rank 0 says it
-    if (root) std::cerr << "gausslab-filter: " << error.what() << "\n(gausslab-filter --help shows the usage)\n";
-    return kExitUsage;
-  } catch (const std::exception& error) {
-    std::cerr << "gausslab-filter: " << rank << error.what() << '\n';
-    if (mpi->size() > 1) mpi->abort(kExitFileFailed);  // the other ranks may be waiting for this one
-    return kExitFileFailed;
-  }
+  return run_with_mpi("gausslab-filter", argc, argv, {kExitFileFailed, kExitUsage}, run);
 }

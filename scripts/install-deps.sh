@@ -16,7 +16,11 @@ packages=(
   libopenmpi-dev openmpi-bin                          # the batch engine across processes and hosts (mpirun)
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # video frames (optional at build time)
   python3-pil python3-opencv                          # the image codecs checked against PIL and OpenCV
+  time                                                # /usr/bin/time: the corpora test's peak memory of each reader run
+  python3-markdown-it                                 # tests/docs: the docs' tables, links and numbers, parsed as Markdown
   clang-14 libclang-rt-14-dev                         # libFuzzer: the fuzz targets' short CI run
+  pybind11-dev python3-pybind11 python3-dev python3-pytest   # the Python module gausslab and its tests
+  help2man desktop-file-utils                         # the installed man pages; the desktop entry's check
 )
 
 missing=()

@@ -33,9 +33,10 @@ export ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0:strict_string_checks=1:d
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$build"
 # Everything labelled cpu whose program was built here, but the long comparisons with SciPy (the
-# same code paths as FilterBadInput, at 20× the run time under ASan), with LeakSanitizer on...
+# same code paths as FilterBadInput, at 20× the run time under ASan) and the install check (it
+# installs the main build's programs, library and Python module), with LeakSanitizer on...
 status=0
-ctest --output-on-failure --timeout 1200 -j "$(nproc)" -L cpu -LE "gpu|ui|fuzz|scipy" -E "_NOT_BUILT|FilterBatch" ||
+ctest --output-on-failure --timeout 1200 -j "$(nproc)" -L cpu -LE "gpu|ui|fuzz|scipy|install" -E "_NOT_BUILT|FilterBatch" ||
   status=$?
 # ...and the batch test that runs mpirun with it off: Open MPI's components, loaded and unloaded
 # with dlopen, leave allocations that cannot even be attributed (no module); ASan and UBSan stay on.

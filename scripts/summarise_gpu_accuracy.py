@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Summarises the GPU tests' per-case CSV (GAUSSLAB_GPU_TESTS_CSV) as Markdown tables.
 
-  summarise_gpu_accuracy.py gpu-accuracy.csv > docs/results/gpu-accuracy.md
+  summarise_gpu_accuracy.py gpu-accuracy.csv > docs/results/h100/gpu-accuracy.md
 
 Per method and format: how many problems ran, passed, failed, were refused, and the largest error
 measured against the float64 reference (F32: max |error| / max |reference|; RGBA8: 8-bit levels

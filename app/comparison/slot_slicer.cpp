@@ -20,7 +20,7 @@ namespace {
 // (two slow methods, a blink between them) each enqueues one tile and the frame's GPU work stays
 // that of one slot slicing. On the H100 a 2 ms budget per slot, 4 ms with both slicing plus the
 // numbers worker's tile and the display, made frames wait in the pacer at 2.5-3x the median of a
-// 4096x4096 session (docs/results/viewer-session/).
+// 4096x4096 session (docs/results/h100/viewer-session.md).
 constexpr double kFrameSliceBudgetMs = 2.0;
 constexpr double kSliceTileMs = kFrameSliceBudgetMs / 2;
 // The GPU time a frame's whole runs and tiles may take together before the tiles wait a frame. A
@@ -28,7 +28,7 @@ constexpr double kSliceTileMs = kFrameSliceBudgetMs / 2;
 // tiles took 3.3-3.9 ms on the H100 whatever their size, before tiles went in steps of bands:
 // bands_per_step). Enqueued in the frame that also ran another slot's first whole run (the step
 // to the split view, recursive on A), such a frame took 6.5-7.2 ms against 5.5 for the heaviest of
-// the frames after it (docs/results/viewer-session/).
+// the frames after it (docs/results/h100/viewer-session.md).
 constexpr double kFrameGpuLimitMs = 2 * kFrameSliceBudgetMs;
 
 // A sliced run keeps its plan while a new choice's tile is within 1.5x of it on each side.

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/regular_file.hpp"
 
 namespace gausslab {
 
@@ -46,12 +46,11 @@ std::vector<ScriptStep> parse_script(const std::string& text, const std::string&
 }
 
 std::vector<ScriptStep> load_script(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--script: cannot read '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (1 << 20)) throw UsageError("--script: '" + path + "' is larger than 1 MiB");
-  return parse_script(text.str(), path);
+  try {  // core's opening rule: a FIFO or a device is refused at once, never read without end
+    return parse_script(read_small_file(path, 1 << 20, "scripts"), path);
+  } catch (const InputFileError& error) {
+    throw UsageError(std::string("--script: ") + error.what());
+  }
 }
 
 FrameTimeReport frame_time_report(const std::vector<double>& frame_ms,

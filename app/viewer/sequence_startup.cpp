@@ -2,7 +2,7 @@
 // that names it.
 #include "viewer/sequence_startup.hpp"
 
-#include "gausslab/core/image_io.hpp"
+#include "gausslab/core/run_inputs.hpp"
 #include "viewer/startup.hpp"
 
 namespace gausslab {
@@ -29,11 +29,6 @@ PlayerSettings sequence_settings(const ViewerOptions& options) {
 
 StartupPlan plan_sequence_startup(const ViewerOptions& options) {
   StartupPlan plan;
-  const Overwrite overwrite = options.overwrite ? Overwrite::Allowed : Overwrite::Never;
-  for (const auto& [flag, path] : {std::pair{"--screenshot", options.screenshot}, {"--screenshot-view", options.screenshot_view}})
-    if (!path.empty())
-      if (std::string problem = check_output_path(path, overwrite); !problem.empty())
-        throw StartupError(std::string(flag) + ": " + problem);
   if (options.resize && options.sequence_input != "synthetic")
     throw StartupError("--size sizes the synthetic sky (--sequence synthetic); frames from files keep their size");
   const PlayerSettings settings = sequence_settings(options);
@@ -45,11 +40,18 @@ StartupPlan plan_sequence_startup(const ViewerOptions& options) {
     if (std::string blocked = method_blocked_reason(*entry, options.best_path); !blocked.empty())
       throw StartupError("--method: " + settings.prefilter_id + " cannot run here: " + blocked);
   }
+  RunInputs inputs;  // the frames (or the video) and the script: never written over, --overwrite or not
   try {
-    plan.image_name = open_player_input(options.sequence_input, sequence_sky(options))->description();
+    const std::unique_ptr<FrameSource> source = open_player_input(options.sequence_input, sequence_sky(options));
+    plan.image_name = source->description();
+    inputs.add(source->files());
   } catch (const SequenceInputError& error) {
     throw StartupError(error.what());
   }
+  if (options.sequence_input != "synthetic") inputs.add(options.sequence_input);
+  inputs.add(options.script);
+  check_screenshot("--screenshot", options.screenshot, options.overwrite, inputs);
+  check_screenshot("--screenshot-view", options.screenshot_view, options.overwrite, inputs);
   return plan;
 }
 

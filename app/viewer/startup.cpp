@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/core/run_inputs.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "viewer/viewer_state.hpp"
 
@@ -39,13 +40,18 @@ int resolve_method(const std::string& flag, const std::string& id, const FilterP
   return index;
 }
 
-void check_screenshot(const char* flag, const std::string& path, bool overwrite) {
+}  // namespace
+
+void check_screenshot(const char* flag, const std::string& path, bool overwrite, const RunInputs& inputs) {
   if (path.empty()) return;
-  if (std::string problem = check_output_path(path, overwrite ? Overwrite::Allowed : Overwrite::Never); !problem.empty())
+  if (std::string problem = inputs.refusal(path, "gausslab", "give the screenshot another name"); !problem.empty())
+    throw StartupError(std::string(flag) + ": " + problem);
+  const Overwrite mode = overwrite ? Overwrite::Allowed : Overwrite::Never;
+  if (std::string problem = check_output_path(path, mode); !problem.empty())
+    throw StartupError(std::string(flag) + ": " + problem);
+  if (std::string problem = output_file_problem(path, mode); !problem.empty())  // a name too long, a link to nothing
     throw StartupError(std::string(flag) + ": " + problem);
 }
-
-}  // namespace
 
 std::string method_blocked_reason(const MethodEntry& entry, OutputPath best_path) {
   if (entry.info.backend == Backend::Cpu) return {};
@@ -78,8 +84,11 @@ StartupPlan plan_startup(const ViewerOptions& options) {
   if (std::string invalid = validate(problem); !invalid.empty()) throw StartupError(invalid);
 
   // 2. The output files, so a long run never ends in a refusal to save.
-  check_screenshot("--screenshot", options.screenshot, options.overwrite);
-  check_screenshot("--screenshot-view", options.screenshot_view, options.overwrite);
+  RunInputs inputs;  // never written over, --overwrite or not
+  inputs.add(options.image_path);
+  inputs.add(options.script);
+  check_screenshot("--screenshot", options.screenshot, options.overwrite, inputs);
+  check_screenshot("--screenshot-view", options.screenshot_view, options.overwrite, inputs);
 
   // 3. The methods.
   if (!options.method_id.empty()) {

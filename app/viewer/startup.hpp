@@ -34,6 +34,11 @@ struct StartupPlan {
   std::string note;        // a remark for stderr (e.g. the default method could not run)
 };
 
+class RunInputs;
+// A --screenshot or --screenshot-view path: refused (StartupError) when it would replace one of
+// the run's inputs (with or without --overwrite) or when save_image would refuse it.
+void check_screenshot(const char* flag, const std::string& path, bool overwrite, const RunInputs& inputs);
+
 // Loads and checks everything; throws StartupError.
 StartupPlan plan_startup(const ViewerOptions& options);
 // The same for the sequence mode (sequence_startup.cpp): the input opens, the pre-filter can run.

@@ -174,6 +174,7 @@ std::string viewer_usage() {
       "                         WxH sizes the synthetic sky, --method ID --sigma S pre-filter the frames\n"
       "  --history N, --degree n, --gamma G   the sequence's whitening (default 20, 2, 0.01)\n"
       "  --help                 this text\n"
+      "  --version              the version, commit, CUDA runtime and driver, and the GPU\n"
       "\n"
       "methods: " + method_id_list() + "\n"
       "\nactions and keys (the same list as the menu and the help overlay, ? or F1):\n";

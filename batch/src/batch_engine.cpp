@@ -11,13 +11,15 @@
 #include <mutex>
 #include <new>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
-#include "gausslab/batch/codec.hpp"
+#include "gausslab/batch/cpu_share.hpp"
 #include "gausslab/batch/gpu_lanes.hpp"
 #include "gausslab/batch/host_buffer_pool.hpp"
 #include "gausslab/batch/memory_budget.hpp"
 #include "gausslab/batch/thread_pool.hpp"
+#include "gausslab/core/atomic_file.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/registry.hpp"
 
@@ -57,8 +59,36 @@ bool is_out_of_memory(const CudaError& error) { return error.code() == cudaError
 ImageRgba8 pooled_result(const ImageRgba8& filtered, PoolMode pool) {
   if (pool == PoolMode::None) return filtered;
   if (std::string problem = pool_problem(filtered.width(), filtered.height()); !problem.empty())
-    throw std::invalid_argument("--pool " + std::string(to_string(pool)) + ": " + problem);
+    throw PoolRefusal("--pool " + std::string(to_string(pool)) + ": " + problem);
   return pool_2x2(filtered, pool);
+}
+
+std::string file_failure_message(const std::string& input, const std::string& method_id, FileOutcome& outcome,
+                                 const std::exception_ptr& error) {
+  const std::string size = outcome.width ? " (" + size_text(outcome.width, outcome.height) + ")" : "";
+  try {
+    std::rethrow_exception(error);
+  } catch (const ImageLoadError& e) {
+    return e.what();  // names the file
+  } catch (const ImageSaveError& e) {
+    return e.what();  // names the output
+  } catch (const std::bad_alloc&) {
+    return quoted(input) + ": out of host memory" + (outcome.width ? " filtering" + size : " while decoding") +
+           "; free memory or lower --max-in-flight";
+  } catch (const CudaError& e) {
+    if (is_out_of_memory(e))
+      return quoted(input) + ": out of device memory" + size + ": " + e.what() +
+             "; lower --max-device-memory or --max-in-flight, or use another method";
+    return quoted(input) + ": the GPU failed" + size + ": " + e.what();
+  } catch (const PoolRefusal& e) {
+    outcome.refused = true;
+    return quoted(input) + ": " + e.what();
+  } catch (const std::invalid_argument& e) {  // a method refusing the problem
+    outcome.refused = true;
+    return quoted(input) + ": " + method_id + " refuses this" + size + " image: " + e.what();
+  } catch (const std::exception& e) {
+    return quoted(input) + ": " + e.what();
+  }
 }
 
 std::string injected_fault(const std::string& input) {
@@ -84,14 +114,28 @@ class BatchEngine::Impl {
                    const std::string& fault_kind);
   void fill_resources(EngineReport& report);
 
+  // The file stages (BatchEngine::read_and_decode, encode_and_write). encode_and_write is
+  // encode_to_temporary (the encode and write stages) then commit_output (the sync stage), which
+  // the pipelined run does on the publisher's threads.
+  LoadedImage read_and_decode(const std::string& path);
+  void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
+  std::unique_ptr<AtomicFile> encode_to_temporary(const std::string& path, const ImageRgba8& image, int channels);
+  void commit_output(AtomicFile& file);
+
   EngineOptions options_;
   const MethodEntry* entry_ = nullptr;
   bool gpu_ = false;
-  int threads_ = 1;
+  int threads_ = 1;                     // the pool's, and cpu_openmp's OpenMP threads
+  std::atomic<int> openmp_threads_{0};  // what OpenMP said it would use, for the report
   StageRecorder clock_;
   std::unique_ptr<GpuLanes> lanes_;
   std::unique_ptr<HostBufferPool> buffers_;
   std::unique_ptr<ThreadPool> pool_;
+  // Pipelined: the threads that commit the outputs (AtomicFile::commit waits for the disk, and on
+  // the pool's threads that wait kept them from decoding and encoding), and how many outputs may
+  // be written and waiting for them at once.
+  std::unique_ptr<ThreadPool> publisher_;
+  int max_syncing_ = 0;
   std::size_t host_budget_ = 0;
   std::vector<std::string> notes_;
   mutable std::mutex notes_mutex_;
@@ -105,7 +149,9 @@ class BatchEngine::Impl {
     ImageRgba8 result;  // the output of a banded image (others download in place)
     Lease lease;
     ImageView staged;   // the pinned copy of the decoded image, and its result after the download
+    std::unique_ptr<AtomicFile> output;  // written, waiting for the publisher to commit it
     bool banded = false;
+    bool released = false;  // its memory and its place among the images in flight given back
     std::size_t held_bytes = 0;
     double start_s = 0;
     FileOutcome outcome;
@@ -115,12 +161,18 @@ class BatchEngine::Impl {
   void note(const std::string& text);
   std::unique_ptr<Method> take_cpu_method();
   void give_cpu_method(std::unique_ptr<Method> method);
+  // Before a CPU method filters on the calling thread: this process's share of the cores for OpenMP.
+  void use_cpu_share();
 
   // Stages, each timed into clock_. Each throws what the stage throws.
-  void read_and_decode(Item& item);
+  void read_item(Item& item);
   void filter_on_cpu(Item& item);
   void filter_on_gpu_in_bands(Item& item);
-  void encode_and_write_item(Item& item, const ImageRgba8& image);
+  void write_item(Item& item, const ImageRgba8& image);
+  // Pipelined: encodes and writes the output, gives the item's memory back, and hands the file to
+  // the publisher, which commits it and then reports the file (waits while max_syncing_ files
+  // wait for the publisher: the disk is then the bottleneck).
+  void write_and_publish(const ItemPtr& item, const ImageRgba8& image);
 
   // The pipelined run's steps.
   void start_item(const ItemPtr& item);
@@ -133,11 +185,17 @@ class BatchEngine::Impl {
   void fail_on_gpu(const ItemPtr& item, const std::exception_ptr& error);
   void finish_gpu_item(const ItemPtr& item);
   void fail(const ItemPtr& item, const std::string& message);
+  // finish = record (its outcome, the counts and on_file) + release (the item's memory and its
+  // place in flight; once). Nothing may touch the run after its last file left both the images in
+  // flight and the files syncing: run() returns then, and on_file with it.
   void finish(const ItemPtr& item);
+  void release(const ItemPtr& item);
+  void record(const ItemPtr& item);
 
   void run_sequential(const std::vector<BatchJob>& jobs);
-  // The message for a failed file, naming it; marks the item refused when the method refused it.
-  std::string failure_message(Item& item, const std::exception_ptr& error);
+  std::string failure_message(Item& item, const std::exception_ptr& error) {
+    return file_failure_message(item.job->input, options_.method_id, item.outcome, error);
+  }
   int band_rows_limit(int width, int height);
 
   // Per-run state.
@@ -145,6 +203,7 @@ class BatchEngine::Impl {
   std::mutex mutex_;  // guards the fields below
   std::condition_variable changed_;
   int in_flight_ = 0;
+  int syncing_ = 0;  // outputs handed to the publisher and not yet reported
   std::size_t held_bytes_ = 0;
   std::deque<ItemPtr> gpu_queue_;
   bool inputs_done_ = false;
@@ -162,8 +221,7 @@ BatchEngine::Impl::Impl(const EngineOptions& options) : options_(options) {
   entry_ = find_method(options.method_id);
   if (!entry_) throw std::invalid_argument("unknown method '" + options.method_id + "'; use one of: " + method_id_list());
   gpu_ = entry_->info.backend == Backend::Cuda;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads_ = options.threads > 0 ? options.threads : std::max(1, cores / std::max(1, options.host_sharers));
+  threads_ = cpu_threads_per_rank(options.threads, options.host_sharers);
   const std::size_t physical = host_physical_bytes();
   const std::size_t sharers = static_cast<std::size_t>(std::max(1, options.host_sharers));
   host_budget_ = options.host_budget_bytes ? options.host_budget_bytes
@@ -190,13 +248,21 @@ BatchEngine::Impl::Impl(const EngineOptions& options) : options_(options) {
     pool_ = std::make_unique<ThreadPool>(threads_, [device, gpu] {
       if (gpu) (void)cudaSetDevice(device);  // pinned allocations belong to this rank's device
     });
+    // Threads that wait for the disk cost no CPU: as many as the pool, from 2 to 8 (more syncing at
+    // once did not sync more files a second: docs/batch.md), and at most twice as many outputs
+    // waiting, so that no more than 16 temporary files wait for their sync (AtomicFile's 32 slots
+    // for SIGINT/SIGTERM's clean-up also hold the files the pool is writing).
+    const int sync_threads = std::clamp(threads_, 2, 8);
+    publisher_ = std::make_unique<ThreadPool>(sync_threads);
+    max_syncing_ = 2 * sync_threads;
   }
   if (gpu_ && options_.bands > 1 && !bands_match_single_pass(options_.method_id))
     note(options_.method_id + "'s bands agree with a single pass within its accuracy bound, not byte for byte");
 }
 
 BatchEngine::Impl::~Impl() {
-  pool_.reset();   // joins: no task is left to touch the lanes or the buffers
+  pool_.reset();       // joins: no task is left to touch the lanes or the buffers
+  publisher_.reset();  // after the pool, whose tasks hand it files
   lanes_.reset();
   buffers_.reset();
 }
@@ -223,41 +289,65 @@ void BatchEngine::Impl::give_cpu_method(std::unique_ptr<Method> method) {
   cpu_methods_.push_back(std::move(method));
 }
 
-std::string BatchEngine::Impl::failure_message(Item& item, const std::exception_ptr& error) {
-  const std::string& input = item.job->input;
-  const std::string size = item.outcome.width ? " (" + size_text(item.outcome.width, item.outcome.height) + ")" : "";
-  try {
-    std::rethrow_exception(error);
-  } catch (const ImageLoadError& e) {
-    return e.what();  // names the file
-  } catch (const ImageSaveError& e) {
-    return e.what();  // names the output
-  } catch (const std::bad_alloc&) {
-    return quoted(input) + ": out of host memory" + (item.outcome.width ? " filtering" + size : " while decoding") +
-           "; free memory or lower --max-in-flight";
-  } catch (const CudaError& e) {
-    if (is_out_of_memory(e))
-      return quoted(input) + ": out of device memory" + size + ": " + e.what() +
-             "; lower --max-device-memory or --max-in-flight, or use another method";
-    return quoted(input) + ": the GPU failed" + size + ": " + e.what();
-  } catch (const std::invalid_argument& e) {  // a method refusing the problem
-    item.outcome.refused = true;
-    return quoted(input) + ": " + options_.method_id + " refuses this" + size + " image: " + e.what();
-  } catch (const std::exception& e) {
-    return quoted(input) + ": " + e.what();
-  }
+void BatchEngine::Impl::use_cpu_share() {
+  // The pool's threads, the caller's in a sequential run and the MPI layer's all filter: each
+  // sets its own OpenMP thread count (cheap: one value in the thread's OpenMP state).
+  if (options_.method_id != "cpu_openmp") return;
+  const int used = use_openmp_threads(threads_);
+  if (used > openmp_threads_.load()) openmp_threads_.store(used);
 }
 
-void BatchEngine::Impl::read_and_decode(Item& item) {
+LoadedImage BatchEngine::Impl::read_and_decode(const std::string& path) {
   const double t0 = clock_.now_s();
-  item.start_s = t0;
-  const std::vector<unsigned char> bytes = read_image_file(item.job->input);
+  const std::vector<unsigned char> bytes = read_image_bytes(path);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Read, t0, t1);
-  if (item.fault == "bad-alloc") throw std::bad_alloc();
-  item.decoded = decode_image(bytes, item.job->input);
+  if (injected_fault(path) == "bad-alloc") throw std::bad_alloc();
+  LoadedImage decoded = load_image_from_memory(bytes.data(), bytes.size(), path);
   clock_.add(Stage::Decode, t1, clock_.now_s());
-  if (!item.decoded.note.empty()) note(item.decoded.note);  // "16-bit samples reduced to 8 bits ..."
+  if (!decoded.note.empty()) note(decoded.note);  // "16-bit samples reduced to 8 bits ..."
+  return decoded;
+}
+
+void BatchEngine::Impl::encode_and_write(const std::string& path, const ImageRgba8& image, int channels) {
+  commit_output(*encode_to_temporary(path, image, channels));
+}
+
+std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::string& path, const ImageRgba8& image,
+                                                                   int channels) {
+  const std::optional<ImageFormat> format = image_format_from_path(path);
+  if (!format) throw ImageSaveError(quoted(path) + ": no image format for this extension; use " + image_format_list());
+  // Straight into the temporary file, piece by piece as the encoder makes them (never the whole
+  // file in memory, never copied): the time inside AtomicFile (creating the file, the kernel's
+  // copies into its page cache) is the write stage, the rest the encode stage.
+  const double t0 = clock_.now_s();
+  auto file = std::make_unique<AtomicFile>(path, options_.overwrite);
+  double write_s = clock_.now_s() - t0;
+  const auto write = [&](const void* data, std::size_t size) {
+    const double start = clock_.now_s();
+    file->write(data, size);
+    write_s += clock_.now_s() - start;
+  };
+  if (options_.pool == PoolMode::None)
+    encode_image_to(image, channels, *format, options_.jpeg_quality, write);
+  else  // pooling counts as encoding
+    encode_image_to(pooled_result(image, options_.pool), channels, *format, options_.jpeg_quality, write);
+  const double t1 = clock_.now_s();
+  clock_.add(Stage::Encode, t0, t1 - write_s);
+  clock_.add(Stage::Write, t1 - write_s, t1);
+  return file;
+}
+
+void BatchEngine::Impl::commit_output(AtomicFile& file) {
+  // The last piece under AtomicFile's 1 MiB buffer goes out here too, counted as syncing.
+  const double t0 = clock_.now_s();
+  file.commit();
+  clock_.add(Stage::Sync, t0, clock_.now_s());
+}
+
+void BatchEngine::Impl::read_item(Item& item) {
+  item.start_s = clock_.now_s();
+  item.decoded = read_and_decode(item.job->input);
   item.outcome.width = item.decoded.image.width();
   item.outcome.height = item.decoded.image.height();
   item.outcome.channels = item.decoded.source_channels;
@@ -277,7 +367,8 @@ void BatchEngine::Impl::filter_on_cpu(Item& item) {
     std::unique_ptr<Method>& method;
     ~GiveBack() { impl->give_cpu_method(std::move(method)); }
   } give_back{this, method};
-  // cpu_openmp spreads one image over every core: one at a time, or the cores would be oversubscribed.
+  use_cpu_share();
+  // cpu_openmp spreads one image over this process's cores: one at a time, or they would be oversubscribed.
   std::unique_lock<std::mutex> exclusive(openmp_mutex_, std::defer_lock);
   if (options_.method_id == "cpu_openmp" && options_.pipelined) exclusive.lock();
   if (options_.bands > 1) {
@@ -302,6 +393,7 @@ void BatchEngine::Impl::filter_rows(const ExtendedRows& source, const BandPlan& 
                                     int dst_first_row, const std::string& fault_kind) {
   if (!gpu_) {
     std::unique_ptr<Method> method = take_cpu_method();
+    use_cpu_share();
     int rows = 0;
     for (const Band& band : plan.bands) rows = std::max(rows, band.rows);
     const int pieces = std::max(1, options_.bands);
@@ -348,16 +440,8 @@ void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
   filter_rows(rows, whole, item.result.view(), 0, item.fault == "device-oom-once" ? "" : item.fault);
 }
 
-void BatchEngine::Impl::encode_and_write_item(Item& item, const ImageRgba8& image) {
-  const OutputSettings settings{std::nullopt, options_.jpeg_quality, options_.overwrite};
-  const double t0 = clock_.now_s();
-  const WriteTimes times =
-      options_.pool == PoolMode::None
-          ? encode_and_write(item.job->output, image, item.outcome.channels, settings)
-          : encode_and_write(item.job->output, pooled_result(image, options_.pool), item.outcome.channels, settings);
-  const double t1 = clock_.now_s();
-  clock_.add(Stage::Encode, t0, t1 - times.write_ms / 1000.0);  // pooling, if any, counts as encoding
-  clock_.add(Stage::Write, t1 - times.write_ms / 1000.0, t1);
+void BatchEngine::Impl::write_item(Item& item, const ImageRgba8& image) {
+  encode_and_write(item.job->output, image, item.outcome.channels);
   item.outcome.ok = true;
 }
 
@@ -368,6 +452,26 @@ void BatchEngine::Impl::fail(const ItemPtr& item, const std::string& message) {
 }
 
 void BatchEngine::Impl::finish(const ItemPtr& item) {
+  record(item);   // first: once the item leaves the images in flight, run() may return
+  release(item);
+}
+
+void BatchEngine::Impl::release(const ItemPtr& item) {
+  if (item->released) return;
+  item->released = true;
+  const std::size_t held = item->held_bytes;
+  item->lease.reset();
+  item->decoded = LoadedImage{};
+  item->result = ImageRgba8{};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --in_flight_;
+    held_bytes_ -= held;
+  }
+  changed_.notify_all();
+}
+
+void BatchEngine::Impl::record(const ItemPtr& item) {
   item->outcome.banded = item->banded;
   const double now = clock_.now_s();
   item->outcome.ms = (now - item->start_s) * 1000.0;
@@ -388,21 +492,39 @@ void BatchEngine::Impl::finish(const ItemPtr& item) {
     }
     (*on_file_)(item->index, item->outcome);
   }
-  const std::size_t held = item->held_bytes;
-  item->lease.reset();
-  item->decoded = LoadedImage{};
-  item->result = ImageRgba8{};
+}
+
+void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const ImageRgba8& image) {
+  item->output = encode_to_temporary(item->job->output, image, item->outcome.channels);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    --in_flight_;
-    held_bytes_ -= held;
+    // Counted as syncing before it leaves the images in flight: run() waits until neither count
+    // holds a file, and must not see this one in neither.
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this] { return syncing_ < max_syncing_; });
+    ++syncing_;
   }
-  changed_.notify_all();
+  release(item);  // the pixels are in the file now
+  publisher_->submit([this, item] {
+    try {
+      commit_output(*item->output);
+      item->outcome.ok = true;
+    } catch (...) {
+      item->outcome.ok = false;
+      item->outcome.message = failure_message(*item, std::current_exception());
+    }
+    item->output.reset();  // a file that failed is removed here
+    record(item);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --syncing_;
+    }
+    changed_.notify_all();
+  });
 }
 
 void BatchEngine::Impl::start_item(const ItemPtr& item) {
   try {
-    read_and_decode(*item);
+    read_item(*item);
     const std::size_t bytes = image_bytes(item->decoded.image);
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -412,8 +534,7 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
     if (!gpu_) {
       filter_on_cpu(*item);
       item->decoded.image = ImageRgba8{};  // the input is no longer needed
-      encode_and_write_item(*item, item->result);
-      finish(item);
+      write_and_publish(item, item->result);
       return;
     }
     const ImageRgba8& image = item->decoded.image;
@@ -467,12 +588,11 @@ void BatchEngine::Impl::finish_gpu_item(const ItemPtr& item) {
             std::memcpy(image.data(), item->lease->data, image_bytes(image));
             item->lease.reset();
             clock_.add(Stage::Encode, t0, clock_.now_s());
-            encode_and_write_item(*item, image);
+            write_and_publish(item, image);
           } else {
             item->decoded.image = ImageRgba8{};
-            encode_and_write_item(*item, item->result);
+            write_and_publish(item, item->result);
           }
-          finish(item);
         } catch (...) {
           fail(item, failure_message(*item, std::current_exception()));
         }
@@ -580,14 +700,14 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
       ++in_flight_;
     }
     try {
-      read_and_decode(*item);
+      read_item(*item);
       if (!gpu_) {
         filter_on_cpu(*item);
-        encode_and_write_item(*item, item->result);
+        write_item(*item, item->result);
       } else if (options_.bands > 1 ||
                  !lanes_->fits_whole(item->decoded.image.width(), item->decoded.image.height(), options_.params)) {
         filter_on_gpu_in_bands(*item);
-        encode_and_write_item(*item, item->result);
+        write_item(*item, item->result);
       } else {
         ImageRgba8& image = item->decoded.image;
         ConstImageView source = image.view();
@@ -611,9 +731,9 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
         if (options_.pinned) {
           std::memcpy(image.data(), item->lease->data, image_bytes(image));
           item->lease.reset();
-          encode_and_write_item(*item, image);
+          write_item(*item, image);
         } else {
-          encode_and_write_item(*item, item->result);
+          write_item(*item, item->result);
         }
       }
       finish(item);
@@ -641,6 +761,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
   report_ = EngineReport{};
   on_file_ = &on_file;
   in_flight_ = 0;
+  syncing_ = 0;
   held_bytes_ = 0;
   inputs_done_ = false;
   gpu_queue_.clear();
@@ -679,7 +800,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
       std::unique_lock<std::mutex> lock(mutex_);
       inputs_done_ = true;
       changed_.notify_all();
-      while (in_flight_ > 0) {
+      while (in_flight_ > 0 || syncing_ > 0) {
         changed_.wait_for(lock, std::chrono::milliseconds(50));
         if (poll) {
           lock.unlock();
@@ -712,6 +833,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
 
 void BatchEngine::Impl::fill_resources(EngineReport& report) {
   report.threads = options_.pipelined ? threads_ : 1;
+  report.openmp_threads = openmp_threads_.load();
   report.lanes = gpu_ ? lanes_->count() : 0;
   report.pipelined = options_.pipelined;
   report.pinned = gpu_ && buffers_->pinned();
@@ -740,7 +862,10 @@ void BatchEngine::filter_rows(const ExtendedRows& source, const BandPlan& plan, 
   impl_->filter_rows(source, plan, dst, dst_first_row, "");
 }
 
-StageRecorder& BatchEngine::clock() { return impl_->clock_; }
+LoadedImage BatchEngine::read_and_decode(const std::string& path) { return impl_->read_and_decode(path); }
+void BatchEngine::encode_and_write(const std::string& path, const ImageRgba8& image, int channels) {
+  impl_->encode_and_write(path, image, channels);
+}
 StageTotals BatchEngine::stage_totals() const { return impl_->clock_.totals(); }
 
 EngineReport BatchEngine::resources() const {

@@ -18,18 +18,8 @@ std::string format(const char* pattern, double value) {
 
 std::string seconds_text(double s) { return s < 1 ? format("%.0f ms", s * 1000) : format("%.2f s", s); }
 
-std::string resources_line(const RankSummary& rank) {
-  const EngineReport& r = rank.report;
-  std::string line = r.device_name;
-  if (rank.device >= 0) line += " (GPU " + std::to_string(rank.device) + ")";
-  if (r.pipelined) {
-    line += ", " + std::to_string(r.threads) + " CPU thread" + (r.threads == 1 ? "" : "s");
-    if (r.lanes) line += ", " + std::to_string(r.lanes) + " CUDA stream" + (r.lanes == 1 ? "" : "s");
-  } else {
-    line += ", one file at a time";
-  }
-  if (r.lanes) line += r.pinned ? ", pinned buffers" : ", pageable memory";
-  return line;
+std::string count_of(int count, const char* thing) {
+  return std::to_string(count) + " " + thing + (count == 1 ? "" : "s");
 }
 
 std::string bound_line(const EngineReport& report) {
@@ -43,6 +33,21 @@ std::string bound_line(const EngineReport& report) {
 }
 
 }  // namespace
+
+std::string resources_line(const RankSummary& rank) {
+  const EngineReport& r = rank.report;
+  std::string line = r.device_name;
+  if (rank.device >= 0) line += " (GPU " + std::to_string(rank.device) + ")";
+  if (r.pipelined) {
+    line += ", " + count_of(r.threads, "CPU thread");
+    if (r.lanes) line += ", " + count_of(r.lanes, "CUDA stream");
+  } else {
+    line += ", one file at a time";
+  }
+  if (r.openmp_threads) line += ", OpenMP on " + count_of(r.openmp_threads, "thread");
+  if (r.lanes) line += r.pinned ? ", pinned buffers" : ", pageable memory";
+  return line;
+}
 
 EngineReport combine(const std::vector<RankSummary>& ranks) {
   EngineReport all;

@@ -11,10 +11,10 @@
 #include <numeric>
 #include <thread>
 
-#include "gausslab/batch/codec.hpp"
 #include "gausslab/batch/progress.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "wire.hpp"
 
 namespace gausslab {
 
@@ -26,113 +26,12 @@ double ms_since(Clock::time_point start) { return std::chrono::duration<double, 
 
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
-// Bytes in and out: numbers as they are in memory (every rank runs the same build), strings with
-// their length first.
-class Writer {
- public:
-  template <class T>
-  void put(const T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
-  }
-  void put(const std::string& text) {
-    put(static_cast<std::uint64_t>(text.size()));
-    bytes_ += text;
-  }
-  void put(const std::vector<std::string>& texts) {
-    put(static_cast<std::uint64_t>(texts.size()));
-    for (const std::string& text : texts) put(text);
-  }
-  std::string take() { return std::move(bytes_); }
-
- private:
-  std::string bytes_;
-};
-
-class Reader {
- public:
-  explicit Reader(const std::string& bytes) : bytes_(bytes) {}
-  template <class T>
-  void get(T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    need(sizeof value);
-    std::memcpy(&value, bytes_.data() + at_, sizeof value);
-    at_ += sizeof value;
-  }
-  void get(std::string& text) {
-    std::uint64_t size = 0;
-    get(size);
-    need(size);
-    text.assign(bytes_.data() + at_, size);
-    at_ += size;
-  }
-  void get(std::vector<std::string>& texts) {
-    std::uint64_t count = 0;
-    get(count);
-    texts.resize(count);
-    for (std::string& text : texts) get(text);
-  }
-
- private:
-  void need(std::size_t size) const {
-    if (at_ + size > bytes_.size()) throw std::runtime_error("a message between ranks is cut short");
-  }
-  const std::string& bytes_;
-  std::size_t at_ = 0;
-};
-
-void put_summary(Writer& w, const RankSummary& s) {
-  const EngineReport& r = s.report;
-  w.put(s.rank);
-  w.put(s.host);
-  w.put(s.device);
-  w.put(s.scatter_ms);
-  w.put(s.gather_ms);
-  w.put(s.failure);
-  w.put(r.files), w.put(r.done), w.put(r.failed), w.put(r.banded), w.put(r.refused);
-  w.put(r.input_bytes), w.put(r.megapixels), w.put(r.wall_s), w.put(r.first_finished_s), w.put(r.last_finished_s);
-  w.put(r.stages.sum_ms), w.put(r.stages.busy_ms), w.put(r.stages.count);
-  w.put(static_cast<std::uint64_t>(r.cpu_stages.size()));
-  for (Stage stage : r.cpu_stages) w.put(stage);
-  w.put(r.threads), w.put(r.lanes), w.put(r.pipelined), w.put(r.pinned);
-  w.put(r.method_id), w.put(r.device_name);
-  w.put(r.peak_pinned_bytes), w.put(r.peak_device_bytes), w.put(r.peak_device_in_use), w.put(r.peak_host_bytes);
-  w.put(r.device_budget_bytes), w.put(r.host_budget_bytes), w.put(r.pinned_allocation_ms);
-  w.put(r.failures), w.put(r.notes);
-}
-
-RankSummary get_summary(const std::string& bytes) {
-  Reader in(bytes);
-  RankSummary s;
-  EngineReport& r = s.report;
-  in.get(s.rank);
-  in.get(s.host);
-  in.get(s.device);
-  in.get(s.scatter_ms);
-  in.get(s.gather_ms);
-  in.get(s.failure);
-  in.get(r.files), in.get(r.done), in.get(r.failed), in.get(r.banded), in.get(r.refused);
-  in.get(r.input_bytes), in.get(r.megapixels), in.get(r.wall_s), in.get(r.first_finished_s), in.get(r.last_finished_s);
-  in.get(r.stages.sum_ms), in.get(r.stages.busy_ms), in.get(r.stages.count);
-  std::uint64_t stages = 0;
-  in.get(stages);
-  r.cpu_stages.resize(stages);
-  for (Stage& stage : r.cpu_stages) in.get(stage);
-  in.get(r.threads), in.get(r.lanes), in.get(r.pipelined), in.get(r.pinned);
-  in.get(r.method_id), in.get(r.device_name);
-  in.get(r.peak_pinned_bytes), in.get(r.peak_device_bytes), in.get(r.peak_device_in_use), in.get(r.peak_host_bytes);
-  in.get(r.device_budget_bytes), in.get(r.host_budget_bytes), in.get(r.pinned_allocation_ms);
-  in.get(r.failures), in.get(r.notes);
-  return s;
-}
-
 // The line a finished file gets in the progress.
 std::string file_line(const BatchJob& job, const FileOutcome& outcome) {
   if (!outcome.ok) return outcome.message;
-  static const char* const channels[] = {"", "grey", "grey+alpha", "RGB", "RGBA"};
   char text[96];
   std::snprintf(text, sizeof text, "  %d×%d %s%s  %.1f ms", outcome.width, outcome.height,
-                channels[std::clamp(outcome.channels, 0, 4)], outcome.banded ? " (in bands)" : "", outcome.ms);
+                channel_layout_name(outcome.channels), outcome.banded ? " (in bands)" : "", outcome.ms);
   return job.input + " -> " + job.output + text;
 }
 
@@ -141,7 +40,8 @@ std::unique_ptr<unsigned char[]> rows_buffer(std::size_t rows, std::size_t row_b
   return std::unique_ptr<unsigned char[]>(new unsigned char[std::max<std::size_t>(1, rows * row_bytes)]);
 }
 
-// Filters one file with its rows spread over every rank; rank 0 reads and writes it.
+// Filters one file with its rows spread over every rank; rank 0 reads and writes it, through its
+// engine's file stages (the same as a file filtered whole).
 FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, const std::string& engine_error,
                                          const BatchJob& job, const EngineOptions& options, RankSummary& summary) {
   FileOutcome outcome;
@@ -149,35 +49,22 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
   LoadedImage loaded;
   std::string header;
   if (mpi.root()) {
-    Writer w;
+    WireWriter w;
     try {
-      StageRecorder local;
-      StageRecorder& clock = engine ? engine->clock() : local;
-      const double t0 = clock.now_s();
-      const std::vector<unsigned char> bytes = read_image_file(job.input);
-      const double t1 = clock.now_s();
-      clock.add(Stage::Read, t0, t1);
-      loaded = decode_image(bytes, job.input);
-      clock.add(Stage::Decode, t1, clock.now_s());
-      w.put(1);
-      w.put(std::string());
-      w.put(loaded.image.width()), w.put(loaded.image.height()), w.put(loaded.source_channels);
-    } catch (const std::bad_alloc&) {
-      w.put(0);
-      w.put(quoted(job.input) + ": out of host memory while decoding");
-    } catch (const std::exception& error) {
-      w.put(0);
-      w.put(std::string(error.what()));
+      if (!engine) throw std::runtime_error("not filtered: " + engine_error);
+      loaded = engine->read_and_decode(job.input);
+      w(1, std::string(), loaded.image.width(), loaded.image.height(), loaded.source_channels);
+    } catch (...) {
+      w(0, file_failure_message(job.input, options.method_id, outcome, std::current_exception()));
     }
     header = w.take();
   }
   mpi.broadcast(header);
-  Reader in(header);
+  WireReader in(header);
   int ok = 0;
-  in.get(ok);
-  in.get(outcome.message);
+  in(ok, outcome.message);
   if (!ok) return outcome;
-  in.get(outcome.width), in.get(outcome.height), in.get(outcome.channels);
+  in(outcome.width, outcome.height, outcome.channels);
   outcome.banded = mpi.size() > 1;
 
   const int width = outcome.width, height = outcome.height;
@@ -265,23 +152,10 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
       return outcome;
     }
   try {
-    StageRecorder local;
-    StageRecorder& clock = engine ? engine->clock() : local;
-    const OutputSettings settings{std::nullopt, options.jpeg_quality, options.overwrite};
-    const double t0 = clock.now_s();
-    const WriteTimes times =
-        options.pool == PoolMode::None
-            ? encode_and_write(job.output, loaded.image, outcome.channels, settings)
-            : encode_and_write(job.output, pooled_result(loaded.image, options.pool), outcome.channels, settings);
-    const double t1 = clock.now_s();
-    clock.add(Stage::Encode, t0, t1 - times.write_ms / 1000.0);
-    clock.add(Stage::Write, t1 - times.write_ms / 1000.0, t1);
+    engine->encode_and_write(job.output, loaded.image, outcome.channels);  // rank 0 read it: it has an engine
     outcome.ok = true;
-  } catch (const std::invalid_argument& error) {  // a size --pool cannot pool
-    outcome.refused = true;
-    outcome.message = quoted(job.input) + ": " + error.what();
-  } catch (const std::exception& error) {
-    outcome.message = error.what();
+  } catch (...) {
+    outcome.message = file_failure_message(job.input, options.method_id, outcome, std::current_exception());
   }
   outcome.ms = ms_since(started);
   return outcome;
@@ -321,38 +195,6 @@ std::vector<std::vector<std::size_t>> deal_files(const std::vector<BatchJob>& jo
   }
   for (auto& indices : dealt) std::sort(indices.begin(), indices.end());
   return dealt;
-}
-
-std::string serialize_summary(const RankSummary& summary) {
-  Writer w;
-  put_summary(w, summary);
-  return w.take();
-}
-
-RankSummary deserialize_summary(const std::string& bytes) { return get_summary(bytes); }
-
-std::string serialize_jobs(const std::vector<BatchJob>& jobs) {
-  Writer w;
-  w.put(static_cast<std::uint64_t>(jobs.size()));
-  for (const BatchJob& job : jobs) {
-    w.put(job.input);
-    w.put(job.output);
-    w.put(job.size_bytes);
-  }
-  return w.take();
-}
-
-std::vector<BatchJob> deserialize_jobs(const std::string& bytes) {
-  Reader in(bytes);
-  std::uint64_t count = 0;
-  in.get(count);
-  std::vector<BatchJob> jobs(count);
-  for (BatchJob& job : jobs) {
-    in.get(job.input);
-    in.get(job.output);
-    in.get(job.size_bytes);
-  }
-  return jobs;
 }
 
 BatchResult run_batch(MpiSession& mpi, const std::vector<BatchJob>& jobs, const BatchRunOptions& options,
@@ -409,16 +251,19 @@ BatchResult run_batch(MpiSession& mpi, const std::vector<BatchJob>& jobs, const 
         report.banded += outcome.banded;
       } else {
         ++report.failed;
+        report.refused += outcome.refused;
         report.failures.push_back(outcome.message);
       }
       print(outcome.ok, file_line(job, outcome), job.size_bytes);
     }
     const int files = report.files, done = report.done, failed = report.failed, banded = report.banded;
+    const int refused = report.refused;
     const std::uint64_t input_bytes = report.input_bytes;
     const double megapixels = report.megapixels;
     const std::vector<std::string> failures = report.failures;
     if (engine) report = engine->resources();
     report.files = files, report.done = done, report.failed = failed, report.banded = banded;
+    report.refused = refused;
     report.input_bytes = input_bytes, report.megapixels = megapixels;
     report.failures = failures;
     if (engine) report.stages = engine->stage_totals();
@@ -438,10 +283,8 @@ BatchResult run_batch(MpiSession& mpi, const std::vector<BatchJob>& jobs, const 
         print(outcome.ok, file_line(job, outcome), job.size_bytes);
         return;
       }
-      Writer w;
-      w.put(outcome.ok ? 1 : 0);
-      w.put(job.size_bytes);
-      w.put(file_line(job, outcome));
+      WireWriter w;
+      w(outcome.ok ? 1 : 0, job.size_bytes, file_line(job, outcome));
       std::lock_guard<std::mutex> lock(queue_mutex);
       outbox.push_back(w.take());
     };
@@ -463,11 +306,11 @@ BatchResult run_batch(MpiSession& mpi, const std::vector<BatchJob>& jobs, const 
           ++finished_ranks;
           continue;
         }
-        Reader in(message);
+        WireReader in(message);
         int ok = 0;
         std::uint64_t bytes = 0;
         std::string text;
-        in.get(ok), in.get(bytes), in.get(text);
+        in(ok, bytes, text);
         print(ok != 0, text, bytes);
       }
     };

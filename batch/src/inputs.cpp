@@ -1,12 +1,15 @@
 #include "gausslab/batch/inputs.hpp"
 
 #include <glob.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/regular_file.hpp"
 
 namespace gausslab {
 
@@ -88,17 +91,50 @@ void add_item(const std::string& item, const InputSpec& spec, std::vector<InputF
   out.push_back(named_file(item));
 }
 
-std::vector<std::string> read_list(std::istream& in) {
-  std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first == std::string::npos || line[first] == '#') continue;
-    const std::size_t last = line.find_last_not_of(" \t");
-    lines.push_back(line.substr(first, last - first + 1));
+// A listed name is a path, never a pattern: a file, or a folder (its images).
+void add_listed(const std::string& name, const InputSpec& spec, std::vector<InputFile>& out,
+                std::vector<std::string>& notes) {
+  std::error_code ec;
+  if (fs::is_directory(name, ec))
+    add_folder(name, spec.recursive, out, notes);
+  else
+    out.push_back(named_file(name));
+}
+
+const char* const kPipeHint =
+    " (to read a list from a pipe or another program, give --from-list - and send it to standard input)";
+
+std::vector<std::string> read_list_file(const InputSpec& spec, const ListLimits& limits) {
+  const std::string source = in_quotes(spec.list_file);
+  RegularFile file;
+  try {  // core's opening rule: a FIFO would block forever, a device never end
+    file = open_regular_file(spec.list_file, "lists");
+  } catch (const InputFileError& error) {
+    const std::string message = error.what();
+    throw UsageError(message + (message.find("regular file") != std::string::npos ? kPipeHint : ""));
   }
-  return lines;
+  if (file.size_bytes() > limits.max_list_bytes)
+    throw UsageError(source + " is " + std::to_string(file.size_bytes()) + " bytes, more than the " +
+                     std::to_string(limits.max_list_bytes >> 20) + " MiB a list may hold; split it into several runs");
+  return read_name_list(
+      [&](char* buffer, std::size_t size) -> std::size_t {
+        while (true) {
+          const ssize_t n = ::read(file.fd(), buffer, size);
+          if (n >= 0) return static_cast<std::size_t>(n);
+          if (errno != EINTR) throw UsageError("cannot read " + source + ": " + std::strerror(errno));
+        }
+      },
+      source, spec.list_format, limits);
+}
+
+std::vector<std::string> read_list_stream(std::istream& in, const InputSpec& spec, const ListLimits& limits) {
+  return read_name_list(
+      [&](char* buffer, std::size_t size) -> std::size_t {
+        in.read(buffer, static_cast<std::streamsize>(size));
+        if (in.bad()) throw UsageError("cannot read the list from standard input");
+        return static_cast<std::size_t>(in.gcount());
+      },
+      "standard input", spec.list_format, limits);
 }
 
 }  // namespace
@@ -112,22 +148,22 @@ bool has_image_extension(const std::string& path) {
 }
 
 std::vector<InputFile> expand_inputs(const InputSpec& spec, std::istream& standard_input,
-                                     std::vector<std::string>& notes) {
+                                     std::vector<std::string>& notes, const ListLimits& limits) {
   std::vector<InputFile> files;
   for (const std::string& item : spec.items) add_item(item, spec, files, notes);
   if (!spec.list_file.empty()) {
-    std::vector<std::string> lines;
-    if (spec.list_file == "-") {
-      lines = read_list(standard_input);
-    } else {
-      std::ifstream list(spec.list_file);
-      if (!list) throw UsageError("--from-list: cannot open " + in_quotes(spec.list_file) + "; check the path");
-      lines = read_list(list);
+    std::vector<std::string> names;
+    try {
+      names = spec.list_file == "-" ? read_list_stream(standard_input, spec, limits) : read_list_file(spec, limits);
+    } catch (const UsageError& error) {
+      throw UsageError(std::string("--from-list: ") + error.what());
     }
-    if (lines.empty())
+    if (names.empty())
       throw UsageError("--from-list: " + (spec.list_file == "-" ? std::string("standard input") : in_quotes(spec.list_file)) +
-                       " names no file (one path a line; blank lines and # comments are skipped)");
-    for (const std::string& line : lines) add_item(line, spec, files, notes);
+                       " names no file (one path a line" +
+                       (spec.list_format.comments ? std::string("; empty lines and # comments are skipped)")
+                                                  : std::string("; empty lines are skipped)")));
+    for (const std::string& name : names) add_listed(name, spec, files, notes);
   }
   if (files.empty()) throw UsageError("no input given; name files, folders or patterns, or use --from-list FILE");
   return files;

@@ -34,7 +34,7 @@ double union_length(std::vector<std::pair<double, double>> intervals) {
 }  // namespace
 
 const char* to_string(Stage stage) {
-  static const char* const names[] = {"read", "decode", "upload", "filter", "download", "encode", "write"};
+  static const char* const names[] = {"read", "decode", "upload", "filter", "download", "encode", "write", "sync"};
   return names[static_cast<int>(stage)];
 }
 

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
+
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -16,6 +18,7 @@
 #include <fstream>
 #include <mutex>
 #include <random>
+#include <string_view>
 
 namespace gausslab {
 
@@ -135,6 +138,28 @@ std::string folder_of(const std::string& path) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
+constexpr std::size_t kTemporaryMark = std::string_view(".tmp-XXXXXX").size();  // what a temporary name adds
+
+// The longest file name the file system of `path`'s folder takes (its nearest existing folder:
+// a batch's output folder may not be made yet); 255 (NAME_MAX) where it cannot be asked.
+std::size_t longest_name(const std::string& path) {
+  fs::path folder = fs::path(folder_of(path));
+  std::error_code ec;
+  while (!folder.empty() && !fs::is_directory(folder, ec)) folder = folder.parent_path();
+  const long limit = ::pathconf(folder.empty() ? "." : folder.c_str(), _PC_NAME_MAX);
+  return limit > 0 ? static_cast<std::size_t>(limit) : NAME_MAX;
+}
+
+// NAME.tmp-XXXXXX beside the target, recognisable as the target's; a name too long to take the
+// mark keeps only its first bytes, so that a name the file system takes always has a temporary
+// name it takes too (a 250-byte output name used to fail after the work, at its temporary file).
+std::string temporary_path(const std::string& path, std::size_t name_limit) {
+  const fs::path target(path);
+  std::string name = target.filename().string();
+  if (name.size() + kTemporaryMark > name_limit) name.resize(name_limit > kTemporaryMark ? name_limit - kTemporaryMark : 1);
+  return (target.parent_path() / (name + ".tmp-" + random_suffix())).string();
+}
+
 // What an errno means for someone writing `path`, in words that say what to do.
 std::string explain(const std::string& path, int error_number) {
   const std::string folder = in_quotes(folder_of(path));
@@ -177,27 +202,51 @@ void inject_file_fault_for_testing(FileStep step, int error_number) {
   g_faults[static_cast<std::size_t>(step)].store(error_number);
 }
 
+std::string output_file_problem(const std::string& path, Overwrite overwrite) {
+  if (path.empty()) return "cannot write a file with an empty name";
+  const std::string name = fs::path(path).filename().string();
+  const std::size_t name_limit = longest_name(path);
+  if (name.size() > name_limit)
+    return "cannot write " + in_quotes(path) + ": its file name is " + std::to_string(name.size()) +
+           " bytes, more than the " + std::to_string(name_limit) + " this file system allows; choose a shorter name";
+  if (path.size() >= PATH_MAX)
+    return "cannot write " + in_quotes(path) + ": the path is " + std::to_string(path.size()) + " bytes, more than the " +
+           std::to_string(PATH_MAX - 1) + " Linux allows; choose a shorter folder or name";
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0) {
+    if (S_ISDIR(existing.st_mode)) return in_quotes(path) + " is a folder; give a file name";
+    if (!S_ISREG(existing.st_mode))
+      return in_quotes(path) + " exists and is not a regular file (a device, FIFO or socket); gausslab writes only "
+                               "regular files, so choose another name";
+    if (overwrite == Overwrite::Never)
+      return in_quotes(path) + " already exists; gausslab never overwrites files, so choose another name (or pass "
+                               "--overwrite)";
+  } else if (overwrite == Overwrite::Never && ::lstat(path.c_str(), &existing) == 0 && S_ISLNK(existing.st_mode)) {
+    // A symbolic link to nothing: the name exists (the final no-replace step would fail on it after
+    // the work, as if the file had appeared meanwhile).
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(path, ec);
+    return in_quotes(path) + " already exists, as a symbolic link to " +
+           (ec ? std::string("a file") : in_quotes(target.string())) +
+           " that does not exist; gausslab never overwrites files, so remove the link or choose another name (or pass "
+           "--overwrite to replace the link)";
+  }
+  return {};
+}
+
 AtomicFile::AtomicFile(std::string path, Overwrite overwrite) : path_(std::move(path)), overwrite_(overwrite) {
-  if (path_.empty()) throw FileWriteError("cannot write a file with an empty name");
+  if (std::string problem = output_file_problem(path_, overwrite_); !problem.empty()) throw FileWriteError(problem);
+  const std::size_t name_limit = longest_name(path_);
   struct stat existing {};
   mode_t mode = 0666 & ~current_umask();
-  if (::stat(path_.c_str(), &existing) == 0) {
-    if (S_ISDIR(existing.st_mode)) throw FileWriteError(in_quotes(path_) + " is a folder; give a file name");
-    if (!S_ISREG(existing.st_mode))
-      throw FileWriteError(in_quotes(path_) + " exists and is not a regular file (a device, FIFO or socket); "
-                                           "gausslab writes only regular files, so choose another name");
-    if (overwrite_ == Overwrite::Never)
-      throw FileWriteError(in_quotes(path_) + " already exists; gausslab never overwrites files, so choose another "
-                                           "name (or pass --overwrite)");
-    mode = existing.st_mode & 07777;  // a replaced file keeps its permissions
-  }
+  if (::stat(path_.c_str(), &existing) == 0) mode = existing.st_mode & 07777;  // a replaced file keeps its permissions
 
   install_signal_cleanup_once();
   // The name is registered for the signal handler before the file exists, so that no moment
   // leaves a file the handler does not know; O_EXCL makes the name ours.
   int error_number = EEXIST;
   for (int attempt = 0; attempt < 100 && fd_ < 0 && error_number == EEXIST; ++attempt) {
-    temp_path_ = path_ + ".tmp-" + random_suffix();
+    temp_path_ = temporary_path(path_, name_limit);
     g_creating.fetch_add(1);
     if (g_stopping.load()) {  // the temporary files are being removed: the program is stopping
       g_creating.fetch_sub(1);
@@ -255,20 +304,24 @@ void AtomicFile::write(const void* data, std::size_t size) {
     buffer_.insert(buffer_.end(), bytes, bytes + size);
     return;
   }
-  buffer_.assign(bytes, bytes + size);  // large blocks go out directly
-  flush_buffer();
+  // Large blocks go out directly from the caller's memory: copying a whole encoded image into
+  // the buffer first cost a fresh allocation of its size and one more pass over it.
+  write_all(bytes, size);
 }
 
 void AtomicFile::flush_buffer() {
+  write_all(buffer_.data(), buffer_.size());
+  buffer_.clear();
+}
+
+void AtomicFile::write_all(const unsigned char* bytes, std::size_t size) {
   std::size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n =
-        injected_fault(FileStep::Write) ? -1 : ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+  while (done < size) {
+    const ssize_t n = injected_fault(FileStep::Write) ? -1 : ::write(fd_, bytes + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail("cannot write", n == 0 ? ENOSPC : errno);
     done += static_cast<std::size_t>(n);
   }
-  buffer_.clear();
 }
 
 void AtomicFile::commit() {

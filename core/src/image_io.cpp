@@ -165,6 +165,15 @@ class FileSink : public codec::ByteSink {
   AtomicFile& file_;
 };
 
+class CallbackSink : public codec::ByteSink {
+ public:
+  explicit CallbackSink(const std::function<void(const void*, std::size_t)>& write) : write_(write) {}
+  void write(const void* data, std::size_t size) override { write_(data, size); }
+
+ private:
+  const std::function<void(const void*, std::size_t)>& write_;
+};
+
 class MemorySink : public codec::ByteSink {
  public:
   void write(const void* data, std::size_t size) override {
@@ -333,6 +342,17 @@ std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, I
     throw ImageSaveError("not enough memory to encode the image");
   }
   return std::move(sink.bytes());
+}
+
+void encode_image_to(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality,
+                     const std::function<void(const void* data, std::size_t size)>& write) {
+  check_encode_arguments(image, channels, jpeg_quality);
+  CallbackSink sink(write);
+  try {
+    encode(image, channels, format, jpeg_quality, sink);
+  } catch (const std::bad_alloc&) {
+    throw ImageSaveError("not enough memory to encode the image");
+  }
 }
 
 void save_image(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite) {

@@ -1,5 +1,7 @@
 #include "gausslab/core/method_info.hpp"
 
+#include <cstdio>
+
 namespace gausslab {
 
 std::string FormatSet::describe() const {
@@ -26,6 +28,49 @@ std::string axes_refusal(const MethodInfo& info, FilterAxes axes) {
   if (axes == FilterAxes::Both || info.filters_along_x_only) return {};
   return info.id + " filters images along both axes only; a 1D signal (filtered along x only) needs a method that "
                    "filters along one axis (gausslab-filter --list-methods marks them '1D')";
+}
+
+const char* to_string(KernelSupport kernels) {
+  switch (kernels) {
+    case KernelSupport::Separable:
+      return "separable";
+    case KernelSupport::Any:
+      return "any 2D";
+    default:
+      return "gaussian only";
+  }
+}
+
+std::string kernel_refusal(const MethodInfo& info, const FilterParams& params) {
+  if (!params.custom_kernel() || info.kernels == KernelSupport::Any) return {};
+  const std::string where = " (gausslab-filter --list-methods marks the methods that take custom kernels)";
+  if (info.kernels == KernelSupport::GaussianOnly)
+    return info.id + " runs the Gaussian of --sigma only, not a custom kernel; choose a method that takes one, such as "
+                     "cpu_openmp" + where;
+  const FilterKernel& k = params.kernel;
+  if (k.kind != KernelKind::Matrix || rank_one_factors(k)) return {};
+  char fit[160];
+  std::snprintf(fit, sizeof fit, "its best fit misses by %.2g of its largest weight; rank 1 needs at most %.2g",
+                rank_one_residual(k), kRankOneTolerance);
+  return info.id + " runs separable kernels only, and this " + std::to_string(k.matrix_height) + "×" +
+         std::to_string(k.matrix_width) + " matrix is not the outer product of two masks (" + fit +
+         "): choose a method that takes any 2D kernel, such as cpu_openmp" + where;
+}
+
+std::string rounding_refusal(const MethodInfo& info, const FilterProblem& problem) {
+  const IntegerRounding rounding = problem.params.rounding;
+  if (rounding == IntegerRounding::Nearest || info.all_roundings || !is_integer(sample_type(problem.format))) return {};
+  return info.id + " stores integer samples rounded half up only, not by " + to_string(rounding) +
+         "; choose a method that takes --rounding " + to_string(rounding) +
+         ", such as cpu_openmp (gausslab-filter --list-methods marks them)";
+}
+
+std::string common_refusal(const MethodInfo& info, const FilterProblem& problem) {
+  if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
+  if (std::string format = format_refusal(info, problem.format); !format.empty()) return format;
+  if (std::string axes = axes_refusal(info, problem.params.axes); !axes.empty()) return axes;
+  if (std::string kernel = kernel_refusal(info, problem.params); !kernel.empty()) return kernel;
+  return rounding_refusal(info, problem);
 }
 
 }  // namespace gausslab

@@ -29,6 +29,13 @@ class AutoMethod final : public Method {
     if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
     if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
     if (!candidates(problem).empty()) return {};
+    if (gpu() && (problem.params.custom_kernel() || problem.params.rounding != IntegerRounding::Nearest)) {
+      const std::string what = problem.params.custom_kernel()
+                                   ? std::string("a custom kernel")
+                                   : std::string("--rounding ") + to_string(problem.params.rounding);
+      return "no GPU method takes " + what +
+             " (gausslab-filter --list-methods marks those that do); choose a CPU method with --method cpu_openmp";
+    }
     const AccuracyBound cap = accuracy_cap(accuracy_);
     return "no method can run this within " + info_.id + "'s accuracy class (" +
            (is_integer(sample_type(problem.format)) ? std::to_string(cap.max_error_8bit).substr(0, 4) + " levels"

@@ -5,12 +5,14 @@
 // Algorithm: core/cpu_filter.cpp: the row pass into a float intermediate, then the column pass,
 // 2r + 1 taps per output accumulated in float32; one thread, or the rows spread over every core
 // with OpenMP. The CPU model test is the method itself (tests/cpu/methods/cpu/test_cpu_methods.cpp).
-// Cost: 2(2r+1) multiply-adds per pixel and channel; refused above 2e11 (minutes on a desktop CPU).
-// Limits: any size, radius, border and format; they run synchronously on host images and also
-// filter 1D signals (along x only).
+// Cost: 2(r+1) multiply-adds per pixel and channel (symmetric taps folded; 2(2r+1) asymmetric,
+// w × h for a 2D matrix); refused above 2e11 (minutes on a desktop CPU).
+// Limits: any size, radius, border, format and kernel (a custom separable one through the same two
+// passes, a 2D matrix through a direct 2D pass), every rounding; they run synchronously on host
+// images and also filter 1D signals (along x only).
 // Accuracy: float32 rounding; bound 1e-5 relative (F32), 0.51 levels (RGBA8).
 // Measured (the host CPU of the H100 machine, gausslab-bench): 4096² F32 7×7 353 ms on one thread,
-// 70 ms with OpenMP (run-to-run noise about ±20 %, docs/results/README.md).
+// 70 ms with OpenMP (run-to-run noise about ±20 %, docs/results/h100/README.md).
 #include <chrono>
 #include <cstdio>
 
@@ -32,14 +34,12 @@ class CpuMethod final : public Method {
   const MethodInfo& info() const override { return info_; }
 
   std::string unsupported_reason(const FilterProblem& problem) const override {
-    if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
-    if (std::string format = format_refusal(info_, problem.format); !format.empty()) return format;
-    if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
+    if (std::string refusal = common_refusal(info_, problem); !refusal.empty()) return refusal;
     const double work = cpu_filter_cost(problem);
     if (work > kMaxCpuWork) {
       char text[200];
       std::snprintf(text, sizeof text,
-                    "%.2g multiply-adds would take minutes on the CPU; lower sigma or the image size "
+                    "%.2g multiply-adds would take minutes on the CPU; lower sigma (or the kernel's size) or the image size "
                     "(limit %.0e)",
                     work, kMaxCpuWork);
       return text;
@@ -47,8 +47,12 @@ class CpuMethod final : public Method {
     return {};
   }
 
-  // float32 arithmetic with float64 weights rounded once: rounding-level error only.
-  AccuracyBound accuracy_bound(const FilterProblem&) const override { return {1e-5, 0.51}; }
+  // float32 arithmetic with float64 weights rounded once: rounding-level error only; floor and ceil
+  // lose up to a level against the unrounded reference.
+  AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
+    const double levels = problem.params.rounding == IntegerRounding::Nearest ? 0.51 : 1.01;
+    return {1e-5, levels, levels};
+  }
 
   void prepare(const FilterProblem& problem) override {
     if (std::string reason = unsupported_reason(problem); !reason.empty())
@@ -80,6 +84,8 @@ MethodEntry cpu_separable_method() {
                   Backend::Cpu, /*filters_along_x_only=*/true};
   info.same_bytes_in_bands = true;
   info.formats = FormatSet::all();
+  info.kernels = KernelSupport::Any;
+  info.all_roundings = true;
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::Single); }};
 }
 
@@ -92,6 +98,8 @@ MethodEntry cpu_openmp_method() {
                   Backend::Cpu, /*filters_along_x_only=*/true};
   info.same_bytes_in_bands = true;
   info.formats = FormatSet::all();
+  info.kernels = KernelSupport::Any;
+  info.all_roundings = true;
   return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::OpenMP); }};
 }
 

@@ -102,7 +102,7 @@ struct DevicePooledStore {
 // kPooled: the column pass stages its outputs in the raw tile's memory and the pool pass writes the
 // 2×2-pooled tile into dst (the pooled image) instead.
 template <class P, class In, int kTaps, bool kPooled>
-__global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
+__global__ void __launch_bounds__(P::kThreads, resident_blocks_bound(P::kThreads, P::kMinBlocksPerSm))
     SeparableFusedKernel(FusedProblem problem, const char* src, std::size_t src_pitch_bytes, char* dst,
                          std::size_t dst_pitch_bytes, const float* weights, PoolMode pool) {
   using Accum = AccumOf<In>;

@@ -35,7 +35,7 @@ using namespace separable;
 
 // One 1D pass over all lines of `pass`; the block's work is in separable_common.cuh.
 template <class P, class Lines>
-__global__ void __launch_bounds__(P::kThreads, P::kMinBlocksPerSm)
+__global__ void __launch_bounds__(P::kThreads, resident_blocks_bound(P::kThreads, P::kMinBlocksPerSm))
     SeparableTilePassKernel(LinePass pass, Lines lines) {
   using In = typename Lines::In;
   using Accum = typename Lines::Accum;

@@ -66,7 +66,8 @@ struct DeviceMma {
 };
 
 template <int kSteps>
-__global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>::kMinBlocksPerSm)
+__global__ void __launch_bounds__(PolicyFor<kSteps>::kThreads,
+                                  resident_blocks_bound(PolicyFor<kSteps>::kThreads, PolicyFor<kSteps>::kMinBlocksPerSm))
     SeparableTf32Kernel(Problem p, int radius, bool aligned16, const char* src, std::size_t src_pitch, char* dst,
                         std::size_t dst_pitch, const float* weights) {
   using P = PolicyFor<kSteps>;

@@ -133,8 +133,12 @@ std::vector<std::string> auto_candidates(const FilterProblem& problem, AccuracyC
     const std::unique_ptr<Method> method = entry.create();
     if (!method->unsupported_reason(problem).empty()) continue;
     const AccuracyBound bound = method->accuracy_bound(problem);
-    const bool within = problem.format == PixelFormat::Rgba8 ? bound.max_error_8bit <= cap.max_error_8bit
-                                                             : bound.max_relative_error <= cap.max_relative_error;
+    // Floor and ceil lose up to a level where half up loses half of one: the user's choice, not
+    // the method's error.
+    const double rounding_allowance = problem.params.rounding == IntegerRounding::Nearest ? 0.0 : 0.5;
+    const bool within = problem.format == PixelFormat::Rgba8
+                            ? bound.max_error_8bit <= cap.max_error_8bit + rounding_allowance
+                            : bound.max_relative_error <= cap.max_relative_error;
     if (within) ids.push_back(entry.info.id);
   }
   return ids;

@@ -24,9 +24,7 @@ std::string row_alignment_problem(const std::string& method_id, const ConstImage
 }
 
 std::string GpuMethod::unsupported_reason(const FilterProblem& problem) const {
-  if (std::string invalid = validate(problem); !invalid.empty()) return invalid;
-  if (std::string format = format_refusal(info_, problem.format); !format.empty()) return format;
-  if (std::string axes = axes_refusal(info_, problem.params.axes); !axes.empty()) return axes;
+  if (std::string refusal = common_refusal(info_, problem); !refusal.empty()) return refusal;
   return method_limits(problem);
 }
 

@@ -25,7 +25,7 @@ stage viewer-compare-shots 240 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --
   --script scripts/gpu-stages/viewer-compare-shots.script
 tar -czf "$OUT/viewer-compare-shots.tar.gz" -C "$shots" views
 # A warm-up run first: the first run on a freshly started machine has a lower median frame time
-# (docs/results/viewer-session/README.md), so its 2x-median threshold is not the session's.
+# (docs/results/h100/viewer-session.md), so its 2x-median threshold is not the session's.
 stage viewer-compare-warm-up 120 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --window 1920x1080 --size 4096x4096 \
   --method separable_shared --compare fft --sigma 2 --frames 100
 stage viewer-compare-session 180 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --window 1920x1080 --size 4096x4096 \

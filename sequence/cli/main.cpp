@@ -5,11 +5,16 @@
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/sequence/frame_source.hpp"
+#include "program_version.hpp"
 #include "sequence_options.hpp"
 #include "sequence_run.hpp"
 
 int main(int argc, char** argv) {
   using namespace gausslab;
+  if (version_requested(argc, argv)) {
+    std::cout << version_text("gausslab-sequence");
+    return kSequenceExitDone;
+  }
   try {
     const SequenceOptions options = parse_sequence_options(argc, argv);
     if (options.help) {

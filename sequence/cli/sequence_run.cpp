@@ -13,6 +13,7 @@
 #include <map>
 
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/run_inputs.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/sequence/frame_io.hpp"
@@ -131,13 +132,34 @@ struct OutputPaths {
   std::string shifts, whitened, true_shifts, track, frames_dir, previews_dir;
 };
 
-// Creates the folder and refuses, before any work, outputs that exist (unless --overwrite).
-OutputPaths prepare_outputs(const SequenceOptions& o, bool whitening) {
-  std::error_code error;
-  fs::create_directories(o.out_dir, error);
-  if (!fs::is_directory(o.out_dir))
-    throw UsageError("--out-dir: cannot create the folder '" + o.out_dir + "'" +
-                     (error ? ": " + error.message() : std::string(": a file has that name")));
+std::string numbered(const std::string& dir, const char* stem, int index) {
+  char name[64];
+  std::snprintf(name, sizeof(name), "%s_%05d.png", stem, index);
+  return (fs::path(dir) / name).string();
+}
+
+// Refuses, before any work and with or without --overwrite, an output that would replace an input
+// frame (core's rule: the same file, also through a symbolic or a hard link).
+void refuse_outputs_over_inputs(const OutputPaths& p, const SequenceOptions& o, bool whitening, int total,
+                                const RunInputs& inputs) {
+  if (inputs.size() == 0) return;
+  std::vector<std::string> planned = {p.shifts};
+  if (whitening) planned.push_back(p.whitened);
+  for (int i = 0; i < total; ++i) {
+    if (o.save_frames) planned.push_back(numbered(p.frames_dir, "frame", i));
+    if (o.previews && i % o.preview_every == 0) {
+      planned.push_back(numbered(p.previews_dir, "frame", i));
+      planned.push_back(numbered(p.previews_dir, "whitened", i));
+    }
+  }
+  for (const std::string& path : planned)
+    if (std::string problem = inputs.refusal(path, "gausslab-sequence", "choose another --out-dir"); !problem.empty())
+      throw UsageError(problem);
+}
+
+// Refuses, before any work, outputs that replace an input, or that exist (unless --overwrite);
+// then creates the folder.
+OutputPaths prepare_outputs(const SequenceOptions& o, bool whitening, int total, const RunInputs& inputs) {
   const fs::path dir(o.out_dir);
   OutputPaths p;
   p.shifts = (dir / "shifts.csv").string();
@@ -146,6 +168,12 @@ OutputPaths prepare_outputs(const SequenceOptions& o, bool whitening) {
   p.track = (dir / "target_track.csv").string();
   p.frames_dir = (dir / "frames").string();
   p.previews_dir = (dir / "previews").string();
+  refuse_outputs_over_inputs(p, o, whitening, total, inputs);
+  std::error_code error;
+  fs::create_directories(o.out_dir, error);
+  if (!fs::is_directory(o.out_dir))
+    throw UsageError("--out-dir: cannot create the folder '" + o.out_dir + "'" +
+                     (error ? ": " + error.message() : std::string(": a file has that name")));
   if (o.overwrite == Overwrite::Allowed) return p;
   std::vector<std::string> planned = {p.shifts};
   if (whitening) planned.push_back(p.whitened);
@@ -165,12 +193,6 @@ void make_folder(const std::string& path) {
   std::error_code error;
   fs::create_directories(path, error);
   if (!fs::is_directory(path)) throw ImageSaveError("cannot create the folder '" + path + "'");
-}
-
-std::string numbered(const std::string& dir, const char* stem, int index) {
-  char name[64];
-  std::snprintf(name, sizeof(name), "%s_%05d.png", stem, index);
-  return (fs::path(dir) / name).string();
 }
 
 // One input frame on its way to the outputs, in input order.
@@ -193,7 +215,12 @@ int run_sequence(const SequenceOptions& o, std::ostream& log) {
   Processing processing = choose_processing(o);
   const int history = o.settings.history;
   const bool whitening = total > history;
-  const OutputPaths out = prepare_outputs(o, whitening);
+  RunInputs inputs;  // the frame files, or the video
+  inputs.add(source->files());
+  if (!o.synthetic)
+    for (const std::string& input : o.inputs)
+      if (std::error_code e; !fs::is_directory(input, e)) inputs.add(input);
+  const OutputPaths out = prepare_outputs(o, whitening, total, inputs);
   int status = kSequenceExitDone;
 
   std::unique_ptr<SyntheticSequence> sky;

@@ -35,6 +35,7 @@ class FileListSource final : public FrameSource {
   std::string description() const override { return description_; }
   int frame_count() const override { return static_cast<int>(paths_.size()); }
   std::vector<std::string> notes() const override { return notes_; }
+  std::vector<std::string> files() const override { return paths_; }
   void rewind() override { next_ = 0; }
 
   std::optional<SourceFrame> next() override {

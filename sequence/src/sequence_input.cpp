@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "gausslab/core/regular_file.hpp"
 #include "gausslab/sequence/frame_source.hpp"
 
 namespace gausslab {
@@ -27,6 +28,8 @@ std::unique_ptr<FrameSource> open_sequence_input(const std::vector<std::string>&
       throw SequenceInputError(in_quotes(input) +
                                " is a single image, not a sequence: give the folder that holds the frames, a video "
                                "file, or several frame files");
+    // Core's opening rule before FFmpeg opens it: a FIFO would block its open() forever, a device never end.
+    if (std::string problem = regular_file_problem(input, "videos"); !problem.empty()) throw SequenceInputError(problem);
     return open_video(input);
   }
   for (const std::string& input : inputs) {

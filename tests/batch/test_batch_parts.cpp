@@ -1,12 +1,16 @@
 // The batch's smaller parts: dealing files to ranks, stage statistics and the bound, the host
-// buffer pool, the thread pool's priorities, memory sizes, the default method rule, the job list
-// between ranks and the world of one.
+// buffer pool, the thread pool's priorities, memory sizes, the CPU share of a rank, the default
+// method rule, the job list between ranks and the world of one.
 #include <gtest/gtest.h>
+
+#include <omp.h>
 
 #include <atomic>
 #include <future>
 #include <numeric>
+#include <thread>
 
+#include "gausslab/batch/cpu_share.hpp"
 #include "gausslab/batch/default_method.hpp"
 #include "gausslab/batch/distributed.hpp"
 #include "gausslab/batch/host_buffer_pool.hpp"
@@ -63,6 +67,13 @@ TEST(StageStats, BusyTimeIsTheUnionAndTheBoundIsTheBusiestResource) {
   const BoundReport copy = find_bound(totals, {Stage::Decode}, 8, 4);
   EXPECT_EQ(copy.name, "upload");
   EXPECT_DOUBLE_EQ(copy.occupancy_ms, 2000.0);
+  // Syncing on threads of its own is the disk's time, a resource apart: 3 s with two files synced
+  // at once is its busy time, and the bound when the pool and the copies are less busy.
+  recorder.add(Stage::Sync, 0.0, 2.0);
+  recorder.add(Stage::Sync, 1.0, 3.0);
+  const BoundReport disk = find_bound(recorder.totals(), {Stage::Decode}, 8, 4);
+  EXPECT_EQ(disk.name, "sync");
+  EXPECT_DOUBLE_EQ(disk.occupancy_ms, 3000.0);
 }
 
 TEST(HostBufferPool, StaysWithinItsBudgetReusesBuffersAndServesWaitersInOrder) {
@@ -124,6 +135,46 @@ TEST(MemorySizes, ParsedInBinaryUnitsAndPrinted) {
   EXPECT_GT(peak_resident_bytes(), 0u);
 }
 
+TEST(CpuShare, RanksOnOneHostShareItsCoresUnlessThreadsAreGiven) {
+  const int cores = host_cores();
+  EXPECT_GE(cores, 1);
+  EXPECT_LE(cores_allowed(), cores);
+  EXPECT_EQ(cpu_threads_per_rank(0, 1), cores_allowed());
+  EXPECT_EQ(cpu_threads_per_rank(0, cores + 1), 1);  // more ranks than cores: one each, never 0
+  EXPECT_EQ(cpu_threads_per_rank(0, 2), std::max(1, std::min(cores_allowed(), cores / 2)));
+  EXPECT_EQ(cpu_threads_per_rank(5, 3), 5);  // --threads wins
+}
+
+// Counts the threads of an OpenMP region started from the calling thread.
+int openmp_team_size() {
+  int team = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    team = omp_get_num_threads();
+  }
+  return team;
+}
+
+TEST(CpuShare, EachThreadSetsItsOwnOpenMpThreadCount) {
+  // Why the engine sets the count on every thread that filters: OpenMP keeps it per thread, so a
+  // value set on one thread does not reach the pool's threads.
+  const auto on_a_new_thread = [] {
+    int threads = 0;
+    std::thread([&] { threads = omp_get_max_threads(); }).join();
+    return threads;
+  };
+  const int before = on_a_new_thread();
+  std::thread([] {
+    EXPECT_EQ(use_openmp_threads(1), 1);
+    EXPECT_EQ(openmp_team_size(), 1);
+    EXPECT_EQ(use_openmp_threads(2), 2);
+    EXPECT_EQ(openmp_team_size(), 2);
+    EXPECT_EQ(use_openmp_threads(0), 1);  // at least one
+  }).join();
+  EXPECT_EQ(on_a_new_thread(), before);
+}
+
 TEST(DefaultMethod, IsAutoWithTheReason) {
   FilterParams params;
   EXPECT_EQ(choose_default_method(params, false).id, "auto");
@@ -131,6 +182,19 @@ TEST(DefaultMethod, IsAutoWithTheReason) {
   params.sigma = 40;
   EXPECT_EQ(choose_default_method(params, true).id, "auto");
   EXPECT_NE(choose_default_method(params, true).reason.find("measured fastest"), std::string::npos);
+}
+
+TEST(DefaultMethod, IsTheCpuFilterWhereNoGpuMethodTakesTheKernelOrRounding) {
+  FilterParams params;
+  params.kernel = FilterKernel::mask({1, 2, 1});
+  EXPECT_EQ(choose_default_method(params, false).id, "auto");  // auto runs cpu_openmp there
+  EXPECT_EQ(choose_default_method(params, true).id, "cpu_openmp");
+  EXPECT_NE(choose_default_method(params, true).reason.find("no GPU method takes a custom kernel"), std::string::npos)
+      << choose_default_method(params, true).reason;
+  params = FilterParams{};
+  params.rounding = IntegerRounding::Floor;
+  EXPECT_EQ(choose_default_method(params, true).id, "cpu_openmp");
+  EXPECT_NE(choose_default_method(params, true).reason.find("--rounding floor"), std::string::npos);
 }
 
 TEST(Distributed, TheJobListCrossesRanksIntact) {
@@ -153,7 +217,7 @@ TEST(Distributed, ARanksSummaryCrossesRanksIntact) {
   r.wall_s = 3.25, r.first_finished_s = 0.5, r.last_finished_s = 3.0;
   for (int s = 0; s < kStageCount; ++s) r.stages.sum_ms[s] = s + 0.5, r.stages.busy_ms[s] = s + 0.25, r.stages.count[s] = s;
   r.cpu_stages = {Stage::Read, Stage::Write};
-  r.threads = 16, r.lanes = 3, r.pipelined = false, r.pinned = true, r.method_id = "fft", r.device_name = "H100";
+  r.threads = 16, r.openmp_threads = 8, r.lanes = 3, r.pipelined = false, r.pinned = true, r.method_id = "fft", r.device_name = "H100";
   r.peak_pinned_bytes = 1, r.peak_device_bytes = 2, r.peak_device_in_use = 3, r.peak_host_bytes = 4;
   r.device_budget_bytes = 5, r.host_budget_bytes = 6, r.pinned_allocation_ms = 7.5;
   r.failures = {"a", "b"}, r.notes = {"n"};

@@ -2,6 +2,8 @@
 // direct filter; a bad file, an injected GPU failure or std::bad_alloc fail that file alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -9,7 +11,7 @@
 #include <mutex>
 
 #include "gausslab/batch/batch_engine.hpp"
-#include "gausslab/batch/codec.hpp"
+#include "gausslab/core/atomic_file.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
@@ -157,6 +159,42 @@ TEST_F(BatchEngineTest, InjectedGpuFailuresAndBadAllocFailTheirFileAndTheBatchGo
   }
 }
 
+TEST_F(BatchEngineTest, OutputsAreSyncedApartFromThePoolAndASyncThatFailsFailsItsFileAlone) {
+  // Pipelined, the outputs are committed (fsync, rename) on the publisher's threads: every file
+  // written is synced once, sync is not one of the CPU pool's stages, and a file is reported only once it is
+  // in place. A failing fsync (injected: the first commit's, whichever file that is) fails that
+  // file alone, with no file and no temporary file left; the others are written.
+  const std::vector<BatchJob> jobs = jobs_into("synced");
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  options.threads = 2;
+  std::map<std::size_t, FileOutcome> outcomes;
+  BatchEngine engine(options);
+  std::mutex mutex;
+  inject_file_fault_for_testing(FileStep::Sync, EIO);
+  const EngineReport report = engine.run(jobs, [&](std::size_t index, const FileOutcome& outcome) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (outcome.ok) {
+      EXPECT_TRUE(fs::exists(jobs[index].output)) << "reported before it was in place";
+    }
+    outcomes[index] = outcome;
+  });
+  inject_file_fault_for_testing(FileStep::Sync, 0);
+  EXPECT_EQ(report.done, 5);
+  ASSERT_EQ(report.failed, 1);
+  EXPECT_NE(report.failures.front().find("input/output error"), std::string::npos) << report.failures.front();
+  EXPECT_EQ(report.stages.count[static_cast<int>(Stage::Sync)], 5);  // timed when it succeeds, as every stage
+  EXPECT_EQ(std::count(report.cpu_stages.begin(), report.cpu_stages.end(), Stage::Sync), 0);
+  int written = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(fs::exists(jobs[i].output), outcomes[i].ok) << jobs[i].output;
+    written += fs::exists(jobs[i].output);
+  }
+  EXPECT_EQ(written, 5);
+  for (const auto& entry : fs::directory_iterator(scratch_.file("synced")))
+    EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << "a temporary file was left: " << entry.path();
+}
+
 TEST_F(BatchEngineTest, AnExistingOutputIsNeverReplacedWithoutOverwrite) {
   const std::vector<BatchJob> jobs = jobs_into("keep");
   std::ofstream(jobs[0].output) << "user data";
@@ -171,16 +209,40 @@ TEST_F(BatchEngineTest, AnExistingOutputIsNeverReplacedWithoutOverwrite) {
   EXPECT_NE(read_bytes(jobs[0].output), "user data");
 }
 
-TEST(BatchCodec, ReadRefusesWhatIsNotARegularFile) {
+TEST(BatchFileStages, ReadRefusesWhatIsNotARegularFile) {
   test::ScratchFolder scratch;
-  EXPECT_THROW(read_image_file(scratch.path().string()), ImageLoadError);
-  EXPECT_THROW(read_image_file("/dev/zero"), ImageLoadError);  // never read without end
-  EXPECT_THROW(read_image_file(scratch.file("none.png")), ImageLoadError);
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  BatchEngine engine(options);
+  EXPECT_THROW(engine.read_and_decode(scratch.path().string()), ImageLoadError);
+  EXPECT_THROW(engine.read_and_decode("/dev/zero"), ImageLoadError);  // never read without end
+  EXPECT_THROW(engine.read_and_decode(scratch.file("none.png")), ImageLoadError);
   try {
-    read_image_file("/dev/zero");
+    engine.read_and_decode("/dev/zero");
   } catch (const ImageLoadError& error) {
     EXPECT_NE(std::string(error.what()).find("not a regular file"), std::string::npos) << error.what();
   }
+}
+
+TEST(BatchFileStages, WriteEncodesReadDecodesAndBothAreTimed) {
+  test::ScratchFolder scratch;
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  options.pool = PoolMode::Max2x2;
+  BatchEngine engine(options);
+  const ImageRgba8 image = make_random_rgba8(9, 6, 5u);
+  const std::string path = scratch.file("pooled.png");
+  engine.encode_and_write(path, image, 3);
+  const LoadedImage back = engine.read_and_decode(path);
+  EXPECT_EQ(back.image.width(), 4);  // pooled before it was written
+  EXPECT_EQ(back.image.height(), 3);
+  EXPECT_EQ(back.source_channels, 3);
+  const StageTotals totals = engine.stage_totals();
+  for (Stage stage : {Stage::Read, Stage::Decode, Stage::Encode, Stage::Write, Stage::Sync})
+    EXPECT_EQ(totals.count[static_cast<int>(stage)], 1) << to_string(stage);
+  EXPECT_THROW(engine.encode_and_write(path, image, 3), FileWriteError);  // exists: never replaced
+  EXPECT_THROW(engine.encode_and_write(scratch.file("thin.png"), ImageRgba8(1, 5), 3), PoolRefusal);
+  EXPECT_FALSE(fs::exists(scratch.file("thin.png")));
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 results.csv, results.json and results.md exist, parse and agree; every configuration has a row;
 the CPU methods were measured with sane numbers and accuracy within their bound; GPU methods
 without a device are skipped with the reason; the chart script made its PNGs; a second run into
-the same folder is refused and leaves the results untouched; bad options exit 2.
+the same folder is refused and leaves the results untouched; bad options exit 2; a tiny --batch
+run names the original system's weights and writes the same bytes every way it runs.
 
 usage: check_bench_smoke.py --bench PATH/gausslab-bench [--plot-script bench/plot_results.py]
 Exit status 0 passed, 1 failed. Charts are checked only where matplotlib imports.
@@ -177,6 +178,21 @@ def main():
             c.check(f"bad option ({name}) exits 2 with a message", bad_run.returncode == 2 and bad_run.stderr.strip(),
                     f"exit {bad_run.returncode}: {bad_run.stderr.strip()}")
         c.check("bad options created no output folder", not os.path.exists(os.path.join(work, "bad")), "it exists")
+
+        # --batch, tiny: the original system's workload says what it filters with (its 5×5 table is a
+        # Gaussian of sigma 1.5, radius 2, zero border), and its ways of running agree byte for byte.
+        batch_out = os.path.join(work, "batch")
+        batch = subprocess.run([args.bench, "--batch", "--batch-images", "2", "--batch-size", "64x48",
+                                "--batch-configs", "cpu-1-thread,cpu-openmp,cpu-pool", "--out", batch_out],
+                               capture_output=True, text=True, timeout=300)
+        c.check("--batch exits 0 and writes batch.md", batch.returncode == 0 and
+                os.path.exists(os.path.join(batch_out, "batch.md")), f"exit {batch.returncode}: {batch.stderr[-800:]}")
+        c.check("--batch: the original's weights, said so",
+                "5×5 Gaussian (sigma 1.5, radius 2): the original system's weights, border constant (zero" in batch.stdout,
+                batch.stdout[:1200])
+        c.check("--batch: every way of running wrote the same bytes",
+                "Identical outputs (byte for byte): cpu-1-thread = cpu-openmp = cpu-pool" in batch.stdout,
+                batch.stdout[-600:])
 
         if c.failures:
             print("the bench's stderr, for the diagnosis:\n" + done.stderr[-4000:])

@@ -4,10 +4,13 @@
 - a folder of test images (odd sizes, grey to RGBA, a subfolder, a truncated file) into an
   --out-dir that does not exist yet: the folder is made, every good file is written, the truncated
   one gets its message, exit status 1;
-- --recursive keeps the subfolder; --from-list - reads the paths from standard input;
+- --recursive keeps the subfolder; --from-list - --list-comments reads the paths from standard input;
 - with --mpiexec: the same folder under `mpirun --oversubscribe -np 3` (with --allow-run-as-root
   when run as root): exit status 1 from every rank, the same files, byte-identical to the single
   process; --from-list - under mpirun (standard input reaches rank 0);
+- ranks share the host's cores: under `mpirun -np 3` with cpu_openmp each rank reports at most
+  max(1, cores / 3) CPU threads and OpenMP threads (1 on a 2-core machine), over files and over one
+  image's rows, and writes what one process writes; --threads 2 gives each rank 2 of both;
 - one image split in bands across 3 ranks (and in 4 bands in one process), in all five border
   modes, byte-identical to the single-pass result; also an image whose bands are thinner than the
   radius, so that every halo reaches past the next rank's rows and past the image's edges.
@@ -18,6 +21,7 @@ Exit status 0 when every check holds, 1 otherwise. Needs NumPy (tests/cli/png_io
 import argparse
 import filecmp
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -66,6 +70,17 @@ class Checks(check_kit.Checks):
                 problems.append(f"stderr shows {sign!r}")
         self.check(name, not problems, "; ".join(problems) + f"\n      stderr: {done.stderr.strip()[-1500:]}")
         return done
+
+    def check_threads(self, name, stderr, ranks, most, exactly=False):
+        """Each rank's summary line gives its CPU and OpenMP threads: at most (or exactly) `most`."""
+        found = {int(r): (int(pool), int(omp)) for r, pool, omp in RANK_LINE.findall(stderr)}
+        fits = (lambda n: n == most) if exactly else (lambda n: 1 <= n <= most)
+        good = sorted(found) == list(range(ranks)) and all(fits(p) and fits(o) for p, o in found.values())
+        self.check(f"{name}: every rank's threads {'=' if exactly else '<='} {most} (CPU pool and OpenMP)", good,
+                   f"found {found}\n      stderr: {stderr.strip()[-1200:]}")
+
+
+RANK_LINE = re.compile(r"rank (\d+) on [^:]+: CPU, (\d+) CPU threads?, OpenMP on (\d+) threads?")
 
 
 def same_tree(a, b):
@@ -123,6 +138,8 @@ def main():
         c.check("folder: the subfolder is skipped without --recursive, and said so", "add --recursive" in done.stderr,
                 done.stderr[-400:])
         c.check("folder: a progress line per file", done.stderr.count("/10 ") >= 10, done.stderr[-800:])
+        c.check("folder: the progress names each file's channels", "ga.png  97×61 grey+alpha" in done.stderr,
+                done.stderr[-800:])
         c.check("folder: no temporary file left", not [n for n in written if ".tmp-" in n], str(written))
 
         c.expect("--recursive keeps the tree", [images, "--recursive", "--out-dir", join("recursive"), *cpu], 1,
@@ -135,7 +152,8 @@ def main():
 
         listed = [os.path.join(images, n) for n in ("tall.png", "camera.png", "ga.png")]
         stdin = "# three of them\n" + "\n".join(listed) + "\n\n"
-        c.expect("--from-list -", ["--from-list", "-", "--out-dir", join("listed"), *cpu], 0, stdin=stdin)
+        c.expect("--from-list -", ["--from-list", "-", "--list-comments", "--out-dir", join("listed"), *cpu], 0,
+                 stdin=stdin)
         c.check("--from-list -: the listed files, as the folder run wrote them",
                 all(filecmp.cmp(join("listed", n), join("single", "out", n), shallow=False)
                     for n in ("tall.png", "camera.png", "ga.png")) and len(os.listdir(join("listed"))) == 3,
@@ -171,7 +189,8 @@ def main():
             c.check("mpirun -np 3: byte-identical to the single process", not differ, str(differ))
             c.check("mpirun -np 3: rank 0 alone prints the summary", done.stderr.count("files done in") == 1,
                     done.stderr[-800:])
-            c.expect("mpirun -np 3: --from-list -", ["--from-list", "-", "--out-dir", join("mpi-listed"), *cpu], 0,
+            c.expect("mpirun -np 3: --from-list -",
+                     ["--from-list", "-", "--list-comments", "--out-dir", join("mpi-listed"), *cpu], 0,
                      ranks=3, stdin=stdin)
             differ = same_tree(join("listed"), join("mpi-listed"))
             c.check("mpirun -np 3 --from-list -: byte-identical", not differ, str(differ))
@@ -189,11 +208,28 @@ def main():
                     c.expect(f"{stem}: bands over 3 ranks, {border}", [source, "-o", ranks, *params], 0, ranks=3)
                     c.check(f"{stem}: 3 ranks = single pass, {border}",
                             os.path.exists(ranks) and filecmp.cmp(single, ranks, shallow=False))
-            c.expect("bands over 3 ranks with cpu_openmp", [image, "-o", join("omp-ranks.png"), "--method",
-                                                             "cpu_openmp", "--sigma", "3", "--border", "mirror",
-                                                             "--quiet"], 0, ranks=3)
+            # Ranks on one host share its cores, for the pool and for OpenMP alike.
+            share = max(1, (os.cpu_count() or 1) // 3)
+            omp = ["--method", "cpu_openmp", "--sigma", "1.7", "--border", "wrap"]
+            c.expect("one process, cpu_openmp: the folder", [images, "--out-dir", join("omp-single"), *omp, "--quiet"], 1)
+            done = c.expect("mpirun -np 3, cpu_openmp: the folder", [images, "--out-dir", join("omp-files"), *omp], 1,
+                            ranks=3)
+            c.check_threads("mpirun -np 3, cpu_openmp over files", done.stderr, 3, share)
+            differ = same_tree(join("omp-single"), join("omp-files"))
+            c.check("mpirun -np 3, cpu_openmp over files: byte-identical to one process", not differ, str(differ))
+            differ = same_tree(join("single", "out"), join("omp-files"))
+            c.check("cpu_openmp over files = cpu_separable (the same float arithmetic)", not differ, str(differ))
+
+            bands = [image, "--method", "cpu_openmp", "--sigma", "3", "--border", "mirror"]
+            done = c.expect("bands over 3 ranks with cpu_openmp", [*bands, "-o", join("omp-ranks.png")], 0, ranks=3)
+            c.check_threads("bands over 3 ranks with cpu_openmp", done.stderr, 3, share)
             c.check("cpu_openmp over 3 ranks = cpu_separable single pass (the same float arithmetic)",
                     filecmp.cmp(join("omp-ranks.png"), join("chelsea-single-mirror.png"), shallow=False))
+            done = c.expect("bands over 3 ranks with cpu_openmp, --threads 2",
+                            [*bands, "-o", join("omp-ranks-2.png"), "--threads", "2"], 0, ranks=3)
+            c.check_threads("--threads 2 over 3 ranks", done.stderr, 3, 2, exactly=True)
+            c.check("--threads 2 over 3 ranks: the same bytes",
+                    filecmp.cmp(join("omp-ranks-2.png"), join("chelsea-single-mirror.png"), shallow=False))
 
     return c.summary()
 

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "bench_accuracy.hpp"
+#include "bench_batch.hpp"
 #include "bench_options.hpp"
 #include "bench_plan.hpp"
 #include "bench_report.hpp"
@@ -35,6 +37,20 @@ TEST(BenchOptions, DefaultsAreThePublishedSetup) {
   EXPECT_FALSE(options.sigma_sweep);
 }
 
+TEST(BenchOptions, TheBatchWorkloadIsTheOriginalSystemsTable) {
+  // The original BMP system's fixed 5×5 table: a Gaussian of sigma 1.5, radius 2, zero border.
+  const FilterParams original = batch_workload_params(parse({"--batch"}).batch);
+  EXPECT_DOUBLE_EQ(original.sigma, 1.5);
+  EXPECT_EQ(original.radius(), 2);
+  EXPECT_EQ(original.border, BorderMode::Constant);
+  const FilterParams other =
+      batch_workload_params(parse({"--batch", "--batch-kernel", "7", "--batch-sigma", "2", "--border", "mirror"}).batch);
+  EXPECT_DOUBLE_EQ(other.sigma, 2.0);
+  EXPECT_EQ(other.radius(), 3);
+  EXPECT_EQ(other.border, BorderMode::Mirror);
+  EXPECT_THROW(parse({"--batch", "--batch-sigma", "0"}), UsageError);
+}
+
 TEST(BenchOptions, KernelSizesFollowThePapersThreeSigmaRule) {
   EXPECT_EQ(kernel_radius(7), 3);
   EXPECT_DOUBLE_EQ(kernel_sigma(7), 1.0);
@@ -53,6 +69,57 @@ TEST(BenchOptions, QuickShortensTheRuns) {
   const BenchOptions quick = parse({"--quick"});
   EXPECT_LT(quick.timing.max_runs, 50);
   EXPECT_LT(quick.timing.target_seconds, 0.5);
+}
+
+// The message of the UsageError that parsing `args` throws; "" (and a failure) when it is accepted.
+std::string refusal(std::vector<const char*> args) {
+  try {
+    parse(std::move(args));
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "accepted";
+  return {};
+}
+
+TEST(BenchOptions, AFlagTheChosenRunWouldIgnoreIsRefusedWithTheReason) {
+  // --batch-images without --batch ran the whole default comparison (issue 40).
+  std::string message = refusal({"--batch-images", "3"});
+  EXPECT_NE(message.find("--batch-images applies to --batch (the batch workload), not to the default comparison"),
+            std::string::npos) << message;
+  message = refusal({"--sequence", "--sizes", "512"});
+  EXPECT_NE(message.find("--sizes applies to the default comparison of the methods, not to --sequence"),
+            std::string::npos) << message;
+  EXPECT_NE(refusal({"--codecs", "a.png", "--border", "wrap"}).find("--border applies to the default comparison of "
+                                                                    "the methods or --batch"), std::string::npos);
+  EXPECT_NE(refusal({"--make-image", "8x8", "x.png", "--out", "d"}).find("--out applies to"), std::string::npos);
+  // A section's settings without the section.
+  message = refusal({"--sweep-sizes", "512"});
+  EXPECT_NE(message.find("--sweep-sizes sets a section that is not asked for, and would be ignored; add --sigma-sweep"),
+            std::string::npos) << message;
+  EXPECT_NE(refusal({"--technique-size", "512"}).find("add --lut or --unrolled or --pooling"), std::string::npos);
+  // Two runs at once (--batch won and --sequence was dropped).
+  message = refusal({"--batch", "--sequence"});
+  EXPECT_NE(message.find("--batch (the batch workload) and --sequence (the image-sequence benchmark) are two "
+                         "different runs"), std::string::npos) << message;
+  // What applies is accepted.
+  EXPECT_NO_THROW(parse({"--batch", "--batch-images", "3", "--border", "wrap", "--threads", "2", "--overwrite"}));
+  EXPECT_NO_THROW(parse({"--sigma-sweep", "--sweep-sizes", "512", "--quick", "--no-plot"}));
+  EXPECT_NO_THROW(parse({"--sequence-sizes", "64x48", "--quick", "--out", "d"}));
+}
+
+TEST(BenchOptions, EveryFlagOfTheHelpTextSaysWhereItApplies) {
+  const std::string usage = bench_usage("");
+  int flags = 0;
+  for (std::size_t at = usage.find("--"); at != std::string::npos; at = usage.find("--", at + 2)) {
+    std::size_t end = at + 2;
+    while (end < usage.size() && (std::isalnum(static_cast<unsigned char>(usage[end])) || usage[end] == '-')) ++end;
+    const std::string flag = usage.substr(at, end - at);
+    if (flag == "--") continue;
+    ++flags;
+    EXPECT_TRUE(bench_flag_has_scope(flag)) << flag << " is in the help text but not in kFlagScopes (bench_options.cpp)";
+  }
+  EXPECT_GT(flags, 40);
 }
 
 TEST(BenchOptions, BadValuesAreUsageErrors) {

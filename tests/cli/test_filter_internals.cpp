@@ -157,13 +157,10 @@ TEST(FilterJobs, RefusesCollisionsExistingOutputsAndTheInputItself) {
   EXPECT_THROW(plan_filter_jobs(single, {{"a.png", "a", 0}}), UsageError);  // exists, no --overwrite
 }
 
-TEST(FilterRunner, ProgressBarAndChannelNames) {
+TEST(FilterRunner, ProgressBar) {
   EXPECT_EQ(progress_bar(0, 4, 8), "[........]");
   EXPECT_EQ(progress_bar(1, 4, 8), "[##......]");
   EXPECT_EQ(progress_bar(4, 4, 8), "[########]");
-  EXPECT_STREQ(channels_name(1), "grey");
-  EXPECT_STREQ(channels_name(2), "grey+alpha");
-  EXPECT_STREQ(channels_name(4), "RGBA");
 }
 
 TEST(FilterRunner, BadFileInABatchDoesNotStopTheOthers) {
@@ -234,6 +231,27 @@ TEST(FilterJobs, MethodsThatFilterOnlyIn2dRefuseSignalsUpFront) {
       EXPECT_EQ(reason, "") << entry.info.id;
     else
       EXPECT_NE(reason.find("along both axes only"), std::string::npos) << entry.info.id << ": " << reason;
+  }
+}
+
+TEST(FilterOptions, ACustomKernelReplacesSigmaAndTheSignalDefaultTakesIt) {
+  FilterOptions options = parse({"s.npy", "-o", "x.npy", "--kernel", "1,1,1", "--border", "constant"});
+  EXPECT_EQ(options.params.kernel, FilterKernel::mask({1, 1, 1}));
+  EXPECT_EQ(resolve_signal_method(options).id, "cpu_openmp");  // tiled_1d runs the Gaussian only
+  options = parse({"a.png", "-o", "x.png", "--kernel-x", "1,0,-1", "--kernel-y", "1,2,1", "--rounding", "floor"});
+  EXPECT_EQ(options.params.rounding, IntegerRounding::Floor);
+  EXPECT_NE(resolve_method(options).id, "");
+  EXPECT_NE(usage_message({"a.png", "-o", "x.png", "--kernel", "1,2,1", "--sigma", "2"}).find("--sigma"),
+            std::string::npos);
+  EXPECT_NE(usage_message({"a.png", "-o", "x.png"}).find("or a custom kernel"), std::string::npos);
+  EXPECT_EQ(parse({"--list-methods", "--size", "64x32", "--kernel", "1,2,1"}).mode, FilterOptions::Mode::ListMethods);
+  // A pair on a signal: refused when the signals' method is resolved, before any work.
+  options = parse({"s.npy", "-o", "x.npy", "--kernel-x", "1,2,1", "--kernel-y", "1,2,1", "--method", "cpu_openmp"});
+  try {
+    resolve_signal_method(options);
+    ADD_FAILURE() << "a pair was accepted for a signal";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("takes a 1D mask"), std::string::npos) << error.what();
   }
 }
 

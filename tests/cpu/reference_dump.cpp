@@ -3,8 +3,12 @@
 // tables, so that a Python script can compare them with SciPy.
 //
 //   gausslab_reference_dump reference --size WxH --format f32|rgba8 (--seed N | --image PATH)
-//       --sigma S [--truncate T] [--radius R] --border MODE --input-out FILE --reference-out FILE
+//       (--sigma S [--truncate T] [--radius R] | KERNEL FLAGS) --border MODE
+//       --input-out FILE --reference-out FILE [--cpu-out FILE]
 //     --image loads a picture (cropped to --size from its top-left corner; f32 = its luminance).
+//     KERNEL FLAGS: --kernel, --kernel-2d, --kernel-x/--kernel-y, --convolve, --normalize,
+//     --rounding, as gausslab-filter takes them (kernel_options.hpp). --cpu-out also writes the CPU
+//     filter's stored result (as float64), after checking that one thread and OpenMP agree.
 //   gausslab_reference_dump border-table --n N --reach L --border MODE
 //     prints border_index(i, N, MODE) for i = -L .. N + L - 1, space-separated.
 // Output files must not exist yet: the tool never overwrites a file.
@@ -15,7 +19,10 @@
 #include <vector>
 
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/cpu_filter.hpp"
+#include "gausslab/core/host_image.hpp"
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/core/kernel_options.hpp"
 #include "gausslab/core/reference.hpp"
 
 namespace gausslab {
@@ -44,8 +51,10 @@ int dump_reference(ArgReader& args) {
   int width = 0, height = 0;
   PixelFormat format = PixelFormat::F32;
   long long seed = -1;
-  std::string image_path, input_out, reference_out;
+  std::string image_path, input_out, reference_out, cpu_out;
   FilterParams params;
+  KernelFlags kernel_flags;
+  std::vector<std::string> gaussian_flags;
   std::string arg;
   while (args.next(arg)) {
     if (arg == "--size") {
@@ -58,10 +67,17 @@ int dump_reference(ArgReader& args) {
       image_path = args.value(arg);
     } else if (arg == "--sigma") {
       params.sigma = parse_double(arg, args.value(arg));
+      gaussian_flags.push_back(arg);
     } else if (arg == "--truncate") {
       params.truncate = parse_double(arg, args.value(arg));
+      gaussian_flags.push_back(arg);
     } else if (arg == "--radius") {
       params.fixed_radius = parse_int(arg, args.value(arg), 0, kMaxRadius);
+      gaussian_flags.push_back(arg);
+    } else if (read_kernel_flag(arg, args, kernel_flags)) {
+      // applied below
+    } else if (arg == "--cpu-out") {
+      cpu_out = args.value(arg);
     } else if (arg == "--border") {
       params.border = parse_border(arg, args.value(arg));
     } else if (arg == "--input-out") {
@@ -74,7 +90,9 @@ int dump_reference(ArgReader& args) {
   }
   if (input_out.empty() || reference_out.empty()) throw UsageError("--input-out and --reference-out are required");
   if ((seed >= 0) == !image_path.empty()) throw UsageError("give exactly one of --seed and --image");
+  apply_kernel_flags(kernel_flags, gaussian_flags, params);
   if (const std::string problem = validate(params); !problem.empty()) throw UsageError(problem);
+  if (format != PixelFormat::F32 && format != PixelFormat::Rgba8) throw UsageError("--format: give f32 or rgba8");
 
   ImageRgba8 rgba8;
   ImageF32 f32;
@@ -96,6 +114,13 @@ int dump_reference(ArgReader& args) {
   const ConstImageView src = format == PixelFormat::F32 ? ConstImageView(f32.view()) : ConstImageView(rgba8.view());
   write_doubles(input_out, all_channels(src));
   write_doubles(reference_out, reference_gaussian(src, params));
+  if (!cpu_out.empty()) {
+    HostImage single(width, height, format), openmp(width, height, format);
+    cpu_gaussian_filter(src, single.view(), params, CpuThreading::Single);
+    cpu_gaussian_filter(src, openmp.view(), params, CpuThreading::OpenMP);
+    if (!(single == openmp)) throw std::runtime_error("the OpenMP CPU filter differs from the single-thread one");
+    write_doubles(cpu_out, all_channels(single.view()));
+  }
   std::printf("%d %d %d\n", width, height, channel_count(format));
   return 0;
 }

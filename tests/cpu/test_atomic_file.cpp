@@ -73,6 +73,31 @@ TEST(AtomicFile, WritesTheWholeFileAndLeavesNothingElse) {
   EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"out.csv"});
 }
 
+TEST(AtomicFile, SmallAndLargeWritesKeepTheirOrderAndALargeOneFailsCleanly) {
+  // Blocks of 1 MiB or more go to the file straight from the caller's memory; the buffered bytes
+  // before them go first.
+  ScratchFolder folder;
+  const std::string path = folder.file("mixed.bin");
+  const std::string small(1000, 's'), large((1 << 20) + 17, 'L'), tail(3, 't');
+  {
+    AtomicFile file(path, Overwrite::Never);
+    file.write(small);
+    file.write(large);
+    file.write(tail);
+    file.write(large);
+    EXPECT_EQ(file.bytes_written(), small.size() + 2 * large.size() + tail.size());
+    file.commit();
+  }
+  EXPECT_EQ(read_text(path), small + large + tail + large);
+  // A large block the disk refuses fails in write(), leaving nothing.
+  const std::string refused = folder.file("refused.bin");
+  inject_file_fault_for_testing(FileStep::Write, ENOSPC);
+  const std::string message = write_error([&] { write_file_atomically(refused, large, Overwrite::Never); });
+  inject_file_fault_for_testing(FileStep::Write, 0);
+  EXPECT_TRUE(contains(message, "the disk is full")) << message;
+  EXPECT_EQ(folder_entries(folder.path()), std::vector<std::string>{"mixed.bin"});
+}
+
 TEST(AtomicFile, WithoutCommitNothingAppears) {
   ScratchFolder folder;
   {
@@ -127,6 +152,38 @@ TEST(AtomicFile, RefusesFoldersDevicesAndMissingFolders) {
   EXPECT_TRUE(contains(write_error([&] { AtomicFile f("/dev/full", Overwrite::Allowed); }), "not a regular file"));
   const std::string missing = write_error([&] { AtomicFile f(folder.file("no/such/out.png"), Overwrite::Never); });
   EXPECT_TRUE(contains(missing, "does not exist")) << missing;
+}
+
+TEST(AtomicFile, EveryNameTheFileSystemTakesCanBeWrittenAndALongerOneIsRefusedBeforeWriting) {
+  ScratchFolder folder;
+  if (::pathconf(folder.path().c_str(), _PC_NAME_MAX) != 255) GTEST_SKIP() << "this file system's names are not 255 bytes";
+  // 245 to 255 bytes: the temporary name (11 bytes more) used to fail after the work.
+  for (std::size_t length : {244u, 245u, 250u, 255u}) {
+    const std::string name = std::string(length - 4, 'n') + ".png";
+    write_file_atomically(folder.file(name), "whole", Overwrite::Never);
+    EXPECT_EQ(read_text(folder.file(name)), "whole") << length;
+  }
+  EXPECT_EQ(folder_entries(folder.path()).size(), 4u) << "a temporary file was left";
+  const std::string too_long = folder.file(std::string(252, 'n') + ".png");
+  const std::string problem = output_file_problem(too_long, Overwrite::Allowed);
+  EXPECT_TRUE(contains(problem, "its file name is 256 bytes, more than the 255 this file system allows")) << problem;
+  EXPECT_EQ(write_error([&] { AtomicFile f(too_long, Overwrite::Allowed); }), problem);
+  EXPECT_EQ(output_file_problem(folder.file("fine.png"), Overwrite::Never), "");
+}
+
+TEST(AtomicFile, ALinkToNothingIsAnExistingNameFoundBeforeWriting) {
+  ScratchFolder folder;
+  const std::string link = folder.file("dangling.png");
+  ASSERT_EQ(::symlink("missing.png", link.c_str()), 0);
+  // It used to pass every check and fail at the end as "appeared while gausslab was writing".
+  const std::string problem = output_file_problem(link, Overwrite::Never);
+  EXPECT_TRUE(contains(problem, "already exists, as a symbolic link to 'missing.png' that does not exist")) << problem;
+  EXPECT_EQ(write_error([&] { AtomicFile f(link, Overwrite::Never); }), problem);
+  // --overwrite replaces the name, as it replaces any other.
+  EXPECT_EQ(output_file_problem(link, Overwrite::Allowed), "");
+  write_file_atomically(link, "now a file", Overwrite::Allowed);
+  EXPECT_EQ(read_text(link), "now a file");
+  EXPECT_FALSE(fs::exists(folder.file("missing.png")));
 }
 
 // Each failing step of writing leaves no file and says what went wrong.

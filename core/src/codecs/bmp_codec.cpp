@@ -18,6 +18,12 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <tmmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 #include "codecs.hpp"
 
 namespace gausslab::codec {
@@ -134,6 +140,76 @@ void check_supported(const DecodeInput& in, const Header& h) {
   if (h.height == 0 || h.height == INT32_MIN) fail(in, kFormat, "the height " + std::to_string(h.height) + " is invalid");
 }
 
+// 24-bit rows, the batch's format: B, G, R in the file against R, G, B, A in memory. Byte by
+// byte this took 10 instructions a pixel each way (callgrind, 4096×2304), most of the decoder's
+// and the encoder's work; with one byte shuffle per 4 pixels (SSSE3 on x86-64, chosen at run time;
+// NEON's interleaved loads and stores on 64-bit Arm) about 2. Each vector step reads or writes 16
+// bytes where 12 belong to its pixels, so it runs only where 2 more pixels follow in the row; the
+// rest go byte by byte.
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("ssse3"))) int unpack_bgr_ssse3(const unsigned char* src, int width, Rgba8* dst) {
+  const __m128i order = _mm_setr_epi8(2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6, -1, 11, 10, 9, -1);
+  const __m128i alpha = _mm_set1_epi32(static_cast<int>(0xFF000000U));
+  int x = 0;
+  for (; x + 6 <= width; x += 4) {
+    const __m128i bgr = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 3 * x));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + x), _mm_or_si128(_mm_shuffle_epi8(bgr, order), alpha));
+  }
+  return x;
+}
+__attribute__((target("ssse3"))) int pack_bgr_ssse3(const Rgba8* src, int width, unsigned char* dst) {
+  const __m128i order = _mm_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
+  int x = 0;
+  for (; x + 6 <= width; x += 4) {  // the next step writes over this one's last 4 bytes
+    const __m128i rgba = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + x));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * x), _mm_shuffle_epi8(rgba, order));
+  }
+  return x;
+}
+// __builtin_cpu_init first: this runs among the static initialisers, maybe before the CPU model is read.
+const bool kHaveSsse3 = (__builtin_cpu_init(), __builtin_cpu_supports("ssse3"));
+int unpack_bgr_vector(const unsigned char* src, int width, Rgba8* dst) {
+  return kHaveSsse3 ? unpack_bgr_ssse3(src, width, dst) : 0;
+}
+int pack_bgr_vector(const Rgba8* src, int width, unsigned char* dst) {
+  return kHaveSsse3 ? pack_bgr_ssse3(src, width, dst) : 0;
+}
+#elif defined(__aarch64__)
+int unpack_bgr_vector(const unsigned char* src, int width, Rgba8* dst) {
+  int x = 0;
+  for (; x + 16 <= width; x += 16) {
+    const uint8x16x3_t bgr = vld3q_u8(src + 3 * x);
+    const uint8x16x4_t rgba = {{bgr.val[2], bgr.val[1], bgr.val[0], vdupq_n_u8(255)}};
+    vst4q_u8(reinterpret_cast<std::uint8_t*>(dst + x), rgba);
+  }
+  return x;
+}
+int pack_bgr_vector(const Rgba8* src, int width, unsigned char* dst) {
+  int x = 0;
+  for (; x + 16 <= width; x += 16) {
+    const uint8x16x4_t rgba = vld4q_u8(reinterpret_cast<const std::uint8_t*>(src + x));
+    const uint8x16x3_t bgr = {{rgba.val[2], rgba.val[1], rgba.val[0]}};
+    vst3q_u8(dst + 3 * x, bgr);
+  }
+  return x;
+}
+#else
+int unpack_bgr_vector(const unsigned char*, int, Rgba8*) { return 0; }
+int pack_bgr_vector(const Rgba8*, int, unsigned char*) { return 0; }
+#endif
+
+void unpack_bgr(const unsigned char* src, int width, Rgba8* dst) {
+  for (int x = unpack_bgr_vector(src, width, dst); x < width; ++x) dst[x] = {src[3 * x + 2], src[3 * x + 1], src[3 * x], 255};
+}
+
+void pack_bgr(const Rgba8* src, int width, unsigned char* dst) {
+  for (int x = pack_bgr_vector(src, width, dst); x < width; ++x) {
+    dst[3 * x] = src[x].b;
+    dst[3 * x + 1] = src[x].g;
+    dst[3 * x + 2] = src[x].r;
+  }
+}
+
 struct Palette {
   std::vector<Rgba8> colours;
   bool grey = true;
@@ -221,7 +297,7 @@ LoadedImage decode_bmp(const DecodeInput& in) {
         dst[x] = palette.colours[index];
       }
     } else if (h.bits == 24) {
-      for (int x = 0; x < w; ++x) dst[x] = {src[3 * x + 2], src[3 * x + 1], src[3 * x], 255};
+      unpack_bgr(src, w, dst);
     } else {
       const int bytes = h.bits / 8;
       for (int x = 0; x < w; ++x) {
@@ -292,14 +368,18 @@ void encode_bmp(const ImageRgba8& image, int channels, ByteSink& out) {
   std::vector<unsigned char> row(stride, 0);
   for (int y = image.height() - 1; y >= 0; --y) {
     const Rgba8* src = &image.at(0, y);
-    unsigned char* dst = row.data();
-    for (int x = 0; x < image.width(); ++x) {
-      const Rgba8& p = src[x];
-      const bool grey = channels <= 2;
-      *dst++ = grey ? p.r : p.b;
-      *dst++ = grey ? p.r : p.g;
-      *dst++ = p.r;
-      if (alpha) *dst++ = p.a;
+    if (channels == 3) {
+      pack_bgr(src, image.width(), row.data());
+    } else {
+      unsigned char* dst = row.data();
+      for (int x = 0; x < image.width(); ++x) {
+        const Rgba8& p = src[x];
+        const bool grey = channels <= 2;
+        *dst++ = grey ? p.r : p.b;
+        *dst++ = grey ? p.r : p.g;
+        *dst++ = p.r;
+        if (alpha) *dst++ = p.a;
+      }
     }
     out.write(row.data(), row.size());
   }

@@ -2,11 +2,16 @@
 // The batch engine: files in, filtered files out, as fast as the slowest resource allows.
 //
 // Pipelined (the default): a pool of CPU threads reads and decodes files (normal priority) and
-// encodes and writes results (urgent: finishing an image frees its memory first). With a GPU
-// method, a dispatcher thread feeds decoded images, staged in pooled pinned buffers, to a few GPU
-// lanes (CUDA streams): while one image uploads another is filtered and a third downloads, and the
-// download lands in the same pinned buffer. With a CPU method the pool's threads filter too
-// (cpu_separable one image per thread; cpu_openmp one image at a time on every core). At most
+// encodes and writes results into their temporary files (urgent: finishing an image frees its
+// memory first); a publisher of its own threads then syncs each output and moves it into place
+// (AtomicFile::commit, the wait for the disk, off the pool's threads) and only then reports the
+// file. Those file stages are read_and_decode and encode_and_write below, which the MPI layer's
+// bands use too (there the sync is on the calling thread). With a GPU method, a dispatcher thread
+// feeds decoded images, staged in pooled pinned buffers, to a few GPU lanes (CUDA streams): while
+// one image uploads another is filtered and a third downloads, and the download lands in the same
+// pinned buffer. With a CPU method the pool's threads filter too
+// (cpu_separable one image per thread; cpu_openmp one image at a time on as many OpenMP threads
+// as the pool has: this process's share of the cores, cpu_share.hpp). At most
 // max_in_flight images are held at once, and no new one is started while those held use more than
 // the host budget. Images that do not fit the GPU (or that --bands asks to split) go through in
 // horizontal bands with a halo (band_plan.hpp), byte-identical to a single pass.
@@ -18,8 +23,10 @@
 // error) is reported with its reason and the others go on. After a GPU error that leaves the device
 // unusable, the remaining files fail with that reason.
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,7 +49,7 @@ struct EngineOptions {
   FilterParams params;
   Overwrite overwrite = Overwrite::Never;
   int jpeg_quality = 90;    // for .jpg outputs (1..100)
-  int threads = 0;          // CPU pool; 0: this rank's share of the cores
+  int threads = 0;          // CPU pool and cpu_openmp's OpenMP threads; 0: this rank's share of the cores
   int max_in_flight = 0;    // 0: threads + lanes + 2
   int lanes = 3;            // CUDA streams
   bool pipelined = true;
@@ -76,7 +83,8 @@ struct EngineReport {
   double first_finished_s = 0, last_finished_s = 0;
   StageTotals stages;
   std::vector<Stage> cpu_stages;   // the stages the CPU pool ran (for find_bound)
-  int threads = 1;
+  int threads = 1;                 // the CPU pool's (1 when not pipelined)
+  int openmp_threads = 0;          // the OpenMP threads cpu_openmp filtered with (0: another method)
   int lanes = 0;                   // 0 for a CPU method
   bool pipelined = true, pinned = false;
   std::string method_id, device_name;
@@ -107,9 +115,18 @@ class BatchEngine {
   // band fits the device budget. For the bands of an image spread over MPI ranks. Throws on failure.
   void filter_rows(const ExtendedRows& source, const BandPlan& plan, const ImageView& dst, int dst_first_row);
 
-  // The engine's clock: callers that read, decode, encode or write around filter_rows add their
-  // stages here, and stage_totals() returns everything recorded so far.
-  StageRecorder& clock();
+  // The two file stages, timed into the engine's clock (stage_totals() returns everything recorded
+  // so far), with their remarks in the report's notes; run() uses them for each file, and the MPI
+  // layer around filter_rows. read_and_decode: the file read with bounded effort (core's
+  // read_image_bytes: a regular file only, never more than its size at the start) and decoded;
+  // throws ImageLoadError naming it (std::bad_alloc when memory runs out). encode_and_write: the
+  // image pooled (options().pool), encoded with `channels` channels in the format of the output's
+  // extension straight into core's AtomicFile (timed as the encode and write stages), then synced
+  // and moved into place (the sync stage): never a partial file, never an existing one replaced
+  // unless options().overwrite allows; throws ImageSaveError or FileWriteError naming the file,
+  // std::invalid_argument for a size --pool cannot pool.
+  LoadedImage read_and_decode(const std::string& path);
+  void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
   StageTotals stage_totals() const;
   // A report without files: the resources (threads, lanes, device, budgets, peaks so far).
   EngineReport resources() const;
@@ -128,10 +145,21 @@ class BatchEngine {
   EngineOptions options_;
 };
 
+// An image --pool cannot pool (a side below 2): the file is refused, as a method refuses a size.
+class PoolRefusal : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 // The 2×2 pooling of a filtered image before it is written (core/pooling.hpp, on the CPU thread
-// that encodes it: a memory-bound pass much cheaper than the encoding). Throws std::invalid_argument
-// (a refusal) for an image with a side below 2.
+// that encodes it: a memory-bound pass much cheaper than the encoding). Throws PoolRefusal for an
+// image with a side below 2.
 ImageRgba8 pooled_result(const ImageRgba8& filtered, PoolMode pool);
+
+// The message for a file that failed with `error`, naming the file (and its size when `outcome`
+// has one); sets outcome.refused when the method refused the image or --pool its size.
+std::string file_failure_message(const std::string& input, const std::string& method_id, FileOutcome& outcome,
+                                 const std::exception_ptr& error);
 
 // The fault the test switch GAUSSLAB_BATCH_FAULT injects for `input` ("" when none). The variable
 // holds comma-separated KIND:TEXT items; a file whose path contains TEXT gets KIND: device-oom (its

@@ -20,6 +20,10 @@ struct BoundCheck {
 // The bound of one rank's run (the pool's share of the CPU stages, or a GPU stage's busy time).
 BoundCheck check_bound(const EngineReport& report);
 
+// What a rank ran on: "CPU, 1 CPU thread, OpenMP on 1 thread", "NVIDIA H200 (GPU 0), 16 CPU
+// threads, 3 CUDA streams, pinned buffers", "..., one file at a time".
+std::string resources_line(const RankSummary& rank);
+
 // The summary text (several lines), for rank 0 to print. `program` starts the first line.
 std::string format_summary(const BatchResult& result, const std::string& program, const std::string& params);
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "gausslab/batch/inputs_list.hpp"
+
 namespace gausslab {
 
 struct InputFile {
@@ -20,19 +22,22 @@ struct InputSpec {
   std::vector<std::string> items;  // files, folders, patterns (* ? [...])
   std::string list_file;           // --from-list: a file of paths, "-" for standard input
   bool recursive = false;          // --recursive: folders' subfolders too
+  ListFormat list_format;          // --list-comments, --list-null
 };
 
 // True for the file name extensions a folder's images are recognised by (case-insensitive):
 // .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .pam .pbm .gif .psd .hdr .pic .tif .tiff.
 bool has_image_extension(const std::string& path);
 
-// Expands every item in order (a list file's lines after the command line's items; blank lines
-// and lines starting with '#' are skipped). A named file is taken as it is, even when missing or
-// not an image (that file then fails with its reason); a folder contributes its files with an image
-// extension, sorted by name; a pattern its matches, sorted. Throws UsageError for a pattern that
-// matches nothing, a folder with no image file, an unreadable list file, or nothing at all. `notes`
-// receives what the user should know (subfolders skipped without --recursive).
+// Expands every item in order (a list's names after the command line's items; the list read as
+// inputs_list.hpp says, within `limits`, a list file by core's opening rule). A named file is taken
+// as it is, even when missing or not an image (that file then fails with its reason); a folder
+// contributes its files with an image extension, sorted by name; a pattern its matches, sorted. A
+// listed name is a file or a folder, never a pattern. Throws UsageError for a pattern that matches
+// nothing, a folder with no image file, a list that cannot be read or passes a limit (naming the
+// line), or nothing at all. `notes` receives what the user should know (subfolders skipped without
+// --recursive).
 std::vector<InputFile> expand_inputs(const InputSpec& spec, std::istream& standard_input,
-                                     std::vector<std::string>& notes);
+                                     std::vector<std::string>& notes, const ListLimits& limits = {});
 
 }  // namespace gausslab

@@ -9,10 +9,14 @@
 
 namespace gausslab {
 
-enum class Stage : int { Read, Decode, Upload, Filter, Download, Encode, Write, Count };
+// Write is the encoded bytes going into the output's temporary file (the kernel's copy into its
+// page cache); Sync is AtomicFile::commit, the wait for the disk: fsync, close, rename and the
+// folder's fsync. A pipelined run syncs on threads of its own, so Sync is a resource of its own
+// (the disk), not the CPU pool's.
+enum class Stage : int { Read, Decode, Upload, Filter, Download, Encode, Write, Sync, Count };
 inline constexpr int kStageCount = static_cast<int>(Stage::Count);
 
-// "read", "decode", "upload", "filter", "download", "encode", "write".
+// "read", "decode", "upload", "filter", "download", "encode", "write", "sync".
 const char* to_string(Stage stage);
 
 struct StageTotals {
@@ -42,9 +46,9 @@ class StageRecorder {
 
 // Which resource bound the run and by how much. `cpu_stages` are the stages run by the pool of
 // `cpu_threads` threads (their summed time over the threads is the pool's occupancy); every other
-// stage is its own resource (a copy engine, the GPU's SMs) whose occupancy is its busy time.
+// stage is its own resource (a copy engine, the GPU's SMs, the disk) whose occupancy is its busy time.
 struct BoundReport {
-  std::string name;          // "upload", "filter", or "CPU pool (decode 48 %, encode 31 %, ...)"
+  std::string name;          // "upload", "filter", "sync", or "CPU pool (decode 48 %, encode 31 %, ...)"
   double occupancy_ms = 0;   // of the bound resource over the run
   double per_image_ms = 0;   // occupancy / images
 };

@@ -4,7 +4,9 @@
 // closed (checked) and only then moved to its final name in one step. A reader therefore sees the
 // whole file or nothing: a full disk, a failing close(), an unwritable folder or SIGINT/SIGTERM
 // never leave a partial file under the final name, and no temporary file is left behind (SIGKILL
-// and power loss excepted: those can leave a `NAME.tmp-XXXXXX` beside the target).
+// and power loss excepted: those can leave a `NAME.tmp-XXXXXX` beside the target; NAME is cut
+// short where the whole would pass the longest file name, so that every name that fits can be
+// written).
 //
 // The new file's permissions follow the umask (0666 & ~umask), as for any program's output; a
 // file replaced with Overwrite::Allowed keeps its own permissions. With Overwrite::Never an
@@ -28,19 +30,25 @@ class FileWriteError : public std::runtime_error {
 
 class AtomicFile {
  public:
-  // Creates the temporary file beside `path`. Throws FileWriteError when the folder is missing or
-  // unwritable, `path` is a folder, or (Overwrite::Never) `path` exists already.
+  // Creates the temporary file beside `path`. Throws FileWriteError when output_file_problem
+  // says why not, or the folder is missing or unwritable.
   AtomicFile(std::string path, Overwrite overwrite);
   // Without commit() the temporary file is removed: nothing appears under `path`.
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  // Buffered; throws FileWriteError (the disk is full, ...), after which commit() is refused.
+  // Buffered (a block of 1 MiB or more goes to the file at once, uncopied); throws FileWriteError
+  // (the disk is full, ...), after which commit() is refused.
   void write(const void* data, std::size_t size);
   void write(std::string_view text) { write(text.data(), text.size()); }
-  // Flush, fsync, close (checked), then move into place; throws FileWriteError on any failure,
-  // leaving nothing under `path` and no temporary file.
+  // Flush, fsync, close (checked), then move into place and fsync the folder; throws
+  // FileWriteError on any failure, leaving nothing under `path` and no temporary file. The data
+  // are on the disk before the rename is made, so after a crash or power loss `path` holds the
+  // whole new file or what it held before, never part of one; once commit() returns the name is
+  // on the disk too. An AtomicFile is used by one thread at a time but may be handed to another
+  // between calls: the batch writes on its pool's threads and commits on threads of its own, so
+  // that waiting for the disk overlaps the encoding of the next files.
   void commit();
 
   const std::string& path() const { return path_; }
@@ -48,6 +56,7 @@ class AtomicFile {
 
  private:
   void flush_buffer();
+  void write_all(const unsigned char* bytes, std::size_t size);
   [[noreturn]] void fail(const std::string& what, int error_number);
   void discard() noexcept;
 
@@ -61,6 +70,14 @@ class AtomicFile {
   std::size_t bytes_written_ = 0;
   std::vector<unsigned char> buffer_;
 };
+
+// Empty when AtomicFile(path, overwrite) would start writing `path`, as far as can be told before
+// the work: the file name fits the file system (NAME_MAX of its folder, usually 255 bytes) and the
+// path PATH_MAX; `path` is not a folder, a device, FIFO or socket, nor, with Overwrite::Never, an
+// existing file or a symbolic link (one to nothing too). Otherwise the reason, which the
+// constructor throws. Programs check their outputs with it before the work, so that no run ends
+// in a refusal to write.
+std::string output_file_problem(const std::string& path, Overwrite overwrite);
 
 // The whole content at once through an AtomicFile.
 void write_file_atomically(const std::string& path, std::string_view content, Overwrite overwrite);

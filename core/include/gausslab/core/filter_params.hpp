@@ -1,8 +1,10 @@
 #pragma once
-// The parameters of one Gaussian filter, their limits, and the problem a method is asked to solve.
+// The parameters of one filter (the Gaussian of sigma and truncate or radius, or a custom kernel),
+// their limits, and the problem a method is asked to solve.
 #include <string>
 
 #include "gausslab/core/border.hpp"
+#include "gausslab/core/filter_kernel.hpp"
 #include "gausslab/core/pixel_format.hpp"
 
 namespace gausslab {
@@ -37,11 +39,20 @@ struct FilterParams {
   BorderMode border = BorderMode::Reflect;
   int fixed_radius = -1;  // >= 0 sets the radius directly instead of floor(truncate * sigma + 0.5)
   FilterAxes axes = FilterAxes::Both;
+  // The Gaussian of the fields above (kind Gaussian, the default), or a custom kernel, whose weights
+  // replace them (sigma, truncate and fixed_radius are then unused).
+  FilterKernel kernel{};
+  // How integer outputs (u8, u16) are stored: half up (the default), floor or ceil. Float outputs
+  // keep what the arithmetic gives, whatever this says.
+  IntegerRounding rounding = IntegerRounding::Nearest;
 
-  // floor(truncate * sigma + 0.5) as SciPy computes it, or fixed_radius when that is set.
+  // The Gaussian's radius: floor(truncate * sigma + 0.5) as SciPy computes it, or fixed_radius when
+  // that is set. For a custom kernel, its farthest reach from the centre along either axis (the
+  // halo a band of rows needs).
   int radius() const;
   // Taps per 1D pass: 2 * radius + 1.
   int taps() const { return 2 * radius() + 1; }
+  bool custom_kernel() const { return kernel.custom(); }
 };
 
 bool operator==(const FilterParams& a, const FilterParams& b);
@@ -61,12 +72,20 @@ bool operator==(const FilterProblem& a, const FilterProblem& b);
 inline bool operator!=(const FilterProblem& a, const FilterProblem& b) { return !(a == b); }
 
 // Empty when valid; otherwise a message that names the bad value and the allowed range
-// (NaN, sigma outside [0.1, 200], truncate outside [0.5, 10], radius outside [0, 2000]).
+// (NaN, sigma outside [0.1, 200], truncate outside [0.5, 10], radius outside [0, 2000]; for a custom
+// kernel validate(FilterKernel)'s checks, and a signal (along x only) given more than a 1D mask).
 std::string validate(const FilterParams& params);
 // As above, plus the image size (at least 1×1, at most kMaxPixels).
 std::string validate(const FilterProblem& problem);
 
-// "sigma 2, truncate 4, radius 8, reflect" (+ ", along x only"): for logs and file names.
+// "sigma 2, truncate 4, radius 8, reflect" (+ ", along x only", + ", rounding floor"), or for a
+// custom kernel "kernel mask 1,2,1, reflect": for logs and file names.
 std::string describe(const FilterParams& params);
+
+// The taps every method runs (filter_kernel.hpp): the Gaussian's weights (gaussian_weights, sum 1)
+// on both axes, or the custom kernel's, flipped for convolve, a rank-1 matrix as its factors, and
+// the divisor of normalize. `column` is empty along x only. Throws std::invalid_argument when
+// validate(params) fails.
+KernelTaps kernel_taps(const FilterParams& params);
 
 }  // namespace gausslab

@@ -34,6 +34,7 @@
 // Writing: PNG (libpng, 8-bit), JPEG (libjpeg-turbo, quality 1-100, 4:2:0), BMP 24/32-bit, TGA
 // (uncompressed) and PNM (P5/P6), through AtomicFile: the file appears whole or not at all.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -128,6 +129,12 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels,
 // callers that send the bytes elsewhere. Throws ImageSaveError.
 std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, ImageFormat format,
                                         int jpeg_quality = 90);
+// The same bytes handed to `write` piece by piece as the encoder makes them (a BMP row, a PNG
+// chunk), never the whole file in memory: for a writer that times the encoder apart from the disk
+// without holding a copy of the file (the batch writes each piece into its AtomicFile). Throws
+// ImageSaveError, or what `write` throws.
+void encode_image_to(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality,
+                     const std::function<void(const void* data, std::size_t size)>& write);
 
 // Empty if `path` names a file save_image can write (a known extension, or any name with an
 // explicit format; an existing folder; no existing file unless overwriting); otherwise the reason.

@@ -44,6 +44,16 @@ class FormatSet {
   std::uint32_t bits_ = 0;
 };
 
+// Which kernels a method runs (FilterParams::kernel); it refuses the others (kernel_refusal).
+enum class KernelSupport : std::uint8_t {
+  GaussianOnly,  // the Gaussian of sigma and truncate or radius
+  Separable,     // also custom separable kernels: a 1D mask, an x/y pair, a rank-1 matrix
+  Any,           // also any 2D matrix
+};
+
+// "gaussian only", "separable", "any 2D".
+const char* to_string(KernelSupport kernels);
+
 struct MethodInfo {
   std::string id;        // stable: CLI, tests and results use it, e.g. "separable_shared"
   std::string label;     // for the GUI, e.g. "Separable (shared memory)"
@@ -66,6 +76,11 @@ struct MethodInfo {
   bool computes_core_from_halo = false;
   // The pixel formats the method filters within its bound; others are refused (format_refusal).
   FormatSet formats{PixelFormat::Rgba8, PixelFormat::F32};
+  // The kernels it runs; GPU methods: the Gaussian only, for now.
+  KernelSupport kernels = KernelSupport::GaussianOnly;
+  // Stores integer samples by floor and ceil too (FilterParams::rounding); without it, half up only
+  // (rounding_refusal).
+  bool all_roundings = false;
 };
 
 const char* to_string(Backend backend);  // "cpu" or "cuda"
@@ -75,5 +90,17 @@ std::string format_refusal(const MethodInfo& info, PixelFormat format);
 
 // Empty when `info`'s method can filter along these axes; otherwise the reason, for the user.
 std::string axes_refusal(const MethodInfo& info, FilterAxes axes);
+
+// Empty when `info`'s method runs this kernel (the Gaussian always; a custom one as its `kernels`
+// allow: a matrix counts as separable when it is rank 1); otherwise the reason, for the user.
+std::string kernel_refusal(const MethodInfo& info, const FilterParams& params);
+
+// Empty when `info`'s method can store the problem's samples with its rounding (any method for
+// float formats and for nearest; floor and ceil of integer samples need all_roundings).
+std::string rounding_refusal(const MethodInfo& info, const FilterProblem& problem);
+
+// The refusals every method makes before its own limits: validate, then format_refusal,
+// axes_refusal, kernel_refusal and rounding_refusal; empty when none applies.
+std::string common_refusal(const MethodInfo& info, const FilterProblem& problem);
 
 }  // namespace gausslab

@@ -150,6 +150,21 @@ void dispatch_format(PixelFormat format, Fn&& fn) {
 
 __host__ __device__ __forceinline__ int div_up(int a, int b) { return (a + b - 1) / b; }
 
+// A launch bound's "at least this many blocks an SM", capped at what the architecture being compiled
+// holds (ptxas ignores a larger one, with a warning): sm_75 runs at most 1024 threads an SM, sm_86,
+// sm_87 and sm_89 1536, the others we build for 2048. A policy tuned for Hopper's 2048 threads (16
+// blocks of 128) thus asks sm_75 for 8.
+constexpr int resident_blocks_bound(int threads_per_block, int wanted_blocks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+  constexpr int kMaxThreadsPerSm = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+  constexpr int kMaxThreadsPerSm = 1536;
+#else
+  constexpr int kMaxThreadsPerSm = 2048;
+#endif
+  return wanted_blocks * threads_per_block > kMaxThreadsPerSm ? kMaxThreadsPerSm / threads_per_block : wanted_blocks;
+}
+
 // Pointer to row y of a pitched image.
 template <class T>
 __device__ __forceinline__ T* pitched_row(void* base, size_t pitch_bytes, int y) {

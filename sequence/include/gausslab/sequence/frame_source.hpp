@@ -40,6 +40,9 @@ class FrameSource {
   virtual void rewind() = 0;
   // Things the user should know about the input (files left out, ...).
   virtual std::vector<std::string> notes() const { return {}; }
+  // The frame files it reads (a folder's, in order), so that no output replaces one; none for a
+  // video (its path is the input given) or the synthetic sky.
+  virtual std::vector<std::string> files() const { return {}; }
 };
 
 // Natural order: runs of digits compare by their value, the rest byte by byte.
