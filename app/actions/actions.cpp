@@ -61,6 +61,9 @@ std::vector<Action> make_table() {
   add(ActionId::Fit, "fit", "View", "Fit", "the whole picture in the view", key(GLFW_KEY_F));
   add(ActionId::OneToOne, "one_to_one", "View", "1:1", "one picture pixel per screen pixel", key(GLFW_KEY_0));
   add(ActionId::ToggleSampling, "sampling", "View", "Nearest / linear", "how the picture is sampled when zoomed", key(GLFW_KEY_N));
+  add(ActionId::ExposureUp, "exposure_up", "View", "Exposure + 1/2 stop", "A, B and split brighter (x1.41)", character(']'));
+  add(ActionId::ExposureDown, "exposure_down", "View", "Exposure - 1/2 stop", "A, B and split darker: a float picture's values above 1 come into view", character('['));
+  add(ActionId::NextChannel, "channel", "View", "Next channel", "A, B and split show rgb, r, g, b, a or the luminance", key(GLFW_KEY_K));
   add(ActionId::JumpToLargest, "jump", "View", "Jump to the largest difference", "centre and zoom on where |A-B| is largest", key(GLFW_KEY_J));
   add(ActionId::ToggleInspector, "inspector", "View", "Inspector", "values under the cursor; on the pixels when zoomed in", key(GLFW_KEY_I));
   add(ActionId::TogglePanels, "panels", "View", "Hide panels", "hide or show every panel (the picture fills the window)", key(GLFW_KEY_TAB));

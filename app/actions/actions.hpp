@@ -24,7 +24,7 @@ enum class ActionId {
   SigmaUpSmall, SigmaDownSmall, SigmaUpLarge, SigmaDownLarge, NextBorder, ToggleContinuous, StepFrame, CycleRepeat,
   // View
   NextView, ViewA, ViewB, ViewSplit, ViewDifference, Blink, SignedDifference, FalseColour, GainUp, GainDown,
-  Fit, OneToOne, ToggleSampling, JumpToLargest, ToggleInspector, TogglePanels, ToggleOverlay,
+  Fit, OneToOne, ToggleSampling, ExposureUp, ExposureDown, NextChannel, JumpToLargest, ToggleInspector, TogglePanels, ToggleOverlay,
   // Tools
   CompareAll, ToggleVsync, TogglePooling, Help, CloseWindow,
 };

@@ -46,6 +46,7 @@ Comparison::Comparison(ComparisonStart start)
       work_(runs_.pipeline().runs_gpu_methods(), start.automated),
       settings_(start.filter, runs_.pipeline(), runs_.lane(0).slot, messages_) {
   picture_.original = std::move(start.original);
+  picture_.levels = std::move(start.levels);
   picture_.name = std::move(start.name);
   picture_.path = std::move(start.path);
   if (!rebuild_picture()) throw StartupError(picture_.load_error);
@@ -88,6 +89,8 @@ bool Comparison::rebuild_picture() {
       pipeline.set_source(picture);
     }
     picture_.processed = std::move(shared);
+    const bool own_size = width == picture_.original.width() && height == picture_.original.height();
+    picture_.processed_levels = own_size ? picture_.levels : nullptr;
     runs_.reserve_sliced_results();
   } catch (const std::exception& error) {
     picture_.load_error = "could not use a " + std::to_string(width) + " x " + std::to_string(height) +
@@ -108,11 +111,14 @@ void Comparison::open_file(const std::string& path) {
   try {
     LoadedImage loaded = load_image(path);
     ImageRgba8 previous = std::move(picture_.original);
+    std::shared_ptr<const PictureLevels> previous_levels = std::move(picture_.levels);
     const std::string previous_name = picture_.name;
     picture_.original = std::move(loaded.image);
+    picture_.levels = nullptr;
     picture_.name = path;
     if (!rebuild_picture()) {  // e.g. too large: the old picture stays
       picture_.original = std::move(previous);
+      picture_.levels = std::move(previous_levels);
       picture_.name = previous_name;
       return;
     }
@@ -240,7 +246,7 @@ void Comparison::frame(const FrameClocks& clocks) {
   if (!too_large_to_measure(*this)) {
     const FilterState& applied = settings_.applied();
     work_.request(exact_key(*this), picture_.processed, runs_.lane(0).slot.wanted(), runs_.lane(1).slot.wanted(),
-                  applied.method_a == kExactGaussian || applied.method_b == kExactGaussian);
+                  applied.method_a == kExactGaussian || applied.method_b == kExactGaussian, picture_.processed_levels);
   }
   trace.mark("background_work");
   timing_.record("A ", runs_.lane(0).slot.timer(), runs_.lane(0).seen_completed);

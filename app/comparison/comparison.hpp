@@ -23,6 +23,7 @@
 #include "comparison/slot_runs.hpp"
 #include "comparison/status_messages.hpp"
 #include "gausslab/render/gl_surface.hpp"
+#include "viewer/picture_levels.hpp"
 #include "viewer/viewer_state.hpp"
 
 namespace gausslab {
@@ -31,7 +32,8 @@ class GlTimer;
 class RollingMedian;
 
 struct ComparisonStart {
-  ImageRgba8 original;     // the picture as loaded
+  ImageRgba8 original;     // the picture as loaded (its 8-bit reduction, when the file holds more)
+  std::shared_ptr<const PictureLevels> levels;  // the file's own samples when it holds more than 8 bits
   std::string name;        // its path, or the built-in picture's name
   std::string path;        // the file, for a reload; empty for the built-in picture
   FilterState filter;      // the first setting
@@ -46,8 +48,12 @@ struct ComparisonStart {
 // processed gets a new number (SlotSetting::picture), so a result of an older one never counts.
 struct ComparisonPicture {
   ImageRgba8 original;
+  std::shared_ptr<const PictureLevels> levels;  // the file's own samples when it holds more than 8 bits
   std::string name, path;
   std::shared_ptr<const ImageRgba8> processed;
+  // What the numbers and the exact Gaussian measure when not the 8-bit picture: the levels at the
+  // file's own size (a resampled picture is measured in 8 bits, as the panel says).
+  std::shared_ptr<const PictureLevels> processed_levels;
   std::uint64_t number = 0;
   std::uint64_t opened = 0;  // files opened (the view fits a new one)
   std::string load_error;  // why the last open or new size was not used (the old picture stays)

@@ -1,6 +1,8 @@
 #include "comparison/comparison_numbers.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -191,8 +193,8 @@ NumbersWorker::NumbersWorker(bool gpu)
 NumbersWorker::~NumbersWorker() = default;  // thread_ goes first (declared last), then the state
 
 void NumbersWorker::submit(const NumbersKey& key, std::shared_ptr<const ImageRgba8> picture,
-                           std::shared_ptr<const ExactResult> exact) {
-  thread_.submit(Job{key, std::move(picture), std::move(exact)});
+                           std::shared_ptr<const ExactResult> exact, std::shared_ptr<const PictureLevels> levels) {
+  thread_.submit(Job{key, std::move(picture), std::move(exact), std::move(levels)});
 }
 
 std::optional<ComparisonNumbers> NumbersWorker::latest() const {
@@ -379,6 +381,10 @@ std::shared_ptr<const SlotValues> NumbersWorker::JobRun::host_values(int method,
   if (values) {
     out->operand = values->host->operand();
     out->owner = values->host;
+  } else if (method == kOriginalPicture && job_.levels) {
+    out->operand = planes_operand(job_.levels->planes.data(), sizeof(float) * static_cast<std::size_t>(width_), height_,
+                                  OperandType::F32);
+    out->owner = job_.levels;
   } else if (method == kOriginalPicture) {
     out->operand = rgba8_operand(picture_.data(), picture_.pitch_bytes());
     out->owner = job_.picture;
@@ -405,9 +411,14 @@ DifferenceOperand NumbersWorker::JobRun::device_operand(int method, Values* valu
     // The picture's float planes are on the device already when a GPU method's values were
     // computed: the same values as the 8-bit picture, and no 64 MiB allocation and upload from
     // pageable memory (which held the frame's own CUDA calls back for ~10 ms at 4096x4096).
-    if (!s_.d_source_planes.empty())
+    if (!s_.d_source_planes.empty() || job_.levels) {
+      if (s_.d_source_planes.empty())  // a picture of more than 8 bits is measured as its own samples
+        s_.upload(ConstImageView{s_.source_planes->values.data(), width_, height_ * 4,
+                                 sizeof(float) * static_cast<std::size_t>(width_), PixelFormat::F32},
+                  s_.d_source_planes);
       return planes_operand(s_.d_source_planes.view().data, s_.d_source_planes.view().pitch_bytes, height_,
                             OperandType::F32);
+    }
     if (s_.d_picture.empty()) s_.upload(picture_.view(), s_.d_picture);
     return rgba8_operand(s_.d_picture.view().data, s_.d_picture.view().pitch_bytes);
   }
@@ -437,6 +448,23 @@ DifferenceStats NumbersWorker::JobRun::reduce(int method_x, Values* x, const Slo
   return finish_difference(*s_.h_partial.as<DifferencePartial>(), d_input, 255.0);
 }
 
+std::string levels_text(double value, bool with_sign) {
+  char text[32];
+  const bool tiny = value != 0 && std::abs(value) < 0.0005;  // "0.000" would read as no difference
+  std::snprintf(text, sizeof text, tiny ? (with_sign ? "%+.2e" : "%.2e") : (with_sign ? "%+.3f" : "%.3f"), value);
+  return text;
+}
+
+std::shared_ptr<const std::vector<float>> difference_floats(const SlotValues& a, const SlotValues& b) {
+  const int width = a.width, height = a.height;
+  auto out = std::make_shared<std::vector<float>>(static_cast<std::size_t>(width) * height * 4);
+  float* d = out->data();
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < 4; ++c) *d++ = static_cast<float>(a.value(x, y, c) - b.value(x, y, c));
+  return out;
+}
+
 void NumbersWorker::JobRun::follow_the_picture() {
   if (s_.picture != job_.key.a.picture) {  // a new picture: nothing cached is of use
     s_.cache.clear();
@@ -449,7 +477,10 @@ void NumbersWorker::JobRun::follow_the_picture() {
   }
   if (!s_.source_planes) {
     auto planes = std::make_shared<HostPlanes>();
-    split_channels(picture_, *planes);
+    if (const PictureLevels* levels = job_.levels.get())  // the file's own samples, not the 8-bit copy
+      *planes = HostPlanes{levels->width, levels->height, levels->planes};
+    else
+      split_channels(picture_, *planes);
     s_.source_planes = std::move(planes);
   }
 }
@@ -509,8 +540,12 @@ bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
   numbers.values_a = host_values(job_.key.a.method, a);
   numbers.values_b = host_values(job_.key.b.method, b);
 
-  // 3. The reductions.
+  // 3. The reductions, and A - B for the difference view.
   measure(numbers, a, b);
+  if (numbers.values_a && numbers.values_b && !superseded_) {
+    set_activity_("A - B for the difference view");
+    numbers.difference = difference_floats(*numbers.values_a, *numbers.values_b);
+  }
   return true;
 }
 

@@ -7,7 +7,8 @@
 //      the original picture and the exact Gaussian are used as they are;
 //   2. the reduction runs on the GPU (cuda/image_difference.hpp, on the worker's own stream) when a
 //      slot holds a GPU method, on the CPU otherwise;
-//   3. the slots' values stay on the host for the inspector.
+//   3. the slots' values stay on the host for the inspector, and A - B from them for the
+//      difference view (unrounded_view.hpp).
 // The newest request wins; one still running stops at its next step.
 #include <atomic>
 #include <condition_variable>
@@ -15,10 +16,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "comparison/exact_reference.hpp"
 #include "gausslab/core/difference_stats.hpp"
 #include "comparison/job_thread.hpp"
+#include "viewer/picture_levels.hpp"
 #include "comparison/slot_setting.hpp"
 
 namespace gausslab {
@@ -45,10 +48,21 @@ struct SlotValues {
   double value(int x, int y, int c) const { return operand.sample(x, y, c); }
 };
 
+// A value in 8-bit levels as the inspector prints it: three decimals ("127.385", "+0.250"), or
+// three significant digits where those would hide it ("+8.12e-05": a method against the exact
+// Gaussian); with_sign: a difference.
+std::string levels_text(double value, bool with_sign);
+
+// A - B of two slots' values, interleaved RGBA floats in 8-bit levels (subtracted in double).
+std::shared_ptr<const std::vector<float>> difference_floats(const SlotValues& a, const SlotValues& b);
+
 struct ComparisonNumbers {
   NumbersKey key;
   std::optional<DifferenceStats> a_vs_b, a_vs_exact, b_vs_exact;
   std::shared_ptr<const SlotValues> values_a, values_b;
+  // A - B from those values, interleaved RGBA floats in 8-bit levels: what the difference view
+  // draws (unrounded_view.hpp); null while either is missing.
+  std::shared_ptr<const std::vector<float>> difference;
   std::string error;     // why some figures are missing
   std::string note;      // how to read them (a method measured on its 8-bit result)
   bool on_gpu = false;   // where the reduction ran
@@ -61,9 +75,11 @@ class NumbersWorker {
   explicit NumbersWorker(bool gpu);
   ~NumbersWorker();
 
-  // Works out the numbers for key (exact: the exact Gaussian when key.with_exact).
+  // Works out the numbers for key (exact: the exact Gaussian when key.with_exact); levels: the
+  // picture's own samples when its file holds more than 8 bits (picture_levels.hpp), which the
+  // methods then run on and the original picture is measured as.
   void submit(const NumbersKey& key, std::shared_ptr<const ImageRgba8> picture,
-              std::shared_ptr<const ExactResult> exact);
+              std::shared_ptr<const ExactResult> exact, std::shared_ptr<const PictureLevels> levels = nullptr);
   // The newest finished numbers.
   std::optional<ComparisonNumbers> latest() const;
   // What the worker does right now, for the panel ("running fft on the float planes"); empty if idle.
@@ -79,6 +95,7 @@ class NumbersWorker {
     NumbersKey key;
     std::shared_ptr<const ImageRgba8> picture;
     std::shared_ptr<const ExactResult> exact;
+    std::shared_ptr<const PictureLevels> levels;
   };
   struct State;
   class JobRun;

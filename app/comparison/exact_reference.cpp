@@ -19,7 +19,8 @@ std::shared_ptr<const ExactResult> ExactReference::find(const ExactKey& key) con
   return nullptr;
 }
 
-void ExactReference::request(const ExactKey& key, std::shared_ptr<const ImageRgba8> picture) {
+void ExactReference::request(const ExactKey& key, std::shared_ptr<const ImageRgba8> picture,
+                             std::shared_ptr<const PictureLevels> levels) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (computing_ == key) return;
@@ -29,7 +30,7 @@ void ExactReference::request(const ExactKey& key, std::shared_ptr<const ImageRgb
     progress_ = 0.0;
     error_.clear();
   }
-  thread_.submit(Job{key, std::move(picture)});
+  thread_.submit(Job{key, std::move(picture), std::move(levels)});
 }
 
 std::optional<double> ExactReference::progress(const ExactKey& key) const {
@@ -62,8 +63,18 @@ void ExactReference::compute(Job& job, const std::atomic<bool>& superseded) {
     for (int y = 0; y < height; y += band) {
       if (superseded) return;  // a newer setting: this one is of no use
       const Rect rows{0, y, width, std::min(band, height - y)};
-      const std::vector<double> part = reference_gaussian_region(picture.view(), job.key.params, rows);
-      std::copy(part.begin(), part.end(), result->values.begin() + static_cast<std::ptrdiff_t>(y) * width * 4);
+      double* into = result->values.data() + static_cast<std::ptrdiff_t>(y) * width * 4;
+      if (const PictureLevels* levels = job.levels.get()) {  // the file's own samples, plane by plane
+        for (int c = 0; c < 4; ++c) {
+          const ConstImageView plane{levels->plane(c), width, height, sizeof(float) * static_cast<std::size_t>(width),
+                                     PixelFormat::F32};
+          const std::vector<double> part = reference_gaussian_region(plane, job.key.params, rows);
+          for (std::size_t i = 0; i < part.size(); ++i) into[i * 4 + c] = part[i];
+        }
+      } else {
+        const std::vector<double> part = reference_gaussian_region(picture.view(), job.key.params, rows);
+        std::copy(part.begin(), part.end(), into);
+      }
       progress_ = static_cast<double>(y + rows.height) / height;
     }
     result->rounded = ImageRgba8(width, height);

@@ -14,6 +14,7 @@
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/image.hpp"
 #include "comparison/job_thread.hpp"
+#include "viewer/picture_levels.hpp"
 
 namespace gausslab {
 
@@ -40,7 +41,10 @@ class ExactReference {
   // The cached result for key, or null.
   std::shared_ptr<const ExactResult> find(const ExactKey& key) const;
   // Starts computing key unless it is cached or on its way; a computation of another key stops.
-  void request(const ExactKey& key, std::shared_ptr<const ImageRgba8> picture);
+  // levels: the picture's own samples when its file holds more than 8 bits (picture_levels.hpp),
+  // which the exact Gaussian is then of.
+  void request(const ExactKey& key, std::shared_ptr<const ImageRgba8> picture,
+               std::shared_ptr<const PictureLevels> levels = nullptr);
   // 0..1 while `key` is being computed, nullopt otherwise.
   std::optional<double> progress(const ExactKey& key) const;
   // Why the latest computation failed (empty if it did not).
@@ -52,6 +56,7 @@ class ExactReference {
   struct Job {
     ExactKey key;
     std::shared_ptr<const ImageRgba8> picture;
+    std::shared_ptr<const PictureLevels> levels;
   };
   void compute(Job& job, const std::atomic<bool>& superseded);
 

@@ -14,7 +14,7 @@ namespace gausslab {
 
 namespace {
 
-constexpr GainRange kGainRange{1.0, 65536.0};
+constexpr GainRange kGainRange{1.0, kMaxDifferenceGain};
 
 // "X Y" or "X,Y" of a script step.
 std::vector<double> numbers_of(const std::string& command, std::string text) {
@@ -119,7 +119,8 @@ void ComparisonCommands::perform(const Action& action, FrameContext& frame, cons
       view_.fit = false;
       view_.transform.center = {f.max_x + 0.5, f.max_y + 0.5};
       view_.transform.zoom = std::max(view_.transform.zoom, 32.0);
-      messages.say("the largest |A-B| is at (" + std::to_string(f.max_x) + ", " + std::to_string(f.max_y) + ")");
+      messages.say("the largest |A-B| is " + levels_text(f.max_abs, false) + " levels, at (" + std::to_string(f.max_x) +
+                   ", " + std::to_string(f.max_y) + ", " + "rgba"[std::clamp(f.max_channel, 0, 3)] + ")");
       break;
     }
     case ActionId::ToggleInspector: view_.inspector = !view_.inspector; break;

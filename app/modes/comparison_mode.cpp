@@ -27,8 +27,9 @@ ComparisonStart comparison_start(const ViewerOptions& options, StartupPlan& plan
   filter.width = options.resize ? options.size_width : plan.original.width();
   filter.height = options.resize ? options.size_height : plan.original.height();
   filter.continuous = automated_run(options);  // timed and scripted runs process every frame
-  return ComparisonStart{std::move(plan.original), plan.image_name, options.image_path, filter, options.best_path,
-                         history_frames(options), automated_run(options), options.events, surface.info()};
+  return ComparisonStart{std::move(plan.original), plan.levels, plan.image_name, options.image_path, filter,
+                         options.best_path, history_frames(options), automated_run(options), options.events,
+                         surface.info()};
 }
 
 }  // namespace
@@ -95,6 +96,7 @@ void ComparisonMode::update(FrameContext& frame) {
     comparison_.show_slots(shows_slot(view_, 0), shows_slot(view_, 1));
     comparison_.frame(FrameClocks{frame.gl_timer, frame.frame_ms});
     saves_.follow(comparison_, view_);
+    unrounded_.follow(comparison_);
   }
   const SlotRuns& runs = comparison_.runs();
   const StageTimer* b = shows_slot(view_, 1) ? &runs.lane(1).slot.timer() : nullptr;
@@ -139,7 +141,10 @@ ImageDrawParams ComparisonMode::draw_params() const {
   params.gain = view_.gain;
   params.signed_difference = view_.signed_difference;
   params.false_colour = view_.false_colour;
+  params.difference_texture = unrounded_.difference_texture();
+  params.difference_swapped = view_.blink_swapped;
   params.sampling = view_.sampling;
+  params.display = view_.display;
   params.viewport_x = area_.x;
   params.viewport_y = surface_.height() - (area_.y + area_.height);
   params.viewport_width = area_.width;

@@ -17,6 +17,7 @@
 #include "actions/action_dispatcher.hpp"
 #include "comparison/comparison.hpp"
 #include "comparison/comparison_saves.hpp"
+#include "comparison/unrounded_view.hpp"
 #include "modes/comparison_commands.hpp"
 #include "panels/comparison_panels.hpp"
 #include "panels/view_input.hpp"
@@ -58,6 +59,7 @@ class ComparisonMode final : public ViewerMode {
   GlSurface& surface_;
   Comparison comparison_;
   std::unique_ptr<ImageRenderer> renderer_;
+  UnroundedView unrounded_;  // A - B before rounding, for the difference view
   ComparisonSaves saves_;
   ActionDispatcher actions_;
   ViewState view_;

@@ -16,6 +16,11 @@ bool perform_view_action(ActionId action, ViewState& view, GainRange gain, int i
     case ActionId::ViewDifference: view.mode = CompareMode::Difference; return true;
     case ActionId::GainUp: view.gain = std::min(view.gain * 2, gain.high); return true;
     case ActionId::GainDown: view.gain = std::max(view.gain / 2, gain.low); return true;
+    case ActionId::ExposureUp: view.display.exposure_stops = std::min(view.display.exposure_stops + 0.5, 20.0); return true;
+    case ActionId::ExposureDown: view.display.exposure_stops = std::max(view.display.exposure_stops - 0.5, -20.0); return true;
+    case ActionId::NextChannel:
+      view.display.channel = static_cast<ChannelView>((static_cast<int>(view.display.channel) + 1) % static_cast<int>(ChannelView::Count));
+      return true;
     case ActionId::ToggleSampling:
       view.sampling = view.sampling == Sampling::Linear ? Sampling::Nearest : Sampling::Linear;
       return true;

@@ -134,9 +134,10 @@ void inspector(const Comparison& comparison, const ViewState& view, const Pictur
         char text[96];
         if (view.mode == CompareMode::Difference) {
           if (!values[first] || !values[1 - first]) continue;
-          std::snprintf(text, sizeof text, "%+.3g\n%+.3g\n%+.3g", values[first]->value(x, y, 0) - values[1 - first]->value(x, y, 0),
-                        values[first]->value(x, y, 1) - values[1 - first]->value(x, y, 1),
-                        values[first]->value(x, y, 2) - values[1 - first]->value(x, y, 2));
+          std::snprintf(text, sizeof text, "%s\n%s\n%s",
+                        levels_text(values[first]->value(x, y, 0) - values[1 - first]->value(x, y, 0), true).c_str(),
+                        levels_text(values[first]->value(x, y, 1) - values[1 - first]->value(x, y, 1), true).c_str(),
+                        levels_text(values[first]->value(x, y, 2) - values[1 - first]->value(x, y, 2), true).c_str());
         } else {
           if (!va) continue;
           std::snprintf(text, sizeof text, "%.2f\n%.2f\n%.2f", va->value(x, y, 0), va->value(x, y, 1), va->value(x, y, 2));
@@ -158,17 +159,23 @@ void inspector(const Comparison& comparison, const ViewState& view, const Pictur
   ImGui::BeginTooltip();
   ImGui::Text("x %d  y %d", x, y);
   const char* names[2] = {"A", "B"};
+  const auto row = [](const char* name, const std::array<double, 4>& v, bool with_sign) {
+    ImGui::Text("%-3s %9s %9s %9s %9s", name, levels_text(v[0], with_sign).c_str(), levels_text(v[1], with_sign).c_str(),
+                levels_text(v[2], with_sign).c_str(), levels_text(v[3], with_sign).c_str());
+  };
+  const auto at = [&](const SlotValues& s) {
+    return std::array<double, 4>{s.value(x, y, 0), s.value(x, y, 1), s.value(x, y, 2), s.value(x, y, 3)};
+  };
   for (int i = 0; i < 2; ++i) {
     if (values[i])
-      ImGui::Text("%s  %8.3f %8.3f %8.3f %8.3f", names[i], values[i]->value(x, y, 0), values[i]->value(x, y, 1),
-                  values[i]->value(x, y, 2), values[i]->value(x, y, 3));
+      row(names[i], at(*values[i]), false);
     else
       ImGui::TextColored(kDimColour, "%s  (values on their way)", names[i]);
   }
-  if (values[0] && values[1])
-    ImGui::Text("A-B %+8.3f %+8.3f %+8.3f %+8.3f", values[0]->value(x, y, 0) - values[1]->value(x, y, 0),
-                values[0]->value(x, y, 1) - values[1]->value(x, y, 1), values[0]->value(x, y, 2) - values[1]->value(x, y, 2),
-                values[0]->value(x, y, 3) - values[1]->value(x, y, 3));
+  if (values[0] && values[1]) {
+    const std::array<double, 4> a = at(*values[0]), b = at(*values[1]);
+    row("A-B", {a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]}, true);
+  }
   ImGui::TextColored(kDimColour, "unrounded, in 8-bit levels (r g b a)");
   ImGui::EndTooltip();
 }

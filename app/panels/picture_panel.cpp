@@ -26,6 +26,10 @@ void picture_panel(Comparison& comparison, PicturePanelState& state) {
   const ComparisonPicture& picture = comparison.picture();
   FilterState& filter = comparison.settings().requested();
   ImGui::TextWrapped("%s (%d x %d)", picture.name.c_str(), picture.original.width(), picture.original.height());
+  if (picture.levels)
+    ImGui::TextColored(kDimColour, picture.processed_levels ? "%s: measured as stored, shown in 8 bits"
+                                                            : "%s: resampled, so measured in 8 bits",
+                       picture.levels->type.c_str());
   ImGui::SetNextItemWidth(-70.0f);
   if (state.focus_open_field) {
     ImGui::SetKeyboardFocusHere();

@@ -1,4 +1,5 @@
-// The side panel's view section: A, B, split or difference, blink, the difference's style and gain,
+// The side panel's view section: A, B, split or difference, blink, the difference's style and gain
+// (else the exposure and the channel shown),
 // the sampling, fit and 1:1 (the zoom shown), the inspector.
 #include <imgui.h>
 
@@ -27,8 +28,20 @@ void view_panel(ViewState& view, ActionDispatcher& actions) {
     action_tooltip(ActionId::FalseColour);
     ImGui::SetNextItemWidth(-90.0f);
     float gain = static_cast<float>(view.gain);
-    if (ImGui::SliderFloat("gain", &gain, 1.0f, 65536.0f, "x%.0f", ImGuiSliderFlags_Logarithmic)) view.gain = std::max(1.0f, gain);
+    if (ImGui::SliderFloat("gain", &gain, 1.0f, static_cast<float>(kMaxDifferenceGain), "x%.0f", ImGuiSliderFlags_Logarithmic))
+      view.gain = std::max(1.0f, gain);
     action_tooltip(ActionId::GainUp);
+  } else {
+    ImGui::SetNextItemWidth(-90.0f);
+    float stops = static_cast<float>(view.display.exposure_stops);
+    if (ImGui::SliderFloat("exposure", &stops, -20.0f, 20.0f, "%+.1f stops")) view.display.exposure_stops = stops;
+    action_tooltip(ActionId::ExposureUp);
+    static const char* kChannels[] = {"rgb", "r", "g", "b", "a", "luminance"};
+    int channel = static_cast<int>(view.display.channel);
+    ImGui::SetNextItemWidth(-90.0f);
+    if (ImGui::Combo("channel", &channel, kChannels, static_cast<int>(ChannelView::Count)))
+      view.display.channel = static_cast<ChannelView>(channel);
+    action_tooltip(ActionId::NextChannel);
   }
   if (ImGui::RadioButton("linear", view.sampling == Sampling::Linear)) view.sampling = Sampling::Linear;
   ImGui::SameLine();

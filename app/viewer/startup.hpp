@@ -2,11 +2,13 @@
 // Everything checked before the first frame: the picture loads, the methods exist and can run
 // here with these parameters, the screenshot files may be written. A problem is a StartupError
 // (exit status 2) with a message that names it and what to do.
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "gausslab/core/image.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "viewer/picture_levels.hpp"
 #include "viewer/script.hpp"
 #include "viewer/viewer_options.hpp"
 
@@ -26,7 +28,8 @@ ImageRgba8 load_default_picture();
 inline constexpr const char* kDefaultPictureName = "built-in astronaut picture";
 
 struct StartupPlan {
-  ImageRgba8 original;     // the picture as loaded
+  ImageRgba8 original;     // the picture as loaded (its 8-bit reduction, when the file holds more)
+  std::shared_ptr<const PictureLevels> levels;  // the file's own samples when it holds more than 8 bits
   std::string image_name;  // its path, or kDefaultPictureName
   int method_a = 0;        // registry index
   int method_b = -1;       // registry index, kOriginalPicture or kExactGaussian

@@ -31,6 +31,10 @@ struct FilterState {
   friend bool operator!=(const FilterState& x, const FilterState& y) { return !(x == y); }
 };
 
+// The difference view's gain: up to 2^24, so that a method's error against the exact Gaussian (1e-4
+// levels, unrounded_view.hpp) can fill the scale.
+inline constexpr double kMaxDifferenceGain = 16777216.0;
+
 struct ViewState {
   ViewTransform transform;
   bool fit = true;  // keep fitting the image to the view (until the user zooms or pans)
@@ -38,6 +42,7 @@ struct ViewState {
   Sampling sampling = Sampling::Linear;
   double split_fraction = 0.5;  // divider position across the picture area, 0..1
   double gain = 8.0;            // difference view amplification
+  DisplayTransform display;     // the A, B and split views' exposure and channel
   bool signed_difference = false;
   bool false_colour = true;
   bool blink_swapped = false;   // A and B exchanged in place (the blink key)

@@ -19,10 +19,13 @@
 
 #include "comparison/comparison.hpp"
 #include "comparison/slot_slicer.hpp"
+#include "comparison/unrounded_view.hpp"
 #include "gausslab/core/cpu_filter.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/egl_offscreen.hpp"
 #include "gausslab/render/gl_timer.hpp"
+#include "gausslab/render/difference_view.hpp"
+#include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "viewer/run_report.hpp"
 
@@ -59,7 +62,8 @@ class ComparisonCore : public ::testing::Test {
 
   // The comparison of A = method_a against B = method_b on `picture` (cpu path, automated: the
   // exact Gaussian from the start, every frame processed).
-  std::unique_ptr<Comparison> make(const ImageRgba8& picture, const std::string& method_a, int method_b) {
+  std::unique_ptr<Comparison> make(const ImageRgba8& picture, const std::string& method_a, int method_b,
+                                   std::shared_ptr<const PictureLevels> levels = nullptr) {
     FilterState filter;
     filter.method_a = method_index(method_a);
     filter.method_b = method_b;
@@ -68,8 +72,8 @@ class ComparisonCore : public ::testing::Test {
     filter.width = picture.width();
     filter.height = picture.height();
     filter.continuous = true;
-    return std::make_unique<Comparison>(
-        ComparisonStart{picture, "test picture", "", filter, OutputPath::Cpu, 60, true, false, surface_->info()});
+    return std::make_unique<Comparison>(ComparisonStart{picture, std::move(levels), "test picture", "", filter,
+                                                        OutputPath::Cpu, 60, true, false, surface_->info()});
   }
 
   // One frame as the mode runs it (the frame loop opens and closes the GL timer's frame).
@@ -218,6 +222,109 @@ TEST_F(ComparisonCore, TheNumbersFollowTheSlotsSettings) {
   numbers = current_numbers(*comparison);
   ASSERT_TRUE(numbers && numbers->a_vs_b);
   EXPECT_GT(numbers->a_vs_b->unrounded.max_abs, 1.0);  // the blurred noise against the noise
+}
+
+TEST_F(ComparisonCore, ASubLevelErrorAgainstTheExactGaussianIsFoundAndShownUnrounded) {
+  // Issue 35: A = cpu_separable (float32 arithmetic) against B = the exact Gaussian (float64). Their
+  // 8-bit results are nearly all the same bytes, so the 8-bit results' difference is black at any
+  // gain; the numbers' unrounded A - B is ~1e-4 levels. Where J jumps (the largest |A - B|) the
+  // numbers' difference holds it, the inspector prints it, and the difference view drawn from the
+  // float texture shows it at half the scale for a gain that puts it there.
+  ImageRgba8 picture = make_random_rgba8(31, 23, 10);
+  for (std::size_t i = 0; i < picture.pixel_count(); ++i) picture.data()[i].a = 255;  // the view shows r, g, b
+  std::unique_ptr<Comparison> comparison = make(picture, "cpu_separable", kExactGaussian);
+  settle(*comparison);
+  const std::optional<ComparisonNumbers> numbers = current_numbers(*comparison);
+  ASSERT_TRUE(numbers && numbers->a_vs_b && numbers->difference) << (numbers ? numbers->error : "no numbers");
+  const DifferenceFigures& j = numbers->a_vs_b->unrounded;  // where J goes
+  ASSERT_GE(j.max_channel, 0);
+  ASSERT_LT(j.max_channel, 3);
+  EXPECT_GT(j.max_abs, 0.0);
+  EXPECT_LT(j.max_abs, 0.01);  // far below one 8-bit level
+  const int w = picture.width(), h = picture.height();
+  const float at_j = (*numbers->difference)[(static_cast<std::size_t>(j.max_y) * w + j.max_x) * 4 + j.max_channel];
+  EXPECT_NEAR(std::abs(at_j), j.max_abs, 1e-6 * j.max_abs);
+  const double inspected = numbers->values_a->value(j.max_x, j.max_y, j.max_channel) -
+                           numbers->values_b->value(j.max_x, j.max_y, j.max_channel);
+  EXPECT_DOUBLE_EQ(std::abs(inspected), j.max_abs);
+  EXPECT_NE(levels_text(inspected, true).find("e-0"), std::string::npos) << levels_text(inspected, true);
+
+  UnroundedView view;  // the float texture, a band a frame (one band here)
+  for (int i = 0; i < 10 && !view.difference_texture(); ++i) view.follow(*comparison);
+  ASSERT_NE(view.difference_texture(), 0u);
+  ImageRenderer renderer;
+  ImageDrawParams params;
+  params.texture_a = comparison->runs().pipeline().result_texture(0);
+  params.texture_b = comparison->runs().pipeline().result_texture(1);
+  params.image_width = w;
+  params.image_height = h;
+  params.viewport_width = surface_->width();
+  params.viewport_height = surface_->height();
+  params.view = one_to_one_view(w, h, params.viewport_width, params.viewport_height);
+  params.mode = CompareMode::Difference;
+  params.gain = 0.5 * 255.0 / j.max_abs;
+  params.signed_difference = true;
+  params.sampling = Sampling::Nearest;
+  const Vec2 origin = image_to_screen(params.view, {0, 0}, params.viewport_width, params.viewport_height);
+  const auto shown = [&](int x, int y) {
+    surface_->bind_framebuffer();
+    renderer.draw(params);
+    const Rgba8 p = surface_->capture().at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
+    return std::array<int, 3>{p.r, p.g, p.b};
+  };
+  params.difference_texture = 0;  // the 8-bit results: mid grey (no difference) or a whole level's flip, far off the scale
+  const int rounded = shown(j.max_x, j.max_y)[j.max_channel];
+  EXPECT_TRUE(rounded == 127 || rounded == 128 || rounded == 0 || rounded == 255) << rounded;
+  params.difference_texture = view.difference_texture();
+  const std::array<int, 3> unrounded = shown(j.max_x, j.max_y);
+  const Rgba8 expected = difference_colour(
+      {at_j * (j.max_channel == 0), at_j * (j.max_channel == 1), at_j * (j.max_channel == 2)},
+      DifferenceStyle{params.gain, true, false});
+  EXPECT_NEAR(unrounded[j.max_channel], (&expected.r)[j.max_channel], 1);
+  EXPECT_NEAR(std::abs(unrounded[j.max_channel] - 128), 64, 2);  // half the way from mid grey to the end
+}
+
+TEST_F(ComparisonCore, APictureOfMoreThanEightBitsIsMeasuredAsItsOwnSamples) {
+  // Issue 35: a 16-bit file's samples in 8-bit levels (v x 255/65535: fractions of a level), shown
+  // through their 8-bit rounding. The numbers run the method on the samples, measure the original
+  // picture as them and the exact Gaussian is of them: A = cpu_separable is within float32's error
+  // of it (against the 8-bit copy's exact Gaussian it would be off by up to half a level).
+  const int w = 29, h = 17;
+  auto levels = std::make_shared<PictureLevels>();
+  levels->width = w;
+  levels->height = h;
+  levels->type = "uint16, 4 channels";
+  levels->planes.resize(static_cast<std::size_t>(w) * h * 4);
+  ImageRgba8 shown(w, h);
+  std::uint32_t state = 7;
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < w * h; ++i) {
+      state = state * 1664525u + 1013904223u;
+      const float v = c == 3 ? 255.0f : static_cast<float>(state >> 16) * 255.0f / 65535.0f;
+      levels->planes[static_cast<std::size_t>(c) * w * h + i] = v;
+      (&shown.data()[i].r)[c] = static_cast<std::uint8_t>(v + 0.5f);
+    }
+  std::unique_ptr<Comparison> comparison = make(shown, "cpu_separable", kOriginalPicture, levels);
+  comparison->settings().select(1, kExactGaussian);
+  frame(*comparison);
+  settle(*comparison);
+  std::optional<ComparisonNumbers> numbers = current_numbers(*comparison);
+  ASSERT_TRUE(numbers && numbers->a_vs_b && numbers->a_vs_exact) << (numbers ? numbers->error : "no numbers");
+  EXPECT_LT(numbers->a_vs_b->unrounded.max_abs, 1e-3);  // A against the exact Gaussian of the samples
+  EXPECT_GT(numbers->a_vs_b->unrounded.max_abs, 0.0);
+
+  comparison->settings().select(1, kOriginalPicture);
+  frame(*comparison);
+  settle(*comparison);
+  numbers = current_numbers(*comparison);
+  ASSERT_TRUE(numbers && numbers->values_b);
+  int fractional = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      ASSERT_EQ(numbers->values_b->value(x, y, 0), levels->sample(x, y, 0));  // the sample, not its byte
+      fractional += levels->sample(x, y, 0) != std::round(levels->sample(x, y, 0));
+    }
+  EXPECT_GT(fractional, w * h / 2);
 }
 
 TEST_F(ComparisonCore, AFailingMethodIsReplacedAndTheFallbackNamed) {

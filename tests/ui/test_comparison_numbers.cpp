@@ -160,6 +160,14 @@ TEST(ComparisonNumbers, TheExactGaussianIsCachedPerSetting) {
   EXPECT_EQ(exact.find(ExactKey{2, f.params}), nullptr);  // another picture
 }
 
+TEST(ComparisonNumbers, TheInspectorWritesASubLevelValueThatZeroDecimalsWouldHide) {
+  EXPECT_EQ(levels_text(127.38512, false), "127.385");
+  EXPECT_EQ(levels_text(-0.25, true), "-0.250");
+  EXPECT_EQ(levels_text(0.0, true), "+0.000");
+  EXPECT_EQ(levels_text(8.1234e-5, true), "+8.12e-05");  // was "+0.000": the exact-Gaussian error
+  EXPECT_EQ(levels_text(-4.5e-7, false), "-4.50e-07");
+}
+
 TEST(CpuSlotRunner, RunsTheMethodOffTheCallersThreadAndHandsTheResultOver) {
   Fixture f;
   CpuSlotRunner runner;
