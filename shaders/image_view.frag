@@ -27,6 +27,9 @@ uniform int u_unrounded;         // difference: 1 = from u_difference, 0 = from 
 uniform float u_difference_sign; // difference: -1 when u_difference holds B - A (blink)
 uniform vec3 u_sequential[5];    // the colour maps' points (difference_view.hpp)
 uniform vec3 u_diverging[5];
+uniform sampler2D u_float_a;     // A, B, split: RGBA32F slot values in 8-bit levels (a float picture's)
+uniform sampler2D u_float_b;
+uniform int u_float_slots;       // 1 = A and B from u_float_a and u_float_b
 uniform float u_exposure_scale;  // A, B, split: 2^exposure (render/image_renderer.hpp's DisplayTransform)
 uniform int u_channel;           // A, B, split: 0 = rgb, 1-4 = r, g, b, a as grey, 5 = luminance
 uniform vec2 u_extent_a;         // the picture pixels texture A covers (a pooled result: the even part)
@@ -84,6 +87,10 @@ void main() {
   }
   vec4 a = texture(u_image_a, image / u_extent_a);
   vec4 b = texture(u_image_b, image / u_extent_b);
+  if (u_float_slots == 1 && u_mode != 3) {
+    a = texture(u_float_a, image / u_image_size) / 255.0;
+    b = texture(u_float_b, image / u_image_size) / 255.0;
+  }
   if (u_mode == 0) {
     out_colour = vec4(displayed(a), 1.0);
   } else if (use_b) {

@@ -455,6 +455,15 @@ std::string levels_text(double value, bool with_sign) {
   return text;
 }
 
+std::shared_ptr<const std::vector<float>> rgba_floats(const SlotValues& values) {
+  auto out = std::make_shared<std::vector<float>>(static_cast<std::size_t>(values.width) * values.height * 4);
+  float* v = out->data();
+  for (int y = 0; y < values.height; ++y)
+    for (int x = 0; x < values.width; ++x)
+      for (int c = 0; c < 4; ++c) *v++ = static_cast<float>(values.value(x, y, c));
+  return out;
+}
+
 std::shared_ptr<const std::vector<float>> difference_floats(const SlotValues& a, const SlotValues& b) {
   const int width = a.width, height = a.height;
   auto out = std::make_shared<std::vector<float>>(static_cast<std::size_t>(width) * height * 4);
@@ -545,6 +554,10 @@ bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
   if (numbers.values_a && numbers.values_b && !superseded_) {
     set_activity_("A - B for the difference view");
     numbers.difference = difference_floats(*numbers.values_a, *numbers.values_b);
+    if (job_.levels && !superseded_) {
+      numbers.shown_a = rgba_floats(*numbers.values_a);
+      numbers.shown_b = rgba_floats(*numbers.values_b);
+    }
   }
   return true;
 }

@@ -53,6 +53,8 @@ struct SlotValues {
 // Gaussian); with_sign: a difference.
 std::string levels_text(double value, bool with_sign);
 
+// A slot's values as interleaved RGBA floats in 8-bit levels.
+std::shared_ptr<const std::vector<float>> rgba_floats(const SlotValues& values);
 // A - B of two slots' values, interleaved RGBA floats in 8-bit levels (subtracted in double).
 std::shared_ptr<const std::vector<float>> difference_floats(const SlotValues& a, const SlotValues& b);
 
@@ -63,6 +65,9 @@ struct ComparisonNumbers {
   // A - B from those values, interleaved RGBA floats in 8-bit levels: what the difference view
   // draws (unrounded_view.hpp); null while either is missing.
   std::shared_ptr<const std::vector<float>> difference;
+  // A picture of more than 8 bits: each slot's values the same way, which the A, B and split views
+  // draw instead of the slots' 8-bit pictures (exposure brings a float picture's values above 1 in).
+  std::shared_ptr<const std::vector<float>> shown_a, shown_b;
   std::string error;     // why some figures are missing
   std::string note;      // how to read them (a method measured on its 8-bit result)
   bool on_gpu = false;   // where the reduction ran

@@ -143,6 +143,10 @@ ImageDrawParams ComparisonMode::draw_params() const {
   params.false_colour = view_.false_colour;
   params.difference_texture = unrounded_.difference_texture();
   params.difference_swapped = view_.blink_swapped;
+  if (!pooled(0) && !pooled(1)) {
+    params.float_a = unrounded_.slot_texture(first);
+    params.float_b = unrounded_.slot_texture(1 - first);
+  }
   params.sampling = view_.sampling;
   params.display = view_.display;
   params.viewport_x = area_.x;

@@ -304,6 +304,9 @@ TEST_F(ComparisonCore, APictureOfMoreThanEightBitsIsMeasuredAsItsOwnSamples) {
       levels->planes[static_cast<std::size_t>(c) * w * h + i] = v;
       (&shown.data()[i].r)[c] = static_cast<std::uint8_t>(v + 0.5f);
     }
+  // One red sample beyond the 8-bit reduction's range, as a float file's 1.57 would be.
+  levels->planes[2 * w + 3] = 400.0f;
+  shown.data()[2 * w + 3].r = 255;
   std::unique_ptr<Comparison> comparison = make(shown, "cpu_separable", kOriginalPicture, levels);
   comparison->settings().select(1, kExactGaussian);
   frame(*comparison);
@@ -325,6 +328,32 @@ TEST_F(ComparisonCore, APictureOfMoreThanEightBitsIsMeasuredAsItsOwnSamples) {
       fractional += levels->sample(x, y, 0) != std::round(levels->sample(x, y, 0));
     }
   EXPECT_GT(fractional, w * h / 2);
+
+  // The B view (the original) draws the samples from its float texture: at -1 stop the sample of
+  // 400 levels shows as 200, where the 8-bit picture holds 255.
+  UnroundedView view;
+  for (int i = 0; i < 10 && !view.slot_texture(1); ++i) view.follow(*comparison);
+  ASSERT_NE(view.slot_texture(1), 0u);
+  ImageRenderer renderer;
+  ImageDrawParams params;
+  params.texture_a = params.texture_b = comparison->runs().pipeline().source_texture();
+  params.float_a = view.slot_texture(0);
+  params.float_b = view.slot_texture(1);
+  params.image_width = w;
+  params.image_height = h;
+  params.viewport_width = surface_->width();
+  params.viewport_height = surface_->height();
+  params.view = one_to_one_view(w, h, params.viewport_width, params.viewport_height);
+  params.mode = CompareMode::B;
+  params.display.exposure_stops = -1;
+  params.sampling = Sampling::Nearest;
+  surface_->bind_framebuffer();
+  renderer.draw(params);
+  const ImageRgba8 drawn = surface_->capture();
+  const Vec2 origin = image_to_screen(params.view, {0, 0}, params.viewport_width, params.viewport_height);
+  const auto red_at = [&](int x, int y) { return drawn.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y).r; };
+  EXPECT_NEAR(red_at(3, 2), 200, 1);
+  EXPECT_NEAR(red_at(5, 7), levels->sample(5, 7, 0) * 0.5, 1);
 }
 
 TEST_F(ComparisonCore, AFailingMethodIsReplacedAndTheFallbackNamed) {

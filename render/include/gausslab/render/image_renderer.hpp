@@ -43,6 +43,9 @@ struct ImageDrawParams {
   // difference_swapped: it holds texture_b - texture_a (blink), drawn negated.
   unsigned difference_texture = 0;
   bool difference_swapped = false;
+  // A, B, split: RGBA32F textures of the slots' values in 8-bit levels, unrounded (a float
+  // picture's, beyond [0, 1] too), drawn instead of texture_a and texture_b when both are set.
+  unsigned float_a = 0, float_b = 0;
   // A texture holding a 2x2-pooled result covers the picture's pooled extent (2 * floor(side / 2)
   // pixels a side): shown at the same place on screen as the unpooled result.
   bool pooled_a = false, pooled_b = false;
