@@ -142,6 +142,10 @@ RunSummary automated_summary(const Comparison& comparison, const ViewState& view
     for (const StageTiming& stage : comparison.runs().lane(1).slot.timer().stages())
       summary.stages.emplace_back("b_" + stage.name, stage.median_ms);
   for (const StageTiming& stage : gl_stages) summary.stages.emplace_back(stage.name, stage.median_ms);
+  if (const PictureLevels* levels = comparison.picture().processed_levels.get()) {
+    summary.picture_samples = levels->type;
+    summary.units_per_level = levels->units_per_level;
+  }
   const std::optional<ComparisonNumbers> numbers = current_numbers(comparison);
   if (numbers && numbers->a_vs_exact)
     summary.accuracy = numbers->a_vs_exact;

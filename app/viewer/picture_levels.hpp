@@ -14,6 +14,7 @@ namespace gausslab {
 struct PictureLevels {
   int width = 0, height = 0;
   std::string type;           // the file's samples, for the panel ("uint16, 3 channels")
+  double units_per_level = 1; // the file's own units in one 8-bit level (1/255 for float, 257 for 16-bit)
   std::vector<float> planes;  // 4 planes of width x height, r, g, b, a one after the other
 
   const float* plane(int c) const { return planes.data() + static_cast<std::size_t>(c) * width * height; }

@@ -75,6 +75,7 @@ std::string summary_line(const RunSummary& s) {
     line += " max_error=" + number(s.accuracy->unrounded.max_abs, "%.6g");
     line += " max_error_8bit=" + number(s.accuracy->rounded.max_abs, "%.6g");
     line += " psnr=" + db(s.accuracy->unrounded.psnr_db);
+    if (s.units_per_level > 0) line += " max_error_own=" + number(s.accuracy->unrounded.max_abs * s.units_per_level, "%.6g");
   } else {
     line += " max_error=n/a";
     if (!s.accuracy_note.empty()) line += " accuracy_note=" + quoted(s.accuracy_note);
@@ -86,7 +87,9 @@ std::string summary_line(const RunSummary& s) {
     if (f.max_x >= 0)
       line += " ab_max_at=" + std::to_string(f.max_x) + "," + std::to_string(f.max_y) + "," + std::to_string(f.max_channel);
     line += " ab_max_abs_8bit=" + number(s.a_vs_b->rounded.max_abs, "%.9g");
+    if (s.units_per_level > 0) line += " ab_max_abs_own=" + number(f.max_abs * s.units_per_level, "%.9g");
   }
+  if (!s.picture_samples.empty()) line += " picture_samples=" + quoted(s.picture_samples);
   if (s.frames_drawn > 0) line += " frames_drawn=" + std::to_string(s.frames_drawn);
   if (!s.fallback.empty()) line += " fallback=" + quoted(s.fallback);
   return line;

@@ -52,6 +52,10 @@ struct RunSummary {
   std::string pooling;                      // "max2x2" / "avg2x2" when the results are pooled
   std::string fallback;                     // a method that failed and what ran instead
   long long frames_drawn = 0;               // every frame, the timed ones and those waiting for results
+  // A picture of more than 8 bits (picture_levels.hpp): its samples, and its own units in one level,
+  // for the figures in those units too (max_error_own=, ab_max_abs_own=); 0 for an 8-bit picture.
+  std::string picture_samples;
+  double units_per_level = 0;
 };
 
 // The single line an automated run prints, e.g.
