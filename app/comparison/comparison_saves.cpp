@@ -107,8 +107,20 @@ void ComparisonSaves::save_difference(Comparison& comparison, const ViewState& v
   }
   ImageRgba8 difference(a->width(), a->height());
   const DifferenceStyle style{view.gain, view.signed_difference, view.false_colour};
-  for (std::size_t i = 0; i < difference.pixel_count(); ++i)
-    difference.data()[i] = difference_colour(a->data()[i], b->data()[i], style);
+  // As the view draws it: the numbers' unrounded A - B once they are in (unpooled), else the 8-bit
+  // results' difference.
+  const std::optional<ComparisonNumbers> numbers = current_numbers(comparison);
+  const std::vector<float>* unrounded =
+      applied.pool == PoolMode::None && numbers && numbers->difference ? numbers->difference.get() : nullptr;
+  const double sign = view.blink_swapped ? -1 : 1;
+  for (std::size_t i = 0; i < difference.pixel_count(); ++i) {
+    if (unrounded && unrounded->size() == difference.pixel_count() * 4) {
+      const float* d = unrounded->data() + i * 4;
+      difference.data()[i] = difference_colour({sign * d[0], sign * d[1], sign * d[2]}, style);
+    } else {
+      difference.data()[i] = difference_colour(a->data()[i], b->data()[i], style);
+    }
+  }
   const MethodChoices& choices = comparison.settings().choices();
   const std::string name = "gausslab-difference-" + choices.id(applied.method_a) + "-vs-" + choices.id(applied.method_b) +
                            "-" + result_file_name("x", applied.params, a->width(), a->height()).substr(11);
