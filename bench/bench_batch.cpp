@@ -97,13 +97,13 @@ struct CodecRates {
 CodecRates measure_codec_rates(const std::string& path, const std::string& scratch) {
   CodecRates rates;
   std::vector<double> read, decode, encode;
-  LoadedImage loaded;
+  LoadedRgba8 loaded;
   for (int run = 0; run < 3; ++run) {
     auto t0 = Clock::now();
     const std::vector<unsigned char> bytes = read_image_bytes(path);
     read.push_back(seconds_since(t0) * 1000);
     t0 = Clock::now();
-    loaded = load_image_from_memory(bytes.data(), bytes.size(), path);
+    loaded = load_image_rgba8_from_memory(bytes.data(), bytes.size(), path);
     decode.push_back(seconds_since(t0) * 1000);
     rates.file_mb = bytes.size() / 1e6;
   }
@@ -180,12 +180,13 @@ DiskRate measure_disk(const std::string& scratch, const std::vector<unsigned cha
 // One core's encode (+ write) and read + decode time for each output format, on one image: a table
 // for batch.md. The workload's noise is the worst case for PNG and JPEG (nothing to compress).
 std::string codec_table(const std::string& path) {
-  const LoadedImage loaded = load_image(path);
+  const LoadedRgba8 loaded = load_image_rgba8(path);
   const double megapixels = loaded.image.pixel_count() / 1e6;
   std::ostringstream out;
   out << "| format | file MB | encode ms | Mpixel/s | decode ms | Mpixel/s |\n|---|---:|---:|---:|---:|---:|\n";
   for (int f = 0; f < static_cast<int>(ImageFormat::Count); ++f) {
     const ImageFormat format = static_cast<ImageFormat>(f);
+    if (!format_writes(format, SampleType::U8)) continue;  // the batch writes 8-bit images
     const std::string name = std::string("codec-rate") + file_extension(format);  // TGA is told by its name
     std::vector<double> encode, decode;
     double file_mb = 0;
@@ -195,7 +196,7 @@ std::string codec_table(const std::string& path) {
         const std::vector<unsigned char> bytes = encode_image(loaded.image, loaded.source_channels, format, 90);
         encode.push_back(seconds_since(t0) * 1000);
         t0 = Clock::now();
-        load_image_from_memory(bytes.data(), bytes.size(), name);
+        load_image_rgba8_from_memory(bytes.data(), bytes.size(), name);  // as the batch decodes
         decode.push_back(seconds_since(t0) * 1000);
         file_mb = bytes.size() / 1e6;
       }
@@ -474,7 +475,7 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
   if (mpi.root()) {
     bw = measure_bandwidth();
     rates = measure_codec_rates(inputs.front().input, dir);
-    const LoadedImage first = load_image(inputs.front().input);
+    const LoadedRgba8 first = load_image_rgba8(inputs.front().input);
     disk = measure_disk(dir, encode_image(first.image, first.source_channels, ImageFormat::Bmp), options.images,
                         cpu_threads_per_rank(options.threads, 1));
     if (mpi.size() == 1) codecs = codec_table(inputs.front().input);

@@ -1,7 +1,8 @@
 // gausslab from C++: blur a picture held in host memory, and the same on device memory on a CUDA
-// stream of our own where there is a GPU. With --check, compares each result with a float64
-// Gaussian computed here (the same weights and 'reflect' border as scipy.ndimage) and exits 1 when
-// one is outside the bound the chosen method promises.
+// stream of our own where there is a GPU; then a custom kernel (a 3×3 table divided by its sum,
+// stored by floor). With --check, compares each Gaussian result with a float64 Gaussian computed
+// here (the same weights and 'reflect' border as scipy.ndimage), the table's with integer sums, and
+// exits 1 when one is outside the bound the chosen method promises (the table's: exact).
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -44,6 +45,23 @@ std::vector<double> reference(const std::vector<std::uint8_t>& image, int width,
         double acc = 0;
         for (int k = -radius; k <= radius; ++k) acc += weights[k + radius] * rows[(reflect(y + k, height) * width + x) * channels + c];
         out[(y * width + x) * channels + c] = acc;
+      }
+  return out;
+}
+
+// The 3×3 table 1 2 1 / 2 4 2 / 1 2 1 over each pixel's neighbourhood ('reflect'), divided by 16 and
+// floored: integer arithmetic, so the expected bytes are exact.
+std::vector<std::uint8_t> table_floor(const std::vector<std::uint8_t>& image, int width, int height, int channels) {
+  static const int table[3][3] = {{1, 2, 1}, {2, 4, 2}, {1, 2, 1}};
+  std::vector<std::uint8_t> out(image.size());
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < channels; ++c) {
+        int sum = 0;
+        for (int j = -1; j <= 1; ++j)
+          for (int i = -1; i <= 1; ++i)
+            sum += table[j + 1][i + 1] * image[(reflect(y + j, height) * width + reflect(x + i, width)) * channels + c];
+        out[(y * width + x) * channels + c] = static_cast<std::uint8_t>(sum / 16);
       }
   return out;
 }
@@ -104,6 +122,19 @@ int main(int argc, char** argv) {
     } else {
       std::printf("device memory: skipped (no CUDA device)\n");
     }
+
+    // A custom kernel: any weights (here a 2D table), divided by their sum, integers stored by floor.
+    gausslab::FilterOptions options{gausslab::Kernel::matrix_2d(3, 3, {1, 2, 1, 2, 4, 2, 1, 2, 1}).normalized(),
+                                    gausslab::Border::Reflect};
+    options.rounding = gausslab::Rounding::Floor;
+    gausslab::Filter smooth(options);
+    smooth.run_host({picture.data(), pitch, width, height, rgba8}, {blurred.data(), pitch, width, height, rgba8});
+    const std::vector<std::uint8_t> expected = table_floor(picture, width, height, channels);
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) differing += blurred[i] != expected[i];
+    std::printf("3x3 table, floor: %s (%s), %zu of %zu samples differ from the integer sums\n",
+                smooth.last_choice().method.c_str(), smooth.last_choice().why.c_str(), differing, expected.size());
+    if (differing) status = 1;
   } catch (const gausslab::Error& error) {
     std::fprintf(stderr, "blur_example: %s\n", error.what());
     return 2;

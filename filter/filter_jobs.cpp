@@ -35,11 +35,12 @@ std::string output_problem(const std::string& input, const std::string& output, 
   } else if (is_npy_path(output)) {
     return in_quotes(output) + ": a .npy output holds a 1D signal, but " + in_quotes(input) +
            " is an image; write it as an image file";
-  } else if (std::string problem = check_output_path(output, overwrite); !problem.empty()) {
-    return problem;
   }
-  // What the writer would refuse only after the work: a name too long, a link to nothing.
-  return output_file_problem(output, overwrite);
+  // The filter writes 8 bits until it keeps types; check_output_path includes output_file_problem:
+  // what the writer would refuse only after the work (a name too long, a link to nothing).
+  SaveOptions save;
+  save.overwrite = overwrite;
+  return check_output_path(output, save, PixelFormat::Rgba8);
 }
 
 MethodChoice resolve_signal_method(const FilterOptions& options) {

@@ -8,6 +8,22 @@
 
 namespace gausslab {
 
+namespace {
+
+// The filter writes 8-bit images until it keeps types: the formats that hold them, but .npy (the
+// filter's .npy files are 1D signals).
+bool is_8bit_image_format(ImageFormat format) { return format != ImageFormat::Npy && format_writes(format, SampleType::U8); }
+
+std::string output_format_list() {
+  std::string list;
+  for (int f = 0; f < static_cast<int>(ImageFormat::Count); ++f)
+    if (is_8bit_image_format(static_cast<ImageFormat>(f)))
+      list += (list.empty() ? "" : ", ") + std::string(to_string(static_cast<ImageFormat>(f)));
+  return list;
+}
+
+}  // namespace
+
 std::string filter_usage(const std::string& method_ids) {
   return std::string(
              "gausslab-filter: Gaussian blur of image files, one or a whole folder of them, on the GPU\n"
@@ -34,7 +50,7 @@ std::string filter_usage(const std::string& method_ids) {
              "  --out-dir DIR       batch mode: each input becomes DIR/<its name>.<format>; DIR is\n"
              "                      created when missing\n"
              "  --format F          the type of batch outputs: ") +
-         image_format_list() +
+         output_format_list() +
          " (default png)\n"
          "  --jpeg-quality Q    JPEG outputs' quality, 1 to 100 (libjpeg's scale; default 90)\n"
          "  --overwrite         replace existing output files (never done otherwise)\n"
@@ -141,7 +157,10 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       std::string name = reader.value(arg);
       if (!name.empty() && name[0] == '.') name.erase(0, 1);
       const std::optional<ImageFormat> format = image_format_from_string(name);
-      if (!format) throw UsageError("--format: unknown output type '" + name + "'; use " + image_format_list());
+      if (!format) throw UsageError("--format: unknown output type '" + name + "'; use " + output_format_list());
+      if (!is_8bit_image_format(*format))
+        throw UsageError("--format: the filter writes 8-bit images, which " + name + " does not hold; use " +
+                         output_format_list());
       options.batch_extension = file_extension(*format);
       format_given = true;
     } else if (arg == "--jpeg-quality") {

@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.max_file_bytes = 16u << 20;
   try {
     const gausslab::LoadedImage loaded = gausslab::load_image_from_memory(data, size, "fuzz-input", limits);
-    if (loaded.image.empty() || loaded.source_channels < 1 || loaded.source_channels > 4) __builtin_trap();
+    if (loaded.image.empty() || loaded.channels() < 1 || loaded.channels() > 4) __builtin_trap();
+    gausslab::reduce_to_rgba8(loaded);  // what an 8-bit consumer does with it
   } catch (const gausslab::ImageLoadError&) {
   }
   return 0;

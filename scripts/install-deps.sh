@@ -8,7 +8,9 @@ packages=(
   libimgui-dev libglfw3-dev python3-glad              # viewer: Dear ImGui 1.86 (brings libstb-dev, its font rasteriser), GLFW, glad
   fonts-dejavu-core                                   # viewer: DejaVu Sans, loaded at start (σ ≤ ≥ – ×)
   libxtst6                                            # the window tests' synthetic X input (XTest)
-  libpng-dev libjpeg62-turbo-dev libtiff-dev libgif-dev   # image codecs (BMP, TGA, PNM are our own); libpng also for gausslab-sequence's 16-bit frames
+  libpng-dev libjpeg62-turbo-dev libtiff-dev libgif-dev   # image codecs (BMP, TGA, PNM, PFM, NPY are our own); libpng also for gausslab-sequence's 16-bit frames
+  libopenexr-dev libcfitsio-dev                       # image codecs: OpenEXR (half and float), FITS
+  openexr                                             # exrheader: the EXR files gausslab writes checked by OpenEXR's own tool
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri   # OpenGL/EGL (Mesa on machines without NVIDIA GL)
   libgtest-dev googletest                             # tests
   xvfb xauth                                          # the viewer's window tests on headless machines
@@ -16,6 +18,7 @@ packages=(
   libopenmpi-dev openmpi-bin                          # the batch engine across processes and hosts (mpirun)
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # video frames (optional at build time)
   python3-pil python3-opencv                          # the image codecs checked against PIL and OpenCV
+  python3-tifffile python3-astropy                    # ... and every pixel type against tifffile (TIFF) and astropy (FITS)
   time                                                # /usr/bin/time: the corpora test's peak memory of each reader run
   python3-markdown-it                                 # tests/docs: the docs' tables, links and numbers, parsed as Markdown
   clang-14 libclang-rt-14-dev                         # libFuzzer: the fuzz targets' short CI run

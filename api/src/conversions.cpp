@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -46,13 +47,40 @@ BorderMode internal_border(Border border) {
   throw InvalidArgument("unknown border " + std::to_string(static_cast<int>(border)));
 }
 
+IntegerRounding internal_rounding(Rounding rounding) {
+  switch (rounding) {
+    case Rounding::Nearest: return IntegerRounding::Nearest;
+    case Rounding::Floor: return IntegerRounding::Floor;
+    case Rounding::Ceil: return IntegerRounding::Ceil;
+  }
+  throw InvalidArgument("unknown rounding " + std::to_string(static_cast<int>(rounding)));
+}
+
+FilterKernel internal_kernel(const Kernel& kernel) {
+  FilterKernel k;
+  switch (kernel.kind) {
+    case Kernel::Kind::Gaussian: return k;
+    case Kernel::Kind::Weights: k = FilterKernel::mask(kernel.x); break;
+    case Kernel::Kind::Pair: k = FilterKernel::pair(kernel.x, kernel.y); break;
+    case Kernel::Kind::Matrix:
+      k = FilterKernel::matrix_2d(kernel.matrix_width, kernel.matrix_height, kernel.matrix);
+      break;
+    default: throw InvalidArgument("unknown kernel kind " + std::to_string(static_cast<int>(kernel.kind)));
+  }
+  k.convolve = kernel.convolve;
+  k.normalize = kernel.normalize;
+  return k;
+}
+
 FilterParams internal_params(const FilterOptions& options) {
   FilterParams params;
   params.sigma = options.kernel.sigma;
   params.truncate = options.kernel.truncate;
   params.fixed_radius = options.kernel.radius;
+  params.kernel = internal_kernel(options.kernel);
   params.border = internal_border(options.border);
   params.axes = options.axes == Axes::RowsOnly ? FilterAxes::RowsOnly : FilterAxes::Both;
+  params.rounding = internal_rounding(options.rounding);
   return params;
 }
 
@@ -69,7 +97,48 @@ std::string to_string(PixelType pixel) {
 std::string to_string(Border border) { return gausslab::to_string(internal_border(border)); }
 
 int Kernel::effective_radius() const {
-  return radius >= 0 ? radius : gaussian_radius(sigma, truncate);
+  switch (kind) {
+    case Kind::Weights: return static_cast<int>(x.size()) / 2;
+    case Kind::Pair: return static_cast<int>(std::max(x.size(), y.size())) / 2;
+    case Kind::Matrix: return std::max(matrix_width, matrix_height) / 2;
+    default: return radius >= 0 ? radius : gaussian_radius(sigma, truncate);
+  }
+}
+
+Kernel Kernel::weights(std::vector<double> mask) {
+  Kernel k;
+  k.kind = Kind::Weights;
+  k.x = std::move(mask);
+  return k;
+}
+
+Kernel Kernel::pair(std::vector<double> along_x, std::vector<double> along_y) {
+  Kernel k;
+  k.kind = Kind::Pair;
+  k.x = std::move(along_x);
+  k.y = std::move(along_y);
+  return k;
+}
+
+Kernel Kernel::matrix_2d(int width, int height, std::vector<double> rows) {
+  Kernel k;
+  k.kind = Kind::Matrix;
+  k.matrix_width = width;
+  k.matrix_height = height;
+  k.matrix = std::move(rows);
+  return k;
+}
+
+Kernel Kernel::convolved() const {
+  Kernel k = *this;
+  k.convolve = true;
+  return k;
+}
+
+Kernel Kernel::normalized() const {
+  Kernel k = *this;
+  k.normalize = true;
+  return k;
 }
 
 }  // namespace gausslab::v1

@@ -15,6 +15,7 @@
 #include "gausslab/core/accuracy.hpp"
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/core/gaussian_weights.hpp"
+#include "gausslab/core/method_info.hpp"
 #include "gausslab/cuda/auto_method.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
@@ -22,6 +23,7 @@
 #include "gausslab/cuda/registry.hpp"
 #include "internal_names.hpp"
 #include "api_conversions.hpp"
+#include "batch_graph.hpp"
 #include "gausslab/gausslab.hpp"
 
 namespace gausslab::v1 {
@@ -97,12 +99,35 @@ ConstImageView view_of(const ConstImageRef& image, int index) {
           image.height, image.pitch_bytes, internal_format(image.pixel)};
 }
 
+// Why the GPU methods refuse a problem, as one of them says it: the first available one that takes
+// the pixel type (so the reason is the kernel, rounding or axes), else the first available one;
+// empty when one of them takes it.
+std::string gpu_refusal(const FilterProblem& problem) {
+  std::string first;
+  for (const MethodEntry& entry : method_registry()) {
+    if (entry.info.backend != Backend::Cuda || is_auto_id(entry.info.id) || !method_unavailable_reason(entry).empty())
+      continue;
+    const std::string reason = entry.create()->unsupported_reason(problem);
+    if (reason.empty()) return {};
+    if (format_refusal(entry.info, problem.format).empty()) return entry.info.id + ": " + reason;
+    if (first.empty()) first = entry.info.id + ": " + reason;
+  }
+  return first;
+}
+
+// An instance that shares no device-wide state (naive_2d's constant bank) with other Filters.
+std::unique_ptr<Method> own_instance(const std::string& id) {
+  const MethodEntry* entry = find_method(id);
+  return entry->create_for_worker ? entry->create_for_worker() : entry->create();
+}
+
 // One prepared method for one problem.
 struct Prepared {
   FilterProblem problem;
   Memory memory = Memory::Host;  // with the problem, the key: host images may run on the CPU or the GPU
   std::unique_ptr<Method> method;
   Choice choice;
+  std::unique_ptr<api_internal::BatchGraph> batch;  // device batches of this problem as graph launches
 };
 
 }  // namespace
@@ -134,10 +159,14 @@ struct Filter::State {
       choice.why = "asked for";
     } else {
       const std::vector<std::string> candidates = auto_candidates(problem, accuracy_class(), gpu);
-      if (candidates.empty())
+      if (candidates.empty()) {
+        const std::string refusal = gpu ? gpu_refusal(problem) : std::string();
         throw Refused("no " + std::string(gpu ? "GPU" : "CPU") + " method can filter " + describe_problem(problem) +
                       " within the " + (options.accuracy == Accuracy::Exact ? "exact" : "approximate") +
-                      " accuracy class; name a method to see its own reason");
+                      " accuracy class" +
+                      (refusal.empty() ? "; name a method to see its own reason"
+                                       : " (" + refusal + "); run_host runs such problems on the CPU methods"));
+      }
       AutoChoice pick;
       if (gpu) {
         pick = choose_fastest(auto_calibration(), candidates, problem);
@@ -155,7 +184,12 @@ struct Filter::State {
       throw Refused(choice.method + " cannot filter " + describe_problem(problem) + ": " + reason);
     const AccuracyBound bound = method->accuracy_bound(problem);
     const AccuracyBound cap = accuracy_cap(accuracy_class());
-    if (options.accuracy != Accuracy::Any && bound_for(bound, problem.format) > bound_for(cap, problem.format) * (1 + 1e-9))
+    // Floor and ceil lose up to a level where half up loses half of one: the caller's choice, not
+    // the method's error (as auto_candidates allows it).
+    const bool integer = is_integer(sample_type(problem.format));
+    const double allowance = integer && problem.params.rounding != IntegerRounding::Nearest ? 0.5 : 0.0;
+    if (options.accuracy != Accuracy::Any &&
+        bound_for(bound, problem.format) > (bound_for(cap, problem.format) + allowance) * (1 + 1e-9))
       throw Refused(choice.method + " promises " + describe(bound) + ", looser than the " +
                     (options.accuracy == Accuracy::Exact ? "exact" : "approximate") + " accuracy class (" +
                     describe(cap) + ")" +
@@ -190,9 +224,10 @@ struct Filter::State {
     p.problem = problem;
     p.memory = memory;
     p.choice = choose(problem, gpu);
-    const MethodEntry* entry = find_method(p.choice.method);
-    // An instance that shares no device-wide state (naive_2d's constant bank) with other Filters.
-    p.method = entry->create_for_worker ? entry->create_for_worker() : entry->create();
+    if (memory == Memory::Host && device && !gpu && !named)
+      p.choice.why = "auto: no GPU method takes it (" + gpu_refusal(problem) + "), so the CPU ran it: " +
+                     p.choice.why.substr(std::string("auto: ").size());
+    p.method = own_instance(p.choice.method);
     p.method->prepare(problem);
     if (kept.size() == kKeptProblems) kept.pop_back();
     kept.insert(kept.begin(), std::move(p));
@@ -208,6 +243,32 @@ struct Filter::State {
   }
 
   std::string choice_name() const { return named ? named->info.id : std::string("auto"); }
+
+  // A device batch (src.batch > 1): one CUDA graph launch where it can (batch_graph.hpp), else one
+  // run per image; returns what `why` adds about it.
+  std::string run_device_batch(Prepared& p, const ConstImageRef& src, const ImageRef& dst, cudaStream_t stream) {
+    const std::string n = std::to_string(src.batch);
+    auto loop = [&](const std::string& reason) {
+      for (int i = 0; i < src.batch; ++i) p.method->run(view_of(src, i), view_of(dst, i), nullptr, stream);
+      return "; batch of " + n + ": " + n + " launches (" + reason + ")";
+    };
+    if (cuda_sync_after_launch())
+      return loop("GAUSSLAB_CUDA_SYNC synchronises after every kernel, which a CUDA graph cannot hold");
+    if (!p.batch) p.batch = std::make_unique<api_internal::BatchGraph>(own_instance(p.choice.method), p.problem);
+    const api_internal::BatchViews views{view_of(src, 0), view_of(dst, 0), batch_stride(src), batch_stride(dst),
+                                         src.batch};
+    switch (p.batch->run(views, stream)) {
+      case api_internal::BatchGraph::Outcome::Launched:
+        return "; batch of " + n + ": one CUDA graph launch (each image's kernels inside)";
+      case api_internal::BatchGraph::Outcome::FirstSeen:
+        return loop("arrays not seen before: the next call with them is one CUDA graph launch");
+      case api_internal::BatchGraph::Outcome::InCapture:
+        return loop("the stream is being captured into a CUDA graph: the images' runs go into it");
+      case api_internal::BatchGraph::Outcome::Loop:
+        break;
+    }
+    return loop(p.batch->unsupported());
+  }
 
   cudaStream_t stream_for_host_runs() {
     if (!host_stream) GAUSSLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&host_stream, cudaStreamNonBlocking));
@@ -259,9 +320,14 @@ void Filter::run_device(const ConstImageRef& src, const ImageRef& dst, Stream st
     const FilterProblem problem{src.width, src.height, internal_format(src.pixel), state_->params};
     if (std::string invalid = validate(problem); !invalid.empty()) throw Refused(invalid);
     Prepared& p = state_->prepared(problem, Memory::Device, true);
-    // One launch per image today; a method with a batched entry point will take the whole stack.
-    for (int i = 0; i < src.batch; ++i) p.method->run(view_of(src, i), view_of(dst, i), nullptr, stream);
-    state_->last = p.choice;
+    if (src.batch == 1) {
+      p.method->run(view_of(src, 0), view_of(dst, 0), nullptr, stream);
+      state_->last = p.choice;
+    } else {
+      const std::string batch = state_->run_device_batch(p, src, dst, stream);
+      state_->last = p.choice;
+      state_->last.why += batch;
+    }
     return 0;
   });
 }

@@ -23,6 +23,8 @@ std::vector<MethodDescription> methods() {
     d.rows_only = entry.info.filters_along_x_only;
     for (int f = 0; f < kPixelFormatCount; ++f)
       if (entry.info.formats.contains(static_cast<PixelFormat>(f))) d.pixel_types.push_back(public_pixel(static_cast<PixelFormat>(f)));
+    d.kernels = to_string(entry.info.kernels);
+    d.all_roundings = entry.info.all_roundings || entry.info.backend == Backend::Cpu;
     list.push_back(std::move(d));
   }
   return list;

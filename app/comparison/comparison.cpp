@@ -109,12 +109,13 @@ bool Comparison::rebuild_picture() {
 
 void Comparison::open_file(const std::string& path) {
   try {
-    LoadedImage loaded = load_image(path);
+    const LoadedImage file = load_image(path);
+    LoadedRgba8 loaded = reduce_to_rgba8(file);  // what the slots show; the levels are what is measured
     ImageRgba8 previous = std::move(picture_.original);
     std::shared_ptr<const PictureLevels> previous_levels = std::move(picture_.levels);
     const std::string previous_name = picture_.name;
     picture_.original = std::move(loaded.image);
-    picture_.levels = nullptr;
+    picture_.levels = picture_levels(file);
     picture_.name = path;
     if (!rebuild_picture()) {  // e.g. too large: the old picture stays
       picture_.original = std::move(previous);

@@ -6,10 +6,13 @@
 // the same file; the methods' values for the numbers, the exact Gaussian, the inspector and the
 // difference view are computed from these, never from the 8-bit copy.
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace gausslab {
+
+struct LoadedImage;
 
 struct PictureLevels {
   int width = 0, height = 0;
@@ -20,5 +23,8 @@ struct PictureLevels {
   const float* plane(int c) const { return planes.data() + static_cast<std::size_t>(c) * width * height; }
   float sample(int x, int y, int c) const { return plane(c)[static_cast<std::size_t>(y) * width + x]; }
 };
+
+// The levels of a loaded file, or null when its samples are 8-bit (the 8-bit picture is then exact).
+std::shared_ptr<const PictureLevels> picture_levels(const LoadedImage& loaded);
 
 }  // namespace gausslab

@@ -46,10 +46,10 @@ void check_screenshot(const char* flag, const std::string& path, bool overwrite,
   if (path.empty()) return;
   if (std::string problem = inputs.refusal(path, "gausslab", "give the screenshot another name"); !problem.empty())
     throw StartupError(std::string(flag) + ": " + problem);
-  const Overwrite mode = overwrite ? Overwrite::Allowed : Overwrite::Never;
-  if (std::string problem = check_output_path(path, mode); !problem.empty())
-    throw StartupError(std::string(flag) + ": " + problem);
-  if (std::string problem = output_file_problem(path, mode); !problem.empty())  // a name too long, a link to nothing
+  SaveOptions save;
+  save.overwrite = overwrite ? Overwrite::Allowed : Overwrite::Never;
+  // Screenshots are 8-bit; check_output_path includes output_file_problem (a name too long, a link to nothing).
+  if (std::string problem = check_output_path(path, save, PixelFormat::Rgba8); !problem.empty())
     throw StartupError(std::string(flag) + ": " + problem);
 }
 
@@ -60,7 +60,9 @@ std::string method_blocked_reason(const MethodEntry& entry, OutputPath best_path
 }
 
 ImageRgba8 load_default_picture() {
-  return load_image_from_memory(embedded::default_picture, embedded::default_picture_size, kDefaultPictureName).image;
+  return reduce_to_rgba8(
+             load_image_from_memory(embedded::default_picture, embedded::default_picture_size, kDefaultPictureName))
+      .image;
 }
 
 StartupPlan plan_startup(const ViewerOptions& options) {
@@ -72,7 +74,9 @@ StartupPlan plan_startup(const ViewerOptions& options) {
       plan.original = load_default_picture();
       plan.image_name = kDefaultPictureName;
     } else {
-      plan.original = load_image(options.image_path).image;
+      const LoadedImage loaded = load_image(options.image_path);
+      plan.original = reduce_to_rgba8(loaded).image;  // what the slots show
+      plan.levels = picture_levels(loaded);           // what is measured, when more than 8 bits
       plan.image_name = options.image_path;
     }
   } catch (const ImageLoadError& error) {

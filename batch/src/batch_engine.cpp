@@ -117,7 +117,7 @@ class BatchEngine::Impl {
   // The file stages (BatchEngine::read_and_decode, encode_and_write). encode_and_write is
   // encode_to_temporary (the encode and write stages) then commit_output (the sync stage), which
   // the pipelined run does on the publisher's threads.
-  LoadedImage read_and_decode(const std::string& path);
+  LoadedRgba8 read_and_decode(const std::string& path);
   void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
   std::unique_ptr<AtomicFile> encode_to_temporary(const std::string& path, const ImageRgba8& image, int channels);
   void commit_output(AtomicFile& file);
@@ -145,7 +145,7 @@ class BatchEngine::Impl {
     std::size_t index = 0;
     const BatchJob* job = nullptr;
     std::string fault;
-    LoadedImage decoded;
+    LoadedRgba8 decoded;
     ImageRgba8 result;  // the output of a banded image (others download in place)
     Lease lease;
     ImageView staged;   // the pinned copy of the decoded image, and its result after the download
@@ -297,13 +297,13 @@ void BatchEngine::Impl::use_cpu_share() {
   if (used > openmp_threads_.load()) openmp_threads_.store(used);
 }
 
-LoadedImage BatchEngine::Impl::read_and_decode(const std::string& path) {
+LoadedRgba8 BatchEngine::Impl::read_and_decode(const std::string& path) {
   const double t0 = clock_.now_s();
   const std::vector<unsigned char> bytes = read_image_bytes(path);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Read, t0, t1);
   if (injected_fault(path) == "bad-alloc") throw std::bad_alloc();
-  LoadedImage decoded = load_image_from_memory(bytes.data(), bytes.size(), path);
+  LoadedRgba8 decoded = load_image_rgba8_from_memory(bytes.data(), bytes.size(), path);
   clock_.add(Stage::Decode, t1, clock_.now_s());
   if (!decoded.note.empty()) note(decoded.note);  // "16-bit samples reduced to 8 bits ..."
   return decoded;
@@ -461,7 +461,7 @@ void BatchEngine::Impl::release(const ItemPtr& item) {
   item->released = true;
   const std::size_t held = item->held_bytes;
   item->lease.reset();
-  item->decoded = LoadedImage{};
+  item->decoded = LoadedRgba8{};
   item->result = ImageRgba8{};
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -862,7 +862,7 @@ void BatchEngine::filter_rows(const ExtendedRows& source, const BandPlan& plan, 
   impl_->filter_rows(source, plan, dst, dst_first_row, "");
 }
 
-LoadedImage BatchEngine::read_and_decode(const std::string& path) { return impl_->read_and_decode(path); }
+LoadedRgba8 BatchEngine::read_and_decode(const std::string& path) { return impl_->read_and_decode(path); }
 void BatchEngine::encode_and_write(const std::string& path, const ImageRgba8& image, int channels) {
   impl_->encode_and_write(path, image, channels);
 }

@@ -46,7 +46,7 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
                                          const BatchJob& job, const EngineOptions& options, RankSummary& summary) {
   FileOutcome outcome;
   const auto started = Clock::now();
-  LoadedImage loaded;
+  LoadedRgba8 loaded;
   std::string header;
   if (mpi.root()) {
     WireWriter w;

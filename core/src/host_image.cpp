@@ -25,6 +25,19 @@ HostImage HostImage::copy_of(const ConstImageView& view) {
 HostImage HostImage::from(const ImageRgba8& image) { return copy_of(image.view()); }
 HostImage HostImage::from(const ImageF32& image) { return copy_of(image.view()); }
 
+void HostImage::narrow_rgba8_in_place(int channels) {
+  if (format_ != PixelFormat::Rgba8 || channels < 1 || channels > 4)
+    throw std::invalid_argument("narrow_rgba8_in_place: an RGBA8 image and 1 to 4 channels");
+  if (channels == 4) return;
+  static constexpr int kPick[4][3] = {{0, 0, 0}, {0, 3, 0}, {0, 1, 2}, {0, 1, 2}};
+  const std::size_t pixels = pixel_count();
+  unsigned char* p = bytes_.data();
+  for (std::size_t i = 0; i < pixels; ++i)  // writes at i × channels ≤ reads at i × 4: forward is safe
+    for (int c = 0; c < channels; ++c) p[i * channels + c] = p[i * 4 + kPick[channels - 1][c]];
+  format_ = make_pixel_format(SampleType::U8, channels);
+  bytes_.resize(pixels * channels);
+}
+
 float HostImage::sample(int x, int y, int c) const { return load_sample(view(), x, y, c); }
 
 void HostImage::set_sample(int x, int y, int c, float value, IntegerRounding rounding) {

@@ -10,9 +10,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 
 #include "gausslab/core/cli_args.hpp"
+#include "gausslab/core/npy_io.hpp"
+#include "npy_header.hpp"
 
 namespace gausslab {
 
@@ -121,32 +122,6 @@ FilterKernel parse_text_matrix(std::string_view text, const std::string& name) {
 
 constexpr char kNpyMagic[] = "\x93NUMPY";
 
-// The value of `key` in the header dict, as its text up to the next top-level comma or '}'
-// (a shape's tuple whole); nullopt when missing.
-std::optional<std::string> header_value(std::string_view header, const char* key) {
-  for (const char quote : {'\'', '"'}) {
-    const std::string wanted = std::string(1, quote) + key + quote;
-    std::size_t at = header.find(wanted);
-    if (at == std::string_view::npos) continue;
-    at = header.find(':', at + wanted.size());
-    if (at == std::string_view::npos) return std::nullopt;
-    ++at;
-    int depth = 0;
-    std::size_t end = at;
-    for (; end < header.size(); ++end) {
-      const char c = header[end];
-      if (c == '(') ++depth;
-      if (c == ')') --depth;
-      if (depth == 0 && (c == ',' || c == '}')) break;
-    }
-    std::string value(header.substr(at, end - at));
-    const std::size_t first = value.find_first_not_of(" \t'\"");
-    const std::size_t last = value.find_last_not_of(" \t'\"");
-    return first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
-  }
-  return std::nullopt;
-}
-
 struct NpyType {
   char kind = 'f';  // 'f', 'i', 'u'
   int bytes = 8;
@@ -194,69 +169,46 @@ double npy_sample(const unsigned char* p, NpyType type) {
   }
 }
 
-std::vector<unsigned long long> npy_shape(const std::string& text, const std::string& context) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
-    throw UsageError(context + ": the .npy header's shape " + quoted(text) + " is malformed; the file is damaged");
-  std::vector<unsigned long long> dims;
-  std::size_t at = 1;
-  while (at < text.size() - 1) {
-    while (at < text.size() - 1 && (text[at] == ' ' || text[at] == ',')) ++at;
-    if (at >= text.size() - 1) break;
-    if (!std::isdigit(static_cast<unsigned char>(text[at])))
-      throw UsageError(context + ": the .npy header's shape " + quoted(text) + " is malformed; the file is damaged");
-    unsigned long long value = 0;
-    while (at < text.size() - 1 && std::isdigit(static_cast<unsigned char>(text[at]))) {
-      if (value > (1ULL << 40)) throw UsageError(context + ": the array's shape " + quoted(text) + " is absurdly large");
-      value = value * 10 + static_cast<unsigned>(text[at++] - '0');
-    }
-    if (at < text.size() - 1 && (text[at] == 'L' || text[at] == 'l')) ++at;
-    dims.push_back(value);
-    if (dims.size() > 32) throw UsageError(context + ": the .npy header's shape has more than 32 dimensions");
-  }
-  return dims;
+// A shape as NumPy prints it: "(3,)", "(2, 3)".
+std::string shape_text(const std::vector<unsigned long long>& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
 }
 
 FilterKernel parse_npy_matrix(std::string_view bytes, const std::string& name) {
   const std::string context = quoted(name);
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  if (bytes.size() < 10) throw UsageError(context + ": the .npy file is truncated inside its preamble");
-  const int major = data[6];
-  if (major < 1 || major > 3)
-    throw UsageError(context + ": .npy format version " + std::to_string(major) + " is unknown (1.0 to 3.0 are read)");
-  const std::size_t offset = major == 1 ? 10 : 12;
-  if (bytes.size() < offset) throw UsageError(context + ": the .npy file is truncated inside its preamble");
-  std::size_t header_bytes = data[8] | (std::size_t{data[9]} << 8);
-  if (major > 1) header_bytes |= (std::size_t{data[10]} << 16) | (std::size_t{data[11]} << 24);
-  if (header_bytes > bytes.size() - offset) throw UsageError(context + ": the .npy file is truncated inside its header");
-  const std::string_view header = bytes.substr(offset, header_bytes);
-  const std::optional<std::string> descr = header_value(header, "descr");
-  const std::optional<std::string> order = header_value(header, "fortran_order");
-  const std::optional<std::string> shape_text = header_value(header, "shape");
-  if (!descr || !order || !shape_text || (*order != "True" && *order != "False"))
-    throw UsageError(context + ": the .npy header lacks 'descr', 'fortran_order' or 'shape'; the file is damaged");
-  const NpyType type = npy_type(*descr, context);
-  const std::vector<unsigned long long> shape = npy_shape(*shape_text, context);
+  NpyRawHeader header;
+  try {
+    header = parse_npy_header(data, bytes.size(), name);  // the one .npy header reader (npy_io)
+  } catch (const NpyError& error) {
+    throw UsageError(error.what());
+  }
+  const std::vector<unsigned long long>& shape = header.shape;
+  const std::string shown_shape = shape_text(shape);
+  const NpyType type = npy_type(header.descr, context);
   if (shape.size() != 2) {
     std::string hint = shape.size() == 1 ? "; a 1D mask goes to --kernel as a list (','.join(map(str, k))), or save "
                                            "it as one row: np.save(path, k[None, :])"
                                          : "; save the 2D kernel itself";
-    throw UsageError(context + ": the array is " + std::to_string(shape.size()) + "D of shape " + *shape_text +
+    throw UsageError(context + ": the array is " + std::to_string(shape.size()) + "D of shape " + shown_shape +
                      ", not a 2D kernel" + hint);
   }
   const unsigned long long height = shape[0], width = shape[1];
-  if (height == 0 || width == 0) throw UsageError(context + ": the array is empty (shape " + *shape_text + ")");
+  if (height == 0 || width == 0) throw UsageError(context + ": the array is empty (shape " + shown_shape + ")");
   if (height * width > static_cast<unsigned long long>(kMaxMatrixTaps) || height > kMaxMatrixSide ||
       width > kMaxMatrixSide)
-    throw UsageError(context + ": the array of shape " + *shape_text + " is larger than a 2D kernel may be (each side at most " +
+    throw UsageError(context + ": the array of shape " + shown_shape + " is larger than a 2D kernel may be (each side at most " +
                      std::to_string(kMaxMatrixSide) + ", " + std::to_string(kMaxMatrixTaps) + " weights in all)");
   const std::size_t count = static_cast<std::size_t>(height * width);
-  const std::size_t data_bytes = bytes.size() - offset - header_bytes;
+  const std::size_t data_bytes = bytes.size() - header.data_offset;
   if (data_bytes != count * static_cast<std::size_t>(type.bytes))
     throw UsageError(context + ": the file holds " + std::to_string(data_bytes) + " bytes of weights, but shape " +
-                     *shape_text + " of dtype " + quoted(*descr) + " needs " + std::to_string(count * type.bytes) +
+                     shown_shape + " of dtype " + quoted(header.descr) + " needs " + std::to_string(count * type.bytes) +
                      "; the file is damaged");
-  const unsigned char* samples = data + offset + header_bytes;
-  const bool fortran = *order == "True";
+  const unsigned char* samples = data + header.data_offset;
+  const bool fortran = header.fortran_order;
   std::vector<double> weights(count);
   for (std::size_t j = 0; j < height; ++j)
     for (std::size_t i = 0; i < width; ++i) {

@@ -1,6 +1,7 @@
 #include "gausslab/core/npy_io.hpp"
 
 #include "gausslab/core/atomic_file.hpp"
+#include "npy_header.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -48,6 +49,11 @@ class DictReader {
   DictReader(std::string_view text, const std::string& name) : text_(text), name_(name) {}
 
   NpyHeader read() {
+    const NpyRawHeader raw = read_raw();
+    return checked(raw.descr, raw.shape);
+  }
+
+  NpyRawHeader read_raw() {
     std::optional<std::string> descr;
     std::optional<bool> fortran_order;
     std::optional<std::vector<unsigned long long>> shape;
@@ -56,8 +62,8 @@ class DictReader {
       const std::string key = read_string();
       expect(':');
       if (key == "descr") {
-        if (peek_is('[')) fail(name_, "the array has a structured dtype (named fields); gausslab reads plain float32 or "
-                                     "float64 1D arrays" + std::string(kConvertHint));
+        if (peek_is('[')) fail(name_, "the array has a structured dtype (named fields); gausslab reads plain number "
+                                     "arrays" + std::string(kConvertHint));
         descr = read_string();
       } else if (key == "fortran_order") {
         fortran_order = read_bool();
@@ -71,7 +77,11 @@ class DictReader {
     expect('}');
     if (!descr || !fortran_order || !shape)
       fail(name_, "the .npy header lacks 'descr', 'fortran_order' or 'shape'; the file is damaged");
-    return checked(*descr, *shape);
+    NpyRawHeader raw;
+    raw.descr = *descr;
+    raw.fortran_order = *fortran_order;
+    raw.shape = *shape;
+    return raw;
   }
 
  private:
@@ -105,6 +115,7 @@ class DictReader {
                     ") is not supported; gausslab reads float32 or float64 1D arrays" + kConvertHint);
   }
 
+  public:
   static std::string dtype_words(const std::string& descr) {
     const std::string body = descr.empty() ? descr : descr.substr(descr[0] == '<' || descr[0] == '>' ||
                                                                           descr[0] == '|' || descr[0] == '='
@@ -131,6 +142,8 @@ class DictReader {
       default: return "not a number type";
     }
   }
+
+ private:
 
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -257,6 +270,24 @@ NpyHeader parse_header(const unsigned char* bytes, std::size_t available, const 
   const std::string_view text(reinterpret_cast<const char*>(bytes) + p.header_offset, p.header_bytes);
   return DictReader(text, name).read();
 }
+
+}  // namespace
+
+NpyRawHeader parse_npy_header(const void* data, std::size_t available, const std::string& name) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  const Preamble preamble = read_preamble(bytes, available, name);
+  if (available < preamble.header_offset + preamble.header_bytes)
+    fail(name, "the file is truncated inside the .npy header (" + std::to_string(preamble.header_bytes) +
+                   " bytes declared)");
+  const std::string_view text(reinterpret_cast<const char*>(bytes) + preamble.header_offset, preamble.header_bytes);
+  NpyRawHeader header = DictReader(text, name).read_raw();
+  header.data_offset = preamble.header_offset + preamble.header_bytes;
+  return header;
+}
+
+std::string npy_dtype_words(const std::string& descr) { return DictReader::dtype_words(descr); }
+
+namespace {
 
 // ---- files -----------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from ._errors import InvalidArgument, Refused
 _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "mirror", "nearest": "nearest",
           "constant": "constant", "grid-constant": "constant", "wrap": "wrap", "grid-wrap": "wrap"}
 _ACCURACY = ("exact", "approximate", "any")
+_ROUNDING = ("nearest", "floor", "ceil")
 _KEPT_FILTERS = 16  # per thread: their plans and scratch survive between calls with these parameters
 _local = threading.local()
 
@@ -38,18 +39,18 @@ def last_choice():
 
 
 def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *,
-                      radius=None, method="auto", accuracy="exact", stream=None):
+                      radius=None, method="auto", accuracy="exact", rounding="nearest", stream=None):
     """scipy.ndimage.gaussian_filter1d: the Gaussian along one axis (see gaussian_filter)."""
     if not isinstance(sigma, numbers.Real):
         raise InvalidArgument(f"gaussian_filter1d takes one sigma, not {sigma!r}")
     if not isinstance(mode, str):
         raise InvalidArgument(f"gaussian_filter1d takes one mode, not {mode!r}")
     return gaussian_filter(input, sigma, order, output, mode, cval, truncate, radius=radius, axes=(axis,),
-                           method=method, accuracy=accuracy, stream=stream)
+                           method=method, accuracy=accuracy, rounding=rounding, stream=stream)
 
 
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *, radius=None,
-                    axes=None, method="auto", accuracy="exact", stream=None):
+                    axes=None, method="auto", accuracy="exact", rounding="nearest", stream=None):
     """scipy.ndimage.gaussian_filter: the Gaussian along `axes` (default: every axis, as SciPy).
 
     input   a NumPy array (filtered on the GPU with a copy, or on the CPU without one), or a device
@@ -61,10 +62,11 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     output  an array to write (returned), a dtype, or None (the input's dtype)
     method  'auto' or an id from methods();  accuracy  'exact' (float rounding), 'approximate' (1e-3,
             0.8 levels) or 'any' (a named method's own bound)
+    rounding  integer outputs: 'nearest' (half up, once), 'floor' or 'ceil' (SciPy truncates: floor
+            for results >= 0)
     stream  for device arrays: an int (cudaStream_t) or a CuPy/PyTorch stream; default the current one
     """
-    if accuracy not in _ACCURACY:
-        raise InvalidArgument(f"accuracy must be 'exact', 'approximate' or 'any', not {accuracy!r}")
+    check_options(accuracy, rounding)
     device = _arrays.is_device_array(input)
     if device:  # its memory as its producer describes it, made ready for the stream the call runs on
         our_stream = _arrays.stream_pointer(stream, input)
@@ -75,7 +77,7 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     axes = _normalize_axes(axes, ndim)
     sigmas = _per_axis(sigma, len(axes), "sigma")
     orders = _per_axis(order, len(axes), "order")
-    modes = [_mode(m) for m in _per_axis(mode, len(axes), "mode")]
+    modes = [mode_name(m) for m in _per_axis(mode, len(axes), "mode")]
     radii = _per_axis(radius, len(axes), "radius")
     passes = []
     for axis, s, o, m, r in zip(axes, sigmas, orders, modes, radii):
@@ -97,9 +99,26 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
         if r == 0:  # one weight of 1: the axis is unchanged
             continue
         passes.append((axis, s, m, t, r))
+    options = (method, accuracy, rounding)
     if device:
-        return _filter_device(input, array, our_stream, passes, output, method, accuracy)
-    return _filter_host(np.asarray(input), passes, output, method, accuracy)
+        calls = _group(passes, array.shape)
+        refusal = None
+        if len(calls) > 1 or (calls and _layout(array.shape, calls[0][0]) is None):
+            refusal = (f"on device arrays gausslab filters two adjacent axes with one sigma, mode and radius, or one "
+                       f"axis, with at most 4 samples after them (..., H, W[, C]); these axes of a {array.shape} "
+                       "array need moving (cupy.moveaxis, tensor.movedim) or a NumPy array")
+
+        def run(src, dst, sample, our):
+            _run(calls[0], (src, array.shape), (dst, array.shape), sample, options, device=True, stream=our)
+        return filter_device(input, array, our_stream, output, run if calls else None, refusal)
+    return _filter_host(np.asarray(input), passes, output, options)
+
+
+def check_options(accuracy, rounding):
+    if accuracy not in _ACCURACY:
+        raise InvalidArgument(f"accuracy must be 'exact', 'approximate' or 'any', not {accuracy!r}")
+    if rounding not in _ROUNDING:
+        raise InvalidArgument(f"rounding must be 'nearest', 'floor' or 'ceil', not {rounding!r}")
 
 
 # ---- arguments ---------------------------------------------------------------------------------
@@ -129,7 +148,7 @@ def _per_axis(value, count, name):
     return value
 
 
-def _mode(mode):
+def mode_name(mode):
     if mode not in _MODES:
         raise InvalidArgument(f"mode {mode!r} is unknown; use one of {', '.join(_MODES)}")
     return _MODES[mode]
@@ -137,15 +156,15 @@ def _mode(mode):
 
 # ---- the calls ---------------------------------------------------------------------------------
 
-def _filter(s, m, t, r, method, accuracy, rows_only):
-    """The calling thread's Filter for these parameters (kept: its plans survive between calls)."""
+def kept_filter(key, make):
+    """The calling thread's Filter for these parameters (kept: its plans survive between calls); `key`
+    is hashable and says everything `make()` builds it from."""
     kept = getattr(_local, "filters", None)
     if kept is None:
         kept = _local.filters = collections.OrderedDict()
-    key = (s, m, t, r, method, accuracy, rows_only)
     f = kept.get(key)
     if f is None:
-        f = _gausslab.Filter(s, t, r, m, method, accuracy, rows_only)
+        f = make()
         kept[key] = f
         if len(kept) > _KEPT_FILTERS:
             kept.popitem(last=False)
@@ -185,43 +204,54 @@ def _layout(shape, axes):
     return 1, math.prod(shape[:last]), shape[last], channels, True
 
 
-def _run(call, src, dst, sample, method, accuracy, device, stream=0):
+def _run(call, src, dst, sample, options, device, stream=0):
     """One call on C-contiguous memory: src and dst are (address, shape) of the same layout."""
     axes, s, m, t, r = call
-    batch, height, width, channels, rows_only = _layout(src[1], axes)
+    layout = _layout(src[1], axes)
+    method, accuracy, rounding = options
+    f = kept_filter(("gaussian", s, m, t, r, method, accuracy, layout[4], rounding),
+                    lambda: _gausslab.Filter(s, t, r, m, method, accuracy, layout[4], rounding))
+    run_layout(f, layout, src[0], dst[0], sample, device, stream)
+
+
+def run_layout(f, layout, src, dst, sample, device, stream=0):
+    """f on C-contiguous memory at src into dst: `layout` is (batch, height, width, channels, rows_only)."""
+    batch, height, width, channels, _ = layout
     if batch * height * width == 0:
         return
-    f = _filter(s, m, t, r, method, accuracy, rows_only)
     itemsize = {"u8": 1, "u16": 2, "f16": 2, "f32": 4}[sample]
     pitch = width * channels * itemsize
-    f.run(device, src[0], dst[0], batch, height, width, channels, sample, pitch, pitch, pitch * height,
-          pitch * height, stream or 0)
+    f.run(device, src, dst, batch, height, width, channels, sample, pitch, pitch, pitch * height, pitch * height,
+          stream or 0)
     # What ran, and on which memory: the addresses handed to the library as they are (no copy was made
     # for a device array), for the callers and the tests that check it.
-    _local.last_choice = dict(f.last_choice(), src=src[0], dst=dst[0], device_memory=device, stream=stream or 0)
+    _local.last_choice = dict(f.last_choice(), src=src, dst=dst, device_memory=device, stream=stream or 0)
 
 
-def _host_pass(work, call, method, accuracy):
+def _host_pass(work, call, options):
     """One call on a C-contiguous float32 or native array, into a new array of the same dtype."""
     axes = call[0]
     moved = _layout(work.shape, axes) is None
     src = np.ascontiguousarray(np.moveaxis(work, axes[0], -1)) if moved else work
     call = (((src.ndim - 1,),) + call[1:]) if moved else call
     dst = np.empty_like(src)
-    _run(call, (src.ctypes.data, src.shape), (dst.ctypes.data, dst.shape), _arrays.NATIVE[src.dtype], method,
-         accuracy, device=False)
+    _run(call, (src.ctypes.data, src.shape), (dst.ctypes.data, dst.shape), _arrays.NATIVE[src.dtype], options,
+         device=False)
     return np.moveaxis(dst, -1, axes[0]) if moved else dst
 
 
-def _store(result, out):
-    """result written into out by gausslab's rule: integers rounded half up and saturated (NaN: 0)."""
+def store(result, out, rounding="nearest"):
+    """result written into out by gausslab's rule: integers rounded (half up, or floor or ceil as
+    `rounding` says) and saturated (NaN: 0)."""
     if np.issubdtype(out.dtype, np.integer):
         info = np.iinfo(out.dtype)
-        result = np.clip(np.floor(np.nan_to_num(result.astype(np.float32), nan=0.0) + 0.5), info.min, info.max)
+        value = np.nan_to_num(result.astype(np.float32), nan=0.0)
+        value = {"nearest": lambda v: np.floor(v + 0.5), "floor": np.floor, "ceil": np.ceil}[rounding](value)
+        result = np.clip(value, info.min, info.max)
     np.copyto(out, result, casting="unsafe")
 
 
-def _host_output(output, array):
+def host_output(output, array):
     if output is None or isinstance(output, (type, np.dtype, str)):
         dtype = _arrays.supported_dtype(array.dtype if output is None else output, "output")
         return np.empty(array.shape, dtype), True
@@ -233,11 +263,11 @@ def _host_output(output, array):
     return output, False
 
 
-def _filter_host(array, passes, output, method, accuracy):
+def _filter_host(array, passes, output, options):
     _arrays.supported_dtype(array.dtype)
-    out, fresh = _host_output(output, array)
+    out, fresh = host_output(output, array)
     if not passes:
-        _store(array, out)
+        store(array, out, options[2])
         return out
     calls = _group(passes, array.shape)
     native = array.dtype in _arrays.NATIVE and out.dtype == array.dtype
@@ -246,19 +276,22 @@ def _filter_host(array, passes, output, method, accuracy):
         direct = fresh or (out.flags.c_contiguous and not np.may_share_memory(out, src))
         dst = out if direct else np.empty_like(src)
         _run(calls[0], (src.ctypes.data, src.shape), (dst.ctypes.data, dst.shape), _arrays.NATIVE[src.dtype],
-             method, accuracy, device=False)
+             options, device=False)
         if not direct:
             np.copyto(out, dst)
         return out
     # Several calls, a moved axis, float64 or another output type: float32 between the calls.
     work = np.ascontiguousarray(array, dtype=np.float32)
     for call in calls:
-        work = np.ascontiguousarray(_host_pass(work, call, method, accuracy))
-    _store(work, out)
+        work = np.ascontiguousarray(_host_pass(work, call, options))
+    store(work, out, options[2])
     return out
 
 
-def _filter_device(obj, array, our_stream, passes, output, method, accuracy):
+def filter_device(obj, array, our_stream, output, run, refusal=None):
+    """A device array filtered on its own memory: run(src, dst, sample, stream) filters C-contiguous
+    memory at src into dst of the array's shape (None: nothing to filter, a copy); `refusal` is the
+    message when the array's layout is not one call."""
     if array.device_id != 0:
         raise Refused(f"the array is on CUDA device {array.device_id}; gausslab runs on device 0 "
                       "(CUDA_VISIBLE_DEVICES can make that device the first)")
@@ -267,11 +300,8 @@ def _filter_device(obj, array, our_stream, passes, output, method, accuracy):
         our_stream = array.stream if isinstance(array.stream, int) else 0
     elif isinstance(array.stream, int) and (array.stream or 1) != (our_stream or 1):  # 0 and 1: the legacy stream
         _gausslab.stream_wait(our_stream, array.stream)  # the producer's work first
-    calls = _group(passes, array.shape)
-    if len(calls) > 1 or (calls and _layout(array.shape, calls[0][0]) is None):
-        raise Refused(f"on device arrays gausslab filters two adjacent axes with one sigma, mode and radius, or one "
-                      f"axis, with at most 4 samples after them (..., H, W[, C]); these axes of a {array.shape} "
-                      "array need moving (cupy.moveaxis, tensor.movedim) or a NumPy array")
+    if refusal:
+        raise Refused(refusal)
     if not array.c_contiguous():
         raise Refused("the device array is not C-contiguous: make it so first (cupy.ascontiguousarray, "
                       "tensor.contiguous())")
@@ -280,8 +310,7 @@ def _filter_device(obj, array, our_stream, passes, output, method, accuracy):
         if converted is None:
             raise Refused("a float64 device array is filtered in float32: convert it first (only CuPy's and "
                           "PyTorch's are converted here)")
-        result = _filter_device(converted, _arrays.device_array(converted, our_stream), our_stream, passes, None,
-                                method, accuracy)
+        result = filter_device(converted, _arrays.device_array(converted, our_stream), our_stream, None, run)
         back = _arrays.astype(result, np.float64)
         if output is None:
             return back
@@ -299,9 +328,8 @@ def _filter_device(obj, array, our_stream, passes, output, method, accuracy):
     if target.shape != array.shape or target.dtype != array.dtype or not target.c_contiguous():
         raise InvalidArgument(f"output must be a C-contiguous device array of shape {array.shape} and dtype "
                               f"{array.dtype}, not {target.shape} {target.dtype}")
-    if not calls:  # nothing to filter: a copy, as SciPy
+    if run is None:  # nothing to filter: a copy, as SciPy
         _arrays.copy_into(out, obj)
         return out
-    _run(calls[0], (array.data, array.shape), (target.data, target.shape), _arrays.NATIVE[array.dtype], method,
-         accuracy, device=True, stream=our_stream)
+    run(array.data, target.data, _arrays.NATIVE[array.dtype], our_stream)
     return out

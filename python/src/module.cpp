@@ -54,12 +54,35 @@ py::dict choice_dict(const gausslab::Choice& c) {
   return d;
 }
 
+gausslab::Rounding rounding_from(const std::string& name) {
+  if (name == "nearest") return gausslab::Rounding::Nearest;
+  if (name == "floor") return gausslab::Rounding::Floor;
+  if (name == "ceil") return gausslab::Rounding::Ceil;
+  throw gausslab::InvalidArgument("rounding must be 'nearest', 'floor' or 'ceil', not '" + name + "'");
+}
+
+// A custom kernel from Python's description: kind "weights" (x), "pair" (x, y) or "matrix" (rows
+// of `width` weights); already in correlation order with odd sizes (gausslab/_correlate.py).
+gausslab::Kernel kernel_from(const std::string& kind, const std::vector<double>& x, const std::vector<double>& y,
+                             int width, int height, const std::vector<double>& matrix) {
+  if (kind == "weights") return gausslab::Kernel::weights(x);
+  if (kind == "pair") return gausslab::Kernel::pair(x, y);
+  if (kind == "matrix") return gausslab::Kernel::matrix_2d(width, height, matrix);
+  throw gausslab::InvalidArgument("unknown kernel kind '" + kind + "'; use weights, pair or matrix");
+}
+
 // One Filter per parameter set; the Python side keeps a few, so their plans survive between calls.
 class PyFilter {
  public:
   PyFilter(double sigma, double truncate, int radius, const std::string& mode, const std::string& method,
-           const std::string& accuracy, bool rows_only)
-      : filter_(options(sigma, truncate, radius, mode, method, accuracy, rows_only)) {}
+           const std::string& accuracy, bool rows_only, const std::string& rounding)
+      : filter_(options(radius >= 0 ? gausslab::Kernel::gaussian_with_radius(sigma, radius)
+                                    : gausslab::Kernel::gaussian(sigma, truncate),
+                        mode, method, accuracy, rows_only, rounding)) {}
+
+  PyFilter(const gausslab::Kernel& kernel, const std::string& mode, const std::string& method,
+           const std::string& accuracy, bool rows_only, const std::string& rounding)
+      : filter_(options(kernel, mode, method, accuracy, rows_only, rounding)) {}
 
   // Filters `batch` images of height × width × channels samples at src into dst (addresses in host or
   // device memory as `device` says), rows pitch bytes apart and images stride bytes apart.
@@ -84,10 +107,12 @@ class PyFilter {
   py::dict last_choice() const { return choice_dict(filter_.last_choice()); }
 
  private:
-  static gausslab::FilterOptions options(double sigma, double truncate, int radius, const std::string& mode,
-                                         const std::string& method, const std::string& accuracy, bool rows_only) {
+  static gausslab::FilterOptions options(const gausslab::Kernel& kernel, const std::string& mode,
+                                         const std::string& method, const std::string& accuracy, bool rows_only,
+                                         const std::string& rounding) {
     gausslab::FilterOptions o;
-    o.kernel = radius >= 0 ? gausslab::Kernel::gaussian_with_radius(sigma, radius) : gausslab::Kernel::gaussian(sigma, truncate);
+    o.kernel = kernel;
+    o.rounding = rounding_from(rounding);
     o.border = border_from(mode);
     o.method = method;
     if (accuracy == "exact")
@@ -117,6 +142,8 @@ py::list methods() {
     d["available"] = m.available;
     d["unavailable"] = m.unavailable;
     d["rows_only"] = m.rows_only;
+    d["kernels"] = m.kernels;
+    d["all_roundings"] = m.all_roundings;
     py::list types;
     for (const gausslab::PixelType& p : m.pixel_types) types.append(py::make_tuple(sample_name(p.sample), p.channels));
     d["pixel_types"] = types;
@@ -187,9 +214,17 @@ PYBIND11_MODULE(_gausslab, m) {
     }
   });
   py::class_<PyFilter>(m, "Filter")
-      .def(py::init<double, double, int, const std::string&, const std::string&, const std::string&, bool>(),
+      .def(py::init<double, double, int, const std::string&, const std::string&, const std::string&, bool,
+                    const std::string&>(),
            py::arg("sigma"), py::arg("truncate"), py::arg("radius"), py::arg("mode"), py::arg("method"), py::arg("accuracy"),
-           py::arg("rows_only"))
+           py::arg("rows_only"), py::arg("rounding") = "nearest")
+      .def(py::init([](const std::string& kind, const std::vector<double>& x, const std::vector<double>& y, int width,
+                       int height, const std::vector<double>& matrix, const std::string& mode, const std::string& method,
+                       const std::string& accuracy, bool rows_only, const std::string& rounding) {
+             return PyFilter(kernel_from(kind, x, y, width, height, matrix), mode, method, accuracy, rows_only, rounding);
+           }),
+           py::arg("kind"), py::arg("x"), py::arg("y"), py::arg("width"), py::arg("height"), py::arg("matrix"),
+           py::arg("mode"), py::arg("method"), py::arg("accuracy"), py::arg("rows_only"), py::arg("rounding"))
       .def("run", &PyFilter::run, py::arg("device"), py::arg("src"), py::arg("dst"), py::arg("batch"), py::arg("height"),
            py::arg("width"), py::arg("channels"), py::arg("sample"), py::arg("src_pitch"), py::arg("dst_pitch"),
            py::arg("src_stride"), py::arg("dst_stride"), py::arg("stream"))

@@ -151,7 +151,7 @@ bool encode_png16(int width, int height, PngWriteState& state) {
 
 ImageF32 load_grey_frame(const std::string& path) {
   if (lower_extension(path) == ".png") return load_png_grey(path);
-  return to_grey_f32(load_image(path).image);
+  return to_grey_f32(load_image_rgba8(path).image);
 }
 
 void save_grey_png16(const std::string& path, const ImageF32& image, Overwrite overwrite) {

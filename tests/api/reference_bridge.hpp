@@ -11,4 +11,10 @@ namespace api_test {
 std::vector<double> reference(const void* data, int width, int height, int sample, int channels, double sigma,
                               double truncate, int radius, int border, bool rows_only);
 
+// The float64 result of a custom kernel (gausslab::Kernel's fields; kind 1 weights, 2 pair, 3 matrix).
+std::vector<double> reference_custom(const void* data, int width, int height, int sample, int channels, int kind,
+                                     const std::vector<double>& x, const std::vector<double>& y, int matrix_width,
+                                     int matrix_height, const std::vector<double>& matrix, bool convolve,
+                                     bool normalize, int border, bool rows_only);
+
 }  // namespace api_test

@@ -70,7 +70,7 @@ class BatchEngineTest : public ::testing::Test {
 
   // The reference: load, filter with run_on_host, save: what gausslab-filter wrote before the engine.
   std::string direct(const BatchJob& job, const std::string& method_id, const FilterParams& params) {
-    const LoadedImage loaded = load_image(job.input);
+    const LoadedRgba8 loaded = load_image_rgba8(job.input);
     const std::unique_ptr<Method> method = find_method(method_id)->create();
     const std::string path = job.output + ".direct.png";
     save_image(path, run_on_host(*method, loaded.image, params), loaded.source_channels);
@@ -233,7 +233,7 @@ TEST(BatchFileStages, WriteEncodesReadDecodesAndBothAreTimed) {
   const ImageRgba8 image = make_random_rgba8(9, 6, 5u);
   const std::string path = scratch.file("pooled.png");
   engine.encode_and_write(path, image, 3);
-  const LoadedImage back = engine.read_and_decode(path);
+  const LoadedRgba8 back = engine.read_and_decode(path);
   EXPECT_EQ(back.image.width(), 4);  // pooled before it was written
   EXPECT_EQ(back.image.height(), 3);
   EXPECT_EQ(back.source_channels, 3);

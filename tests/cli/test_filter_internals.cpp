@@ -180,7 +180,7 @@ TEST(FilterRunner, BadFileInABatchDoesNotStopTheOthers) {
   EXPECT_FALSE(std::filesystem::exists(scratch.file("out/empty.png")));
   EXPECT_NE(log.str().find("1 of 2"), std::string::npos) << log.str();
   const LoadedImage written = load_image(scratch.file("out/camera.png"));
-  EXPECT_EQ(written.source_channels, 1);  // grey stays grey
+  EXPECT_EQ(written.channels(), 1);  // grey stays grey
 }
 
 TEST(FilterOptions, PoolModesAreParsedAndRefusedForSignals) {
@@ -311,7 +311,7 @@ TEST(FilterRunner, PooledImagesAreHalfTheSizeAndTinyOnesAreRefused) {
   const LoadedImage original = load_image(good), pooled = load_image(out);
   EXPECT_EQ(pooled.image.width(), original.image.width() / 2);
   EXPECT_EQ(pooled.image.height(), original.image.height() / 2);
-  EXPECT_EQ(pooled.source_channels, original.source_channels);
+  EXPECT_EQ(pooled.channels(), original.channels());
 
   const std::string thin = scratch.file("thin.png"), thin_out = scratch.file("thin_out.png");
   save_image(thin, ImageRgba8(1, 9, Rgba8{1, 2, 3, 255}), 4);

@@ -42,9 +42,10 @@ import tempfile
 try:
     import cv2
     import numpy as np
+    import tifffile
     from PIL import Image
 except ImportError as missing:
-    print(f"skipped: {missing} (install python3-numpy, python3-pil and python3-opencv)")
+    print(f"skipped: {missing} (install python3-numpy, python3-pil, python3-opencv and python3-tifffile)")
     sys.exit(77)
 
 TIMEOUT_S = 60
@@ -230,14 +231,34 @@ def cv2_pixels(path):
     return to_rgba(raw)
 
 
+def tifffile_pixels(path):
+    """An 8-bit TIFF's stored samples (tifffile), associated alpha made straight as gausslab keeps
+    alpha: round(v * 255 / a) half up, at most 255, 0 where a is 0 (PIL and OpenCV keep it
+    premultiplied)."""
+    with tifffile.TiffFile(path) as tif:
+        page = tif.pages[0]
+        raw = page.asarray()
+        if raw.ndim == 3 and page.planarconfig == tifffile.PLANARCONFIG.SEPARATE:
+            raw = np.moveaxis(raw, 0, -1)
+        associated = tuple(page.extrasamples)[:1] == (tifffile.EXTRASAMPLE.ASSOCALPHA,)
+    if raw.dtype != np.uint8:
+        raise ValueError("the tifffile reference reads 8-bit samples only")
+    if associated:
+        alpha = raw[:, :, -1:].astype(np.float64)
+        colour = np.where(alpha > 0, np.minimum(255, np.floor(raw[:, :, :-1] * 255.0 / np.maximum(alpha, 1) + 0.5)), 0)
+        raw = np.concatenate([colour, alpha], axis=2).astype(np.uint8)
+    return to_rgba(raw)
+
+
 def reference(detail, path, corpora):
     """(pixels or None, tolerance, compare alpha) for a manifest REFERENCE."""
-    match = re.fullmatch(r"(pil|cv2|none)(?::([^~+]+))?(?:~(\d+))?(\+rgb)?", detail)
+    match = re.fullmatch(r"(pil|cv2|tifffile|none)(?::([^~+]+))?(?:~(\d+))?(\+rgb)?", detail)
     if not match:
         raise SystemExit(f"unknown reference '{detail}'")
     decoder, other, tolerance, rgb_only = match.groups()
     source = os.path.join(corpora, other) if other else path
-    pixels = None if decoder == "none" else (pil_pixels if decoder == "pil" else cv2_pixels)(source)
+    readers = {"pil": pil_pixels, "cv2": cv2_pixels, "tifffile": tifffile_pixels}
+    pixels = None if decoder == "none" else readers[decoder](source)
     return pixels, int(tolerance or 0), not rgb_only
 
 

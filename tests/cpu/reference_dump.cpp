@@ -97,7 +97,7 @@ int dump_reference(ArgReader& args) {
   ImageRgba8 rgba8;
   ImageF32 f32;
   if (!image_path.empty()) {
-    const LoadedImage loaded = load_image(image_path);
+    const LoadedRgba8 loaded = load_image_rgba8(image_path);
     if (width == 0) width = loaded.image.width(), height = loaded.image.height();
     if (width > loaded.image.width() || height > loaded.image.height())
       throw UsageError("--size is larger than the image");

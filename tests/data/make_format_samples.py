@@ -251,6 +251,90 @@ def valid_files():
 
     f["gif_palette.gif"] = pil(pal.convert("P"), "GIF")
     f["gif_interlaced.gif"] = pil(pal.convert("P"), "GIF", interlace=True)
+    f.update(wide_files(rgb, rgba, grey, grey16))
+    return f
+
+
+def wide_files(rgb, rgba, grey, grey16):
+    """The 16-bit, half and float files PIL cannot write (tests/cpu/check_image_types.py compares
+    each with tifffile, astropy, NumPy or OpenCV)."""
+    import cv2
+    import tifffile
+    from astropy.io import fits
+    f = {}
+    rgb_f = (rgb.astype(np.float32) / 255 * 1.5 - 0.25)
+    rgb_f[0, 0] = [np.nan, np.inf, -0.0]
+
+    def tiff(data, **options):
+        buf = io.BytesIO()
+        tifffile.imwrite(buf, data, **options)
+        return buf.getvalue()
+
+    f["tiff_rgb16f.tif"] = tiff(rgb_f.astype(np.float16), photometric="rgb", compression="zlib")
+    f["tiff_rgba16_tiled_planar.tif"] = tiff(np.moveaxis(gradient(4, 16, seed=5), -1, 0), photometric="rgb",
+                                             planarconfig="separate", tile=(16, 16), compression="zlib",
+                                             extrasamples=["unassalpha"])
+    rgba_h = np.concatenate([rgb_f, rgba[:, :, 3:].astype(np.float32) / 255], axis=2).astype(np.float16)
+    f["exr_half_rgba.exr"] = cv2.imencode(".exr", rgba_h[:, :, [2, 1, 0, 3]].astype(np.float32),
+                                          [cv2.IMWRITE_EXR_TYPE, cv2.IMWRITE_EXR_TYPE_HALF])[1].tobytes()
+    f["exr_float_grey.exr"] = cv2.imencode(".exr", rgb_f[:, :, 1].copy())[1].tobytes()
+
+    def fits_bytes(data):
+        buf = io.BytesIO()
+        fits.PrimaryHDU(data).writeto(buf)
+        return buf.getvalue()
+
+    f["fits_uint16.fits"] = fits_bytes(grey16)
+    f["fits_float64_rgb_cube.fits"] = fits_bytes(np.moveaxis(rgb.astype(np.float64) / 255, -1, 0))
+
+    def npy(data):
+        buf = io.BytesIO()
+        np.save(buf, data)
+        return buf.getvalue()
+
+    f["npy_uint16_rgb.npy"] = npy(gradient(3, 16, seed=6))
+    f["npy_float32_grey.npy"] = npy(rgb_f[:, :, 0].copy())
+    f["npy_float16_grey_alpha.npy"] = npy(rgba_h[:, :, [0, 3]].copy())
+    f["pfm_rgb.pfm"] = b"PF\n%d %d\n-1.0\n" % (W, H) + rgb_f[::-1].astype("<f4").tobytes()
+    f["pfm_grey_big_endian.pfm"] = b"Pf\n%d %d\n1.0\n" % (W, H) + rgb_f[::-1, :, 2].astype(">f4").tobytes()
+    return f
+
+
+def tiff_with_strip_counts_cut(data, keep):
+    """The TIFF with every StripByteCounts entry cut to `keep` of its value: strips that end early."""
+    import tifffile
+    data = bytearray(data)
+    with tifffile.TiffFile(io.BytesIO(bytes(data))) as t:
+        tag = t.pages[0].tags["StripByteCounts"]
+        counts = list(tag.value) if isinstance(tag.value, (tuple, list)) else [tag.value]
+        at = tag.valueoffset
+        for i, n in enumerate(counts):
+            struct.pack_into("<I", data, at + 4 * i, int(n * keep))
+    return bytes(data)
+
+
+def damaged_tiffs():
+    """Pixel data that libtiff's fax and JPEG decoders 'recover' with blank or grey rows (issue #40)."""
+    from PIL import ImageDraw
+    f = {}
+    bilevel = Image.new("1", (256, 300), 1)
+    draw = ImageDraw.Draw(bilevel)
+    for i in range(0, 300, 7):
+        draw.line([(0, i), (255, (i * 3) % 300)], fill=0)
+    draw.ellipse([20, 20, 230, 280], outline=0)
+    buf = io.BytesIO()
+    bilevel.save(buf, "TIFF", compression="group4")
+    f["tiff_g4_strip_cut_to_a_third.tif"] = tiff_with_strip_counts_cut(buf.getvalue(), 1 / 3)
+    y, x = np.mgrid[0:200, 0:160]
+    photo = np.stack([(x * 1.5).astype(np.uint8), y.astype(np.uint8), ((x ^ y) * 3 % 256).astype(np.uint8)], axis=-1)
+    buf = io.BytesIO()
+    Image.fromarray(photo, "RGB").save(buf, "TIFF", compression="jpeg", quality=90)
+    f["tiff_jpeg_strips_cut.tif"] = tiff_with_strip_counts_cut(buf.getvalue(), 0.4)
+    # 130 bytes declaring 32768×32767 bilevel G4 pixels (4.3 GB decoded as RGBA8) in a 20-byte strip.
+    entries = [(256, 4, 32768), (257, 4, 32767), (258, 3, 1), (259, 3, 4), (262, 3, 0), (273, 4, 118),
+               (278, 4, 32767), (279, 4, 20)]
+    ifd = struct.pack("<H", len(entries)) + b"".join(struct.pack("<HHII", t, k, 1, v) for t, k, v in entries) + bytes(4)
+    f["tiff_g4_130_bytes_32768x32767.tif"] = b"II*\0" + struct.pack("<I", 8) + ifd + bytes(20)
     return f
 
 
@@ -319,6 +403,17 @@ def malformed_files(valid):
     f["png_zero_width.png"] = png_file(0, 5, 8, 0, b"\0" * 5)
     f["pnm_zero_size.pgm"] = b"P5\n0 0\n255\n"
     f["tga_zero_height.tga"] = tga_header(2, 4, 0, 24) + bytes(12)
+    # 35 bytes declaring a 32768×32767 logical screen with a 1×1 frame (4.2 GB decoded, issue #40).
+    f["gif_35_bytes_32768x32767.gif"] = (b"GIF89a" + struct.pack("<HHBBB", 32768, 32767, 0x80, 0, 0) + bytes(6) + b"," +
+                                         struct.pack("<HHHHB", 0, 0, 1, 1, 0) + b"\x02\x02\x44\x01\x00;")
+    f.update(damaged_tiffs())
+    for name in ("exr_half_rgba.exr", "npy_uint16_rgb.npy", "pfm_rgb.pfm"):
+        kind, ext = name.split("_")[0], name.rsplit(".", 1)[1]
+        f[f"{kind}_truncated.{ext}"] = valid[name][: len(valid[name]) * 2 // 3]
+    f["fits_truncated.fits"] = valid["fits_uint16.fits"][:2880 + W * H]  # half of the 16-bit samples
+    f["npy_five_channels.npy"] = b"\x93NUMPY\x01\x00v\x00" + (
+        b"{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3, 5), }".ljust(117) + b"\n") + bytes(30)
+    f["pfm_huge_header.pfm"] = b"PF\n100000 100000\n-1.0\n" + bytes(64)
     f["text_named_png.png"] = b"this is not a picture\n"
     f["empty.png"] = b""
     return f

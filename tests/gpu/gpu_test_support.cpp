@@ -131,7 +131,7 @@ TestImage TestImage::random(int width, int height, PixelFormat format, std::uint
 }
 
 TestImage TestImage::photo(const std::string& file, PixelFormat format) {
-  LoadedImage loaded = load_image(test::test_data_path(file));
+  LoadedRgba8 loaded = load_image_rgba8(test::test_data_path(file));
   TestImage image;
   image.width_ = loaded.image.width();
   image.height_ = loaded.image.height();

@@ -64,6 +64,7 @@ import numpy as np, gausslab
 assert gausslab.__file__.startswith("'"$prefix"'"), gausslab.__file__
 out = gausslab.gaussian_filter(np.ones((5, 6), np.float32), 1.0)
 assert abs(float(out.mean()) - 1.0) < 1e-6
+assert gausslab.correlate1d(np.ones(5, np.float32), [1, 1, 1], mode="constant").tolist() == [2, 3, 3, 3, 2]
 print("gausslab", gausslab.__version__, "from", gausslab.__file__)') || fail "import gausslab from the prefix failed"
 
 step "examples/ against the prefix, with find_package(gausslab) alone"

@@ -1,7 +1,9 @@
 """Device arrays on the GPU (the H200, where CuPy and PyTorch are installed; skipped elsewhere):
 CuPy arrays, PyTorch CUDA tensors and a DLPack-only producer are filtered on their own memory (the
 addresses the library filtered are the arrays' own: no host copy was made), on the caller's current
-stream, the result of the same kind and within the method's bound of SciPy's.
+stream, the result of the same kind and within the method's bound of SciPy's; a batch is one CUDA
+graph launch from its second call with the same arrays, equal to its images one by one; custom
+kernels run on device arrays or are refused with a GPU method's reason.
 Run: PYTHONPATH=build/python python3 -m pytest -q tests/python/test_device_arrays_gpu.py"""
 import numpy as np
 import pytest
@@ -104,3 +106,36 @@ def test_an_explicit_stream_waits_for_the_producers_stream():
     assert gausslab.last_choice()["stream"] == stream.ptr
     stream.synchronize()
     within_bound(cupy.asnumpy(out), cupy.asnumpy(x), 1.8, (0, 1))
+
+
+def test_a_cupy_batch_is_one_graph_launch_from_its_second_call_equal_to_the_images_one_by_one():
+    x = cupy.random.default_rng(5).integers(0, 256, (16, 130, 97, 4), dtype=cupy.uint8)
+    out = cupy.empty_like(x)
+    whys = []
+    for _ in range(3):  # new arrays: the loop; then captured and launched; then launched again
+        out[...] = 0
+        gausslab.gaussian_filter(x, 2.0, axes=(1, 2), output=out)
+        whys.append(gausslab.last_choice()["why"])
+    assert "arrays not seen before" in whys[0], whys
+    assert all("batch of 16: one CUDA graph launch" in w for w in whys[1:]) or "capture failed" in whys[1], whys
+    one_by_one = cupy.stack([gausslab.gaussian_filter(x[i], 2.0, axes=(0, 1)) for i in range(16)])
+    cupy.cuda.get_current_stream().synchronize()
+    assert bool((out == one_by_one).all()), whys
+
+
+def test_custom_kernels_on_device_arrays_run_there_or_are_refused_with_a_gpu_methods_reason():
+    x = cupy.random.random((130, 97), dtype=cupy.float32)
+    weights = np.array([[1.0, -2.0, 0.5], [0.25, 4.0, -1.0], [2.0, 0.0, 1.5]])
+    try:
+        y = gausslab.correlate(x, weights, mode="nearest")
+    except gausslab.Refused as error:
+        assert "no GPU method can filter" in str(error) and "run_host" in str(error), str(error)
+        return
+    assert gausslab.last_choice()["device_memory"] and isinstance(y, cupy.ndarray)
+    truth = ndi.correlate(cupy.asnumpy(x).astype(np.float64), weights, mode="nearest")
+    assert np.abs(cupy.asnumpy(y) - truth).max() <= 1e-5 * np.abs(weights).sum()
+    # along one axis of a 3D array without moving it: a pair whose x mask is [1]
+    v = cupy.random.random((5, 40, 33), dtype=cupy.float32)
+    z = gausslab.convolve1d(v, [1.0, 3.0, -2.0, 0.5], axis=1)
+    truth = ndi.convolve1d(cupy.asnumpy(v).astype(np.float64), [1.0, 3.0, -2.0, 0.5], axis=1)
+    assert np.abs(cupy.asnumpy(z) - truth).max() <= 1e-5 * 6.5

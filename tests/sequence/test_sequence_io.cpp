@@ -48,7 +48,7 @@ TEST(SequenceIo, SixteenBitPngFramesKeepTheirSixteenBits) {
 TEST(SequenceIo, EightBitAndColourPngFramesBecomeGreyLikeTheLoader) {
   const std::string path = test::test_data_path("chelsea.png");
   const ImageF32 ours = load_grey_frame(path);
-  const ImageF32 loader = to_grey_f32(load_image(path).image);
+  const ImageF32 loader = to_grey_f32(load_image_rgba8(path).image);
   ASSERT_EQ(ours.width(), loader.width());
   ASSERT_EQ(ours.height(), loader.height());
   for (std::size_t i = 0; i < ours.pixel_count(); ++i) ASSERT_NEAR(ours.data()[i], loader.data()[i], 1e-6);

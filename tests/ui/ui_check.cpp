@@ -20,8 +20,8 @@ using namespace gausslab;
 
 int check_result(const std::string& result_path, const std::string& source_path, const std::string& method,
                  double sigma, BorderMode border, double truncate, PoolMode pool) {
-  const ImageRgba8 result = load_image(result_path).image;
-  const ImageRgba8 full_source = load_image(source_path).image;
+  const ImageRgba8 result = load_image_rgba8(result_path).image;
+  const ImageRgba8 full_source = load_image_rgba8(source_path).image;
   const ImageRgba8 source = pool == PoolMode::None ? full_source : pool_2x2(full_source, pool);
   if (result.width() != source.width() || result.height() != source.height()) {
     std::printf("FAIL: the result is %dx%d, the %ssource %dx%d\n", result.width(), result.height(),
@@ -71,7 +71,7 @@ int check_result(const std::string& result_path, const std::string& source_path,
 
 // Looks for a side × side square whose pixels all lie within 3 levels of `colour`.
 int check_badge(const std::string& view_path, Rgba8 colour, int side) {
-  const ImageRgba8 view = load_image(view_path).image;
+  const ImageRgba8 view = load_image_rgba8(view_path).image;
   const int w = view.width(), h = view.height();
   // Summed-area table of matching pixels.
   std::vector<int> sums(static_cast<std::size_t>(w + 1) * (h + 1), 0);

@@ -37,7 +37,8 @@ std::string build_report();
 // ---- Pixels and images -----------------------------------------------------------------------
 
 // How each sample is stored: 8- or 16-bit unsigned levels, IEEE half or float. Arithmetic is
-// float32; integer stores round half up and saturate, float stores keep what IEEE gives (NaN, inf).
+// float32; integer stores round half up (or as FilterOptions::rounding says) and saturate, float
+// stores keep what IEEE gives (NaN, inf).
 enum class SampleType : std::uint8_t { U8, U16, F16, F32 };
 
 // A pixel: a sample type and 1 to 4 interleaved channels (grey, grey+alpha, RGB, RGBA).
@@ -92,20 +93,55 @@ struct ConstImageRef {
 
 // ---- Parameters ------------------------------------------------------------------------------
 
-// The 1D kernel applied along each filtered axis. Today a sampled, normalised Gaussian exactly as
-// scipy.ndimage builds it; custom weights will be a second kind (issue #37).
+// The kernel: a sampled, normalised Gaussian exactly as scipy.ndimage builds it (the default), or
+// custom weights applied as scipy.ndimage.correlate applies them with origin 0 (convolve: flipped,
+// as scipy.ndimage.convolve), neither symmetric nor normalised necessarily:
+//   weights  one 1D mask along each filtered axis (along x only with Axes::RowsOnly);
+//   pair     a mask along x and one along y (a separable 2D kernel);
+//   matrix   out[y][x] = sum_j,i m[j][i] · in[y + j − height/2][x + i − width/2], rows of m along y;
+//            a matrix that is the outer product of two masks (within float rounding) runs separably.
+// Every size is odd (a kernel needs a centre tap: append a 0 to an even one for SciPy's centre,
+// index size/2), at most 4001 taps a mask and 2^20 a matrix; weights finite.
 struct Kernel {
-  enum class Kind : std::uint8_t { Gaussian };
+  enum class Kind : std::uint8_t { Gaussian, Weights, Pair, Matrix };
   Kind kind = Kind::Gaussian;
-  double sigma = 2.0;     // in pixels, 0.1 to 200
-  double truncate = 4.0;  // radius = floor(truncate × sigma + 0.5), as SciPy; 0.5 to 10
-  int radius = -1;        // >= 0 sets the radius directly (0 to 2000) and truncate is not used
+  double sigma = 2.0;     // Gaussian: in pixels, 0.1 to 200
+  double truncate = 4.0;  // Gaussian: radius = floor(truncate × sigma + 0.5), as SciPy; 0.5 to 10
+  int radius = -1;        // Gaussian: >= 0 sets the radius directly (0 to 2000) and truncate is not used
+  std::vector<double> x;  // Weights: the mask; Pair: the mask along x (each row)
+  std::vector<double> y;  // Pair: the mask along y (each column)
+  int matrix_width = 0;   // Matrix: columns (along x)
+  int matrix_height = 0;  // Matrix: rows (along y)
+  std::vector<double> matrix;  // Matrix: matrix_height rows of matrix_width weights, the top row first
+  bool convolve = false;       // custom: flip the kernel (scipy.ndimage.convolve instead of correlate)
+  bool normalize = false;      // custom: divide the result by the kernel's sum (refused when it is 0)
 
   // A Gaussian of `sigma` cut at truncate × sigma.
-  static Kernel gaussian(double sigma, double truncate = 4.0) { return {Kind::Gaussian, sigma, truncate, -1}; }
+  static Kernel gaussian(double sigma, double truncate = 4.0) {
+    Kernel k;
+    k.sigma = sigma;
+    k.truncate = truncate;
+    return k;
+  }
   // A Gaussian of `sigma` with the radius given.
-  static Kernel gaussian_with_radius(double sigma, int radius) { return {Kind::Gaussian, sigma, 4.0, radius}; }
-  // The radius the filter uses (2 × radius + 1 taps).
+  static Kernel gaussian_with_radius(double sigma, int radius) {
+    Kernel k;
+    k.sigma = sigma;
+    k.radius = radius;
+    return k;
+  }
+  // One mask along each filtered axis: weights({1, 2, 1}).
+  static Kernel weights(std::vector<double> mask);
+  // A mask along x and one along y: pair({-1, 0, 1}, {1, 2, 1}) is a Sobel kernel.
+  static Kernel pair(std::vector<double> along_x, std::vector<double> along_y);
+  // A width × height matrix, `rows` top row first.
+  static Kernel matrix_2d(int width, int height, std::vector<double> rows);
+  // This kernel flipped (convolution), or divided by its sum.
+  Kernel convolved() const;
+  Kernel normalized() const;
+  // Custom weights rather than the Gaussian.
+  bool custom() const { return kind != Kind::Gaussian; }
+  // The farthest tap from the centre along either axis (the Gaussian: 2 × radius + 1 taps).
   int effective_radius() const;
 };
 
@@ -129,6 +165,10 @@ enum class Accuracy : std::uint8_t { Exact, Approximate, Any };
 // The axes filtered: both (an image), or along x only (each row a 1D signal).
 enum class Axes : std::uint8_t { Both, RowsOnly };
 
+// How integer samples (u8, u16) are stored: half up, or floor or ceil (SciPy's integer outputs
+// truncate, which is floor for results >= 0). Float samples are stored as computed.
+enum class Rounding : std::uint8_t { Nearest, Floor, Ceil };
+
 struct FilterOptions {
   Kernel kernel;
   Border border = Border::Reflect;
@@ -138,6 +178,8 @@ struct FilterOptions {
   // auto chooses within it; a named method whose bound is looser is refused.
   Accuracy accuracy = Accuracy::Exact;
   Axes axes = Axes::Both;
+  // Floor and ceil lose up to a level where half up loses half of one: the accuracy classes allow it.
+  Rounding rounding = Rounding::Nearest;
 };
 
 // ---- Errors ----------------------------------------------------------------------------------
@@ -196,6 +238,9 @@ struct MethodDescription {
   std::string unavailable;   // why not, when not available
   bool rows_only = false;    // also filters along x only (Axes::RowsOnly)
   std::vector<PixelType> pixel_types;  // the pixel types it filters
+  std::string kernels;       // the kernels it runs: "gaussian only", "separable" (custom masks, pairs,
+                             // rank-1 matrices too) or "any 2D"
+  bool all_roundings = false;  // also Rounding::Floor and Ceil for integer samples (else Nearest only)
 };
 
 // Every method, in the registry's order (the CPU methods first); "auto" chooses among them.
@@ -204,7 +249,9 @@ std::vector<MethodDescription> methods();
 // Where the images of a call live: run_host takes host memory, run_device device memory.
 enum class Memory : std::uint8_t { Host, Device };
 
-// Which method a Filter runs for a problem, and why.
+// Which method a Filter runs for a problem, and why. Where auto runs host images on the CPU although
+// there is a GPU (no GPU method takes the kernel, rounding or pixel type), `why` says which GPU
+// method refused it and its reason.
 struct Choice {
   std::string method;         // the method that runs ("separable_fused"); never "auto"
   bool gpu = false;           // on the GPU (device memory; host images are uploaded and downloaded)
@@ -215,7 +262,7 @@ struct Choice {
 
 // ---- The filter ------------------------------------------------------------------------------
 
-// A Gaussian filter with fixed parameters. It keeps the prepared methods (plans, scratch buffers,
+// A filter with fixed parameters (a Gaussian or custom weights). It keeps the prepared methods (plans, scratch buffers,
 // weights) of the last few image shapes, so repeated calls of one shape allocate nothing.
 class Filter {
  public:
@@ -232,7 +279,9 @@ class Filter {
 
   // Filters src into dst, both in device memory of the current CUDA device (same width, height,
   // pixel type and batch; they must not overlap), enqueued on `stream`; returns without waiting for
-  // the GPU. Throws Refused, NoDevice, OutOfMemory, CudaFailure, InvalidArgument (a host pointer).
+  // the GPU. A batch is one CUDA graph launch from its second call with the same arrays (the first
+  // runs image by image). Throws Refused, NoDevice, OutOfMemory, CudaFailure, InvalidArgument (a
+  // host pointer).
   void run_device(const ConstImageRef& src, const ImageRef& dst, Stream stream = nullptr);
 
   // Filters src into dst in host memory and returns when dst is written: on the GPU with an upload

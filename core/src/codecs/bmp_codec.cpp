@@ -248,7 +248,7 @@ LoadedImage decode_bmp(const DecodeInput& in) {
   const std::uint64_t width = static_cast<std::uint64_t>(h.width);
   const bool top_down = h.height < 0;
   const std::uint64_t height = static_cast<std::uint64_t>(top_down ? -h.height : h.height);
-  check_size(in, kFormat, width, height);
+  check_size(in, kFormat, width, height, PixelFormat::Rgba8);
   const std::uint64_t stride = (width * static_cast<std::uint64_t>(h.bits) + 31) / 32 * 4;
   // The last row need not carry its padding; everything before it must be in the file.
   const std::uint64_t needed = stride * (height - 1) + (width * static_cast<std::uint64_t>(h.bits) + 7) / 8;
@@ -276,13 +276,13 @@ LoadedImage decode_bmp(const DecodeInput& in) {
 
   LoadedImage loaded;
   loaded.format = kFormat;
-  loaded.image = allocate_image(in, kFormat, width, height);
+  loaded.image = allocate_image(in, kFormat, width, height, PixelFormat::Rgba8);
   bool any_alpha = false;
   const int w = static_cast<int>(width);
   for (std::uint64_t row = 0; row < height; ++row) {
     const unsigned char* src = in.data + h.pixel_offset + row * stride;
     const int y = static_cast<int>(top_down ? row : height - 1 - row);
-    Rgba8* dst = &loaded.image.at(0, y);
+    Rgba8* dst = loaded.image.row<Rgba8>(y);
     if (h.bits <= 8) {
       const int per_byte = 8 / h.bits;
       const unsigned mask = (1U << h.bits) - 1;
@@ -312,8 +312,10 @@ LoadedImage decode_bmp(const DecodeInput& in) {
   }
   const bool use_alpha = alpha_mask || (maybe_alpha_byte && any_alpha);
   if (maybe_alpha_byte && !any_alpha)
-    for (std::size_t i = 0; i < loaded.image.pixel_count(); ++i) loaded.image.data()[i].a = 255;
-  loaded.source_channels = use_alpha ? 4 : (h.bits <= 8 && palette.grey ? 1 : 3);
+    for (std::size_t i = 0; i < loaded.image.pixel_count(); ++i) reinterpret_cast<Rgba8*>(loaded.image.data())[i].a = 255;
+  if (h.bits <= 8) loaded.note = palette.grey ? "palette of greys expanded to 8-bit grey" : "palette colours expanded to 8-bit RGB";
+  if (h.bits == 16) loaded.note = "5- and 6-bit colour channels widened to 8 bits (round(v × 255 / max))";
+  finish_rgba8(in, loaded, use_alpha ? 4 : (h.bits <= 8 && palette.grey ? 1 : 3));
   return loaded;
 }
 

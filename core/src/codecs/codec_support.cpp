@@ -29,7 +29,7 @@ void fail(const DecodeInput& in, const char* format, const std::string& problem)
 }
 
 void check_size(const DecodeInput& in, const char* format, std::uint64_t width, std::uint64_t height,
-                std::uint64_t working_bytes) {
+                PixelFormat result, std::uint64_t working_bytes) {
   const ImageLimits& limits = in.limits;
   const std::string declared = "the " + std::string(format) + " header declares " + size_text(width, height) + " pixels";
   if (width == 0 || height == 0) fail(in, format, declared + "; an image needs at least 1×1");
@@ -45,16 +45,39 @@ void check_size(const DecodeInput& in, const char* format, std::uint64_t width, 
   const std::uint64_t pixels = width * height;  // both <= 2^31: no overflow
   if (pixels > limits.max_pixels)
     refuse("more than the limit of " + number(limits.max_pixels) + " pixels in total");
-  const std::uint64_t needed = pixels * 4 + working_bytes;
-  if (needed > limits.max_decoded_bytes)
-    refuse("which need " + bytes_text(needed) + " to decode, more than the limit of " +
+  const std::uint64_t needed = pixels * bytes_per_pixel(result) + working_bytes;
+  if (needed > limits.max_decoded_bytes || working_bytes > limits.max_decoded_bytes)
+    refuse("which need " + bytes_text(needed) + " to decode (" + describe(result) + "), more than the limit of " +
            bytes_text(limits.max_decoded_bytes));
 }
 
-ImageRgba8 allocate_image(const DecodeInput& in, const char* format, std::uint64_t width, std::uint64_t height,
-                          std::uint64_t working_bytes) {
-  check_size(in, format, width, height, working_bytes);
-  return ImageRgba8(static_cast<int>(width), static_cast<int>(height));
+HostImage allocate_image(const DecodeInput& in, const char* format, std::uint64_t width, std::uint64_t height,
+                         PixelFormat result, std::uint64_t working_bytes) {
+  check_size(in, format, width, height, result, working_bytes);
+  return HostImage(static_cast<int>(width), static_cast<int>(height), result);
+}
+
+void finish_rgba8(const DecodeInput& in, LoadedImage& loaded, int channels) {
+  if (in.rgba8_channels)
+    *in.rgba8_channels = channels;
+  else
+    loaded.image.narrow_rgba8_in_place(channels);
+  if (loaded.source_type.empty()) loaded.source_type = "uint8";
+}
+
+void add_note(std::string& note, const std::string& more) {
+  if (more.empty()) return;
+  if (!note.empty()) note += "; ";
+  note += more;
+}
+
+const char* source_type_name(SampleType sample) {
+  switch (sample) {
+    case SampleType::U8: return "uint8";
+    case SampleType::U16: return "uint16";
+    case SampleType::F16: return "float16";
+    default: return "float32";
+  }
 }
 
 void fail_too_short(const DecodeInput& in, const char* format, std::uint64_t width, std::uint64_t height,
@@ -63,11 +86,6 @@ void fail_too_short(const DecodeInput& in, const char* format, std::uint64_t wid
        "the header declares " + size_text(width, height) + " pixels, which need at least " + number(needed) +
            " bytes of image data, but the file holds only " + number(available) +
            " (the file is truncated or its header is damaged)");
-}
-
-std::string reduced_note(int bits) {
-  return std::to_string(bits) + "-bit samples reduced to 8 bits (rounded: round(v * 255 / " +
-         std::to_string((1U << bits) - 1) + "))";
 }
 
 void ByteReader::seek(std::size_t offset, const char* what) {

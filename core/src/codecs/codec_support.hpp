@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gausslab/core/image_io.hpp"
+#include "gausslab/core/pixel_format.hpp"
 
 namespace gausslab::codec {
 
@@ -15,19 +16,29 @@ struct DecodeInput {
   std::size_t size;
   const std::string& name;  // the file, for messages
   const ImageLimits& limits;
+  // Set by load_image_rgba8_from_memory: the decoders that decode into RGBA8 leave that result as
+  // it is (no narrowing to the file's channels) and store the file's channels here.
+  int* rgba8_channels = nullptr;
 };
 
 // "'photo.png' is not a valid PNG file: <problem>"
 [[noreturn]] void fail(const DecodeInput& in, const char* format, const std::string& problem);
 
-// Checks width and height (at least 1, at most the limits), their product and the RGBA8 result
-// plus `working_bytes` of decoder memory against the limits; throws naming the limit exceeded.
+// Checks width and height (at least 1, at most the limits), their product, and the result in
+// `result` pixels plus `working_bytes` of decoder memory against the limits; throws naming the
+// limit exceeded.
 void check_size(const DecodeInput& in, const char* format, std::uint64_t width, std::uint64_t height,
-                std::uint64_t working_bytes = 0);
+                PixelFormat result, std::uint64_t working_bytes = 0);
 
-// check_size, then the result image (every pixel transparent black until the decoder fills it).
-ImageRgba8 allocate_image(const DecodeInput& in, const char* format, std::uint64_t width, std::uint64_t height,
-                          std::uint64_t working_bytes = 0);
+// check_size, then the result image (zero-filled until the decoder fills it).
+HostImage allocate_image(const DecodeInput& in, const char* format, std::uint64_t width, std::uint64_t height,
+                         PixelFormat result, std::uint64_t working_bytes = 0);
+
+// The 8-bit decoders (JPEG, BMP, TGA, GIF, palette PNG, libtiff's RGBA reader) decode into RGBA8
+// (allocate_image(..., PixelFormat::Rgba8)) and keep the file's `channels` at the end, in place
+// (1: R, 2: R and A, 3: RGB), or say them through in.rgba8_channels; the source type is "uint8"
+// unless the decoder named another.
+void finish_rgba8(const DecodeInput& in, LoadedImage& loaded, int channels);
 
 // "the header declares W×H pixels, which need at least N bytes of image data, but the file has
 // only M after the header": the header contradicts the file size.
@@ -40,8 +51,18 @@ inline std::uint8_t scale_to_8bit(std::uint32_t value, std::uint32_t max_value) 
 }
 inline std::uint8_t reduce_16_to_8(std::uint16_t value) { return scale_to_8bit(value, 65535); }
 
-// The note a loader gives when it reduced samples of more than 8 bits.
-std::string reduced_note(int bits);
+// "a; b": notes joined.
+void add_note(std::string& note, const std::string& more);
+
+// The sample type names of LoadedImage::source_type for our own types: "uint8", "uint16",
+// "float16", "float32".
+const char* source_type_name(SampleType sample);
+
+// Host byte order is little-endian on every machine gausslab builds for (x86-64, aarch64).
+inline std::uint16_t swap16(std::uint16_t v) { return static_cast<std::uint16_t>((v >> 8) | (v << 8)); }
+inline std::uint32_t swap32(std::uint32_t v) {
+  return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+}
 
 // A bounded little/big-endian reader over the input; reading past the end throws "truncated".
 class ByteReader {

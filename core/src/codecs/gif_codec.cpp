@@ -18,6 +18,8 @@ namespace gausslab::codec {
 namespace {
 
 constexpr const char* kFormat = "GIF";
+constexpr std::uint64_t kMaxPixelsPerByte = 4 * 4096;
+constexpr std::uint64_t kLargestEmptyScreen = 1u << 24;
 
 struct MemoryFile {
   const DecodeInput* in;
@@ -57,7 +59,7 @@ LoadedImage decode_gif(const DecodeInput& in) {
   GifFileType* gif = h.gif;
   auto giflib_failed = [&]() { fail(in, kFormat, gif_error(gif->Error) + " (the file is damaged or truncated)"); };
   check_size(in, kFormat, static_cast<std::uint64_t>(std::max(gif->SWidth, 1)),
-             static_cast<std::uint64_t>(std::max(gif->SHeight, 1)));
+             static_cast<std::uint64_t>(std::max(gif->SHeight, 1)), PixelFormat::Rgba8);
 
   int transparent = NO_TRANSPARENT_COLOR;
   for (;;) {
@@ -88,14 +90,29 @@ LoadedImage decode_gif(const DecodeInput& in) {
                                                         static_cast<std::uint64_t>(frame.Left) + frame.Width);
     const std::uint64_t height = std::max<std::uint64_t>(static_cast<std::uint64_t>(gif->SHeight),
                                                          static_cast<std::uint64_t>(frame.Top) + frame.Height);
+    // LZW codes are at least 3 bits wide and stand for at most 4096 pixels each, so a byte of data
+    // describes fewer than 4 × 4096 pixels (the sub-block lengths only lower that): a frame larger than
+    // the rest of the file can describe is refused before allocation, and so is a logical screen
+    // larger than both that and 16 Mpixels (the pixels outside the frame would come from nothing).
+    const std::uint64_t data_bytes = in.size - std::min(in.size, file.position);
+    const std::uint64_t describable = data_bytes * kMaxPixelsPerByte;
+    const std::uint64_t frame_pixels = static_cast<std::uint64_t>(frame.Width) * static_cast<std::uint64_t>(frame.Height);
+    if (frame_pixels > describable)
+      fail_too_short(in, kFormat, static_cast<std::uint64_t>(frame.Width), static_cast<std::uint64_t>(frame.Height),
+                     (frame_pixels + kMaxPixelsPerByte - 1) / kMaxPixelsPerByte, data_bytes);
+    if (width * height > std::max<std::uint64_t>(describable, kLargestEmptyScreen))
+      fail(in, kFormat,
+           "the logical screen is " + std::to_string(width) + "×" + std::to_string(height) + " pixels but its first frame only " +
+               std::to_string(frame.Width) + "×" + std::to_string(frame.Height) + ", and the " +
+               std::to_string(data_bytes) + " bytes after it cannot describe more (the header is damaged)");
     LoadedImage loaded;
     loaded.format = kFormat;
-    loaded.image = allocate_image(in, kFormat, width, height, static_cast<std::uint64_t>(frame.Width));
+    loaded.image = allocate_image(in, kFormat, width, height, PixelFormat::Rgba8, static_cast<std::uint64_t>(frame.Width));
     std::vector<GifPixelType> line(static_cast<std::size_t>(frame.Width));
     bool any_transparent = false;
     auto read_row = [&](int row) {
       if (DGifGetLine(gif, line.data(), frame.Width) == GIF_ERROR) giflib_failed();
-      Rgba8* dst = &loaded.image.at(frame.Left, frame.Top + row);
+      Rgba8* dst = loaded.image.row<Rgba8>(frame.Top + row) + frame.Left;
       for (int x = 0; x < frame.Width; ++x) {
         const int index = line[static_cast<std::size_t>(x)];
         if (index == transparent) {
@@ -121,7 +138,9 @@ LoadedImage decode_gif(const DecodeInput& in) {
     }
     const bool covers = frame.Left == 0 && frame.Top == 0 && static_cast<std::uint64_t>(frame.Width) == width &&
                         static_cast<std::uint64_t>(frame.Height) == height;
-    loaded.source_channels = any_transparent || !covers ? 4 : 3;
+    loaded.source_type = "palette";
+    loaded.note = "palette colours expanded to 8-bit RGB";
+    finish_rgba8(in, loaded, any_transparent || !covers ? 4 : 3);
     return loaded;
   }
 }

@@ -130,34 +130,34 @@ void read_jpeg(const DecodeInput& in, JpegReadState& st) {
   for (int c = 0; c < d.info.num_components; ++c)
     blocks += static_cast<std::uint64_t>(d.info.comp_info[c].width_in_blocks) * d.info.comp_info[c].height_in_blocks;
   const std::uint64_t coefficient_bytes = d.info.progressive_mode ? blocks * 64 * sizeof(JCOEF) : 0;
-  check_size(in, kFormat, width, height, coefficient_bytes);
-  if (!d.info.arith_code && in.size * 8 < blocks)
-    fail_too_short(in, kFormat, width, height, (blocks + 7) / 8, in.size);
-  d.info.mem->max_memory_to_use =
-      static_cast<long>(in.limits.max_decoded_bytes - width * height * 4);  // check_size: not negative
-
   const J_COLOR_SPACE space = d.info.jpeg_color_space;
   const bool cmyk = space == JCS_CMYK || space == JCS_YCCK;
+  const PixelFormat result = space == JCS_GRAYSCALE ? PixelFormat::Grey8 : PixelFormat::Rgb8;
+  check_size(in, kFormat, width, height, result, coefficient_bytes);
+  if (!d.info.arith_code && in.size * 8 < blocks)
+    fail_too_short(in, kFormat, width, height, (blocks + 7) / 8, in.size);
+  d.info.mem->max_memory_to_use = static_cast<long>(in.limits.max_decoded_bytes -
+                                                    width * height * bytes_per_pixel(result));  // check_size: not negative
+
   if (space == JCS_GRAYSCALE || space == JCS_YCbCr || space == JCS_RGB) {
-    d.info.out_color_space = JCS_EXT_RGBA;
-    loaded.source_channels = space == JCS_GRAYSCALE ? 1 : 3;
+    d.info.out_color_space = space == JCS_GRAYSCALE ? JCS_GRAYSCALE : JCS_RGB;
   } else if (cmyk) {
     d.info.out_color_space = JCS_CMYK;
-    loaded.source_channels = 3;
     loaded.note = "CMYK converted to RGB without a colour profile";
   } else {
     fail(in, kFormat, "its colour space (" + std::to_string(d.info.num_components) +
                           " components, not grey, YCbCr, RGB or CMYK) is not supported");
   }
 
-  loaded.image = allocate_image(in, kFormat, width, height, coefficient_bytes);
+  loaded.image = allocate_image(in, kFormat, width, height, result, coefficient_bytes);
+  loaded.source_type = "uint8";
   jpeg_start_decompress(&d.info);
   std::vector<unsigned char>& cmyk_row = st.cmyk_row;
   if (cmyk) cmyk_row.resize(width * 4);
   while (d.info.output_scanline < d.info.output_height) {
     const int y = static_cast<int>(d.info.output_scanline);
-    Rgba8* dst = &loaded.image.at(0, y);
-    JSAMPROW row = cmyk ? cmyk_row.data() : reinterpret_cast<JSAMPROW>(dst);
+    unsigned char* dst = loaded.image.row<unsigned char>(y);
+    JSAMPROW row = cmyk ? cmyk_row.data() : dst;
     if (jpeg_read_scanlines(&d.info, &row, 1) != 1) fail(in, kFormat, "the decoder returned no data");
     if (!cmyk) continue;
     // Adobe writes CMYK inverted (as most JPEG CMYK files are): the stored value is 255 - ink.
@@ -166,8 +166,9 @@ void read_jpeg(const DecodeInput& in, JpegReadState& st) {
       const unsigned char* p = cmyk_row.data() + 4 * x;
       const unsigned c = inverted ? p[0] : 255 - p[0], m = inverted ? p[1] : 255 - p[1];
       const unsigned yy = inverted ? p[2] : 255 - p[2], k = inverted ? p[3] : 255 - p[3];
-      dst[x] = {static_cast<std::uint8_t>((c * k + 127) / 255), static_cast<std::uint8_t>((m * k + 127) / 255),
-                static_cast<std::uint8_t>((yy * k + 127) / 255), 255};
+      dst[3 * x] = static_cast<std::uint8_t>((c * k + 127) / 255);
+      dst[3 * x + 1] = static_cast<std::uint8_t>((m * k + 127) / 255);
+      dst[3 * x + 2] = static_cast<std::uint8_t>((yy * k + 127) / 255);
     }
   }
   jpeg_finish_decompress(&d.info);  // reads up to the end-of-image marker (a missing one is truncation)

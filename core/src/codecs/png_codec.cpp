@@ -4,12 +4,12 @@
 // the size is checked against the limits, and a file whose compressed data cannot hold the
 // declared pixels even at zlib's best ratio (1032:1) is refused at once, before any allocation.
 //
-// 8-bit grey, grey+alpha, RGB and RGBA (and grey below 8 bits) are expanded by libpng straight
-// into the RGBA8 result, interlaced or not. Palette images are read as indices and mapped here,
-// so that an index beyond the palette is an error (libpng would give black; stb_image 2.27 gave
-// uninitialised memory). 16-bit images are read as 16-bit and rounded to 8 bits here,
-// round(v * 255 / 65535); an interlaced 16-bit image needs its whole 16-bit raster first (counted
-// in the limits). Written 8-bit at zlib level 2 (see encode_png).
+// Grey, grey+alpha, RGB and RGBA of 8 or 16 bits are read by libpng straight into the result, as
+// they are (16-bit samples byte-swapped to host order), interlaced or not; grey of 1, 2 or 4 bits
+// becomes 8-bit (v × 255 / max, exact) and a tRNS colour key an alpha channel, both with a note.
+// Palette images are read as indices and mapped here to RGB or RGBA 8-bit, so that an index beyond
+// the palette is an error (libpng would give black; stb_image 2.27 gave uninitialised memory).
+// Written 8- or 16-bit, 1-4 channels, at zlib level 2 (see encode_png).
 //
 // libpng's errors arrive through longjmp, which never crosses a C++ destructor: every C++ object
 // lives outside the setjmp region's inner frames, and the C++ exceptions of the output sink are
@@ -57,7 +57,7 @@ void check_before_decoding(const DecodeInput& in) {
       const unsigned char* ihdr = in.data + at + 8;
       width = be32(ihdr);
       height = be32(ihdr + 4);
-      check_size(in, kFormat, width, height);
+      check_size(in, kFormat, width, height, PixelFormat::Grey8);
       const std::uint64_t row_bytes = (width * static_cast<std::uint64_t>(bits_per_pixel(ihdr[9], ihdr[8])) + 7) / 8;
       raster_bytes = height * (row_bytes + 1);  // a filter byte per row (interlacing adds a little more)
       have_header = true;
@@ -103,32 +103,18 @@ struct ReadStruct {
   ~ReadStruct() { png_destroy_read_struct(&png, info ? &info : nullptr, nullptr); }
 };
 
-// Converts one row of 1-4 channels of 8 or 16 bits (palette indices when `palette` is given) to RGBA8.
-void convert_row(const DecodeInput& in, const unsigned char* src, Rgba8* dst, int width, int channels,
-                 int bit_depth, const std::vector<Rgba8>* palette, int y) {
-  if (palette) {
-    for (int x = 0; x < width; ++x) {
-      if (src[x] >= palette->size())
-        fail(in, kFormat,
-             "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") uses palette entry " +
-                 std::to_string(src[x]) + " but the palette has " + std::to_string(palette->size()) + " entries");
-      dst[x] = (*palette)[src[x]];
-    }
-    return;
-  }
-  const int bytes = bit_depth / 8;
+// Maps one row of palette indices to RGB or RGBA 8-bit.
+void map_palette_row(const DecodeInput& in, const unsigned char* src, unsigned char* dst, int width, int channels,
+                     const std::vector<Rgba8>& palette, int y) {
   for (int x = 0; x < width; ++x) {
-    std::uint8_t v[4];
-    for (int c = 0; c < channels; ++c) {
-      const unsigned char* s = src + (static_cast<std::size_t>(x) * channels + c) * bytes;
-      v[c] = bytes == 1 ? s[0] : reduce_16_to_8(static_cast<std::uint16_t>((s[0] << 8) | s[1]));
-    }
-    switch (channels) {
-      case 1: dst[x] = {v[0], v[0], v[0], 255}; break;
-      case 2: dst[x] = {v[0], v[0], v[0], v[1]}; break;
-      case 3: dst[x] = {v[0], v[1], v[2], 255}; break;
-      default: dst[x] = {v[0], v[1], v[2], v[3]}; break;
-    }
+    if (src[x] >= palette.size())
+      fail(in, kFormat,
+           "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") uses palette entry " +
+               std::to_string(src[x]) + " but the palette has " + std::to_string(palette.size()) + " entries");
+    const Rgba8& c = palette[src[x]];
+    unsigned char* q = dst + static_cast<std::size_t>(x) * channels;
+    q[0] = c.r, q[1] = c.g, q[2] = c.b;
+    if (channels == 4) q[3] = c.a;
   }
 }
 
@@ -165,8 +151,7 @@ void read_png(const DecodeInput& in, PngReadState& st) {
   const bool transparency = png_get_valid(s.png, s.info, PNG_INFO_tRNS) != 0;
   const bool is_palette = colour_type == PNG_COLOR_TYPE_PALETTE;
   const bool grey = (colour_type & PNG_COLOR_MASK_COLOR) == 0;
-  loaded.source_channels = grey ? ((colour_type & PNG_COLOR_MASK_ALPHA) || transparency ? 2 : 1)
-                                : ((colour_type & PNG_COLOR_MASK_ALPHA) || transparency ? 4 : 3);
+  loaded.source_type = bit_depth < 8 ? std::to_string(bit_depth) + "-bit" : bit_depth == 16 ? "uint16" : "uint8";
 
   if (is_palette) {
     png_colorp entries = nullptr;
@@ -181,45 +166,52 @@ void read_png(const DecodeInput& in, PngReadState& st) {
       st.palette[static_cast<std::size_t>(i)] = {entries[i].red, entries[i].green, entries[i].blue,
                                               i < alpha_count ? alpha[i] : std::uint8_t{255}};
     if (bit_depth < 8) png_set_packing(s.png);
+    loaded.source_type = "palette";
+    loaded.note = transparency ? "palette colours expanded to 8-bit RGBA" : "palette colours expanded to 8-bit RGB";
   } else {
-    if (grey && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(s.png);
-    if (transparency) png_set_tRNS_to_alpha(s.png);
-  }
-  const bool direct = !is_palette && bit_depth <= 8;  // libpng writes RGBA8 straight into the result
-  if (direct) {
-    if (grey) png_set_gray_to_rgb(s.png);
-    if (!(colour_type & PNG_COLOR_MASK_ALPHA) && !transparency) png_set_add_alpha(s.png, 0xFF, PNG_FILLER_AFTER);
+    if (grey && bit_depth < 8) {
+      png_set_expand_gray_1_2_4_to_8(s.png);
+      add_note(loaded.note, std::to_string(bit_depth) + "-bit grey levels expanded to 8 bits (v × 255 / " +
+                                std::to_string((1 << bit_depth) - 1) + ", exactly)");
+    }
+    if (transparency) {
+      png_set_tRNS_to_alpha(s.png);
+      add_note(loaded.note, "the tRNS transparent colour became an alpha channel");
+    }
+    if (bit_depth == 16) png_set_swap(s.png);  // host (little-endian) order
   }
   const int passes = png_set_interlace_handling(s.png);
   png_read_update_info(s.png, s.info);
-  const int channels = png_get_channels(s.png, s.info);
+  const int channels = is_palette ? (transparency ? 4 : 3) : png_get_channels(s.png, s.info);
   const int depth_out = png_get_bit_depth(s.png, s.info);
   const std::size_t row_bytes = png_get_rowbytes(s.png, s.info);
-  if (direct && (channels != 4 || depth_out != 8 || row_bytes != 4ULL * width))
+  const PixelFormat result = make_pixel_format(depth_out == 16 ? SampleType::U16 : SampleType::U8, channels);
+  if (channels < 1 || channels > 4 || (depth_out != 8 && depth_out != 16) ||
+      (!is_palette && row_bytes != width * bytes_per_pixel(result)))
     fail(in, kFormat, "unexpected layout after expansion");  // cannot happen with a valid IHDR
-  const std::uint64_t raster_rows = direct ? 0 : (passes > 1 ? height : 1);
-  loaded.image = allocate_image(in, kFormat, width, height, raster_rows * (row_bytes + sizeof(png_bytep)));
-  if (depth_out == 16) loaded.note = reduced_note(16);
+  const std::uint64_t raster_rows = is_palette ? (passes > 1 ? height : 1) : 0;
+  loaded.image = allocate_image(in, kFormat, width, height, result,
+                                raster_rows * row_bytes + static_cast<std::uint64_t>(height) * sizeof(png_bytep));
 
   std::vector<png_bytep>& rows = st.rows;
   std::vector<unsigned char>& raster = st.raster;
   rows.resize(height);
-  if (direct) {
-    for (png_uint_32 y = 0; y < height; ++y) rows[y] = reinterpret_cast<png_bytep>(&loaded.image.at(0, static_cast<int>(y)));
+  if (!is_palette) {
+    for (png_uint_32 y = 0; y < height; ++y) rows[y] = loaded.image.row<png_byte>(static_cast<int>(y));
     png_read_image(s.png, rows.data());
   } else if (passes > 1) {
     raster.resize(row_bytes * height);
     for (png_uint_32 y = 0; y < height; ++y) rows[y] = raster.data() + row_bytes * y;
     png_read_image(s.png, rows.data());
     for (png_uint_32 y = 0; y < height; ++y)
-      convert_row(in, rows[y], &loaded.image.at(0, static_cast<int>(y)), static_cast<int>(width), channels,
-                  depth_out, is_palette ? &st.palette : nullptr, static_cast<int>(y));
+      map_palette_row(in, rows[y], loaded.image.row<unsigned char>(static_cast<int>(y)), static_cast<int>(width),
+                      channels, st.palette, static_cast<int>(y));
   } else {
     raster.resize(row_bytes);
     for (png_uint_32 y = 0; y < height; ++y) {
       png_read_row(s.png, raster.data(), nullptr);
-      convert_row(in, raster.data(), &loaded.image.at(0, static_cast<int>(y)), static_cast<int>(width), channels,
-                  depth_out, is_palette ? &st.palette : nullptr, static_cast<int>(y));
+      map_palette_row(in, raster.data(), loaded.image.row<unsigned char>(static_cast<int>(y)), static_cast<int>(width),
+                      channels, st.palette, static_cast<int>(y));
     }
   }
   png_read_end(s.png, nullptr);  // the rest of the file, up to IEND, with its checksums
@@ -272,10 +264,12 @@ struct WriteStruct {
 struct PngWriteState {
   WriteContext context{};
   WriteStruct s;
-  std::vector<unsigned char> row;
+  std::vector<png_byte> row;  // an RGBA8 row narrowed to the channels written
 };
 
-void write_png(const ImageRgba8& image, int channels, PngWriteState& st) {
+// `channels` of `image` (all of them, or fewer of an RGBA8 image: 1 grey = red, 2 grey + alpha,
+// 3 RGB, narrowed row by row into st.row).
+void write_png(const ConstImageView& image, int channels, PngWriteState& st) {
   WriteStruct& s = st.s;
   s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &st.context, on_write_error, on_warning);
   if (!s.png) throw std::bad_alloc();
@@ -286,25 +280,30 @@ void write_png(const ImageRgba8& image, int channels, PngWriteState& st) {
     throw ImageSaveError(std::string("libpng could not encode the image: ") + st.context.message);
   }
   png_set_write_fn(s.png, &st.context, write_bytes, flush_nothing);
+  // PNG allows 2^31 - 1 pixels a side; libpng's default check stops at 1,000,000 (our loader reads 2^20).
+  png_set_user_limits(s.png, 0x7fffffffu, 0x7fffffffu);
+  const bool wide = sample_type(image.format) == SampleType::U16;
   const int colour_type = channels == 1   ? PNG_COLOR_TYPE_GRAY
                           : channels == 2 ? PNG_COLOR_TYPE_GRAY_ALPHA
                           : channels == 3 ? PNG_COLOR_TYPE_RGB
                                           : PNG_COLOR_TYPE_RGB_ALPHA;
-  png_set_IHDR(s.png, s.info, static_cast<png_uint_32>(image.width()), static_cast<png_uint_32>(image.height()), 8,
-               colour_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(s.png, s.info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
+               wide ? 16 : 8, colour_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   // zlib level 2 with libpng's adaptive filters: on one core (docs/image-io.md, 1800×1200), zlib's
   // default level 6 took 4.2 times as long (460 against 110 ms) for files 11 % (photo) to 16 %
   // (blurred photo) smaller; PNG writing is what limits a batch, so speed wins.
   png_set_compression_level(s.png, 2);
   png_write_info(s.png, s.info);
-  for (int y = 0; y < image.height(); ++y) {
-    const Rgba8* src = &image.at(0, y);
-    if (channels == 4) {
-      png_write_row(s.png, reinterpret_cast<png_const_bytep>(src));
+  if (wide) png_set_swap(s.png);  // the samples are in host (little-endian) order; libpng swaps its copy of each row
+  const bool narrow = channels < channel_count(image.format);
+  for (int y = 0; y < image.height; ++y) {
+    if (!narrow) {
+      png_write_row(s.png, image.row<png_byte>(y));
       continue;
     }
-    unsigned char* dst = st.row.data();
-    for (int x = 0; x < image.width(); ++x) {
+    const Rgba8* src = image.row<Rgba8>(y);
+    png_byte* dst = st.row.data();
+    for (int x = 0; x < image.width; ++x) {
       *dst++ = src[x].r;
       if (channels == 2) *dst++ = src[x].a;
       if (channels == 3) {
@@ -319,11 +318,17 @@ void write_png(const ImageRgba8& image, int channels, PngWriteState& st) {
 
 }  // namespace
 
+void encode_png(const ConstImageView& image, ByteSink& out) {
+  PngWriteState state;
+  state.context.out = &out;
+  write_png(image, channel_count(image.format), state);
+}
+
 void encode_png(const ImageRgba8& image, int channels, ByteSink& out) {
   PngWriteState state;
   state.context.out = &out;
   state.row.resize(static_cast<std::size_t>(image.width()) * static_cast<std::size_t>(channels));
-  write_png(image, channels, state);
+  write_png(image.view(), channels, state);
 }
 
 }  // namespace gausslab::codec

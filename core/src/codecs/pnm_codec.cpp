@@ -1,16 +1,22 @@
 // PNM (Netpbm), our own decoder and encoder.
 //
 // Reads P1/P4 (bitmap), P2/P5 (grey) and P3/P6 (RGB), plain (ASCII) and raw, maxval 1..65535
-// (raw samples of two bytes, big-endian, above 255). Values become 8-bit as
-// round(v * 255 / maxval), the value PIL gives at 8 bits (PIL keeps 16 bits for grey, as
-// round(v * 65535 / maxval); reduced to 8 bits that is the same number). The first image of a
-// multi-image file.
+// (raw samples of two bytes, big-endian, above 255); the first image of a multi-image file.
+//   maxval 255 and 65535: u8 and u16, the samples as they are;
+//   maxval 1..254: u8, scaled to 0..255 as round(v × 255 / maxval) (exactly invertible; the value
+//                  PIL gives), with a note;
+//   maxval 256..65534: u16 with the samples as they are (a 12-bit camera frame stays 0..4095),
+//                  LoadedImage::maxval = maxval, and a note saying so; SaveOptions::pnm_maxval
+//                  writes the same maxval back;
+//   bitmaps: u8 grey, 0 (black) or 255.
 //
 // Checked before allocation: the raster the header declares must fit in the rest of the file (raw:
 // its exact size; plain: one character per bitmap pixel, two per grey or RGB sample). A sample
-// above maxval is an error (it has no meaning), as is a raster that ends early.
+// above maxval is an error (it has no meaning), as is a raster that ends early. Only the header
+// and the raster of the first image are read from a file (pnm_bytes_needed).
 //
-// Writes raw P5 (grey, grey+alpha without its alpha) and P6 (RGB, RGBA without its alpha), maxval 255.
+// Writes raw P5 (grey, grey+alpha without its alpha) and P6 (RGB, RGBA without its alpha), maxval
+// 255 (u8) or 65535 (u16), or the maxval asked for.
 #include <string>
 #include <vector>
 
@@ -73,99 +79,150 @@ class Tokens {
   std::size_t pos_;
 };
 
+struct PnmHeader {
+  int kind = 0;  // 1..6
+  std::uint32_t width = 0, height = 0, maxval = 1;
+  std::size_t raster = 0;  // offset of the first sample
+};
+
+PnmHeader read_header(const DecodeInput& in) {
+  PnmHeader h;
+  h.kind = in.size >= 2 ? in.data[1] - '0' : 0;
+  if (in.size < 3 || in.data[0] != 'P' || h.kind < 1 || h.kind > 6) fail(in, kFormat, "unknown PNM signature");
+  const bool bitmap = h.kind == 1 || h.kind == 4;
+  Tokens tokens(in, 2);
+  h.width = tokens.number("width", 1U << 31);
+  h.height = tokens.number("height", 1U << 31);
+  h.maxval = bitmap ? 1 : tokens.number("maximum value", 65535);
+  if (h.maxval == 0) fail(in, kFormat, "the maximum value is 0 (it must be 1 to 65535)");
+  h.raster = tokens.position();
+  if (h.kind >= 4) {  // exactly one whitespace character ends the header of a raw file
+    if (h.raster >= in.size || !is_space(in.data[h.raster])) fail(in, kFormat, "the header does not end in whitespace");
+    ++h.raster;
+  }
+  return h;
+}
+
+std::uint64_t raw_raster_bytes(const PnmHeader& h) {
+  const std::uint64_t samples = static_cast<std::uint64_t>(h.width) * h.height * (h.kind == 6 ? 3 : 1);
+  return h.kind == 4 ? (static_cast<std::uint64_t>(h.width) + 7) / 8 * h.height : samples * (h.maxval > 255 ? 2 : 1);
+}
+
 }  // namespace
 
+std::uint64_t pnm_bytes_needed(const unsigned char* data, std::size_t size, std::uint64_t file_size) {
+  const std::string name;
+  const ImageLimits limits;
+  const DecodeInput head{data, size, name, limits};
+  try {
+    const PnmHeader h = read_header(head);
+    if (h.kind < 4) return file_size;  // plain: the numbers' lengths vary
+    return std::min<std::uint64_t>(file_size, h.raster + raw_raster_bytes(h));
+  } catch (const ImageLoadError&) {
+    return file_size;  // the decoder will say what is wrong, with the file's name
+  }
+}
+
 LoadedImage decode_pnm(const DecodeInput& in) {
-  const int kind = in.size >= 2 ? in.data[1] - '0' : 0;
-  if (in.size < 3 || in.data[0] != 'P' || kind < 1 || kind > 6) fail(in, kFormat, "unknown PNM signature");
+  const PnmHeader h = read_header(in);
+  const int kind = h.kind;
+  const std::uint32_t width = h.width, height = h.height, maxval = h.maxval;
   const bool bitmap = kind == 1 || kind == 4;
   const bool plain = kind <= 3;
   const int samples_per_pixel = kind == 3 || kind == 6 ? 3 : 1;
+  const bool wide = maxval > 255;
+  const PixelFormat result = make_pixel_format(wide ? SampleType::U16 : SampleType::U8, samples_per_pixel);
+  check_size(in, kFormat, width, height, result);
 
-  Tokens tokens(in, 2);
-  const std::uint32_t width = tokens.number("width", 1U << 31);
-  const std::uint32_t height = tokens.number("height", 1U << 31);
-  const std::uint32_t maxval = bitmap ? 1 : tokens.number("maximum value", 65535);
-  if (maxval == 0) fail(in, kFormat, "the maximum value is 0 (it must be 1 to 65535)");
-  check_size(in, kFormat, width, height);
-
-  std::size_t raster = tokens.position();
-  if (!plain) {  // exactly one whitespace character ends the header of a raw file
-    if (raster >= in.size || !is_space(in.data[raster])) fail(in, kFormat, "the header does not end in whitespace");
-    ++raster;
-  }
+  const std::size_t raster = h.raster;
   const std::uint64_t pixels = static_cast<std::uint64_t>(width) * height;
   const std::uint64_t samples = pixels * static_cast<std::uint64_t>(samples_per_pixel);
-  const std::uint64_t sample_bytes = maxval > 255 ? 2 : 1;
   const std::uint64_t row_bytes = (static_cast<std::uint64_t>(width) + 7) / 8;
-  const std::uint64_t needed = kind == 4 ? row_bytes * height
-                               : kind == 1 ? pixels
-                               : plain     ? 2 * samples - 1
-                                           : samples * sample_bytes;
+  const std::uint64_t needed = kind == 1 ? pixels : plain ? 2 * samples - 1 : raw_raster_bytes(h);
   const std::uint64_t available = raster <= in.size ? in.size - raster : 0;
   if (needed > available) fail_too_short(in, kFormat, width, height, needed, available);
 
   LoadedImage loaded;
   loaded.format = kFormat;
-  loaded.source_channels = samples_per_pixel;
-  loaded.image = allocate_image(in, kFormat, width, height);
-  Rgba8* out = loaded.image.data();
-  if (maxval > 255)
-    loaded.note = "16-bit samples (maxval " + std::to_string(maxval) + ") reduced to 8 bits (rounded: round(v * 255 / " +
+  loaded.image = allocate_image(in, kFormat, width, height, result);
+  loaded.source_type = bitmap ? "1-bit" : wide ? "uint16" : "uint8";
+  if (bitmap) {
+    loaded.note = "1-bit bitmap as 8-bit grey (0 black, 255 white)";
+  } else if (wide && maxval != 65535) {
+    loaded.maxval = maxval;
+    loaded.note = "maxval " + std::to_string(maxval) + ": the samples are kept as they are (0.." +
+                  std::to_string(maxval) + " in 16 bits, not scaled to 0..65535)";
+  } else if (!wide && maxval != 255) {
+    loaded.note = "samples scaled from maxval " + std::to_string(maxval) + " to 8 bits (rounded: round(v * 255 / " +
                   std::to_string(maxval) + "))";
-  else if (maxval != 255 && !bitmap)
-    loaded.note = "samples scaled from maxval " + std::to_string(maxval) + " to 8 bits (rounded)";
+  }
+  Tokens tokens(in, raster);
 
   if (bitmap) {  // 1 is black
+    std::uint8_t* out = loaded.image.row<std::uint8_t>(0);
     for (std::uint64_t y = 0; y < height; ++y)
       for (std::uint64_t x = 0; x < width; ++x) {
         const int bit = kind == 1 ? tokens.bit() : (in.data[raster + y * row_bytes + x / 8] >> (7 - x % 8)) & 1;
-        const std::uint8_t v = bit ? 0 : 255;
-        out[y * width + x] = {v, v, v, 255};
+        out[y * width + x] = bit ? 0 : 255;
       }
     return loaded;
   }
 
   const unsigned char* raw = in.data + raster;
-  auto sample = [&](std::uint64_t i) -> std::uint8_t {
+  auto sample = [&](std::uint64_t i) -> std::uint32_t {
     std::uint32_t v;
     if (plain)
       v = tokens.number("sample", 65535);
     else
-      v = sample_bytes == 1 ? raw[i] : static_cast<std::uint32_t>((raw[2 * i] << 8) | raw[2 * i + 1]);
+      v = !wide ? raw[i] : static_cast<std::uint32_t>((raw[2 * i] << 8) | raw[2 * i + 1]);
     if (v > maxval)
       fail(in, kFormat, "sample " + std::to_string(i) + " is " + std::to_string(v) + ", above the maximum value " +
                             std::to_string(maxval));
-    return maxval == 255 ? static_cast<std::uint8_t>(v) : scale_to_8bit(v, maxval);
+    return v;
   };
-  for (std::uint64_t p = 0; p < pixels; ++p) {
-    if (samples_per_pixel == 1) {
-      const std::uint8_t v = sample(p);
-      out[p] = {v, v, v, 255};
-    } else {
-      const std::uint8_t r = sample(3 * p), g = sample(3 * p + 1), b = sample(3 * p + 2);
-      out[p] = {r, g, b, 255};
+  if (wide) {
+    std::uint16_t* out = loaded.image.row<std::uint16_t>(0);
+    for (std::uint64_t i = 0; i < samples; ++i) out[i] = static_cast<std::uint16_t>(sample(i));
+  } else {
+    std::uint8_t* out = loaded.image.row<std::uint8_t>(0);
+    for (std::uint64_t i = 0; i < samples; ++i) {
+      const std::uint32_t v = sample(i);
+      out[i] = maxval == 255 ? static_cast<std::uint8_t>(v) : scale_to_8bit(v, maxval);
     }
   }
   return loaded;
 }
 
-void encode_pnm(const ImageRgba8& image, int channels, ByteSink& out) {
+void encode_pnm(const ConstImageView& image, std::uint32_t maxval, ByteSink& out) {
+  const int channels = channel_count(image.format);
+  const bool wide = sample_type(image.format) == SampleType::U16;
+  if (maxval == 0) maxval = wide ? 65535 : 255;
   const bool grey = channels <= 2;
-  const std::string header = std::string(grey ? "P5" : "P6") + "\n" + std::to_string(image.width()) + " " +
-                             std::to_string(image.height()) + "\n255\n";
-  out.write(header.data(), header.size());
-  std::vector<unsigned char> row(static_cast<std::size_t>(image.width()) * (grey ? 1 : 3));
-  for (int y = 0; y < image.height(); ++y) {
-    unsigned char* dst = row.data();
-    for (int x = 0; x < image.width(); ++x) {
-      const Rgba8& p = image.at(x, y);
-      *dst++ = p.r;
-      if (!grey) {
-        *dst++ = p.g;
-        *dst++ = p.b;
+  const int kept = grey ? 1 : 3;
+  const std::string header = std::string(grey ? "P5" : "P6") + "\n" + std::to_string(image.width) + " " +
+                             std::to_string(image.height) + "\n" + std::to_string(maxval) + "\n";
+  const bool two_bytes = maxval > 255;
+  std::vector<unsigned char> row(static_cast<std::size_t>(image.width) * kept * (two_bytes ? 2 : 1));
+  // Checked whole before the header is written: a sample above maxval would make a file no reader accepts.
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x)
+      for (int c = 0; c < kept; ++c) {
+        const std::size_t i = static_cast<std::size_t>(x) * channels + c;
+        const std::uint32_t v = wide ? image.row<std::uint16_t>(y)[i] : image.row<std::uint8_t>(y)[i];
+        if (v > maxval)
+          throw ImageSaveError("pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") holds " + std::to_string(v) +
+                               ", above the PNM maxval " + std::to_string(maxval) + " asked for");
       }
-    }
+  out.write(header.data(), header.size());
+  for (int y = 0; y < image.height; ++y) {
+    unsigned char* dst = row.data();
+    for (int x = 0; x < image.width; ++x)
+      for (int c = 0; c < kept; ++c) {
+        const std::size_t i = static_cast<std::size_t>(x) * channels + c;
+        const std::uint32_t v = wide ? image.row<std::uint16_t>(y)[i] : image.row<std::uint8_t>(y)[i];
+        if (two_bytes) *dst++ = static_cast<unsigned char>(v >> 8);
+        *dst++ = static_cast<unsigned char>(v);
+      }
     out.write(row.data(), row.size());
   }
 }

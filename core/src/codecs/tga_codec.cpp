@@ -112,7 +112,7 @@ LoadedImage decode_tga(const DecodeInput& in) {
   }
 
   const std::uint64_t width = static_cast<std::uint64_t>(h.width), height = static_cast<std::uint64_t>(h.height);
-  check_size(in, kFormat, width, height);
+  check_size(in, kFormat, width, height, PixelFormat::Rgba8);
   const std::uint64_t pixels = width * height;
   const std::uint64_t needed = rle ? (pixels + 127) / 128 * (1 + static_cast<std::uint64_t>(pixel_bytes))
                                    : pixels * static_cast<std::uint64_t>(pixel_bytes);
@@ -120,7 +120,7 @@ LoadedImage decode_tga(const DecodeInput& in) {
 
   LoadedImage loaded;
   loaded.format = kFormat;
-  loaded.image = allocate_image(in, kFormat, width, height);
+  loaded.image = allocate_image(in, kFormat, width, height, PixelFormat::Rgba8);
   const bool top_down = (h.descriptor & 0x20) != 0;
   const bool right_to_left = (h.descriptor & 0x10) != 0;
   auto decode = [&](const unsigned char* p) -> Rgba8 {
@@ -136,7 +136,7 @@ LoadedImage decode_tga(const DecodeInput& in) {
     const std::uint64_t row = i / width, column = i % width;
     const int x = static_cast<int>(right_to_left ? width - 1 - column : column);
     const int y = static_cast<int>(top_down ? row : height - 1 - row);
-    loaded.image.at(x, y) = colour;
+    loaded.image.row<Rgba8>(y)[x] = colour;
   };
 
   if (!rle) {
@@ -158,12 +158,16 @@ LoadedImage decode_tga(const DecodeInput& in) {
   }
 
   const int map_bits = h.map_entry_bits;
+  if (mapped) loaded.note = "colour-map entries expanded to 8-bit RGB";
+  if (!grey && (h.depth == 16 || (mapped && map_bits == 16)))
+    loaded.note = std::string(mapped ? "colour-map entries expanded to 8-bit RGB; " : "") +
+                  "5-bit colour channels widened to 8 bits (round(v × 255 / 31))";
   if (grey)
-    loaded.source_channels = h.depth == 16 ? 2 : 1;
+    finish_rgba8(in, loaded, h.depth == 16 ? 2 : 1);
   else if (mapped)
-    loaded.source_channels = map_bits == 32 ? 4 : 3;
+    finish_rgba8(in, loaded, map_bits == 32 ? 4 : 3);
   else
-    loaded.source_channels = h.depth == 32 || alpha_bit ? 4 : 3;
+    finish_rgba8(in, loaded, h.depth == 32 || alpha_bit ? 4 : 3);
   return loaded;
 }
 

@@ -12,12 +12,12 @@
 namespace gausslab::test {
 
 const ImageRgba8& astronaut() {
-  static const ImageRgba8 image = load_image(test_data_path("astronaut.png")).image;
+  static const ImageRgba8 image = load_image_rgba8(test_data_path("astronaut.png")).image;
   return image;
 }
 
 const ImageF32& hubble_grey() {
-  static const ImageF32 image = to_grey_f32(load_image(test_data_path("hubble_deep_field.jpg")).image);
+  static const ImageF32 image = to_grey_f32(load_image_rgba8(test_data_path("hubble_deep_field.jpg")).image);
   return image;
 }
 

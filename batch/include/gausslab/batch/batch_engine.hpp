@@ -118,14 +118,15 @@ class BatchEngine {
   // The two file stages, timed into the engine's clock (stage_totals() returns everything recorded
   // so far), with their remarks in the report's notes; run() uses them for each file, and the MPI
   // layer around filter_rows. read_and_decode: the file read with bounded effort (core's
-  // read_image_bytes: a regular file only, never more than its size at the start) and decoded;
+  // read_image_bytes: a regular file only, never more than its size at the start) and decoded to
+  // the RGBA8 the batch filters (load_image_rgba8_from_memory; its note says what was reduced);
   // throws ImageLoadError naming it (std::bad_alloc when memory runs out). encode_and_write: the
   // image pooled (options().pool), encoded with `channels` channels in the format of the output's
   // extension straight into core's AtomicFile (timed as the encode and write stages), then synced
   // and moved into place (the sync stage): never a partial file, never an existing one replaced
   // unless options().overwrite allows; throws ImageSaveError or FileWriteError naming the file,
   // std::invalid_argument for a size --pool cannot pool.
-  LoadedImage read_and_decode(const std::string& path);
+  LoadedRgba8 read_and_decode(const std::string& path);
   void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
   StageTotals stage_totals() const;
   // A report without files: the resources (threads, lanes, device, budgets, peaks so far).

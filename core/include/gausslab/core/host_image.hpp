@@ -50,6 +50,11 @@ class HostImage {
   float sample(int x, int y, int c) const;
   void set_sample(int x, int y, int c, float value, IntegerRounding rounding = IntegerRounding::Nearest);
 
+  // Keeps `channels` (1: R, 2: R and A, 3: RGB, 4: all) of an RGBA8 image, in place, for the
+  // decoders that decode into RGBA8 before they know the file's layout. The storage keeps its
+  // capacity: a smaller copy would need both at once.
+  void narrow_rgba8_in_place(int channels);
+
   friend bool operator==(const HostImage& a, const HostImage& b) {
     return a.width_ == b.width_ && a.height_ == b.height_ && a.format_ == b.format_ && a.bytes_ == b.bytes_;
   }

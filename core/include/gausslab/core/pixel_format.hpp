@@ -92,13 +92,14 @@ const char* to_string(IntegerRounding rounding);
 std::optional<IntegerRounding> integer_rounding_from_string(std::string_view name);
 
 // The one float → 8-bit rule used by every method, CPU and GPU: clamp to [0, 255], round half up.
+// NaN stores 0 (it fails `value > 0`; converting a NaN to int would be undefined on the host).
 GAUSSLAB_HD std::uint8_t to_unorm8(float value) {
-  const float clamped = value < 0.0f ? 0.0f : (value > 255.0f ? 255.0f : value);
+  const float clamped = value > 0.0f ? (value < 255.0f ? value : 255.0f) : 0.0f;
   return static_cast<std::uint8_t>(static_cast<int>(clamped + 0.5f));
 }
 // The same for 16 bits: clamp to [0, 65535], round half up (exact: every level and half level is a float).
 GAUSSLAB_HD std::uint16_t to_unorm16(float value) {
-  const float clamped = value < 0.0f ? 0.0f : (value > 65535.0f ? 65535.0f : value);
+  const float clamped = value > 0.0f ? (value < 65535.0f ? value : 65535.0f) : 0.0f;
   return static_cast<std::uint16_t>(static_cast<int>(clamped + 0.5f));
 }
 // Floor and ceil variants (NaN stores 0, as the clamps above give it).

@@ -4,8 +4,7 @@
 // controlling terminal, /dev/zero and /dev/urandom never end: the path is opened with O_NONBLOCK |
 // O_NOCTTY, then fstat() on the open file (not the name, which could change in between) refuses a
 // folder, FIFO, device or socket, naming what it is. O_NONBLOCK changes nothing for a regular file.
-// read_image_bytes (image_io) applies the same rule in its own code, for now (it belongs to the
-// codecs' reading path, which is being reworked; it should call open_regular_file).
+// read_image_bytes (image_io) opens every image file with it.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>

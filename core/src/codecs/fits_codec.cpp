@@ -1,0 +1,413 @@
+// FITS through cfitsio (Debian's libcfitsio 4.2, NASA's reference library).
+//
+// Read: the primary image, or, when the primary HDU holds none (NAXIS = 0, as fpack writes), the
+// first image extension (tile-compressed images included: cfitsio decompresses them). 2D, or 3D
+// with NAXIS3 = 1-4 planes as channels (grey, grey+alpha, RGB, RGBA). BZERO/BSCALE are applied
+// as cfitsio applies them:
+//   BITPIX 8 unscaled: u8;  BITPIX 16 with BZERO 32768 (the unsigned convention): u16;
+//   BITPIX -32 unscaled: f32 as stored;
+//   everything else (signed 8/16-bit, 32/64-bit integers, BITPIX -64, other scalings): f32 with a
+//   note, which counts the samples float32 cannot hold exactly; BLANK pixels of an integer image
+//   become NaN (and the image f32).
+// Rows: row 0 of the image is the FILE'S FIRST ROW (FITS y = 1, astropy's data[0]), so the array
+// equals what astropy and NumPy give; a viewer that puts FITS y = 1 at the bottom (ds9, astropy's
+// imshow(origin='lower')) shows it flipped relative to gausslab's picture.
+//
+// Bounded: the size against the limits before allocation; an uncompressed image's data must be
+// in the file (the header's size against the file's) before a row is read; only the primary HDU is
+// read from a file when it holds the image (fits_bytes_needed).
+//
+// Written: a primary image of BITPIX 8 (u8), 16 with BZERO 32768 (u16), -32 (f32) or -64 (f32
+// widened, SaveOptions::float64); 2D for one channel, 3D (NAXIS3 = channels) for more; rows in the
+// same order as read.
+#include <fitsio.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "codecs.hpp"
+
+namespace gausslab::codec {
+
+namespace {
+
+constexpr const char* kFormat = "FITS";
+constexpr std::uint64_t kBlock = 2880;
+
+std::string fits_message(int status) {
+  char text[FLEN_STATUS] = {};
+  fits_get_errstatus(status, text);
+  std::string message = text;
+  char detail[FLEN_ERRMSG] = {};
+  if (fits_read_errmsg(detail) && detail[0] && message.find(detail) == std::string::npos) message += ": " + std::string(detail);
+  while (fits_read_errmsg(detail)) {}  // the rest of cfitsio's message stack
+  return message;
+}
+
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+struct File {
+  fitsfile* fits = nullptr;
+  ~File() {
+    int status = 0;
+    if (fits) fits_close_file(fits, &status);
+  }
+};
+
+// A card's value as a number (keyword in the first 8 columns, "= " in 9-10); nullopt if not that keyword.
+bool card_number(const unsigned char* card, const char* keyword, long long& value) {
+  const std::size_t n = std::strlen(keyword);
+  if (std::memcmp(card, keyword, n) != 0) return false;
+  for (std::size_t i = n; i < 8; ++i)
+    if (card[i] != ' ') return false;
+  if (card[8] != '=') return false;
+  char text[72] = {};
+  std::memcpy(text, card + 10, 70);
+  char* end = nullptr;
+  value = std::strtoll(text, &end, 10);
+  return end != text;
+}
+
+// The bytes of data the header at `head` declares (FITS 4.0, 4.4.1.1: |BITPIX| / 8 × GCOUNT ×
+// (PCOUNT + NAXIS1 × ... × NAXISn)), read from the cards themselves (cfitsio presents a compressed
+// image's table keywords as an image's). Fails when the header has no END before the data.
+std::uint64_t declared_data_bytes(const DecodeInput& in, std::uint64_t head, std::uint64_t data_start) {
+  long long bitpix = 0, naxis = 0, pcount = 0, gcount = 1, axes[1000] = {};
+  bool ended = false;
+  for (std::uint64_t at = head; at + 80 <= std::min<std::uint64_t>(data_start, in.size) && !ended; at += 80) {
+    const unsigned char* card = in.data + at;
+    long long v = 0;
+    char keyword[9] = {};
+    std::memcpy(keyword, card, 8);
+    if (card_number(card, "BITPIX", v)) bitpix = v;
+    else if (card_number(card, "NAXIS", v)) naxis = v;
+    else if (card_number(card, "PCOUNT", v)) pcount = v;
+    else if (card_number(card, "GCOUNT", v)) gcount = v;
+    else if (std::memcmp(card, "NAXIS", 5) == 0 && card[5] >= '1' && card[5] <= '9') {
+      const int n = std::atoi(keyword + 5);
+      if (n >= 1 && n < 1000 && card_number(card, keyword, v)) axes[n] = v;
+    }
+    ended = std::memcmp(card, "END     ", 8) == 0;
+  }
+  if (!ended) fail(in, kFormat, "the file is truncated (a header has no END card)");
+  if (naxis <= 0) return 0;
+  if (naxis >= 1000 || pcount < 0 || gcount < 0) fail(in, kFormat, "the header's NAXIS, PCOUNT or GCOUNT is not valid");
+  std::uint64_t product = 1;
+  for (long long i = 1; i <= naxis; ++i) {
+    if (axes[i] < 0 || (axes[i] > 0 && product > (1ull << 50) / static_cast<std::uint64_t>(axes[i])))
+      fail(in, kFormat, "the header's NAXIS" + std::to_string(i) + " is not valid");
+    product *= static_cast<std::uint64_t>(axes[i]);
+  }
+  const std::uint64_t bytes_per = static_cast<std::uint64_t>(std::llabs(bitpix) / 8);
+  if (static_cast<std::uint64_t>(pcount) > (1ull << 50) || static_cast<std::uint64_t>(gcount) > (1ull << 20))
+    fail(in, kFormat, "the header declares more data than any file holds");
+  return bytes_per * static_cast<std::uint64_t>(gcount) * (static_cast<std::uint64_t>(pcount) + product);
+}
+
+// cfitsio divides by a compressed image's ZTILEn and ZNAXISn while it merely walks the HDUs
+// (fits_get_num_hdus: fuzz_fits found a SIGFPE from ZTILE2 = 0): every header's are checked first.
+void check_tiling_keywords(const DecodeInput& in) {
+  std::uint64_t head = 0;
+  for (int hdu = 0; hdu < 1000 && head + 80 <= in.size; ++hdu) {
+    if (hdu > 0 && std::memcmp(in.data + head, "XTENSION", 8) != 0) return;  // not another HDU
+    std::uint64_t at = head;
+    bool ended = false;
+    for (; at + 80 <= in.size && !ended; at += 80) {
+      const unsigned char* card = in.data + at;
+      ended = std::memcmp(card, "END     ", 8) == 0;
+      for (const char* prefix : {"ZTILE", "ZNAXIS"}) {
+        const std::size_t n = std::strlen(prefix);
+        if (std::memcmp(card, prefix, n) != 0 || card[n] < '1' || card[n] > '9') continue;
+        char keyword[9] = {};
+        std::memcpy(keyword, card, 8);
+        for (int i = 7; i >= 0 && keyword[i] == ' '; --i) keyword[i] = '\0';
+        long long value = 0;
+        if (card_number(card, keyword, value) && value <= 0)
+          fail(in, kFormat, std::string("a compressed image's ") + keyword + " is " + std::to_string(value) +
+                                " (at least 1); the file is damaged");
+      }
+    }
+    if (!ended) return;  // cfitsio says the header is truncated
+    const std::uint64_t data_start = (at + kBlock - 1) / kBlock * kBlock;
+    head = data_start + (declared_data_bytes(in, head, data_start) + kBlock - 1) / kBlock * kBlock;
+  }
+}
+
+}  // namespace
+
+std::uint64_t fits_bytes_needed(const unsigned char* data, std::size_t size, std::uint64_t file_size) {
+  long long bitpix = 0, naxis = -1, axes[4] = {0, 0, 0, 0};
+  for (std::size_t at = 0; at + 80 <= size; at += 80) {
+    const unsigned char* card = data + at;
+    long long v = 0;
+    if (card_number(card, "BITPIX", v)) bitpix = v;
+    else if (card_number(card, "NAXIS", v)) naxis = v;
+    else if (card_number(card, "NAXIS1", v)) axes[1] = v;
+    else if (card_number(card, "NAXIS2", v)) axes[2] = v;
+    else if (card_number(card, "NAXIS3", v)) axes[3] = v;
+    if (std::memcmp(card, "END     ", 8) == 0) {
+      if (naxis < 2 || naxis > 3 || bitpix == 0) return file_size;  // the image is elsewhere or not one: the decoder says
+      const std::uint64_t header = (at + 80 + kBlock - 1) / kBlock * kBlock;
+      std::uint64_t samples = 1;
+      for (long long i = 1; i <= naxis; ++i) {
+        if (axes[i] <= 0 || axes[i] > (1ll << 31)) return file_size;
+        samples *= static_cast<std::uint64_t>(axes[i]);
+      }
+      const std::uint64_t bytes = samples * static_cast<std::uint64_t>(std::llabs(bitpix) / 8);
+      return std::min<std::uint64_t>(file_size, header + (bytes + kBlock - 1) / kBlock * kBlock);
+    }
+  }
+  return file_size;  // no END in the first bytes: the decoder reads all
+}
+
+LoadedImage decode_fits(const DecodeInput& in) {
+  if (in.size == 0) fail(in, kFormat, "the file is empty");
+  check_tiling_keywords(in);
+  // cfitsio reads whole 2880-byte records: it gets a copy padded with zeros to them. It also takes
+  // the file to be as long as each header says (it reads past a buffer that is not, as fuzz_fits
+  // found): each HDU's data must lie in the buffer (in_buffer) before cfitsio reads it or moves
+  // beyond it. The copy outlives the cfitsio handle (declared first), which keeps pointers to it.
+  std::vector<unsigned char> padded((in.size + kBlock - 1) / kBlock * kBlock, 0);
+  std::memcpy(padded.data(), in.data, in.size);
+  void* memory = padded.data();  // READONLY: cfitsio does not write to it
+  std::size_t memory_size = padded.size();
+  File f;
+  int status = 0;
+  // Where the current HDU's data starts and how many bytes its header declares, once they are
+  // known to lie in the buffer (the file's real end is checked against them later).
+  auto in_buffer = [&](const char* what) {
+    LONGLONG head = 0, data_start = 0, data_end = 0;
+    if (fits_get_hduaddrll(f.fits, &head, &data_start, &data_end, &status))
+      fail(in, kFormat, "cfitsio: " + fits_message(status));
+    if (data_end < data_start || static_cast<std::uint64_t>(data_end) > padded.size())
+      fail(in, kFormat, std::string("the header of ") + what + " declares data up to byte " + std::to_string(data_end) +
+                            " but the file holds only " + std::to_string(in.size) +
+                            " bytes (the file is truncated or its header is damaged)");
+    return std::pair<std::uint64_t, std::uint64_t>(static_cast<std::uint64_t>(head), static_cast<std::uint64_t>(data_start));
+  };
+  if (fits_open_memfile(&f.fits, "memory.fits", READONLY, &memory, &memory_size, 0, nullptr, &status))
+    fail(in, kFormat, "cfitsio could not read its header: " + fits_message(status));
+  int bitpix = 0, naxis = 0;
+  LONGLONG axes[3] = {0, 0, 0};
+  auto image_params = [&] {
+    if (fits_get_img_paramll(f.fits, 3, &bitpix, &naxis, axes, &status))
+      fail(in, kFormat, "cfitsio could not read the image's size: " + fits_message(status));
+  };
+  image_params();
+  std::string where;
+  if (naxis == 0) {  // the image is in an extension (fpack, many archives)
+    int hdus = 0;
+    fits_get_num_hdus(f.fits, &hdus, &status);
+    for (int h = 2; h <= std::min(hdus, 1000) && naxis == 0; ++h) {
+      int type = 0;
+      in_buffer(h == 2 ? "the primary HDU" : "an extension");  // before cfitsio reads the next header after it
+      if (fits_movabs_hdu(f.fits, h, &type, &status)) fail(in, kFormat, "cfitsio: " + fits_message(status));
+      int compressed = fits_is_compressed_image(f.fits, &status);
+      if (type == IMAGE_HDU || compressed) {
+        image_params();
+        where = "the image of HDU " + std::to_string(h) + " (the primary HDU holds none)";
+      }
+    }
+    if (naxis == 0) fail(in, kFormat, "it holds no image (the primary HDU and every extension have NAXIS = 0, or are tables)");
+  }
+  if (naxis < 2 || naxis > 3)
+    fail(in, kFormat, "the image has " + std::to_string(naxis) +
+                          " axes; gausslab reads 2D images and 3D cubes of 1-4 planes (channels)");
+  const LONGLONG channels = naxis == 3 ? axes[2] : 1;
+  if (channels < 1 || channels > 4)
+    fail(in, kFormat, "the cube has " + std::to_string(channels) +
+                          " planes (NAXIS3); gausslab reads 1-4 planes as channels (for a sequence of frames, use "
+                          "one file a frame)");
+  if (axes[0] <= 0 || axes[1] <= 0) fail(in, kFormat, "the image is empty (NAXIS1 or NAXIS2 is 0)");
+  const std::uint64_t width = static_cast<std::uint64_t>(axes[0]), height = static_cast<std::uint64_t>(axes[1]);
+  if (width > (1ull << 31) || height > (1ull << 31)) check_size(in, kFormat, width, height, PixelFormat::F32);
+
+  int equivalent = 0;
+  fits_get_img_equivtype(f.fits, &equivalent, &status);
+  double bzero = 0, bscale = 1;
+  int key_status = 0;
+  fits_read_key_dbl(f.fits, "BZERO", &bzero, nullptr, &key_status);
+  key_status = 0;
+  fits_read_key_dbl(f.fits, "BSCALE", &bscale, nullptr, &key_status);
+  key_status = 0;
+  LONGLONG blank = 0;
+  const bool has_blank = bitpix > 0 && fits_read_key_lnglng(f.fits, "BLANK", &blank, nullptr, &key_status) == 0;
+  const bool scaled = bzero != 0 || bscale != 1;
+
+  SampleType type = SampleType::F32;
+  if (!has_blank && equivalent == BYTE_IMG) type = SampleType::U8;
+  if (!has_blank && equivalent == USHORT_IMG) type = SampleType::U16;
+  const PixelFormat result = make_pixel_format(type, static_cast<int>(channels));
+  // cfitsio decompresses a tile-compressed image a tile at a time, into buffers of the tile's
+  // declared size (ZTILEn: one larger than the image is possible) and its compressed length.
+  // Each tile's compressed bytes (a descriptor in the table: a length and an offset in the heap)
+  // are allocated as the descriptor says (fuzz_fits: 539 MB from spaces read as a length): every
+  // descriptor must point inside the heap before a tile is read.
+  std::uint64_t tile_bytes = 0;
+  if (fits_is_compressed_image(f.fits, &status)) {
+    in_buffer("the compressed image's table");  // its rows hold the descriptors read below (fuzz_fits)
+    const FITSfile& file = *f.fits->Fptr;
+    tile_bytes = 2 * static_cast<std::uint64_t>(std::max(file.maxtilelen, 0L)) * sizeof(double);
+    for (int column : {file.cn_compressed, file.cn_gzip_data, file.cn_uncompressed}) {
+      if (column <= 0) continue;
+      int code = 0;
+      LONGLONG repeat = 0, element_bytes = 0;
+      fits_get_coltypell(f.fits, column, &code, &repeat, &element_bytes, &status);
+      for (LONGLONG row = 1; row <= file.numrows && status == 0; ++row) {
+        LONGLONG length = 0, offset = 0;
+        fits_read_descriptll(f.fits, column, row, &length, &offset, &status);
+        if (status != 0 || length < 0 || offset < 0 || element_bytes <= 0 || element_bytes > 16 ||
+            length > file.heapsize / element_bytes || offset > file.heapsize - length * element_bytes)
+          fail(in, kFormat, "tile " + std::to_string(row) + " of the compressed image points outside the table's heap (the "
+                            "file is damaged)");
+        tile_bytes = std::max<std::uint64_t>(tile_bytes, 2 * static_cast<std::uint64_t>(file.maxtilelen) * sizeof(double) +
+                                                             static_cast<std::uint64_t>(length * element_bytes));
+      }
+    }
+    if (status != 0) fail(in, kFormat, "cfitsio: " + fits_message(status));
+  }
+  const std::uint64_t working = width * sizeof(double) + padded.size() + tile_bytes;
+  check_size(in, kFormat, width, height, result, working);
+
+  {  // the data the HDU's header declares (an image, or a compressed image's table) must be in the file
+    const auto [head, data_start] = in_buffer("the image's HDU");
+    std::uint64_t bytes = declared_data_bytes(in, head, data_start);
+    if (!fits_is_compressed_image(f.fits, &status))  // as cfitsio reads the header (it is lenient with damaged cards)
+      bytes = std::max<std::uint64_t>(bytes, width * height * static_cast<std::uint64_t>(channels) *
+                                                 static_cast<std::uint64_t>(std::abs(bitpix) / 8));
+    const std::uint64_t available = in.size > data_start ? in.size - data_start : 0;
+    if (bytes > available) fail_too_short(in, kFormat, width, height, bytes, available);
+  }
+
+  LoadedImage loaded;
+  loaded.format = kFormat;
+  loaded.image = allocate_image(in, kFormat, width, height, result, working);
+  switch (bitpix) {
+    case 8: loaded.source_type = "uint8"; break;
+    case 16: loaded.source_type = equivalent == USHORT_IMG ? "uint16" : "int16"; break;
+    case 32: loaded.source_type = equivalent == ULONG_IMG ? "uint32" : "int32"; break;
+    case 64: loaded.source_type = "int64"; break;
+    case -32: loaded.source_type = "float32"; break;
+    default: loaded.source_type = "float64"; break;
+  }
+  if (equivalent == SBYTE_IMG) loaded.source_type = "int8";
+
+  std::vector<double> row(width);
+  std::uint64_t inexact = 0, blanks = 0;
+  const bool exact_float32 = bitpix == -32 && !scaled;
+  const int sample_bytes = static_cast<int>(bytes_per_sample(type));
+  for (LONGLONG c = 0; c < channels; ++c)
+    for (std::uint64_t y = 0; y < height; ++y) {
+      LONGLONG first[3] = {1, static_cast<LONGLONG>(y) + 1, c + 1};
+      unsigned char* dst = loaded.image.row<unsigned char>(static_cast<int>(y));
+      int any_null = 0;
+      if (type == SampleType::U8 || type == SampleType::U16) {
+        unsigned char* line = reinterpret_cast<unsigned char*>(row.data());  // a row of doubles holds a row of either
+        if (fits_read_pixll(f.fits, type == SampleType::U8 ? TBYTE : TUSHORT, first, static_cast<LONGLONG>(width), nullptr,
+                            line, &any_null, &status))
+          fail(in, kFormat, "cfitsio could not read row " + std::to_string(y + 1) + ": " + fits_message(status) +
+                                " (the file is damaged or truncated)");
+        for (std::uint64_t x = 0; x < width; ++x)
+          std::memcpy(dst + (x * channels + c) * sample_bytes, line + x * sample_bytes, sample_bytes);
+        continue;
+      }
+      float* out = reinterpret_cast<float*>(dst);
+      // Null checking only for BLANK: with it, cfitsio also turns infinities into nulls and
+      // subnormals into 0; without it, float samples arrive bit for bit.
+      double null_value = std::numeric_limits<double>::quiet_NaN();
+      if (exact_float32) {
+        float* line = reinterpret_cast<float*>(row.data());
+        if (fits_read_pixll(f.fits, TFLOAT, first, static_cast<LONGLONG>(width), nullptr, line, &any_null, &status))
+          fail(in, kFormat, "cfitsio could not read row " + std::to_string(y + 1) + ": " + fits_message(status) +
+                                " (the file is damaged or truncated)");
+        for (std::uint64_t x = 0; x < width; ++x) out[x * channels + c] = line[x];
+        continue;
+      }
+      if (fits_read_pixll(f.fits, TDOUBLE, first, static_cast<LONGLONG>(width), has_blank ? &null_value : nullptr,
+                          row.data(), &any_null, &status))
+        fail(in, kFormat, "cfitsio could not read row " + std::to_string(y + 1) + ": " + fits_message(status) +
+                              " (the file is damaged or truncated)");
+      for (std::uint64_t x = 0; x < width; ++x) {
+        const float v = static_cast<float>(row[x]);
+        if (std::isnan(row[x])) ++blanks;  // only BLANK pixels are NaN in an integer image
+        else if (static_cast<double>(v) != row[x]) ++inexact;
+        out[x * channels + c] = v;
+      }
+    }
+
+  if (!where.empty()) add_note(loaded.note, where);
+  if (scaled && type == SampleType::F32 && !(bitpix == 16 && equivalent == USHORT_IMG))
+    add_note(loaded.note, "BZERO " + number_text(bzero) + " and BSCALE " + number_text(bscale) +
+                              " applied (v × BSCALE + BZERO)");
+  if (type == SampleType::F32 && !exact_float32)
+    add_note(loaded.note, loaded.source_type + " samples as float32 (" +
+                              (inexact ? std::to_string(inexact) + " rounded to the nearest float32"
+                                       : std::string("every sample exactly")) +
+                              ")");
+  if (has_blank)
+    add_note(loaded.note, "BLANK " + std::to_string(blank) + " pixels as NaN (" + std::to_string(blanks) + " of them)");
+  return loaded;
+}
+
+void encode_fits(const ConstImageView& image, bool float64, ByteSink& out) {
+  const int channels = channel_count(image.format);
+  const SampleType type = sample_type(image.format);
+  struct Memory {
+    void* bytes = nullptr;
+    ~Memory() { std::free(bytes); }
+  } memory;
+  std::size_t size = kBlock;
+  memory.bytes = std::malloc(size);
+  if (!memory.bytes) throw std::bad_alloc();
+  int status = 0;
+  fitsfile* fits = nullptr;
+  auto failed = [&](const char* what) {
+    const std::string message = fits_message(status);
+    int ignored = 0;
+    if (fits) fits_close_file(fits, &ignored);
+    throw ImageSaveError(std::string("cfitsio could not ") + what + ": " + message);
+  };
+  if (fits_create_memfile(&fits, &memory.bytes, &size, kBlock * 16, std::realloc, &status)) failed("start the file");
+  const int bitpix = type == SampleType::U8 ? BYTE_IMG : type == SampleType::U16 ? USHORT_IMG : float64 ? DOUBLE_IMG : FLOAT_IMG;
+  LONGLONG axes[3] = {image.width, image.height, channels};
+  if (fits_create_imgll(fits, bitpix, channels > 1 ? 3 : 2, axes, &status)) failed("write the header");
+  const int datatype = type == SampleType::U8 ? TBYTE : type == SampleType::U16 ? TUSHORT : float64 ? TDOUBLE : TFLOAT;
+  const std::size_t sample_bytes = float64 ? 8 : bytes_per_sample(type);
+  std::vector<unsigned char> plane_row(static_cast<std::size_t>(image.width) * sample_bytes);
+  for (int c = 0; c < channels; ++c)
+    for (int y = 0; y < image.height; ++y) {
+      const unsigned char* src = image.row<unsigned char>(y);
+      for (int x = 0; x < image.width; ++x) {
+        const unsigned char* s = src + (static_cast<std::size_t>(x) * channels + c) * bytes_per_sample(type);
+        unsigned char* d = plane_row.data() + static_cast<std::size_t>(x) * sample_bytes;
+        if (float64) {
+          float v;
+          std::memcpy(&v, s, 4);
+          const double wide = v;
+          std::memcpy(d, &wide, 8);
+        } else {
+          std::memcpy(d, s, sample_bytes);
+        }
+      }
+      LONGLONG first[3] = {1, y + 1, c + 1};
+      if (fits_write_pixll(fits, datatype, first, image.width, plane_row.data(), &status)) failed("write the pixels");
+    }
+  LONGLONG head = 0, data_start = 0, data_end = 0;  // data_end: padded to 2880 bytes, the file's length
+  if (fits_get_hduaddrll(fits, &head, &data_start, &data_end, &status)) failed("finish the file");
+  const int closed = fits_close_file(fits, &status);
+  fits = nullptr;
+  if (closed) failed("finish the file");
+  out.write(memory.bytes, std::min<std::size_t>(size, static_cast<std::size_t>(data_end)));
+}
+
+}  // namespace gausslab::codec
