@@ -4,9 +4,9 @@
 
 #include "gausslab/core/cli_args.hpp"
 #include "program_version.hpp"
-#include "startup.hpp"
-#include "viewer.hpp"
-#include "viewer_options.hpp"
+#include "viewer/startup.hpp"
+#include "viewer/viewer.hpp"
+#include "viewer/viewer_options.hpp"
 
 int main(int argc, char** argv) {
   using namespace gausslab;

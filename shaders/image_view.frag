@@ -1,6 +1,7 @@
 #version 330 core
 // Draws the result image(s) with zoom and pan, and the comparison views: A, B, a split A|B with a
-// divider, or the difference A - B (absolute or signed, grey or through a colour map).
+// divider, or the difference A - B (absolute or signed, grey or through a colour map) of the 8-bit
+// results or, once the numbers are in, of their unrounded values (u_difference).
 // Coordinates follow render/view_transform.hpp exactly:
 //   screen: pixels from the top-left corner of the viewport, pixel i spans [i, i + 1);
 //   image:  pixels from the top-left corner of the image (row 0 is the first row uploaded);
@@ -21,8 +22,16 @@ uniform float u_split_x;         // split: screen x of the divider
 uniform float u_gain;            // difference: amplification
 uniform int u_signed;            // difference: 1 = signed A - B, 0 = |A - B|
 uniform int u_false_colour;      // difference: 1 = through the colour map
+uniform sampler2D u_difference;  // difference: RGBA32F A - B in 8-bit levels, unrounded
+uniform int u_unrounded;         // difference: 1 = from u_difference, 0 = from the 8-bit A and B
+uniform float u_difference_sign; // difference: -1 when u_difference holds B - A (blink)
 uniform vec3 u_sequential[5];    // the colour maps' points (difference_view.hpp)
 uniform vec3 u_diverging[5];
+uniform sampler2D u_float_a;     // A, B, split: RGBA32F slot values in 8-bit levels (a float picture's)
+uniform sampler2D u_float_b;
+uniform int u_float_slots;       // 1 = A and B from u_float_a and u_float_b
+uniform float u_exposure_scale;  // A, B, split: 2^exposure (render/image_renderer.hpp's DisplayTransform)
+uniform int u_channel;           // A, B, split: 0 = rgb, 1-4 = r, g, b, a as grey, 5 = luminance
 uniform vec2 u_extent_a;         // the picture pixels texture A covers (a pooled result: the even part)
 uniform vec2 u_extent_b;
 uniform vec3 u_background;
@@ -38,15 +47,23 @@ vec3 colour_map(float t, bool diverging) {
   return diverging ? mix(u_diverging[i], u_diverging[i + 1], f) : mix(u_sequential[i], u_sequential[i + 1], f);
 }
 
-vec3 difference(vec3 a, vec3 b) {
-  // Textures hold level / 255: back to whole levels first, so that equal differences in two
-  // channels stay equal (the largest channel is chosen the same way as in the C++).
-  vec3 d = floor((a - b) * 255.0 + 0.5) / 255.0 * u_gain;
+vec3 difference(vec3 levels) {
+  vec3 d = levels / 255.0 * u_gain;
   if (u_false_colour == 0) return u_signed == 1 ? 0.5 + 0.5 * clamp(d, -1.0, 1.0) : min(abs(d), vec3(1.0));
   float largest = d.r;
   if (abs(d.g) > abs(largest)) largest = d.g;
   if (abs(d.b) > abs(largest)) largest = d.b;
   return u_signed == 1 ? colour_map(largest, true) : colour_map(abs(largest), false);
+}
+
+vec3 displayed(vec4 c) {
+  vec3 v = c.rgb * u_exposure_scale;
+  if (u_channel == 1) return vec3(v.r);
+  if (u_channel == 2) return vec3(v.g);
+  if (u_channel == 3) return vec3(v.b);
+  if (u_channel == 4) return vec3(c.a);
+  if (u_channel == 5) return vec3(dot(v, vec3(0.2126, 0.7152, 0.0722)));
+  return v;
 }
 
 void main() {
@@ -70,13 +87,21 @@ void main() {
   }
   vec4 a = texture(u_image_a, image / u_extent_a);
   vec4 b = texture(u_image_b, image / u_extent_b);
+  if (u_float_slots == 1 && u_mode != 3) {
+    a = texture(u_float_a, image / u_image_size) / 255.0;
+    b = texture(u_float_b, image / u_image_size) / 255.0;
+  }
   if (u_mode == 0) {
-    out_colour = vec4(a.rgb, 1.0);
+    out_colour = vec4(displayed(a), 1.0);
   } else if (use_b) {
-    out_colour = vec4(b.rgb, 1.0);
+    out_colour = vec4(displayed(b), 1.0);
   } else if (u_mode == 2) {
-    out_colour = vec4(a.rgb, 1.0);
+    out_colour = vec4(displayed(a), 1.0);
   } else {
-    out_colour = vec4(difference(a.rgb, b.rgb), 1.0);
+    // 8-bit textures hold level / 255: back to whole levels first, so that equal differences in
+    // two channels stay equal (the largest channel is chosen the same way as in the C++).
+    vec3 levels = u_unrounded == 1 ? u_difference_sign * texture(u_difference, image / u_image_size).rgb
+                                   : floor((a.rgb - b.rgb) * 255.0 + 0.5);
+    out_colour = vec4(difference(levels), 1.0);
   }
 }

@@ -24,8 +24,11 @@ std::array<float, 3> colour_map(double t, bool diverging) {
 }
 
 Rgba8 difference_colour(Rgba8 a, Rgba8 b, const DifferenceStyle& style) {
-  const double d[3] = {(a.r - b.r) / 255.0 * style.gain, (a.g - b.g) / 255.0 * style.gain,
-                       (a.b - b.b) / 255.0 * style.gain};
+  return difference_colour({double(a.r - b.r), double(a.g - b.g), double(a.b - b.b)}, style);
+}
+
+Rgba8 difference_colour(const std::array<double, 3>& levels, const DifferenceStyle& style) {
+  const double d[3] = {levels[0] / 255.0 * style.gain, levels[1] / 255.0 * style.gain, levels[2] / 255.0 * style.gain};
   if (!style.false_colour) {
     double v[3];
     for (int c = 0; c < 3; ++c) v[c] = style.signed_values ? 0.5 + 0.5 * std::clamp(d[c], -1.0, 1.0) : std::abs(d[c]);

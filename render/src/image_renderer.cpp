@@ -1,5 +1,7 @@
 #include "gausslab/render/image_renderer.hpp"
 
+#include <cmath>
+
 #include "embedded_shaders.hpp"
 #include "shader_program.hpp"
 
@@ -15,6 +17,18 @@ const char* to_string(CompareMode mode) {
   }
 }
 
+const char* to_string(ChannelView channel) {
+  switch (channel) {
+    case ChannelView::Rgb: return "rgb";
+    case ChannelView::R: return "r";
+    case ChannelView::G: return "g";
+    case ChannelView::B: return "b";
+    case ChannelView::A: return "a";
+    case ChannelView::Luminance: return "luminance";
+    default: return "?";
+  }
+}
+
 const char* to_string(Sampling sampling) { return sampling == Sampling::Nearest ? "nearest" : "linear"; }
 
 struct ImageRenderer::Impl {
@@ -23,7 +37,7 @@ struct ImageRenderer::Impl {
   GLuint empty_vertex_array = 0;  // core profile draws need one bound, even with no attributes
   GLuint samplers[2] = {0, 0};    // nearest, linear: sampler objects, so textures keep no filter state
   GLint u_image_a, u_image_b, u_viewport_origin, u_viewport_size, u_image_size, u_center, u_zoom, u_mode,
-      u_split_x, u_gain, u_signed, u_false_colour, u_extent_a, u_extent_b, u_sequential, u_diverging, u_background, u_divider_colour;
+      u_split_x, u_gain, u_signed, u_difference, u_unrounded, u_difference_sign, u_exposure_scale, u_channel, u_float_a, u_float_b, u_float_slots, u_false_colour, u_extent_a, u_extent_b, u_sequential, u_diverging, u_background, u_divider_colour;
 
   Impl() {
     u_image_a = program.uniform("u_image_a");
@@ -37,6 +51,14 @@ struct ImageRenderer::Impl {
     u_split_x = program.uniform("u_split_x");
     u_gain = program.uniform("u_gain");
     u_signed = program.uniform("u_signed");
+    u_difference = program.uniform("u_difference");
+    u_unrounded = program.uniform("u_unrounded");
+    u_exposure_scale = program.uniform("u_exposure_scale");
+    u_channel = program.uniform("u_channel");
+    u_float_a = program.uniform("u_float_a");
+    u_float_b = program.uniform("u_float_b");
+    u_float_slots = program.uniform("u_float_slots");
+    u_difference_sign = program.uniform("u_difference_sign");
     u_extent_a = program.uniform("u_extent_a");
     u_extent_b = program.uniform("u_extent_b");
     u_false_colour = program.uniform("u_false_colour");
@@ -80,8 +102,26 @@ void ImageRenderer::draw(const ImageDrawParams& p) {
   glActiveTexture(GL_TEXTURE1);
   glBindTexture(GL_TEXTURE_2D, texture_b);
   glBindSampler(1, sampler);
+  glActiveTexture(GL_TEXTURE2);
+  glBindTexture(GL_TEXTURE_2D, p.difference_texture ? p.difference_texture : p.texture_a);
+  glBindSampler(2, sampler);
+  const bool float_slots = p.float_a && p.float_b;
+  glActiveTexture(GL_TEXTURE3);
+  glBindTexture(GL_TEXTURE_2D, float_slots ? p.float_a : p.texture_a);
+  glBindSampler(3, sampler);
+  glActiveTexture(GL_TEXTURE4);
+  glBindTexture(GL_TEXTURE_2D, float_slots ? p.float_b : p.texture_a);
+  glBindSampler(4, sampler);
+  glUniform1i(r.u_float_a, 3);
+  glUniform1i(r.u_float_b, 4);
+  glUniform1i(r.u_float_slots, float_slots ? 1 : 0);
   glUniform1i(r.u_image_a, 0);
   glUniform1i(r.u_image_b, 1);
+  glUniform1i(r.u_difference, 2);
+  glUniform1i(r.u_unrounded, p.difference_texture ? 1 : 0);
+  glUniform1f(r.u_difference_sign, p.difference_swapped ? -1.0f : 1.0f);
+  glUniform1f(r.u_exposure_scale, static_cast<float>(std::exp2(p.display.exposure_stops)));
+  glUniform1i(r.u_channel, static_cast<int>(p.display.channel));
   glUniform2f(r.u_viewport_origin, static_cast<float>(p.viewport_x), static_cast<float>(p.viewport_y));
   glUniform2f(r.u_viewport_size, static_cast<float>(p.viewport_width), static_cast<float>(p.viewport_height));
   glUniform2f(r.u_image_size, static_cast<float>(p.image_width), static_cast<float>(p.image_height));
@@ -106,6 +146,11 @@ void ImageRenderer::draw(const ImageDrawParams& p) {
   glBindVertexArray(0);
   glBindSampler(0, 0);
   glBindSampler(1, 0);
+  for (GLuint unit = 2; unit <= 4; ++unit) {
+    glBindSampler(unit, 0);
+    glActiveTexture(GL_TEXTURE0 + unit);
+    glBindTexture(GL_TEXTURE_2D, 0);
+  }
   glActiveTexture(GL_TEXTURE1);
   glBindTexture(GL_TEXTURE_2D, 0);
   glActiveTexture(GL_TEXTURE0);

@@ -1,4 +1,4 @@
-// The numbers worker's tiled float planes (app/numbers_tiles.hpp) against whole runs: every
+// The numbers worker's tiled float planes (app/comparison/numbers_tiles.hpp) against whole runs: every
 // band-exact GPU method, on an odd-sized float plane, for all five borders, in tiles larger and
 // smaller than their halo, must give the whole run's values exactly.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/sliced_run.hpp"
 #include "gpu_test_support.hpp"
-#include "numbers_tiles.hpp"
+#include "comparison/numbers_tiles.hpp"
 
 namespace gausslab::gpu_test {
 namespace {

@@ -22,8 +22,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sequence_checks import Checks  # noqa: E402
 
-CPU_BADGE = (45, 108, 223)   # app/path_badge.hpp
-DX_COLOUR = (89, 191, 255)   # app/sequence_panels.cpp: kDxColour (0.35, 0.75, 1.0)
+CPU_BADGE = (45, 108, 223)   # app/panels/path_badge.hpp
+DX_COLOUR = (89, 191, 255)   # app/panels/sequence_panels.cpp: kDxColour (0.35, 0.75, 1.0)
 
 
 def read_png(path):

@@ -1,4 +1,4 @@
-// The action table (app/actions.hpp): the one list behind the menu, the keys, the tooltips, the
+// The action table (app/actions/actions.hpp): the one list behind the menu, the keys, the tooltips, the
 // help overlay, --help, --keys and --script.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "actions.hpp"
-#include "viewer_options.hpp"
+#include "actions/actions.hpp"
+#include "viewer/viewer_options.hpp"
 
 namespace gausslab {
 namespace {
@@ -57,7 +57,7 @@ TEST(Actions, EveryIdIsInTheTableAndNamesAreUnique) {
     EXPECT_TRUE(names.insert(std::string(action.name) + " " + std::to_string(action.argument)).second) << action.name;
     EXPECT_EQ(find_action(action.name, action.argument), &action);
   }
-  for (int id = 0; id <= static_cast<int>(ActionId::Help); ++id)
+  for (int id = 0; id <= static_cast<int>(kLastActionId); ++id)
     EXPECT_EQ(static_cast<int>(first_action(static_cast<ActionId>(id)).id), id) << "action id " << id << " has no entry";
 }
 

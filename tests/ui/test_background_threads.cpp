@@ -1,7 +1,7 @@
-// The share of the cores the viewer's heavy CPU workers take (app/background_threads.hpp).
+// The share of the cores the viewer's heavy CPU workers take (app/comparison/background_threads.hpp).
 #include <gtest/gtest.h>
 
-#include "background_threads.hpp"
+#include "comparison/background_threads.hpp"
 
 namespace gausslab {
 namespace {

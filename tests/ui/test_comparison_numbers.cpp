@@ -7,9 +7,9 @@
 #include <cmath>
 #include <memory>
 
-#include "comparison_numbers.hpp"
-#include "cpu_slot_runner.hpp"
-#include "exact_reference.hpp"
+#include "comparison/comparison_numbers.hpp"
+#include "comparison/cpu_slot_runner.hpp"
+#include "comparison/exact_reference.hpp"
 #include "gausslab/core/cpu_filter.hpp"
 #include "gausslab/core/reference.hpp"
 #include "gausslab/cuda/registry.hpp"
@@ -160,13 +160,25 @@ TEST(ComparisonNumbers, TheExactGaussianIsCachedPerSetting) {
   EXPECT_EQ(exact.find(ExactKey{2, f.params}), nullptr);  // another picture
 }
 
+TEST(ComparisonNumbers, TheInspectorWritesASubLevelValueThatZeroDecimalsWouldHide) {
+  EXPECT_EQ(levels_text(127.38512, false), "127.385");
+  EXPECT_EQ(levels_text(-0.25, true), "-0.250");
+  EXPECT_EQ(levels_text(0.0, true), "+0.000");
+  EXPECT_EQ(levels_text(8.1234e-5, true), "+8.12e-05");  // was "+0.000": the exact-Gaussian error
+  EXPECT_EQ(levels_text(-4.5e-7, false), "-4.50e-07");
+}
+
 TEST(CpuSlotRunner, RunsTheMethodOffTheCallersThreadAndHandsTheResultOver) {
   Fixture f;
   CpuSlotRunner runner;
   const int openmp = method_index("cpu_openmp");
   runner.submit(1, f.setting(openmp), f.picture, 3);
   runner.wait_idle();
+  EXPECT_FALSE(runner.busy(1));
+  EXPECT_TRUE(runner.result_waiting(1));  // finished, not yet taken: the viewer does not run it again
+  EXPECT_FALSE(runner.result_waiting(0));
   std::vector<CpuRunResult> results = runner.take_results();
+  EXPECT_FALSE(runner.result_waiting(1));
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].slot, 1);
   EXPECT_TRUE(results[0].setting == f.setting(openmp));

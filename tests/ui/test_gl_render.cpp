@@ -15,6 +15,7 @@
 #include "gausslab/render/banded_upload.hpp"
 #include "gausslab/render/difference_view.hpp"
 #include "gausslab/render/egl_offscreen.hpp"
+#include "gausslab/render/float_texture.hpp"
 #include "gausslab/render/frame_pacer.hpp"
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/image_renderer.hpp"
@@ -194,6 +195,58 @@ TEST_F(GlRender, DifferenceViewAgreesWithDifferenceColour) {
         // GL's float arithmetic and float-to-8-bit conversion may round the other way at halves.
         EXPECT_LE(worst, 1);
         EXPECT_GT(differing, 100);
+      }
+}
+
+TEST_F(GlRender, UnroundedDifferenceViewAgreesWithDifferenceColour) {
+  // The difference view of a float texture of A - B (issue 35: what the numbers' unrounded values
+  // give, comparison/unrounded_view.hpp): differences of at most 0.01 levels, which the 8-bit
+  // results cannot hold, drawn at a gain that puts 0.01 at half the scale, against
+  // difference_colour(levels) pixel by pixel; blink's swap draws the negation.
+  const int width = 40, height = 30;
+  auto levels = std::make_shared<std::vector<float>>(static_cast<std::size_t>(width) * height * 4);
+  std::uint32_t state = 12345;
+  for (float& v : *levels) {
+    state = state * 1664525u + 1013904223u;
+    v = (static_cast<float>(state >> 8) / 16777216.0f - 0.5f) * 0.02f;  // in [-0.01, 0.01)
+  }
+  FloatTexture texture;
+  texture.start(levels, width, height);
+  ASSERT_TRUE(texture.upload_next());  // 19 KiB: one band
+  const Texture eight_bit = texture_of(make_random_rgba8(width, height, 2));
+  for (bool swapped : {false, true})
+    for (bool signed_values : {false, true})
+      for (bool false_colour : {false, true}) {
+        SCOPED_TRACE(std::string(swapped ? "swapped, " : "") + (signed_values ? "signed" : "absolute") +
+                     (false_colour ? ", false colour" : ", grey"));
+        ImageDrawParams params;
+        params.texture_a = params.texture_b = eight_bit.id();  // no difference in 8 bits
+        params.difference_texture = texture.id();
+        params.difference_swapped = swapped;
+        params.image_width = width;
+        params.image_height = height;
+        params.view = one_to_one_view(width, height, kViewWidth, kViewHeight);
+        params.mode = CompareMode::Difference;
+        params.gain = 0.5 * 255 / 0.01;
+        params.signed_difference = signed_values;
+        params.false_colour = false_colour;
+        params.sampling = Sampling::Nearest;
+        const ImageRgba8 view = draw(params);
+        const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+        const DifferenceStyle style{params.gain, signed_values, false_colour};
+        const double sign = swapped ? -1 : 1;
+        int worst = 0, lit = 0;
+        for (int y = 0; y < height; ++y)
+          for (int x = 0; x < width; ++x) {
+            const float* d = levels->data() + (static_cast<std::size_t>(y) * width + x) * 4;
+            const Rgba8 shown = view.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
+            const Rgba8 expected = difference_colour({sign * d[0], sign * d[1], sign * d[2]}, style);
+            worst = std::max({worst, std::abs(shown.r - expected.r), std::abs(shown.g - expected.g),
+                              std::abs(shown.b - expected.b)});
+            lit += std::max({shown.r, shown.g, shown.b}) >= 64;
+          }
+        EXPECT_LE(worst, 1);
+        EXPECT_GT(lit, width * height / 4);  // the sub-level differences are seen
       }
 }
 

@@ -1,4 +1,4 @@
-// The numbers worker's tiling decisions and its tiles' border rule (app/numbers_tiles.hpp);
+// The numbers worker's tiling decisions and its tiles' border rule (app/comparison/numbers_tiles.hpp);
 // tests/gpu NumbersTilesGpu checks that tiled planes equal whole runs.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include "gausslab/core/border.hpp"
 #include "gausslab/cuda/border_gather.hpp"
 #include "gausslab/cuda/registry.hpp"
-#include "numbers_tiles.hpp"
+#include "comparison/numbers_tiles.hpp"
 
 namespace gausslab {
 namespace {

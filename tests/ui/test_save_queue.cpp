@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "save_queue.hpp"
+#include "comparison/save_queue.hpp"
 
 namespace gausslab {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "gausslab/cuda/border_gather.hpp"
 #include "gausslab/render/slicing.hpp"
-#include "slice_schedule.hpp"
+#include "comparison/slice_schedule.hpp"
 
 namespace gausslab {
 namespace {

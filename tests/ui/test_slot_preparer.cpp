@@ -1,4 +1,4 @@
-// The slot preparer (app/slot_preparer.hpp): GPU methods' prepare() off the UI thread, the newest
+// The slot preparer (app/comparison/slot_preparer.hpp): GPU methods' prepare() off the UI thread, the newest
 // setting winning, errors handed back to the UI thread. Waits on events, never on time.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "slot_preparer.hpp"
+#include "comparison/slot_preparer.hpp"
 
 namespace gausslab {
 namespace {

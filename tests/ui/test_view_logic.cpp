@@ -5,11 +5,11 @@
 
 #include "gausslab/render/difference_view.hpp"
 #include "gausslab/render/view_transform.hpp"
-#include "image_resample.hpp"
-#include "keyboard.hpp"
-#include "path_badge.hpp"
-#include "run_report.hpp"
-#include "script.hpp"
+#include "comparison/image_resample.hpp"
+#include "actions/keyboard.hpp"
+#include "panels/path_badge.hpp"
+#include "viewer/run_report.hpp"
+#include "viewer/script.hpp"
 #include "gausslab/core/cli_args.hpp"
 
 namespace gausslab {
@@ -176,6 +176,14 @@ TEST(RunReport, SummaryLineHasEveryField) {
                            "ab_mean_abs=2.5e-07", "ab_psnr=150.25", "ab_max_at=7,9,2",
                            "path_reason=\"no 'CUDA' device\""})
     EXPECT_NE(line.find(part), std::string::npos) << part << " missing in " << line;
+  EXPECT_EQ(line.find("_own="), std::string::npos);  // an 8-bit picture: levels are its units
+
+  s.picture_samples = "float32, 3 channels";  // a float picture: its own units too (1/255 a level)
+  s.units_per_level = 1.0 / 255;
+  const std::string own = summary_line(s);
+  for (const char* part : {"max_error_own=1.21569e-07", "ab_max_abs_own=4.90196078e-08",
+                           "picture_samples=\"float32, 3 channels\""})
+    EXPECT_NE(own.find(part), std::string::npos) << part << " missing in " << own;
 }
 
 TEST(Resample, SameSizeIsAnExactCopy) {

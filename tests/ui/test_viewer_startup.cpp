@@ -7,10 +7,10 @@
 
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
-#include "startup.hpp"
+#include "viewer/startup.hpp"
 #include "support/test_support.hpp"
-#include "viewer_options.hpp"
-#include "viewer_state.hpp"
+#include "viewer/viewer_options.hpp"
+#include "viewer/viewer_state.hpp"
 
 namespace gausslab {
 namespace {

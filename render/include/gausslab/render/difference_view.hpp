@@ -2,6 +2,8 @@
 // The difference view's colours, free of GL: what shaders/image_view.frag draws for a pixel of A and
 // B, written here once more in C++ for the legend, the saved difference image and the test that
 // reads the shader's pixels back and compares (tests/ui).
+// A - B is of the 8-bit results (whole levels) or, once the numbers are in, of their unrounded
+// values (a float texture):
 //   grey, absolute:  per channel min(|A-B| / 255 * gain, 1)
 //   grey, signed:    per channel 0.5 + 0.5 * clamp((A-B) / 255 * gain, -1, 1)   (mid grey: equal)
 //   false colour:    one value per pixel, the RGB channel with the largest |A-B| (the first on
@@ -32,5 +34,8 @@ std::array<float, 3> colour_map(double t, bool diverging);
 
 // The 8-bit colour the view shows for pixels a and b (alpha 255).
 Rgba8 difference_colour(Rgba8 a, Rgba8 b, const DifferenceStyle& style);
+// The same for a difference A - B of r, g, b in 8-bit levels, unrounded (the view of the numbers'
+// values: comparison/unrounded_view.hpp); difference_colour(a, b) is this of the whole levels a - b.
+Rgba8 difference_colour(const std::array<double, 3>& levels, const DifferenceStyle& style);
 
 }  // namespace gausslab

@@ -12,7 +12,20 @@ namespace gausslab {
 enum class CompareMode : int { A, B, Split, Difference, Count };
 enum class Sampling : int { Nearest, Linear, Count };
 
+// Which of a picture's channels the A, B and split views show: all three, one as grey, or the
+// luminance (Rec. 709 weights of the values as stored).
+enum class ChannelView : int { Rgb, R, G, B, A, Luminance, Count };
+
+// How the A, B and split views map a value to the screen: times 2^exposure_stops, then the channel
+// view, clamped to the display's [0, 1] (a float picture's values beyond 1 come into view with a
+// negative exposure). The difference view has its gain instead.
+struct DisplayTransform {
+  double exposure_stops = 0;
+  ChannelView channel = ChannelView::Rgb;
+};
+
 const char* to_string(CompareMode mode);  // "a", "b", "split", "diff"
+const char* to_string(ChannelView channel);  // "rgb", "r", "g", "b", "a", "luminance"
 const char* to_string(Sampling sampling);  // "nearest", "linear"
 
 struct ImageDrawParams {
@@ -25,10 +38,19 @@ struct ImageDrawParams {
   double gain = 1;     // Difference: A - B is multiplied by this
   bool signed_difference = false;  // Difference: signed A - B instead of |A - B|
   bool false_colour = false;       // Difference: through the colour map
+  // Difference: an RGBA32F texture (float_texture.hpp) of A - B in 8-bit levels, unrounded, drawn
+  // instead of texture_a - texture_b (0: the 8-bit textures' difference, in whole levels);
+  // difference_swapped: it holds texture_b - texture_a (blink), drawn negated.
+  unsigned difference_texture = 0;
+  bool difference_swapped = false;
+  // A, B, split: RGBA32F textures of the slots' values in 8-bit levels, unrounded (a float
+  // picture's, beyond [0, 1] too), drawn instead of texture_a and texture_b when both are set.
+  unsigned float_a = 0, float_b = 0;
   // A texture holding a 2x2-pooled result covers the picture's pooled extent (2 * floor(side / 2)
   // pixels a side): shown at the same place on screen as the unpooled result.
   bool pooled_a = false, pooled_b = false;
   Sampling sampling = Sampling::Linear;
+  DisplayTransform display;  // A, B, split
   // The viewport in framebuffer pixels; y counts from the framebuffer's bottom edge as in glViewport.
   int viewport_x = 0, viewport_y = 0, viewport_width = 0, viewport_height = 0;
 };

@@ -120,7 +120,7 @@ class ResultPipeline {
   std::vector<ClockReading> take_run_times();
 
   // A diagnostic: `mark(step)` is called after each step of process (the map, the writes, the unmap,
-  // the next frame's map), so that a frame trace (app/frame_trace.hpp) can charge its host time.
+  // the next frame's map), so that a frame trace (app/viewer/frame_trace.hpp) can charge its host time.
   void set_trace_marks(std::function<void(const char*)> mark);
 
   // Forgets a slot's result (it shows nothing new until the next process or show_host_result).

@@ -1,6 +1,6 @@
 #pragma once
 // A GPU method run in tiles over several frames (render/slicing.hpp plans them), or one tile at a
-// time by the numbers worker (app/numbers_tiles.hpp). Per tile, on the
+// time by the numbers worker (app/comparison/numbers_tiles.hpp). Per tile, on the
 // stream: the tile with its halo is gathered from the device source by the border rule
 // (gather_with_border), the method (an instance of its own, prepared once for the tile with its
 // halo) filters it, and the tile's own pixels are copied into the run's device result. When every
@@ -40,7 +40,7 @@ class SlicedRun {
   // Allocates the assembled result for a width × height picture now (a picture's load), so that the
   // first start() for it allocates only the small tile images: allocations can hold up other
   // threads' CUDA calls (a start's allocations held up its frame's calls 12 ms on the H100 before
-  // starts moved to a worker: app/comparison_slicing.cpp). Only while no tiles are queued (not busy()).
+  // starts moved to a worker: app/comparison/slot_slicer.cpp). Only while no tiles are queued (not busy()).
   void reserve_result(int width, int height, PixelFormat format = PixelFormat::Rgba8);
   bool started() const { return method_ != nullptr; }
   const TilePlan& plan() const { return plan_; }

@@ -1,0 +1,17 @@
+#include "actions/keyboard.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gausslab {
+
+double step_sigma(double sigma, double delta) {
+  const double stepped = std::round((sigma + delta) * 1e9) / 1e9;
+  return std::clamp(stepped, kMinSigma, kMaxSigma);
+}
+
+CompareMode next_display(CompareMode mode) {
+  return static_cast<CompareMode>((static_cast<int>(mode) + 1) % static_cast<int>(CompareMode::Count));
+}
+
+}  // namespace gausslab

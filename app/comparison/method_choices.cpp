@@ -1,0 +1,50 @@
+#include "comparison/method_choices.hpp"
+
+#include "comparison/slots.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace gausslab {
+
+void MethodChoices::update(const FilterProblem& problem, OutputPath path, const std::string& gpu_refusal, Slot& asker) {
+  problem_ = problem;
+  path_ = path;
+  choices_.clear();
+  const auto& registry = method_registry();
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    const MethodInfo& info = registry[i].info;
+    MethodChoice choice{info.id, info.label, info.summary, info.accuracy, info.backend == Backend::Cuda, {}};
+    if (choice.gpu && !gpu_refusal.empty())
+      choice.blocked = gpu_refusal;
+    else
+      choice.blocked = asker.instance(static_cast<int>(i))->unsupported_reason(problem);
+    choices_.push_back(std::move(choice));
+  }
+}
+
+std::string MethodChoices::id(int choice) const {
+  if (choice == kOriginalPicture) return "original";
+  if (choice == kExactGaussian) return "exact";
+  return choice >= 0 && choice < size() ? choices_[static_cast<std::size_t>(choice)].id : "?";
+}
+
+std::string MethodChoices::label(int choice) const {
+  if (choice == kOriginalPicture) return "original picture";
+  if (choice == kExactGaussian) return "exact Gaussian";
+  return choice >= 0 && choice < size() ? choices_[static_cast<std::size_t>(choice)].label : "?";
+}
+
+int MethodChoices::find(const std::string& id) const {
+  for (std::size_t i = 0; i < choices_.size(); ++i)
+    if (choices_[i].id == id) return static_cast<int>(i);
+  return -1;
+}
+
+int MethodChoices::cpu_replacement(int failed) const {
+  for (std::size_t i = 0; i < choices_.size(); ++i)
+    if (choices_[i].id == "cpu_openmp" && choices_[i].blocked.empty()) return static_cast<int>(i);
+  for (std::size_t i = 0; i < choices_.size(); ++i)
+    if (!choices_[i].gpu && choices_[i].blocked.empty() && static_cast<int>(i) != failed) return static_cast<int>(i);
+  return kOriginalPicture;
+}
+
+}  // namespace gausslab

@@ -1,0 +1,73 @@
+#pragma once
+// The comparison mode: the comparison core (app/comparison/comparison.hpp: one picture, slots A and
+// B, their runs, the numbers, compare-all) wired to the window. It owns what the window adds: the
+// view (zoom, pan, which comparison view), the panels' state, the actions' dispatcher (keys, menu,
+// script: comparison_commands.hpp says what each does), saving, the picture's drawing, and the
+// automated run's report.
+//   update: actions → menu bar and side panel (app/panels/) → the core's frame (apply, run, collect)
+//           → saves → the overlay, the windows, what is drawn over the picture
+//   draw:   the picture (ImageRenderer) in the area beside the side panel
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actions/action_dispatcher.hpp"
+#include "comparison/comparison.hpp"
+#include "comparison/comparison_saves.hpp"
+#include "comparison/unrounded_view.hpp"
+#include "modes/comparison_commands.hpp"
+#include "panels/comparison_panels.hpp"
+#include "panels/view_input.hpp"
+#include "viewer/viewer_mode.hpp"
+
+namespace gausslab {
+
+class ImageRenderer;
+struct ImageDrawParams;
+
+class ComparisonMode final : public ViewerMode {
+ public:
+  ComparisonMode(const ViewerOptions& options, StartupPlan plan, GlSurface& surface);
+  ~ComparisonMode() override;
+
+  void update(FrameContext& frame) override;
+  void draw(FrameContext& frame) override;
+  void open_file(const std::string& path) override { comparison_.open_file(path); }
+  std::string window_title() const override;
+  // A method that fails is replaced and the run goes on (its summary names the fallback; exit 3).
+  bool failed() const override { return false; }
+  bool busy() const override { return gausslab::busy(comparison_) || saves_.busy(); }
+  bool starting() const override { return gausslab::starting(comparison_); }
+  std::string progress() const override { return gausslab::progress(comparison_); }
+  void settle() override { comparison_.settle(true); }
+  void resume() override { comparison_.settle(false); }
+  std::string run_command(const std::string& command, const std::string& argument) override {
+    return commands_.run(command, argument);
+  }
+  int finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) override;
+  void view_captured(ImageRgba8 view) override { saves_.save_view(comparison_, view_, std::move(view)); }
+  std::vector<std::pair<std::string, std::string>> soak_cycle() const override { return commands_.soak_cycle(); }
+  void shut_down() override;
+
+ private:
+  ImageDrawParams draw_params() const;
+
+  ViewerOptions options_;
+  GlSurface& surface_;
+  Comparison comparison_;
+  std::unique_ptr<ImageRenderer> renderer_;
+  UnroundedView unrounded_;  // A - B before rounding, for the difference view
+  ComparisonSaves saves_;
+  ActionDispatcher actions_;
+  ViewState view_;
+  ComparisonPanels panels_;
+  ComparisonCommands commands_;  // after what it edits
+  PictureArea area_;
+  MouseDrag drag_ = MouseDrag::None;
+  std::uint64_t opened_seen_ = 0;  // the picture's files opened so far (a new one is fitted to the view)
+};
+
+}  // namespace gausslab

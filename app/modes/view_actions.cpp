@@ -1,0 +1,36 @@
+#include "modes/view_actions.hpp"
+
+#include <algorithm>
+
+#include "actions/keyboard.hpp"
+
+namespace gausslab {
+
+bool perform_view_action(ActionId action, ViewState& view, GainRange gain, int image_width, int image_height,
+                         int area_width, int area_height) {
+  switch (action) {
+    case ActionId::NextView: view.mode = next_display(view.mode); return true;
+    case ActionId::ViewA: view.mode = CompareMode::A; return true;
+    case ActionId::ViewB: view.mode = CompareMode::B; return true;
+    case ActionId::ViewSplit: view.mode = CompareMode::Split; return true;
+    case ActionId::ViewDifference: view.mode = CompareMode::Difference; return true;
+    case ActionId::GainUp: view.gain = std::min(view.gain * 2, gain.high); return true;
+    case ActionId::GainDown: view.gain = std::max(view.gain / 2, gain.low); return true;
+    case ActionId::ExposureUp: view.display.exposure_stops = std::min(view.display.exposure_stops + 0.5, 20.0); return true;
+    case ActionId::ExposureDown: view.display.exposure_stops = std::max(view.display.exposure_stops - 0.5, -20.0); return true;
+    case ActionId::NextChannel:
+      view.display.channel = static_cast<ChannelView>((static_cast<int>(view.display.channel) + 1) % static_cast<int>(ChannelView::Count));
+      return true;
+    case ActionId::ToggleSampling:
+      view.sampling = view.sampling == Sampling::Linear ? Sampling::Nearest : Sampling::Linear;
+      return true;
+    case ActionId::Fit: view.fit = true; return true;
+    case ActionId::OneToOne:
+      view.fit = false;
+      view.transform = one_to_one_view(image_width, image_height, area_width, area_height);
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace gausslab

@@ -1,0 +1,88 @@
+// The comparison's timing overlay (top left, movable, T hides it): the path with its badge (the UI
+// tests find the badge's colour in the view's screenshot), the OpenGL renderer, the setting, each
+// stage's last and median time, the frame time, A's throughput, the numbers' headline, the work in
+// progress and the latest message.
+#include <imgui.h>
+
+#include "gausslab/render/result_pipeline.hpp"
+#include "panels/comparison_panels.hpp"
+#include "panels/path_badge.hpp"
+#include "panels/widgets.hpp"
+
+namespace gausslab {
+
+void comparison_overlay(const Comparison& comparison, const ViewState& view, bool timed_run) {
+  ImGui::SetNextWindowPos(ImVec2(10.0f, menu_height(view) + 10.0f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowBgAlpha(0.72f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                 ImGuiWindowFlags_NoNav;
+  if (!ImGui::Begin("##timings", nullptr, flags)) {
+    ImGui::End();
+    return;
+  }
+  keep_on_screen();
+  const ResultPipeline& pipeline = comparison.runs().pipeline();
+  const FilterState& applied = comparison.settings().applied();
+  const FilterState& asked = comparison.settings().requested();
+  const MethodChoices& choices = comparison.settings().choices();
+  const OverlayTimings& timings = comparison.timing().overlay();
+  const Rgba8 badge = path_badge_colour(pipeline.path());
+  const ImVec2 corner = ImGui::GetCursorScreenPos();
+  ImGui::GetWindowDrawList()->AddRectFilled(
+      corner, ImVec2(corner.x + kPathBadgeSide, corner.y + kPathBadgeSide), IM_COL32(badge.r, badge.g, badge.b, 255));
+  ImGui::Dummy(ImVec2(static_cast<float>(kPathBadgeSide), static_cast<float>(kPathBadgeSide)));
+  ImGui::SameLine();
+  ImGui::Text("%s path  (drag to move, T hides)", to_string(pipeline.path()));
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+  ImGui::TextColored(kDimColour, "GL: %s", comparison.machine().gl.renderer.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::Text("%d x %d  \u03c3 %.4g  radius %d  %s", pipeline.width(), pipeline.height(), applied.params.sigma,
+              applied.params.radius(), to_string(applied.params.border));
+  ImGui::Text("A: %s   B: %s   view %s%s", choices.id(applied.method_a).c_str(), choices.id(applied.method_b).c_str(),
+              to_string(view.mode), applied.pool == PoolMode::None ? "" : (std::string("  pooled ") + to_string(applied.pool)).c_str());
+  if (ImGui::BeginTable("stages", 3, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("stage");
+    ImGui::TableSetupColumn("last ms");
+    ImGui::TableSetupColumn("median ms");
+    ImGui::TableHeadersRow();
+    const auto rows = [](const std::vector<StageTiming>& stages, const char* prefix) {
+      for (const StageTiming& stage : stages) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%s%s", prefix, stage.name.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%8.3f", stage.last_ms);
+        ImGui::TableNextColumn();
+        ImGui::Text("%8.3f", stage.median_ms);
+      }
+    };
+    rows(timings.a, "A ");
+    rows(timings.b, "B ");
+    rows(timings.gl, "");
+    ImGui::EndTable();
+  }
+  if (timings.frame_ms > 0)
+    ImGui::Text("frame %.2f ms (%.0f fps)%s%s", timings.frame_ms, 1000.0 / timings.frame_ms,
+                asked.continuous || timed_run ? "" : ", processing on change",
+                asked.repeat > 1 ? (", repeat x" + std::to_string(asked.repeat)).c_str() : "");
+  if (timings.method_ms > 0)
+    ImGui::Text("method A %.1f Mpixel/s", static_cast<double>(pipeline.width()) * pipeline.height() /
+                                              (timings.method_ms * 1e3));
+  const std::optional<ComparisonNumbers> numbers = current_numbers(comparison);
+  if (numbers && numbers->a_vs_exact)
+    ImGui::Text("A vs exact: max %s levels, PSNR %s dB", figure(numbers->a_vs_exact->unrounded.max_abs).c_str(),
+                figure(numbers->a_vs_exact->unrounded.psnr_db, "%.1f").c_str());
+  if (numbers && numbers->a_vs_b)
+    ImGui::Text("A vs B: max %s levels, mean %s", figure(numbers->a_vs_b->unrounded.max_abs).c_str(),
+                figure(numbers->a_vs_b->unrounded.mean_abs).c_str());
+  if (const std::string busy = progress(comparison); !busy.empty()) ImGui::TextColored(kDimColour, "%s", busy.c_str());
+  if (const TimedMessage* message = comparison.messages().current()) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextColored(message->error ? kErrorColour : kGoodColour, "%s", message->text.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::End();
+}
+
+}  // namespace gausslab

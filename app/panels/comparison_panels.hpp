@@ -1,0 +1,88 @@
+#pragma once
+// The comparison's panels, drawn with Dear ImGui: free functions over the state they edit (the
+// setting asked for, the view, their own small states below), reading the comparison core
+// (app/comparison/comparison.hpp). A button that is an action queues it, so that the menu, the keys,
+// the script and the panels do one thing one way; its tooltip names the action's keys.
+//   the side panel  docked at the right below the menu bar, resizable by its left edge, its
+//                   sections collapsible: picture, slots, filter, view, numbers, timing, machine, keys
+//   the overlay     the path, the setting, the stage medians, the numbers' headline, the message
+//   windows         compare all, the folder chooser (the help is every mode's: mode_shell.hpp)
+//   over the picture the split's labels, the difference legend, the inspector (picture_overlays.cpp)
+#include <map>
+#include <optional>
+#include <string>
+
+#include "actions/action_dispatcher.hpp"
+#include "comparison/comparison.hpp"
+#include "viewer/viewer_state.hpp"
+
+namespace gausslab {
+
+class CompareAll;
+class GlfwWindow;
+class TimingHistory;
+
+// --script 'expand NAME' / 'collapse NAME': a section opened or closed at its next draw.
+struct PanelSections {
+  std::map<std::string, bool> requests;
+};
+
+struct PicturePanelState {
+  std::string open_path;          // the Open field's text
+  bool focus_open_field = false;  // Open (Ctrl+O): the field takes the keys
+  int custom_size[2] = {1920, 1080};  // width, height (ImGui::InputInt2 edits the pair)
+};
+
+// Values typed beyond a slider's range (Ctrl+click) are not clamped silently: the panel says why
+// they are not applied until the next change.
+struct FilterPanelState {
+  std::string sigma_refusal, truncate_refusal;
+  std::optional<PoolMode> pool_asked;  // picked in the pooling list (ComparisonSettings::set_pool checks it)
+};
+
+struct FolderChooser {
+  bool open = false;
+  std::string browsing;  // the folder listed
+};
+
+// Everything the comparison's panels keep between frames.
+struct ComparisonPanels {
+  PanelSections sections;
+  PicturePanelState picture;
+  FilterPanelState filter;
+  FolderChooser folder;
+  bool compare_all_open = false;
+};
+
+// The picture's area beside the side panel and below the menu bar (framebuffer pixels); keeps the
+// panel's width within 240 units and 70 % of the window.
+PictureArea comparison_layout(ViewState& view, int surface_width, int surface_height);
+// The menu bar's height in ImGui units (0 while the panels are hidden).
+float menu_height(const ViewState& view);
+
+void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPanels& panels, ActionDispatcher& actions,
+                           const std::string& save_folder, GlfwWindow* window);
+bool section(PanelSections& sections, const char* name, bool open_by_default);
+
+// The sections (each draws nothing when its header is closed: the side panel asks section() first).
+void picture_panel(Comparison& comparison, PicturePanelState& state);
+void slots_panel(Comparison& comparison);
+// Returns true when the filter changed.
+bool filter_panel(FilterState& filter, FilterPanelState& state);
+void view_panel(ViewState& view, ActionDispatcher& actions);
+void numbers_panel(const Comparison& comparison, ActionDispatcher& actions);
+void timing_panel(const TimingHistory& history, GlfwWindow* window, ActionDispatcher& actions);
+void machine_panel(const Comparison& comparison, const std::string& save_folder, ActionDispatcher& actions);
+
+// The timing overlay (top left, movable; T hides it). timed_run: --frames (every frame processes).
+void comparison_overlay(const Comparison& comparison, const ViewState& view, bool timed_run);
+void compare_all_window(const CompareAll& compare_all, bool& open, const ViewState& view, ActionDispatcher& actions);
+// The folder chooser; returns the folder chosen ("use this folder").
+std::optional<std::string> folder_window(FolderChooser& chooser);
+
+// Over the picture: A and B's names (split: each side's), the difference's legend, the inspector.
+void picture_labels(const Comparison& comparison, const ViewState& view, const PictureArea& area);
+void difference_legend(const ViewState& view, const PictureArea& area);
+void inspector(const Comparison& comparison, const ViewState& view, const PictureArea& area);
+
+}  // namespace gausslab

@@ -1,0 +1,183 @@
+// What is drawn over the picture itself: each side's name (A, B, split, difference), the difference
+// view's legend (the colour map with its range in 8-bit levels), and the inspector (the unrounded
+// values under the cursor, and on the pixels when zoomed in far enough for three lines of text).
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "gausslab/render/difference_view.hpp"
+#include "gausslab/render/result_pipeline.hpp"
+#include "panels/comparison_panels.hpp"
+#include "panels/view_input.hpp"
+#include "panels/widgets.hpp"
+
+namespace gausslab {
+
+namespace {
+
+float framebuffer_scale() {
+  const ImGuiIO& io = ImGui::GetIO();
+  return io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1.0f;
+}
+
+}  // namespace
+
+void picture_labels(const Comparison& comparison, const ViewState& view, const PictureArea& area) {
+  if (area.width <= 0) return;
+  const float scale = framebuffer_scale();
+  const FilterState& applied = comparison.settings().applied();
+  const MethodChoices& choices = comparison.settings().choices();
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  const bool swapped = view.blink_swapped;
+  const int methods[2] = {swapped ? applied.method_b : applied.method_a, swapped ? applied.method_a : applied.method_b};
+  const char* names[2] = {swapped ? "B" : "A", swapped ? "A" : "B"};
+  const auto label = [&](float x, float y, const std::string& text, bool right) {
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    const float left = right ? x - size.x - 12 : x;
+    draw->AddRectFilled(ImVec2(left, y), ImVec2(left + size.x + 12, y + size.y + 6), IM_COL32(0, 0, 0, 170), 4.0f);
+    draw->AddText(ImVec2(left + 6, y + 3), IM_COL32(255, 235, 120, 255), text.c_str());
+  };
+  const float top = (area.y + area.height) / scale - 34.0f;  // the bottom edge: the overlay is at the top
+  const float width = area.width / scale;
+  switch (view.mode) {
+    case CompareMode::A:
+    case CompareMode::B: {
+      const int shown = view.mode == CompareMode::A ? 0 : 1;
+      label(width * 0.5f - 60.0f, top, std::string(names[shown]) + ": " + choices.label(methods[shown]), false);
+      break;
+    }
+    case CompareMode::Split: {
+      const float divider = static_cast<float>(view.split_fraction) * width;
+      label(divider - 8.0f, top, std::string(names[0]) + ": " + choices.label(methods[0]), true);
+      label(divider + 8.0f, top, std::string(names[1]) + ": " + choices.label(methods[1]), false);
+      break;
+    }
+    case CompareMode::Difference:
+      label(width * 0.5f - 100.0f, top,
+            std::string(view.signed_difference ? "" : "|") + names[0] + " - " + names[1] + (view.signed_difference ? "" : "|") +
+                ": " + choices.id(methods[0]) + " - " + choices.id(methods[1]) + "  x" + figure(view.gain, "%.0f"),
+            false);
+      break;
+    default: break;
+  }
+}
+
+void difference_legend(const ViewState& view, const PictureArea& area) {
+  if (view.mode != CompareMode::Difference || area.width <= 0) return;
+  const float scale = framebuffer_scale();
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  const float bar_width = std::min(260.0f, area.width / scale - 40.0f), bar_height = 14.0f;
+  const ImVec2 origin(16.0f, (area.y + area.height) / scale - 58.0f);
+  draw->AddRectFilled(ImVec2(origin.x - 8, origin.y - 22), ImVec2(origin.x + bar_width + 8, origin.y + bar_height + 24),
+                      IM_COL32(0, 0, 0, 180), 4.0f);
+  // The bar: the same mapping as difference_colour() (and the shader), from no difference at the
+  // left (or the middle, signed) to 255 / gain levels and beyond at the right.
+  const int steps = 96;
+  const double full = 255.0 / view.gain;  // the difference, in levels, that reaches the end of the map
+  for (int i = 0; i < steps; ++i) {
+    const double t = (i + 0.5) / steps;
+    const double x = view.signed_difference ? 2 * t - 1 : t;  // difference * gain / 255
+    std::array<float, 3> c{};
+    if (view.false_colour) {
+      c = colour_map(x, view.signed_difference);
+    } else {
+      const float grey = static_cast<float>(view.signed_difference ? 0.5 + 0.5 * x : x);
+      c = {grey, grey, grey};
+    }
+    const float x0 = origin.x + bar_width * i / steps, x1 = origin.x + bar_width * (i + 1) / steps;
+    draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x1 + 0.5f, origin.y + bar_height),
+                        IM_COL32(static_cast<int>(c[0] * 255 + 0.5f), static_cast<int>(c[1] * 255 + 0.5f),
+                                 static_cast<int>(c[2] * 255 + 0.5f), 255));
+  }
+  const ImU32 text = IM_COL32(235, 235, 235, 255);
+  draw->AddText(ImVec2(origin.x, origin.y - 19),
+                text, (std::string(view.signed_difference ? "A - B" : "|A - B|") + " in 8-bit levels, gain x" +
+                       figure(view.gain, "%.0f") + (view.false_colour ? " (largest channel)" : " (per channel)")).c_str());
+  const std::string low = view.signed_difference ? "-" + figure(full, "%.3g") : "0";
+  const std::string high = (view.signed_difference ? "+" : "") + figure(full, "%.3g") + " or more";
+  draw->AddText(ImVec2(origin.x, origin.y + bar_height + 3), text, low.c_str());
+  if (view.signed_difference)
+    draw->AddText(ImVec2(origin.x + bar_width * 0.5f - 4, origin.y + bar_height + 3), text, "0");
+  draw->AddText(ImVec2(origin.x + bar_width - ImGui::CalcTextSize(high.c_str()).x, origin.y + bar_height + 3), text, high.c_str());
+}
+
+void inspector(const Comparison& comparison, const ViewState& view, const PictureArea& area) {
+  if (!view.inspector || area.width <= 0) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  const float scale = framebuffer_scale();
+  const std::optional<ComparisonNumbers> numbers = current_numbers(comparison);
+  const SlotValues* values[2] = {numbers && numbers->values_a ? numbers->values_a.get() : nullptr,
+                                 numbers && numbers->values_b ? numbers->values_b.get() : nullptr};
+  const int first = view.blink_swapped ? 1 : 0;
+  const int w = comparison.runs().pipeline().width(), h = comparison.runs().pipeline().height();
+  // Values on the pixels, when a pixel is large enough for three lines of text.
+  const double zoom = view.transform.zoom;
+  const float line = ImGui::GetFontSize();
+  if (zoom / scale >= 3.4 * line && comparison.settings().applied().pool == PoolMode::None) {
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    const Vec2 top_left = screen_to_image(view.transform, {0, 0}, area.width, area.height);
+    const Vec2 bottom_right = screen_to_image(view.transform, {static_cast<double>(area.width), static_cast<double>(area.height)},
+                                              area.width, area.height);
+    const int x0 = std::max(0, static_cast<int>(std::floor(top_left.x))), y0 = std::max(0, static_cast<int>(std::floor(top_left.y)));
+    const int x1 = std::min(w - 1, static_cast<int>(bottom_right.x)), y1 = std::min(h - 1, static_cast<int>(bottom_right.y));
+    const double split_x = view.split_fraction * area.width;
+    for (int y = y0; y <= y1 && (y1 - y0) < 200; ++y)
+      for (int x = x0; x <= x1 && (x1 - x0) < 200; ++x) {
+        const Vec2 centre = image_to_screen(view.transform, {x + 0.5, y + 0.5}, area.width, area.height);
+        if (centre.x < 0 || centre.y < 0 || centre.x >= area.width || centre.y >= area.height) continue;
+        int shown = view.mode == CompareMode::B ? 1 : 0;
+        if (view.mode == CompareMode::Split && centre.x >= split_x) shown = 1;
+        const SlotValues* va = values[shown == 0 ? first : 1 - first];
+        char text[96];
+        if (view.mode == CompareMode::Difference) {
+          if (!values[first] || !values[1 - first]) continue;
+          std::snprintf(text, sizeof text, "%s\n%s\n%s",
+                        levels_text(values[first]->value(x, y, 0) - values[1 - first]->value(x, y, 0), true).c_str(),
+                        levels_text(values[first]->value(x, y, 1) - values[1 - first]->value(x, y, 1), true).c_str(),
+                        levels_text(values[first]->value(x, y, 2) - values[1 - first]->value(x, y, 2), true).c_str());
+        } else {
+          if (!va) continue;
+          std::snprintf(text, sizeof text, "%.2f\n%.2f\n%.2f", va->value(x, y, 0), va->value(x, y, 1), va->value(x, y, 2));
+        }
+        const ImVec2 size = ImGui::CalcTextSize(text);
+        const ImVec2 at(static_cast<float>((area.x + centre.x) / scale) - size.x * 0.5f,
+                        static_cast<float>((area.y + centre.y) / scale) - size.y * 0.5f);
+        draw->AddText(ImVec2(at.x + 1, at.y + 1), IM_COL32(0, 0, 0, 220), text);
+        draw->AddText(at, IM_COL32(255, 255, 255, 255), text);
+      }
+  }
+  // Under the cursor.
+  if (io.WantCaptureMouse) return;
+  const Vec2 mouse = mouse_in_picture(area);
+  if (mouse.x < 0 || mouse.y < 0 || mouse.x >= area.width || mouse.y >= area.height) return;
+  const Vec2 p = screen_to_image(view.transform, mouse, area.width, area.height);
+  const int x = static_cast<int>(std::floor(p.x)), y = static_cast<int>(std::floor(p.y));
+  if (x < 0 || y < 0 || x >= w || y >= h) return;
+  ImGui::BeginTooltip();
+  ImGui::Text("x %d  y %d", x, y);
+  const char* names[2] = {"A", "B"};
+  const auto row = [](const char* name, const std::array<double, 4>& v, bool with_sign) {
+    ImGui::Text("%-3s %9s %9s %9s %9s", name, levels_text(v[0], with_sign).c_str(), levels_text(v[1], with_sign).c_str(),
+                levels_text(v[2], with_sign).c_str(), levels_text(v[3], with_sign).c_str());
+  };
+  const auto at = [&](const SlotValues& s) {
+    return std::array<double, 4>{s.value(x, y, 0), s.value(x, y, 1), s.value(x, y, 2), s.value(x, y, 3)};
+  };
+  for (int i = 0; i < 2; ++i) {
+    if (values[i])
+      row(names[i], at(*values[i]), false);
+    else
+      ImGui::TextColored(kDimColour, "%s  (values on their way)", names[i]);
+  }
+  if (values[0] && values[1]) {
+    const std::array<double, 4> a = at(*values[0]), b = at(*values[1]);
+    row("A-B", {a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]}, true);
+  }
+  ImGui::TextColored(kDimColour, "unrounded, in 8-bit levels (r g b a)");
+  ImGui::EndTooltip();
+}
+
+}  // namespace gausslab

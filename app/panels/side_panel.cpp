@@ -1,0 +1,66 @@
+// The comparison's layout and its side panel: docked beside the picture below the menu bar,
+// resizable by its left edge (view_input.cpp), its sections collapsible (and opened or closed by a
+// script), Tab hiding it with the menu and the overlay.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "panels/comparison_panels.hpp"
+
+namespace gausslab {
+
+float menu_height(const ViewState& view) { return view.panels_hidden ? 0.0f : ImGui::GetFrameHeight(); }
+
+PictureArea comparison_layout(ViewState& view, int surface_width, int surface_height) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float scale = io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1.0f;
+  // The panel never takes more than 70 % of the window, nor less than what its widgets need.
+  view.panel_width = std::clamp(view.panel_width, 240.0f, std::max(240.0f, io.DisplaySize.x * 0.7f));
+  const float panel = view.panels_hidden ? 0.0f : std::min(view.panel_width, io.DisplaySize.x * 0.7f);
+  PictureArea area;
+  area.x = 0;
+  area.y = static_cast<int>(menu_height(view) * scale);
+  area.width = std::max(0, surface_width - static_cast<int>(panel * scale));
+  area.height = std::max(0, surface_height - area.y);
+  return area;
+}
+
+bool section(PanelSections& sections, const char* name, bool open_by_default) {
+  if (const auto it = sections.requests.find(name); it != sections.requests.end()) {
+    ImGui::SetNextItemOpen(it->second);
+    sections.requests.erase(it);
+  }
+  return ImGui::CollapsingHeader(name, open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+}
+
+void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPanels& panels, ActionDispatcher& actions,
+                           const std::string& save_folder, GlfwWindow* window) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float width = std::min(view.panel_width, io.DisplaySize.x * 0.7f);
+  const float top = menu_height(view);
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - width, top), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(width, std::max(50.0f, io.DisplaySize.y - top)), ImGuiCond_Always);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings;
+  if (ImGui::Begin("##panel", nullptr, flags)) {
+    PanelSections& sections = panels.sections;
+    if (section(sections, "picture", true)) picture_panel(comparison, panels.picture);
+    if (section(sections, "slots", true)) slots_panel(comparison);
+    if (section(sections, "filter", true) && filter_panel(comparison.settings().requested(), panels.filter) &&
+        panels.filter.pool_asked) {
+      comparison.settings().set_pool(*panels.filter.pool_asked);
+      panels.filter.pool_asked.reset();
+    }
+    if (section(sections, "view", true)) view_panel(view, actions);
+    if (section(sections, "numbers", true)) numbers_panel(comparison, actions);
+    if (section(sections, "timing", false)) timing_panel(comparison.timing().history(), window, actions);
+    if (section(sections, "machine", false)) machine_panel(comparison, save_folder, actions);
+    if (section(sections, "keys", false)) {
+      ImGui::TextWrapped("Every action is in the menu with its key; ? or F1 shows them all.");
+      if (ImGui::Button("help (? or F1)")) actions.help_open() = true;
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace gausslab

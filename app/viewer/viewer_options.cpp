@@ -1,0 +1,187 @@
+#include "viewer/viewer_options.hpp"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "gausslab/core/cli_args.hpp"
+#include "actions/actions.hpp"
+#include "gausslab/core/image_io.hpp"
+#include "gausslab/cuda/registry.hpp"
+
+namespace gausslab {
+
+namespace {
+
+CompareMode parse_display(std::string_view flag, std::string_view text) {
+  for (int i = 0; i < static_cast<int>(CompareMode::Count); ++i)
+    if (text == to_string(static_cast<CompareMode>(i))) return static_cast<CompareMode>(i);
+  throw UsageError(std::string(flag) + ": unknown display '" + std::string(text) + "'; use a, b, split or diff");
+}
+
+OutputPath parse_path(std::string_view flag, std::string_view text) {
+  if (auto path = output_path_from_string(text)) return *path;
+  throw UsageError(std::string(flag) + ": unknown path '" + std::string(text) + "'; use interop, staging or cpu");
+}
+
+}  // namespace
+
+ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
+  ViewerOptions options;
+  ArgReader reader(argc, argv);
+  std::string arg;
+  bool truncate_given = false, sequence_setting = false;
+  while (reader.next(arg)) {
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+    } else if (arg == "--method") {
+      options.method_id = reader.value(arg);
+    } else if (arg == "--compare") {
+      options.compare_id = reader.value(arg);
+    } else if (arg == "--display") {
+      options.display = parse_display(arg, reader.value(arg));
+      options.display_given = true;
+    } else if (arg == "--sigma") {
+      options.params.sigma = parse_double(arg, reader.value(arg));
+    } else if (arg == "--truncate") {
+      options.params.truncate = parse_double(arg, reader.value(arg));
+      truncate_given = true;
+    } else if (arg == "--border") {
+      options.params.border = parse_border(arg, reader.value(arg));
+    } else if (arg == "--size") {
+      std::tie(options.size_width, options.size_height) = parse_size(arg, reader.value(arg));
+      options.resize = true;
+    } else if (arg == "--window") {
+      std::tie(options.window_width, options.window_height) = parse_size(arg, reader.value(arg));
+      if (options.window_width > 16384 || options.window_height > 16384)
+        throw UsageError("--window: at most 16384x16384");
+    } else if (arg == "--offscreen") {
+      options.offscreen = true;
+    } else if (arg == "--frames") {
+      options.frames = parse_int(arg, reader.value(arg), 1, 1000000);
+    } else if (arg == "--screenshot") {
+      options.screenshot = reader.value(arg);
+    } else if (arg == "--screenshot-view") {
+      options.screenshot_view = reader.value(arg);
+    } else if (arg == "--overwrite") {
+      options.overwrite = true;
+    } else if (arg == "--save-folder") {
+      options.save_folder = reader.value(arg);
+    } else if (arg == "--soak") {
+      options.soak = parse_int(arg, reader.value(arg), 1, 100000000);
+    } else if (arg == "--events") {
+      options.events = true;
+    } else if (arg == "--script") {
+      options.script = reader.value(arg);
+    } else if (arg == "--keys") {
+      options.keys = reader.value(arg);
+    } else if (arg == "--path") {
+      options.best_path = parse_path(arg, reader.value(arg));
+    } else if (arg == "--sequence") {
+      options.sequence_input = reader.value(arg);
+      if (options.sequence_input.empty()) throw UsageError("--sequence: give a folder, a video or 'synthetic'");
+    } else if (arg == "--history") {
+      options.sequence_history = parse_int(arg, reader.value(arg), 1, 64);
+      sequence_setting = true;
+    } else if (arg == "--degree") {
+      options.sequence_degree = parse_int(arg, reader.value(arg), 0, 4);
+      sequence_setting = true;
+    } else if (arg == "--gamma") {
+      options.sequence_gamma = parse_double(arg, reader.value(arg));
+      if (!(options.sequence_gamma > 0.0) || options.sequence_gamma > 1e6)
+        throw UsageError("--gamma: must be in (0, 1e6]");
+      sequence_setting = true;
+    } else if (ArgReader::is_option(arg)) {
+      throw UsageError("unknown option '" + arg + "'");
+    } else if (options.image_path.empty()) {
+      options.image_path = arg;
+    } else {
+      throw UsageError("only one IMAGE may be given ('" + options.image_path + "' and '" + arg + "')");
+    }
+  }
+  if (options.help) return options;
+
+  if (std::string invalid = validate(options.params); !invalid.empty()) {
+    FilterParams sigma_alone;
+    sigma_alone.sigma = options.params.sigma;
+    const char* flag = truncate_given && validate(sigma_alone).empty() ? "--truncate" : "--sigma";
+    throw UsageError(std::string(flag) + ": " + invalid);
+  }
+  if ((options.frames > 0) + !options.script.empty() + (options.soak > 0) > 1)
+    throw UsageError("--frames, --script and --soak each set the length of the run: give one of them");
+  if (options.soak > 0) options.frames = options.soak;  // a soak is a run of N frames
+  const bool automated = options.frames > 0 || !options.script.empty();
+  if (options.offscreen && !automated)
+    throw UsageError("--offscreen needs --frames N or --script FILE: an offscreen view cannot be used interactively");
+  if (!automated && (!options.screenshot.empty() || !options.screenshot_view.empty()))
+    throw UsageError("--screenshot and --screenshot-view need --frames N or --script FILE (in the window, save with Ctrl+S)");
+  if (!options.screenshot.empty() && options.screenshot == options.screenshot_view)
+    throw UsageError("--screenshot and --screenshot-view name the same file '" + options.screenshot + "'");
+  if (options.display_given && options.display != CompareMode::A && options.compare_id.empty())
+    throw UsageError("--display " + std::string(to_string(options.display)) +
+                     " shows method B: give it with --compare ID (or --compare original)");
+  if (!options.compare_id.empty() && !options.display_given) options.display = CompareMode::Split;
+  if (sequence_setting && !options.sequence())
+    throw UsageError("--history, --degree and --gamma belong to the sequence mode: add --sequence INPUT");
+  if (options.sequence()) {
+    if (!options.image_path.empty())
+      throw UsageError("--sequence shows a sequence, not the picture '" + options.image_path + "': give one of them");
+    if (!options.compare_id.empty())
+      throw UsageError("--compare is for pictures; in the sequence mode B is the whitened (or pre-filtered) frame");
+    if (!options.display_given) options.display = CompareMode::Split;
+  }
+  return options;
+}
+
+int history_frames(const ViewerOptions& options) { return std::clamp(options.frames, 60, 5000); }
+
+std::string viewer_usage() {
+  std::string text =
+      "usage: gausslab [IMAGE] [options]\n"
+      "Blurs IMAGE live on the GPU (" + std::string(supported_input_formats()) + "; without IMAGE\n"
+      "the built-in astronaut picture). Drop a file on the window to open it.\n"
+      "(" + std::string(refused_input_formats()) + ")\n"
+      "\n"
+      "  --method ID            method A (default: separable_shared with a CUDA device, else cpu_openmp)\n"
+      "  --compare ID           slot B: a method, 'original' (the unblurred picture) or 'exact' (the float64\n"
+      "                         Gaussian); the summary line then has ab_max_abs, ab_mean_abs, ab_psnr\n"
+      "  --display MODE         a, b, split or diff (default a; split when --compare is given)\n"
+      "  --sigma S              Gaussian sigma in pixels, 0.1 to 200 (default 2)\n"
+      "  --truncate T           radius = floor(T * sigma + 0.5), T from 0.5 to 10 (default 4, as SciPy)\n"
+      "  --border MODE          " + border_mode_list() + " (default reflect)\n"
+      "  --size WxH             resample the picture to WxH first (e.g. 1920x1080, 3840x2160, 4096x4096)\n"
+      "  --window WxH           window size, or the offscreen view's size (default 1280x800)\n"
+      "  --path P               best output path to try: interop (default), staging or cpu\n"
+      "  --offscreen            no window: OpenGL through EGL, drawing into a framebuffer (needs --frames)\n"
+      "  --frames N             run N frames processing every frame, print one line of timings and the\n"
+      "                         whole-image errors (unrounded, 8-bit levels), exit\n"
+      "  --script FILE          replay timed actions (see docs/viewer.md), print frame-time percentiles\n"
+      "  --screenshot PATH      after the run, save the full-resolution result A (.png, .jpg,\n"
+      "                         .bmp, .tga or .pnm, by the extension)\n"
+      "  --screenshot-view PATH after the run, save the rendered view with its overlay\n"
+      "  --overwrite            let the screenshots replace existing files\n"
+      "  --keys TEXT            type these keys in the first frame (a letter or digit stands for its key,\n"
+      "                         an upper-case letter for Shift+key), e.g. \"++m\"\n"
+      "  --soak N               N frames cycling through every method (A and B), sigma, border, view,\n"
+      "                         slot, image reload and window size; prints the device memory in use\n"
+      "                         (cudaMemGetInfo) and the host RSS after one cycle and at the end\n"
+      "  --save-folder DIR      where Ctrl+S and the other saves go (default: the folder chosen in the\n"
+      "                         viewer, remembered between runs, else the working folder)\n"
+      "  --events               print a line per frame ('gausslab-event: frame N'), per action and per\n"
+      "                         message on stdout, for programs that drive the window and wait on it\n"
+      "  --sequence INPUT       the sequence mode: a folder of frames, a video or 'synthetic'; A is the\n"
+      "                         frame, B the whitened frame, the shifts are plotted over time; --size\n"
+      "                         WxH sizes the synthetic sky, --method ID --sigma S pre-filter the frames\n"
+      "  --history N, --degree n, --gamma G   the sequence's whitening (default 20, 2, 0.01)\n"
+      "  --help                 this text\n"
+      "  --version              the version, commit, CUDA runtime and driver, and the GPU\n"
+      "\n"
+      "methods: " + method_id_list() + "\n"
+      "\nactions and keys (the same list as the menu and the help overlay, ? or F1):\n";
+  text += help_text();
+  text += "\nexit status: 0 done, 1 a failure while running, 2 bad arguments or input, 3 an automated run that\n"
+      "finished after a method failed and another took its place (the summary's fallback= says which)\n";
+  return text;
+}
+
+}  // namespace gausslab

@@ -1,0 +1,70 @@
+#pragma once
+// What the panels and keys edit: the filter (slots, parameters, image size, processing mode) and
+// the view (zoom, pan, comparison, layout). Plain values; the comparison compares old and new
+// copies to find out what changed.
+#include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/pooling.hpp"
+#include "gausslab/render/image_renderer.hpp"
+#include "gausslab/render/view_transform.hpp"
+
+namespace gausslab {
+
+// What a slot holds besides a method (a registry index >= 0).
+inline constexpr int kOriginalPicture = -1;  // the unblurred picture
+inline constexpr int kExactGaussian = -2;    // the float64 reference, rounded to 8 bits for display
+
+struct FilterState {
+  int method_a = 0;                  // registry index, kOriginalPicture or kExactGaussian
+  int method_b = kOriginalPicture;
+  FilterParams params;
+  bool original_size = true;         // false: resample to width × height
+  int width = 0, height = 0;
+  bool continuous = false;           // run every frame (true) or only when something changed
+  int repeat = 1;                    // runs of each method per processed frame (steadier timings)
+  PoolMode pool = PoolMode::None;    // 2x2 pooling of the results after the blur (issue 13)
+
+  friend bool operator==(const FilterState& x, const FilterState& y) {
+    return x.method_a == y.method_a && x.method_b == y.method_b && x.params == y.params &&
+           x.original_size == y.original_size && x.width == y.width && x.height == y.height &&
+           x.continuous == y.continuous && x.repeat == y.repeat && x.pool == y.pool;
+  }
+  friend bool operator!=(const FilterState& x, const FilterState& y) { return !(x == y); }
+};
+
+// The difference view's gain: up to 2^24, so that a method's error against the exact Gaussian (1e-4
+// levels, unrounded_view.hpp) can fill the scale.
+inline constexpr double kMaxDifferenceGain = 16777216.0;
+
+struct ViewState {
+  ViewTransform transform;
+  bool fit = true;  // keep fitting the image to the view (until the user zooms or pans)
+  CompareMode mode = CompareMode::A;
+  Sampling sampling = Sampling::Linear;
+  double split_fraction = 0.5;  // divider position across the picture area, 0..1
+  double gain = 8.0;            // difference view amplification
+  DisplayTransform display;     // the A, B and split views' exposure and channel
+  bool signed_difference = false;
+  bool false_colour = true;
+  bool blink_swapped = false;   // A and B exchanged in place (the blink key)
+  bool inspector = true;
+  bool panels_hidden = false;   // menu, side panel and overlay
+  bool overlay_hidden = false;
+  float panel_width = 400.0f;   // the side panel, in ImGui units
+};
+
+// Whether the view shows slot `slot` (0: A, 1: B): A and B alone show one (the blink swaps them), the
+// split and the difference both.
+inline bool shows_slot(const ViewState& view, int slot) {
+  switch (view.mode) {
+    case CompareMode::A: return slot == (view.blink_swapped ? 1 : 0);
+    case CompareMode::B: return slot == (view.blink_swapped ? 0 : 1);
+    default: return true;
+  }
+}
+
+// The rectangle the picture is drawn in, in framebuffer pixels from the window's top-left corner.
+struct PictureArea {
+  int x = 0, y = 0, width = 0, height = 0;
+};
+
+}  // namespace gausslab

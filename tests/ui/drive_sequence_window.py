@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Drives the viewer's sequence mode in a window with synthetic X input (XTest), as a user would, and
+looks at the window itself (XGetImage of the screen): the mode answers the keys every mode shares
+through the one action dispatcher (app/actions/action_dispatcher.hpp), as the comparison mode does.
+
+Checks: the menu bar is drawn along the top; F1 opens the help (the centre of the window changes to
+the help's table) and Esc closes it (the centre is the paused frame again); '?' opens it too and its
+second press closes it; '.' steps one frame on; Ctrl+Q quits with status 0. Waits on the viewer's
+event lines (--events) and on frames drawn, never on fixed sleeps.
+    xvfb-run -a -s "-screen 0 1280x1024x24" drive_sequence_window.py VIEWER
+Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
+import ctypes
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from drive_window import Viewer  # noqa: E402  (the viewer process and its event lines)
+
+WIDTH, HEIGHT = 1200, 900
+CENTRE = (WIDTH // 2 - 60, HEIGHT // 2 - 40, 120, 80)  # x, y, w, h: where the help window is drawn
+MENU_BAR_GREY = (36, 36, 36)  # Dear ImGui's dark style: MenuBarBg (0.14, 0.14, 0.14)
+
+
+class XImage(ctypes.Structure):
+    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("xoffset", ctypes.c_int),
+                ("format", ctypes.c_int), ("data", ctypes.c_void_p), ("byte_order", ctypes.c_int),
+                ("bitmap_unit", ctypes.c_int), ("bitmap_bit_order", ctypes.c_int), ("bitmap_pad", ctypes.c_int),
+                ("depth", ctypes.c_int), ("bytes_per_line", ctypes.c_int), ("bits_per_pixel", ctypes.c_int)]
+
+
+def main() -> int:
+    viewer_path = sys.argv[1]
+    try:
+        x11 = ctypes.CDLL("libX11.so.6")
+        xtest = ctypes.CDLL("libXtst.so.6")
+    except OSError as error:
+        print(f"SKIP: {error} (apt install libxtst6)")
+        return 77
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XStringToKeysym.restype = ctypes.c_ulong
+    x11.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+    x11.XDefaultRootWindow.restype = ctypes.c_ulong
+    x11.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint,
+                              ctypes.c_uint, ctypes.c_ulong, ctypes.c_int]
+    x11.XGetImage.restype = ctypes.POINTER(XImage)
+    x11.XFree.argtypes = [ctypes.c_void_p]
+    display = ctypes.c_void_p(x11.XOpenDisplay(None))
+    if not display:
+        print("FAIL: no X display (run under xvfb-run)")
+        return 1
+    root = x11.XDefaultRootWindow(display)
+
+    def keycode(name):
+        return x11.XKeysymToKeycode(display, x11.XStringToKeysym(name.encode()))
+
+    def tap(name, *modifiers):
+        for m in modifiers:
+            xtest.XTestFakeKeyEvent(display, keycode(m), True, 0)
+        xtest.XTestFakeKeyEvent(display, keycode(name), True, 0)
+        xtest.XTestFakeKeyEvent(display, keycode(name), False, 0)
+        for m in reversed(modifiers):
+            xtest.XTestFakeKeyEvent(display, keycode(m), False, 0)
+        x11.XFlush(display)
+
+    def pixels(x, y, w, h):
+        """The screen's pixels (the window sits at the origin: Xvfb has no window manager) as RGB rows."""
+        image = x11.XGetImage(display, root, x, y, w, h, ctypes.c_ulong(-1).value, 2)  # AllPlanes, ZPixmap
+        if not image:
+            raise AssertionError("XGetImage failed")
+        im = image.contents
+        if im.bits_per_pixel != 32:
+            raise AssertionError(f"a {im.bits_per_pixel}-bit screen (run Xvfb at 24-bit depth)")
+        raw = ctypes.string_at(im.data, im.bytes_per_line * h)
+        rows = [[(raw[r * im.bytes_per_line + 4 * c + 2], raw[r * im.bytes_per_line + 4 * c + 1],
+                  raw[r * im.bytes_per_line + 4 * c]) for c in range(w)] for r in range(h)]
+        x11.XFree(im.data)
+        x11.XFree(image)
+        return rows
+
+    def difference(a, b):
+        """Mean absolute difference of two pixel blocks, in levels."""
+        total = sum(abs(p - q) for ra, rb in zip(a, b) for pa, pb in zip(ra, rb) for p, q in zip(pa, pb))
+        return total / (3 * len(a) * len(a[0]))
+
+    viewer = Viewer([viewer_path, "--sequence", "synthetic", "--size", "160x120", "--history", "4",
+                     "--window", f"{WIDTH}x{HEIGHT}", "--path", "cpu", "--events"], os.getcwd(), dict(os.environ))
+    ok = True
+
+    def check(what, passed, detail=""):
+        nonlocal ok
+        print(("ok: " if passed else "FAIL: ") + what + (f" ({detail})" if detail else ""))
+        ok = ok and passed
+
+    try:
+        viewer.frames(5)  # the window is up and drawing (interactive use starts paused)
+        bar = pixels(WIDTH - 12, 4, 8, 8)
+        check("the menu bar is drawn along the top (Dear ImGui's menu bar grey at the top right)",
+              all(max(abs(c - g) for c, g in zip(p, MENU_BAR_GREY)) <= 3 for row in bar for p in row), f"{bar[0][0]}")
+        paused = pixels(*CENTRE)
+
+        since = viewer.mark()
+        tap("F1")
+        viewer.wait_line(r"gausslab-event: action help", since, "F1 to be seen")
+        viewer.frames(3)
+        shown = difference(paused, pixels(*CENTRE))
+        check("F1 opens the help over the picture", shown > 10, f"the centre changed by {shown:.1f} levels")
+
+        since = viewer.mark()
+        tap("Escape")
+        viewer.wait_line(r"gausslab-event: action close", since, "Esc to be seen")
+        viewer.frames(3)
+        back = difference(paused, pixels(*CENTRE))
+        check("Esc closes the help", back < 2, f"the centre differs from the paused frame by {back:.1f} levels")
+
+        since = viewer.mark()
+        tap("question", "Shift_L")
+        viewer.wait_line(r"gausslab-event: action help", since, "'?' to be seen")
+        viewer.frames(3)
+        shown = difference(paused, pixels(*CENTRE))
+        since = viewer.mark()
+        tap("question", "Shift_L")
+        viewer.wait_line(r"gausslab-event: action help", since, "the second '?' to be seen")
+        viewer.frames(3)
+        back = difference(paused, pixels(*CENTRE))
+        check("'?' opens the help and closes it again", shown > 10 and back < 2,
+              f"the centre changed by {shown:.1f}, then {back:.1f} levels")
+
+        since = viewer.mark()
+        tap("period")
+        viewer.wait_line(r"gausslab-event: action step", since, "'.' to be seen")
+
+        tap("q", "Control_L")
+        viewer.wait(lambda: viewer.process.poll() is not None, "the viewer to quit on Ctrl+Q")
+        check("Ctrl+Q quits with status 0", viewer.process.returncode == 0, f"status {viewer.process.returncode}")
+    except AssertionError as error:
+        print(f"FAIL: {error}")
+        ok = False
+    finally:
+        if viewer.process.poll() is None:
+            viewer.process.terminate()
+            viewer.process.wait(timeout=60)
+        problems = [line for line in viewer.lines if not line.startswith("gausslab-event: frame")]
+        print("\n".join(problems[-30:]))
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
