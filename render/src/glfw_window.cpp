@@ -35,7 +35,8 @@ GlfwWindow::GlfwWindow(const std::string& title, int width, int height, bool vsy
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit())
     throw GlError("could not open a window: " + last_glfw_error +
-                  ". On a machine without a display run with --offscreen (OpenGL through EGL)");
+                  ". On a machine without a display, run it offscreen for a number of frames (OpenGL through EGL), e.g. "
+                  "gausslab --offscreen --frames 300 (with the same IMAGE and options; --screenshot-view FILE.png saves what it drew)");
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -48,7 +49,8 @@ GlfwWindow::GlfwWindow(const std::string& title, int width, int height, bool vsy
     glfwTerminate();
     throw GlError("could not open a " + std::to_string(width) + "x" + std::to_string(height) +
                   " window with OpenGL 3.3 core: " + reason +
-                  ". Update the graphics driver, or run with --offscreen (OpenGL through EGL)");
+                  ". Update the graphics driver, or run it offscreen (OpenGL through EGL), e.g. "
+                  "gausslab --offscreen --frames 300 (with the same IMAGE and options; --screenshot-view FILE.png saves what it drew)");
   }
   glfwMakeContextCurrent(window_);
   if (!gladLoadGL(glfwGetProcAddress)) {
