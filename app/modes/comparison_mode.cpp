@@ -117,6 +117,21 @@ void ComparisonMode::update(FrameContext& frame) {
   if (commands_.take_save_view()) frame.capture_requested = true;
 }
 
+bool ComparisonMode::wants_frames() const {
+  const ComparisonSettings& settings = comparison_.settings();
+  if (busy() || gausslab::starting(comparison_) || settings.applied().continuous ||
+      !(settings.requested() == settings.applied()) || comparison_.work().compare_all().busy() ||
+      comparison_.messages().current())
+    return true;
+  const ResultPipeline& pipeline = comparison_.runs().pipeline();
+  if (pipeline.host_upload_pending(0) || pipeline.host_upload_pending(1)) return true;
+  // The unrounded values still going into their float textures, a band a frame.
+  if (settings.applied().pool != PoolMode::None) return false;
+  const std::optional<ComparisonNumbers> numbers = current_numbers(comparison_);
+  return numbers && ((numbers->difference && unrounded_.difference_texture() == 0) ||
+                     (numbers->shown_a && unrounded_.slot_texture(0) == 0));
+}
+
 ImageDrawParams ComparisonMode::draw_params() const {
   const ResultPipeline& pipeline = comparison_.runs().pipeline();
   const auto shows_source = [&](int slot) {

@@ -41,6 +41,7 @@ class ComparisonMode final : public ViewerMode {
   bool failed() const override { return false; }
   bool busy() const override { return gausslab::busy(comparison_) || saves_.busy(); }
   bool starting() const override { return gausslab::starting(comparison_); }
+  bool wants_frames() const override;
   std::string progress() const override { return gausslab::progress(comparison_); }
   void settle() override { comparison_.settle(true); }
   void resume() override { comparison_.settle(false); }

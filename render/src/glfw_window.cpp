@@ -62,6 +62,16 @@ GlfwWindow::GlfwWindow(const std::string& title, int width, int height, bool vsy
   glfwSetWindowUserPointer(window_, this);
   glfwSetDropCallback(window_, on_drop);
   glfwSetKeyCallback(window_, on_key);
+  // Counted for the idle frame loop. Dear ImGui's backend, installed after these, calls them on.
+  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned) { count_event(w); });
+  glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { count_event(w); });
+  glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { count_event(w); });
+  glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { count_event(w); });
+  glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { count_event(w); });
+  glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { count_event(w); });
+  glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { count_event(w); });
+  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { count_event(w); });
+  glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { count_event(w); });
   try {
     query_info(std::string("GLFW window (") + platform_name() + ")");
   } catch (...) {
@@ -131,7 +141,9 @@ double GlfwWindow::now_s() { return glfwGetTime(); }
 
 void GlfwWindow::on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
   auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
-  if (!self || key == GLFW_KEY_UNKNOWN) return;
+  if (!self) return;
+  ++self->events_seen_;
+  if (key == GLFW_KEY_UNKNOWN) return;
   const KeyEvent::Kind kind = action == GLFW_PRESS    ? KeyEvent::Kind::Press
                               : action == GLFW_REPEAT ? KeyEvent::Kind::Repeat
                                                       : KeyEvent::Kind::Release;
@@ -140,9 +152,14 @@ void GlfwWindow::on_key(GLFWwindow* window, int key, int /*scancode*/, int actio
 
 void GlfwWindow::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
 
+void GlfwWindow::count_event(GLFWwindow* window) {
+  if (auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window))) ++self->events_seen_;
+}
+
 void GlfwWindow::on_drop(GLFWwindow* window, int count, const char** paths) {
   auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
   if (!self) return;
+  ++self->events_seen_;
   for (int i = 0; i < count; ++i)
     if (paths[i]) self->dropped_.emplace_back(paths[i]);
 }

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""The viewer in a window under Xvfb with synthetic X input (XTest), waiting on its --events lines
+(frames, titles, 'idle'), never on fixed sleeps.
+
+  idle:  once started up and idle, the viewer draws no frame and uses under 5 % of a core over
+         10 s of wall time, its CPU time (utime + stime of all its threads) read from
+         /proc/PID/stat; CPU time, not the time events take, so a loaded machine does not change
+         it. A key then draws again and applies, and the viewer goes idle again.
+    under_xvfb.sh python3 drive_entry_and_idle.py VIEWER idle
+Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
+import ctypes
+import os
+import re
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from drive_window import Viewer  # noqa: E402  the viewer process and its event lines
+
+WIDTH, HEIGHT = 1000, 700
+PICTURE = (250, 400)
+IDLE_SECONDS = 10.0
+IDLE_CORE_FRACTION = 0.05
+
+
+def cpu_seconds(pid):
+    """utime + stime of the whole process (all threads), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> int:
+    viewer_path, what = sys.argv[1], sys.argv[2]
+    try:
+        x11 = ctypes.CDLL("libX11.so.6")
+        xtest = ctypes.CDLL("libXtst.so.6")
+    except OSError as error:
+        print(f"SKIP: {error} (apt install libxtst6)")
+        return 77
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XStringToKeysym.restype = ctypes.c_ulong
+    x11.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+    display = ctypes.c_void_p(x11.XOpenDisplay(None))
+    if not display:
+        print("FAIL: no X display (run under xvfb-run)")
+        return 1
+
+    def key(name, down):
+        xtest.XTestFakeKeyEvent(display, x11.XKeysymToKeycode(display, x11.XStringToKeysym(name.encode())), down, 0)
+
+    def tap(name, *modifiers):
+        for m in modifiers:
+            key(m, True)
+        key(name, True)
+        key(name, False)
+        for m in reversed(modifiers):
+            key(m, False)
+        x11.XFlush(display)
+
+    def move(x, y):
+        xtest.XTestFakeMotionEvent(display, -1, x, y, 0)
+        x11.XFlush(display)
+
+    def click(*modifiers):
+        for m in modifiers:
+            key(m, True)
+        xtest.XTestFakeButtonEvent(display, 1, True, 0)
+        xtest.XTestFakeButtonEvent(display, 1, False, 0)
+        for m in reversed(modifiers):
+            key(m, False)
+        x11.XFlush(display)
+
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(folder, "config"))
+        viewer = Viewer([viewer_path, "--window", f"{WIDTH}x{HEIGHT}", "--path", "cpu", "--events"], folder, env)
+        sigma_title = re.compile("title .*\u03c3 ([0-9.]+)")
+
+        def titles_since(since):
+            """The sigmas the title took since line `since` (a title that changes for another reason,
+            the same sigma, is not counted)."""
+            with viewer.cond:
+                before = [m.group(1) for line in viewer.lines[:since] if (m := sigma_title.search(line))]
+                taken = []
+                for line in viewer.lines[since:]:
+                    m = sigma_title.search(line)
+                    if m and m.group(1) != (taken or before or [None])[-1]:
+                        taken.append(m.group(1))
+                return taken
+
+        def wait_idle(since, what):
+            viewer.wait_line(r"gausslab-event: idle after frame", since, f"the viewer to go idle {what}")
+
+        try:
+            wait_idle(0, "after start-up")
+            with viewer.cond:
+                frame_before = viewer.frame
+            cpu_before, wall_before = cpu_seconds(viewer.process.pid), time.monotonic()
+            time.sleep(IDLE_SECONDS)  # the measurement's window, not a wait for an event
+            cpu_used, wall = cpu_seconds(viewer.process.pid) - cpu_before, time.monotonic() - wall_before
+            with viewer.cond:
+                frames = viewer.frame - frame_before
+            fraction = cpu_used / wall
+            print(f"idle: {frames} frames drawn and {cpu_used:.3f} s of CPU in {wall:.1f} s "
+                  f"({100 * fraction:.2f} % of a core)")
+            if frames > 0 or fraction >= IDLE_CORE_FRACTION:
+                print(f"FAIL: an idle viewer must draw nothing and use under {100 * IDLE_CORE_FRACTION:.0f} % of a core")
+                return 1
+            since = viewer.mark()
+            move(*PICTURE)
+            tap("plus", "Shift_L")
+            viewer.wait_line("title .*\u03c3 3( |$)", since, "'+' to apply sigma 3 after the idle spell")
+            wait_idle(since, "after '+'")
+            print("ok: a key after the idle spell draws and applies; then idle again")
+            since = viewer.mark()
+            tap("q", "Control_L")
+            viewer.process.wait(timeout=60)
+            if viewer.process.returncode != 0:
+                print(f"FAIL: Ctrl+Q ended the viewer with status {viewer.process.returncode}")
+                return 1
+        except AssertionError as error:
+            print(f"FAIL: {error}")
+            with viewer.cond:
+                print("\n".join(viewer.lines[-30:]))
+            return 1
+        finally:
+            if viewer.process.poll() is None:
+                viewer.process.kill()
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
