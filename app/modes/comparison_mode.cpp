@@ -88,6 +88,12 @@ void ComparisonMode::update(FrameContext& frame) {
     comparison_side_panel(comparison_, view_, panels_, actions_, saves_.folder(), frame.window);
   }
   trace.mark("side_panel");
+  if (options_.events && panels_.filter.sigma_field != sigma_field_printed_) {  // where a driver clicks to type sigma
+    sigma_field_printed_ = panels_.filter.sigma_field;
+    const std::array<float, 4>& f = sigma_field_printed_;
+    std::printf("gausslab-event: field sigma %.0f %.0f %.0f %.0f\n", f[0], f[1], f[2], f[3]);
+    std::fflush(stdout);
+  }
   if (comparison_.picture().opened != opened_seen_) {
     opened_seen_ = comparison_.picture().opened;
     view_.fit = true;  // the slots follow the new picture in the next apply

@@ -8,6 +8,7 @@
 //   the overlay     the path, the setting, the stage medians, the numbers' headline, the message
 //   windows         compare all, the folder chooser (the help is every mode's: mode_shell.hpp)
 //   over the picture the split's labels, the difference legend, the inspector (picture_overlays.cpp)
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,8 @@ struct PicturePanelState {
 // they are not applied until the next change.
 struct FilterPanelState {
   std::string sigma_refusal, truncate_refusal;
+  std::optional<double> sigma_typed, truncate_typed;  // a value being typed, applied on Enter or focus loss
+  std::array<float, 4> sigma_field{};  // where the sigma field is (x0, y0, x1, y1), for --events drivers
   std::optional<PoolMode> pool_asked;  // picked in the pooling list (ComparisonSettings::set_pool checks it)
 };
 

@@ -2,11 +2,14 @@
 """The viewer in a window under Xvfb with synthetic X input (XTest), waiting on its --events lines
 (frames, titles, 'idle'), never on fixed sleeps.
 
+  sigma: Ctrl+click on the sigma field, type 12, Enter: sigma becomes 12 once, never 1 on the way
+         (the title, which names the applied sigma, changes once); 500 and Enter is refused and
+         leaves sigma as it was; 3 and a click on the picture (the focus goes) applies 3.
   idle:  once started up and idle, the viewer draws no frame and uses under 5 % of a core over
          10 s of wall time, its CPU time (utime + stime of all its threads) read from
          /proc/PID/stat; CPU time, not the time events take, so a loaded machine does not change
          it. A key then draws again and applies, and the viewer goes idle again.
-    under_xvfb.sh python3 drive_entry_and_idle.py VIEWER idle
+    under_xvfb.sh python3 drive_entry_and_idle.py VIEWER sigma|idle
 Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
 import ctypes
 import os
@@ -93,26 +96,78 @@ def main() -> int:
             viewer.wait_line(r"gausslab-event: idle after frame", since, f"the viewer to go idle {what}")
 
         try:
+            viewer.wait_line(r"gausslab-event: field sigma", 0, "the side panel's sigma field")
             wait_idle(0, "after start-up")
-            with viewer.cond:
-                frame_before = viewer.frame
-            cpu_before, wall_before = cpu_seconds(viewer.process.pid), time.monotonic()
-            time.sleep(IDLE_SECONDS)  # the measurement's window, not a wait for an event
-            cpu_used, wall = cpu_seconds(viewer.process.pid) - cpu_before, time.monotonic() - wall_before
-            with viewer.cond:
-                frames = viewer.frame - frame_before
-            fraction = cpu_used / wall
-            print(f"idle: {frames} frames drawn and {cpu_used:.3f} s of CPU in {wall:.1f} s "
-                  f"({100 * fraction:.2f} % of a core)")
-            if frames > 0 or fraction >= IDLE_CORE_FRACTION:
-                print(f"FAIL: an idle viewer must draw nothing and use under {100 * IDLE_CORE_FRACTION:.0f} % of a core")
-                return 1
-            since = viewer.mark()
-            move(*PICTURE)
-            tap("plus", "Shift_L")
-            viewer.wait_line("title .*\u03c3 3( |$)", since, "'+' to apply sigma 3 after the idle spell")
-            wait_idle(since, "after '+'")
-            print("ok: a key after the idle spell draws and applies; then idle again")
+            if what == "sigma":
+                with viewer.cond:
+                    field = [line for line in viewer.lines if "field sigma" in line][-1]
+                x0, y0, x1, y1 = (float(v) for v in field.split()[-4:])
+                centre = (int((x0 + x1) / 2), int((y0 + y1) / 2))
+
+                def type_into_sigma(text, commit):
+                    move(*PICTURE)  # a motion even when the pointer is on the field already
+                    move(*centre)
+                    viewer.frames(2)
+                    key("Control_L", True)  # held over frames: Dear ImGui reads the modifier per frame
+                    x11.XFlush(display)
+                    viewer.frames(2)
+                    click()  # Ctrl+click: the slider becomes a text field, its text selected
+                    viewer.frames(2)
+                    key("Control_L", False)
+                    x11.XFlush(display)
+                    viewer.frames(3)
+                    for ch in text:
+                        tap(ch)
+                        viewer.frames(3)  # each keystroke reaches the viewer in frames of its own
+                    commit()
+
+                since = viewer.mark()
+                type_into_sigma("12", lambda: tap("Return"))
+                viewer.wait_line("title .*\u03c3 12( |$)", since, "sigma 12 applied on Enter")
+                wait_idle(since, "after sigma 12")
+                applied = titles_since(since)
+                if applied != ["12"]:
+                    print(f"FAIL: typing 12 and Enter applied sigma {applied}, expected just 12")
+                    return 1
+                print("ok: 1, 2, Enter applied sigma 12 once (never 1)")
+
+                since = viewer.mark()
+                type_into_sigma("500", lambda: tap("Return"))
+                viewer.frames(3)
+                wait_idle(since, "after 500 was refused")
+                if titles_since(since):
+                    print(f"FAIL: 500 (beyond 200) changed sigma: {titles_since(since)}")
+                    return 1
+                print("ok: 500 and Enter refused, sigma stays 12")
+
+                since = viewer.mark()
+                type_into_sigma("3", lambda: (move(*PICTURE), viewer.frames(2), click()))
+                viewer.wait_line("title .*\u03c3 3( |$)", since, "sigma 3 applied when the field lost the focus")
+                wait_idle(since, "after sigma 3")
+                if titles_since(since) != ["3"]:
+                    print(f"FAIL: typing 3 and clicking elsewhere applied {titles_since(since)}")
+                    return 1
+                print("ok: 3 and a click on the picture applied sigma 3")
+            else:
+                with viewer.cond:
+                    frame_before = viewer.frame
+                cpu_before, wall_before = cpu_seconds(viewer.process.pid), time.monotonic()
+                time.sleep(IDLE_SECONDS)  # the measurement's window, not a wait for an event
+                cpu_used, wall = cpu_seconds(viewer.process.pid) - cpu_before, time.monotonic() - wall_before
+                with viewer.cond:
+                    frames = viewer.frame - frame_before
+                fraction = cpu_used / wall
+                print(f"idle: {frames} frames drawn and {cpu_used:.3f} s of CPU in {wall:.1f} s "
+                      f"({100 * fraction:.2f} % of a core)")
+                if frames > 0 or fraction >= IDLE_CORE_FRACTION:
+                    print(f"FAIL: an idle viewer must draw nothing and use under {100 * IDLE_CORE_FRACTION:.0f} % of a core")
+                    return 1
+                since = viewer.mark()
+                move(*PICTURE)
+                tap("plus", "Shift_L")
+                viewer.wait_line("title .*\u03c3 3( |$)", since, "'+' to apply sigma 3 after the idle spell")
+                wait_idle(since, "after '+'")
+                print("ok: a key after the idle spell draws and applies; then idle again")
             since = viewer.mark()
             tap("q", "Control_L")
             viewer.process.wait(timeout=60)
