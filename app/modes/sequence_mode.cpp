@@ -121,7 +121,7 @@ void SequenceMode::open_file(const std::string& path) {
 }
 
 ActionOffer SequenceMode::offer(const Action& action) const {
-  ActionOffer offer{true, {}, {}, false};
+  ActionOffer offer{true, {}, {}, false, {}};
   switch (action.id) {
     case ActionId::Open:
       offer.label = "Open a sequence...";

@@ -66,6 +66,9 @@ float menu_height(const ViewState& view);
 void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPanels& panels, ActionDispatcher& actions,
                            const std::string& save_folder, GlfwWindow* window);
 bool section(PanelSections& sections, const char* name, bool open_by_default);
+// At the top of the side panel on the cpu path: a banner in the path badge's colour that says so and
+// why (no CUDA device, --path cpu, a GPU failure), so that no GPU is not missed.
+void cpu_path_banner(const ResultPipeline& pipeline, ActionDispatcher& actions);
 
 // The sections (each draws nothing when its header is closed: the side panel asks section() first).
 void picture_panel(Comparison& comparison, PicturePanelState& state);

@@ -5,11 +5,13 @@
   sigma: Ctrl+click on the sigma field, type 12, Enter: sigma becomes 12 once, never 1 on the way
          (the title, which names the applied sigma, changes once); 500 and Enter is refused and
          leaves sigma as it was; 3 and a click on the picture (the focus goes) applies 3.
+  menu:  without a CUDA device the side panel's banner says the cpu path and why, and the Slots
+         menu, opened with a click, greys the GPU methods with the reason and offers the CPU ones.
   idle:  once started up and idle, the viewer draws no frame and uses under 5 % of a core over
          10 s of wall time, its CPU time (utime + stime of all its threads) read from
          /proc/PID/stat; CPU time, not the time events take, so a loaded machine does not change
          it. A key then draws again and applies, and the viewer goes idle again.
-    under_xvfb.sh python3 drive_entry_and_idle.py VIEWER sigma|idle
+    under_xvfb.sh python3 drive_entry_and_idle.py VIEWER sigma|menu|idle
 Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
 import ctypes
 import os
@@ -77,7 +79,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(folder, "config"))
-        viewer = Viewer([viewer_path, "--window", f"{WIDTH}x{HEIGHT}", "--path", "cpu", "--events"], folder, env)
+        path = [] if what == "menu" else ["--path", "cpu"]  # the menu case: no GPU, not a chosen cpu path
+        viewer = Viewer([viewer_path, "--window", f"{WIDTH}x{HEIGHT}", *path, "--events"], folder, env)
         sigma_title = re.compile("title .*\u03c3 ([0-9.]+)")
 
         def titles_since(since):
@@ -148,6 +151,27 @@ def main() -> int:
                     print(f"FAIL: typing 3 and clicking elsewhere applied {titles_since(since)}")
                     return 1
                 print("ok: 3 and a click on the picture applied sigma 3")
+            elif what == "menu":
+                banner = viewer.wait_line(r"gausslab-event: banner ", 0, "the cpu path banner's state")
+                if "banner none" in banner:
+                    print("SKIP: this machine runs the GPU methods (no cpu path banner, nothing greyed)")
+                    return 77
+                print(f"ok: {banner.split('event: ')[1]}")
+                title = viewer.wait_line(r"gausslab-event: menu Slots ", 0, "the Slots menu's place")
+                x0, y0, x1, y1 = (float(v) for v in title.split()[-4:])
+                since = viewer.mark()
+                move(*PICTURE)
+                move(int((x0 + x1) / 2), int((y0 + y1) / 2))
+                viewer.frames(2)
+                click()  # opens the Slots menu
+                greyed = viewer.wait_line(r"menu_item Slots 'A = .*' greyed: .*(CUDA|GPU)", since,
+                                          "a GPU method greyed with its reason in the open Slots menu")
+                enabled = viewer.wait_line(r"menu_item Slots 'A = CPU separable.*' enabled", since,
+                                           "a CPU method enabled in the Slots menu")
+                print(f"ok: {greyed.split('menu_item ')[1][:140]}")
+                print(f"ok: {enabled.split('menu_item ')[1]}")
+                tap("Escape")
+                viewer.frames(2)
             else:
                 with viewer.cond:
                     frame_before = viewer.frame
