@@ -1,6 +1,8 @@
 // gausslab-filter: Gaussian blur of image files with any registered method, headless; one file, a
 // folder or a list, pipelined through the GPU, across processes and hosts under mpirun.
 #include <iostream>
+#include <map>
+#include <string>
 
 #include "filter_options.hpp"
 #include "filter_runner.hpp"
@@ -16,7 +18,10 @@ using namespace gausslab;
 
 // id, backend, label, and where it cannot run here, why; with a problem size, what the method says
 // about that problem (the check script reads the promised accuracy from here).
+// A reason shared by several methods (no CUDA device: the same long sentence for every GPU method)
+// is written in full once; the others name the first method that gave it.
 void list_methods(const FilterOptions& options) {
+  std::map<std::string, std::string> first_with_reason;
   for (const MethodEntry& entry : method_registry()) {
     std::cout << entry.info.id << '\t' << to_string(entry.info.backend) << '\t' << entry.info.label
               << (entry.info.kernels != KernelSupport::GaussianOnly
@@ -26,7 +31,8 @@ void list_methods(const FilterOptions& options) {
               << (entry.info.filters_along_x_only ? " [1D]" : "");
     const std::string unavailable = method_unavailable_reason(entry);
     if (!unavailable.empty()) {
-      std::cout << "\tunavailable: " << unavailable << '\n';
+      const auto [first, fresh] = first_with_reason.emplace(unavailable, entry.info.id);
+      std::cout << "\tunavailable: " << (fresh ? unavailable : "the reason given for " + first->second) << '\n';
       continue;
     }
     if (options.list_problem_size) {

@@ -13,6 +13,15 @@ constexpr double kBlinkHoldSeconds = 0.3;  // longer than this: a hold (shows th
 ActionDispatcher::ActionDispatcher(ActionOffers offers, bool print_events)
     : offers_(std::move(offers)), print_events_(print_events) {}
 
+void ActionDispatcher::report(const std::string& key, const std::string& line) {
+  if (!print_events_) return;
+  std::string& last = reported_[key];
+  if (last == line) return;
+  last = line;
+  std::printf("gausslab-event: %s\n", line.c_str());
+  std::fflush(stdout);
+}
+
 bool ActionDispatcher::offered(const Action& action) const { return !offers_ || offers_(action).offered; }
 
 void ActionDispatcher::run(const Action& action, const ActionInput& input, const Perform& perform) {

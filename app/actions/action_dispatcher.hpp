@@ -7,6 +7,7 @@
 // window, Help opens or closes the help, CloseWindow closes the help (with no help open it goes to
 // the mode, which closes its own windows); the rest goes to the mode.
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ class ActionDispatcher {
   bool offered(const Action& action) const;
   // The help window (help_window.hpp) is open; its close button clears it.
   bool& help_open() { return help_open_; }
+  // --events: prints "gausslab-event: LINE" when the line said under `key` changed (where a menu is,
+  // which entries are greyed: what a driver needs to click and check).
+  void report(const std::string& key, const std::string& line);
 
  private:
   void run(const Action& action, const ActionInput& input, const Perform& perform);
@@ -50,6 +54,7 @@ class ActionDispatcher {
   std::vector<const Action*> queued_;
   int blink_key_down_ = -1;  // the key that pressed Blink, while held
   double blink_pressed_at_ = 0;
+  std::map<std::string, std::string> reported_;  // report(): the last line said under each key
 };
 
 }  // namespace gausslab

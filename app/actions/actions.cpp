@@ -149,7 +149,7 @@ const Action& first_action(ActionId id) {
 std::vector<std::pair<std::string, std::vector<HelpLine>>> help_sections(const ActionOffers& offers) {
   std::vector<std::pair<std::string, std::vector<HelpLine>>> sections;
   for (const Action& action : action_table()) {
-    const ActionOffer offer = offers ? offers(action) : ActionOffer{true, {}, {}, false};
+    const ActionOffer offer = offers ? offers(action) : ActionOffer{true, {}, {}, false, {}};
     if (!offer.offered) continue;
     if (sections.empty() || sections.back().first != action.menu) sections.emplace_back(action.menu, std::vector<HelpLine>{});
     auto& lines = sections.back().second;

@@ -59,6 +59,7 @@ struct ActionOffer {
   std::string label;     // empty: the table's
   std::string help;      // empty: the table's
   bool checked = false;  // a toggle that is on: ticked in the menu
+  std::string unavailable;  // non-empty: greyed in the menu with this reason (a GPU method without a device)
 };
 using ActionOffers = std::function<ActionOffer(const Action&)>;
 

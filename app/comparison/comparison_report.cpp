@@ -77,6 +77,10 @@ std::string sidecar_json(const Comparison& comparison, const ViewState& view, co
   json += "  \"method_a\": " + json_string(choices.id(applied.method_a)) + ",\n";
   json += "  \"method_b\": " + json_string(choices.id(applied.method_b)) + ",\n";
   json += "  \"view\": " + json_string(to_string(view.mode)) + ",\n";
+  // The difference view's settings, so that a saved difference image can be read back into levels.
+  json += "  \"difference_view\": {\"gain\": " + json_number(view.gain) +
+          ", \"signed\": " + (view.signed_difference ? "true" : "false") +
+          ", \"colour_map\": " + json_string(view.false_colour ? "false colour" : "grey") + "},\n";
   json += "  \"sigma\": " + json_number(p.sigma) + ",\n";
   json += "  \"truncate\": " + json_number(p.truncate) + ",\n";
   json += "  \"radius\": " + std::to_string(p.radius()) + ",\n";

@@ -30,7 +30,7 @@ std::vector<double> numbers_of(const std::string& command, std::string text) {
 ActionOffer ComparisonCommands::offer(const Action& action) const {
   const FilterState& asked = comparison_.settings().requested();
   const MethodChoices& choices = comparison_.settings().choices();
-  ActionOffer offer{true, {}, {}, false};
+  ActionOffer offer{true, {}, {}, false, {}};
   switch (action.id) {
     case ActionId::StepFrame: offer.offered = false; break;  // the sequence mode's
     case ActionId::MethodA:
@@ -39,6 +39,7 @@ ActionOffer ComparisonCommands::offer(const Action& action) const {
       if (!offer.offered) break;
       offer.label = std::string(action.id == ActionId::MethodA ? "A = " : "B = ") + choices.label(action.argument);
       offer.checked = (action.id == ActionId::MethodA ? asked.method_a : asked.method_b) == action.argument;
+      offer.unavailable = choices.list()[static_cast<std::size_t>(action.argument)].blocked;
       break;
     case ActionId::ToggleContinuous: offer.checked = asked.continuous; break;
     case ActionId::ToggleInspector: offer.checked = view_.inspector; break;

@@ -88,6 +88,12 @@ void ComparisonMode::update(FrameContext& frame) {
     comparison_side_panel(comparison_, view_, panels_, actions_, saves_.folder(), frame.window);
   }
   trace.mark("side_panel");
+  if (options_.events && panels_.filter.sigma_field != sigma_field_printed_) {  // where a driver clicks to type sigma
+    sigma_field_printed_ = panels_.filter.sigma_field;
+    const std::array<float, 4>& f = sigma_field_printed_;
+    std::printf("gausslab-event: field sigma %.0f %.0f %.0f %.0f\n", f[0], f[1], f[2], f[3]);
+    std::fflush(stdout);
+  }
   if (comparison_.picture().opened != opened_seen_) {
     opened_seen_ = comparison_.picture().opened;
     view_.fit = true;  // the slots follow the new picture in the next apply
@@ -115,6 +121,21 @@ void ComparisonMode::update(FrameContext& frame) {
   }
   trace.mark("windows");
   if (commands_.take_save_view()) frame.capture_requested = true;
+}
+
+bool ComparisonMode::wants_frames() const {
+  const ComparisonSettings& settings = comparison_.settings();
+  if (busy() || gausslab::starting(comparison_) || settings.applied().continuous ||
+      !(settings.requested() == settings.applied()) || comparison_.work().compare_all().busy() ||
+      comparison_.messages().current())
+    return true;
+  const ResultPipeline& pipeline = comparison_.runs().pipeline();
+  if (pipeline.host_upload_pending(0) || pipeline.host_upload_pending(1)) return true;
+  // The unrounded values still going into their float textures, a band a frame.
+  if (settings.applied().pool != PoolMode::None) return false;
+  const std::optional<ComparisonNumbers> numbers = current_numbers(comparison_);
+  return numbers && ((numbers->difference && unrounded_.difference_texture() == 0) ||
+                     (numbers->shown_a && unrounded_.slot_texture(0) == 0));
 }
 
 ImageDrawParams ComparisonMode::draw_params() const {

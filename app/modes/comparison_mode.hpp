@@ -7,6 +7,7 @@
 //   update: actions → menu bar and side panel (app/panels/) → the core's frame (apply, run, collect)
 //           → saves → the overlay, the windows, what is drawn over the picture
 //   draw:   the picture (ImageRenderer) in the area beside the side panel
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,6 +42,7 @@ class ComparisonMode final : public ViewerMode {
   bool failed() const override { return false; }
   bool busy() const override { return gausslab::busy(comparison_) || saves_.busy(); }
   bool starting() const override { return gausslab::starting(comparison_); }
+  bool wants_frames() const override;
   std::string progress() const override { return gausslab::progress(comparison_); }
   void settle() override { comparison_.settle(true); }
   void resume() override { comparison_.settle(false); }
@@ -67,6 +69,7 @@ class ComparisonMode final : public ViewerMode {
   ComparisonCommands commands_;  // after what it edits
   PictureArea area_;
   MouseDrag drag_ = MouseDrag::None;
+  std::array<float, 4> sigma_field_printed_{};  // --events: the sigma field's place, printed when it moves
   std::uint64_t opened_seen_ = 0;  // the picture's files opened so far (a new one is fitted to the view)
 };
 

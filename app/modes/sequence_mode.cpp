@@ -19,6 +19,15 @@ namespace gausslab {
 
 namespace {
 
+void say_history_warning(int history, int frame_count) {  // as gausslab-sequence says it, on stderr
+  if (const std::string warning = history_warning(history, frame_count); !warning.empty())
+    std::fprintf(stderr, "gausslab: warning: %s\n", warning.c_str());
+}
+
+}  // namespace
+
+namespace {
+
 // A CPU pre-filter runs the whole sequence on the CPU (its frames are in host memory); otherwise
 // the GPU whenever the result pipeline runs GPU work.
 SequenceBackend choose_backend(const ViewerOptions& options, const ResultPipeline& pipeline) {
@@ -98,6 +107,7 @@ void SequenceMode::open_input(const std::string& input) {
   view_.fit = true;
   needs_display_ = true;
   timer_.reset_history();
+  say_history_warning(controls_.history, player_->frame_count());
 }
 
 void SequenceMode::open_file(const std::string& path) {
@@ -111,7 +121,7 @@ void SequenceMode::open_file(const std::string& path) {
 }
 
 ActionOffer SequenceMode::offer(const Action& action) const {
-  ActionOffer offer{true, {}, {}, false};
+  ActionOffer offer{true, {}, {}, false, {}};
   switch (action.id) {
     case ActionId::Open:
       offer.label = "Open a sequence...";
@@ -182,6 +192,7 @@ void SequenceMode::apply_settings(FrameContext& frame) {
   try {
     player_->configure(settings_from(controls_), nullptr);  // starts the sequence over
     error_.clear();
+    if (controls_.history != applied_.history) say_history_warning(controls_.history, player_->frame_count());
     needs_display_ = true;
     timer_.reset_history();
     frame.gl_timer.reset_history();
@@ -244,6 +255,7 @@ SequencePanelInfo SequenceMode::panel_info() const {
   info.cuda_device = describe(cuda_device_status());
   info.status = player_->status();
   info.error = error_;
+  info.warning = history_warning(applied_.history, player_->frame_count());
   return info;
 }
 

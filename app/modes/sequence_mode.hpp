@@ -38,6 +38,7 @@ class SequenceMode final : public ViewerMode {
   void open_file(const std::string& path) override;
   std::string window_title() const override;
   bool failed() const override { return run_failed_; }
+  bool wants_frames() const override { return controls_.playing || needs_display_ || step_requested_; }
   std::string run_command(const std::string& command, const std::string& argument) override;
   int finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) override;
   void shut_down() override;

@@ -8,6 +8,7 @@
 //   the overlay     the path, the setting, the stage medians, the numbers' headline, the message
 //   windows         compare all, the folder chooser (the help is every mode's: mode_shell.hpp)
 //   over the picture the split's labels, the difference legend, the inspector (picture_overlays.cpp)
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,8 @@ struct PicturePanelState {
 // they are not applied until the next change.
 struct FilterPanelState {
   std::string sigma_refusal, truncate_refusal;
+  std::optional<double> sigma_typed, truncate_typed;  // a value being typed, applied on Enter or focus loss
+  std::array<float, 4> sigma_field{};  // where the sigma field is (x0, y0, x1, y1), for --events drivers
   std::optional<PoolMode> pool_asked;  // picked in the pooling list (ComparisonSettings::set_pool checks it)
 };
 
@@ -63,6 +66,9 @@ float menu_height(const ViewState& view);
 void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPanels& panels, ActionDispatcher& actions,
                            const std::string& save_folder, GlfwWindow* window);
 bool section(PanelSections& sections, const char* name, bool open_by_default);
+// At the top of the side panel on the cpu path: a banner in the path badge's colour that says so and
+// why (no CUDA device, --path cpu, a GPU failure), so that no GPU is not missed.
+void cpu_path_banner(const ResultPipeline& pipeline, ActionDispatcher& actions);
 
 // The sections (each draws nothing when its header is closed: the side panel asks section() first).
 void picture_panel(Comparison& comparison, PicturePanelState& state);

@@ -3,6 +3,7 @@
 // repeat count.
 #include <imgui.h>
 
+#include <optional>
 #include <string>
 
 #include "gausslab/core/border.hpp"
@@ -14,27 +15,32 @@ namespace gausslab {
 bool filter_panel(FilterState& filter, FilterPanelState& state) {
   const FilterState before = filter;
   ImGui::SetNextItemWidth(-90.0f);
-  double sigma = filter.params.sigma;
-  const double sigma_min = kMinSigma, sigma_max = kMaxSigma;
-  if (ImGui::SliderScalar("\u03c3 sigma", ImGuiDataType_Double, &sigma, &sigma_min, &sigma_max, "%.4g px",
-                          ImGuiSliderFlags_Logarithmic)) {
+  if (const std::optional<double> sigma =
+          committed_slider("\u03c3 sigma", filter.params.sigma, kMinSigma, kMaxSigma, "%.4g px",
+                           ImGuiSliderFlags_Logarithmic, state.sigma_typed)) {
     FilterParams params = filter.params;
-    params.sigma = sigma;
+    params.sigma = *sigma;
     state.sigma_refusal = validate(params);
     if (state.sigma_refusal.empty()) filter.params = params;
   }
-  action_tooltip(ActionId::SigmaUpSmall);
+  state.sigma_field = {ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y, ImGui::GetItemRectMax().x,
+                       ImGui::GetItemRectMax().y};
+  tooltip(std::string("Gaussian sigma in pixels. ") + kTypedValueKeys + " Keys: " +
+          shortcut_list(first_action(ActionId::SigmaUpLarge)) + " / " +
+          shortcut_list(first_action(ActionId::SigmaDownLarge)) + " step by 1, " +
+          shortcut_list(first_action(ActionId::SigmaUpSmall)) + " / " +
+          shortcut_list(first_action(ActionId::SigmaDownSmall)) + " by 0.1.");
   if (!state.sigma_refusal.empty()) wrapped(kErrorColour, state.sigma_refusal + " (not applied)");
   ImGui::SetNextItemWidth(-90.0f);
-  double truncate = filter.params.truncate;
-  const double truncate_min = kMinTruncate, truncate_max = kMaxTruncate;
-  if (ImGui::SliderScalar("truncate", ImGuiDataType_Double, &truncate, &truncate_min, &truncate_max, "%.2f")) {
+  if (const std::optional<double> truncate = committed_slider("truncate", filter.params.truncate, kMinTruncate,
+                                                              kMaxTruncate, "%.2f", 0, state.truncate_typed)) {
     FilterParams params = filter.params;
-    params.truncate = truncate;
+    params.truncate = *truncate;
     state.truncate_refusal = validate(params);
     if (state.truncate_refusal.empty()) filter.params = params;
   }
-  tooltip("radius = floor(truncate \u00d7 \u03c3 + 0.5), as SciPy (default 4); from 0.5 to 10.");
+  tooltip(std::string("radius = floor(truncate \u00d7 \u03c3 + 0.5), as SciPy (default 4); from 0.5 to 10. ") +
+          kTypedValueKeys);
   if (!state.truncate_refusal.empty()) wrapped(kErrorColour, state.truncate_refusal + " (not applied)");
   ImGui::TextColored(kDimColour, "radius %d (%d taps per pass)", filter.params.radius(), filter.params.taps());
   if (ImGui::BeginCombo("border", to_string(filter.params.border))) {

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <cstdio>
 #include <string>
 
 #include "panels/widgets.hpp"
@@ -13,17 +14,26 @@ void menu_bar(ActionDispatcher& actions) {
   const char* current = nullptr;
   bool open = false;
   for (const Action& action : action_table()) {
-    const ActionOffer offer = actions.offers() ? actions.offers()(action) : ActionOffer{true, {}, {}, false};
+    const ActionOffer offer = actions.offers() ? actions.offers()(action) : ActionOffer{true, {}, {}, false, {}};
     if (!offer.offered) continue;
     if (!current || std::string(current) != action.menu) {
       if (open) ImGui::EndMenu();
       current = action.menu;
       open = ImGui::BeginMenu(current);
+      const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+      char where[64];
+      std::snprintf(where, sizeof where, " %.0f %.0f %.0f %.0f", lo.x, lo.y, hi.x, hi.y);
+      actions.report(std::string("menu ") + current, std::string("menu ") + current + where);
     }
     if (!open) continue;
     const std::string& label = offer.label.empty() ? action.label : offer.label;
-    if (ImGui::MenuItem(label.c_str(), shortcut_list(action).c_str(), offer.checked)) actions.queue(action);
-    tooltip(offer.help.empty() ? std::string(action.help) : offer.help);
+    const bool available = offer.unavailable.empty();
+    if (ImGui::MenuItem(label.c_str(), shortcut_list(action).c_str(), offer.checked, available)) actions.queue(action);
+    tooltip((offer.help.empty() ? std::string(action.help) : offer.help) +
+            (available ? std::string() : "\n\ncannot run here: " + offer.unavailable));
+    actions.report("menu_item " + label,
+                   "menu_item " + std::string(current) + " '" + label + "' " +
+                       (available ? std::string("enabled") : "greyed: " + offer.unavailable));
   }
   if (open) ImGui::EndMenu();
   ImGui::EndMainMenuBar();

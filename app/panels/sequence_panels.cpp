@@ -60,6 +60,7 @@ SequenceRequests sequence_panel(SequenceControls& c, ViewState& view, std::strin
   ImGui::Separator();
   ImGui::TextColored(kDimColour, "whitening (a change starts the sequence over)");
   ImGui::SliderInt("history N", &c.history, 1, 64);
+  if (!info.warning.empty()) wrapped(kErrorColour, info.warning);
   ImGui::SliderInt("degree n", &c.degree, 0, 4);
   slider_double("gamma", c.gamma, 1e-6, 1e3, "%.2g", true);
   if (ImGui::IsItemHovered())

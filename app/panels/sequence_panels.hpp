@@ -51,6 +51,7 @@ struct SequencePanelInfo {
   std::string cuda_device;
   std::string status;  // the latest note (a frame skipped, ...)
   std::string error;   // the latest refusal (an input that would not open, a setting refused)
+  std::string warning;  // a history too long for the frames (history_warning)
 };
 
 struct SequenceRequests {

@@ -4,8 +4,10 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
 
 #include "panels/comparison_panels.hpp"
+#include "panels/path_badge.hpp"
 
 namespace gausslab {
 
@@ -23,6 +25,29 @@ PictureArea comparison_layout(ViewState& view, int surface_width, int surface_he
   area.width = std::max(0, surface_width - static_cast<int>(panel * scale));
   area.height = std::max(0, surface_height - area.y);
   return area;
+}
+
+void cpu_path_banner(const ResultPipeline& pipeline, ActionDispatcher& actions) {
+  if (pipeline.path() != OutputPath::Cpu) {
+    actions.report("banner", "banner none");
+    return;
+  }
+  const std::string text = "CPU path: " + pipeline.path_reason() + " (GPU methods greyed in the lists and menus)";
+  actions.report("banner", "banner " + text);
+  const Rgba8 colour = path_badge_colour(OutputPath::Cpu);
+  const ImVec2 pad = ImGui::GetStyle().FramePadding;
+  const float width = ImGui::GetContentRegionAvail().x;
+  const ImVec2 text_size = ImGui::CalcTextSize(text.c_str(), nullptr, false, width - 2 * pad.x);
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + width, at.y + text_size.y + 2 * pad.y),
+                                            IM_COL32(colour.r, colour.g, colour.b, 255), 4.0f);
+  ImGui::SetCursorScreenPos(ImVec2(at.x + pad.x, at.y + pad.y));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width - 2 * pad.x);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+  ImGui::Dummy(ImVec2(0, pad.y));
 }
 
 bool section(PanelSections& sections, const char* name, bool open_by_default) {
@@ -43,6 +68,7 @@ void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPa
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings;
   if (ImGui::Begin("##panel", nullptr, flags)) {
+    cpu_path_banner(comparison.runs().pipeline(), actions);
     PanelSections& sections = panels.sections;
     if (section(sections, "picture", true)) picture_panel(comparison, panels.picture);
     if (section(sections, "slots", true)) slots_panel(comparison);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <imgui_internal.h>  // TempInputIsActive: whether a slider is being typed into
+
 namespace gausslab {
 
 void tooltip(const std::string& text) {
@@ -20,6 +22,29 @@ void action_tooltip(ActionId id) {
   const Action& action = first_action(id);
   const std::string keys = shortcut_list(action);
   tooltip(std::string(action.help) + (keys.empty() ? "" : "  [" + keys + "]"));
+}
+
+const char* const kTypedValueKeys =
+    "Drag, or Ctrl+click and type a value: Enter or a click elsewhere applies it, Esc drops it.";
+
+std::optional<double> committed_slider(const char* label, double value, double min, double max, const char* format,
+                                       ImGuiSliderFlags flags, std::optional<double>& typed) {
+  double shown = typed.value_or(value);
+  const bool changed = ImGui::SliderScalar(label, ImGuiDataType_Double, &shown, &min, &max, format, flags);
+  const ImGuiID id = ImGui::GetCurrentContext()->LastItemData.ID;
+  if (ImGui::TempInputIsActive(id)) {  // typing: keep the text's value, apply nothing yet
+    if (changed) typed = shown;
+    return std::nullopt;
+  }
+  if (typed && ImGui::IsItemDeactivated()) {  // Enter, or the focus went elsewhere
+    const double value_typed = *typed;
+    typed.reset();
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) return std::nullopt;
+    return value_typed;
+  }
+  typed.reset();
+  if (changed) return shown;
+  return std::nullopt;
 }
 
 void wrapped(const ImVec4& colour, const std::string& text) {

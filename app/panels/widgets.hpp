@@ -4,6 +4,7 @@
 // kept on the display, and figures as the panels print them.
 #include <imgui.h>
 
+#include <optional>
 #include <string>
 
 #include "actions/actions.hpp"
@@ -21,6 +22,15 @@ void action_tooltip(ActionId id);
 void wrapped(const ImVec4& colour, const std::string& text);
 // Keeps the current window inside the display (a window that shrinks must not lose it).
 void keep_on_screen();
+// A slider of doubles whose typed value (Ctrl+click, then the digits) is taken on Enter or when the
+// field loses the focus, never a keystroke at a time (typing 500 used to apply 5 and 50 on the way,
+// radius 200 on the CPU); a drag applies as it moves. `typed` holds the text's value meanwhile.
+// Returns the value to apply: the dragged one, or the typed one once committed (Esc: the old one).
+std::optional<double> committed_slider(const char* label, double value, double min, double max, const char* format,
+                                       ImGuiSliderFlags flags, std::optional<double>& typed);
+// "Ctrl+click and type a value: Enter or a click elsewhere applies it, Esc drops it", for the
+// tooltip of a committed_slider.
+extern const char* const kTypedValueKeys;
 // A figure as the panels print it ("inf" for an infinite one).
 std::string figure(double value, const char* format = "%.4g");
 

@@ -27,6 +27,14 @@ PlayerSettings sequence_settings(const ViewerOptions& options) {
   return p;
 }
 
+std::string history_warning(int history, int frame_count) {
+  if (frame_count <= 0 || history < frame_count) return {};
+  return "the sequence has " + std::to_string(frame_count) + " frame(s) and the history " + std::to_string(history) +
+         ": whitening needs at least " + std::to_string(history + 1) +
+         " (the first fill the history), so looping refills it with the same frames and B goes flat" +
+         (frame_count >= 2 ? "; use a history of " + std::to_string(frame_count - 1) + " or fewer" : std::string());
+}
+
 StartupPlan plan_sequence_startup(const ViewerOptions& options) {
   StartupPlan plan;
   if (options.resize && options.sequence_input != "synthetic")

@@ -128,9 +128,15 @@ StartupPlan plan_startup(const ViewerOptions& options) {
   else if (!options.compare_id.empty() && options.compare_id != "original")
     plan.method_b = resolve_method("--compare", options.compare_id, problem, options.best_path);
   if (!options.save_folder.empty()) {
+    // A missing folder is made, as gausslab-filter's --out-dir is; a file of that name is refused.
     std::error_code error;
-    if (!std::filesystem::is_directory(options.save_folder, error))
-      throw StartupError("--save-folder: '" + options.save_folder + "' is not a folder");
+    if (!std::filesystem::is_directory(options.save_folder, error)) {
+      if (std::filesystem::exists(options.save_folder, error))
+        throw StartupError("--save-folder: '" + options.save_folder + "' is not a folder");
+      std::filesystem::create_directories(options.save_folder, error);
+      if (error)
+        throw StartupError("--save-folder: cannot create the folder '" + options.save_folder + "': " + error.message());
+    }
   }
   // 4. The script, so that a typo is a message now rather than a step skipped later.
   if (!options.script.empty()) {

@@ -93,7 +93,13 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   }
   if (window_) {
     const std::string title = mode_->window_title();
-    if (title != title_) window_->set_title(title_ = title);
+    if (title != title_) {
+      window_->set_title(title_ = title);
+      if (options_.events) {  // what was applied (sigma, the slots), for drivers that wait on it
+        std::printf("gausslab-event: title %s\n", title_.c_str());
+        std::fflush(stdout);
+      }
+    }
   }
 }
 
@@ -126,8 +132,25 @@ int Viewer::run() {
     if (window_) {
       if (window_->should_close()) break;
       const bool interactive = !run_.automated();
-      window_->poll_events(window_->iconified() && interactive ? 0.1 : 0.0);
+      // An idle viewer costs nothing: with no input since the last frames and nothing on its way,
+      // no processing and no animation, it sleeps in glfwWaitEventsTimeout instead of drawing the
+      // same frame again (about one core before, issue 39).
+      const bool idle = interactive && frames_to_draw_ == 0;
+      if (idle && !said_idle_ && options_.events) {  // once per quiet spell, for drivers that measure it
+        std::printf("gausslab-event: idle after frame %lld\n", frames_drawn_);
+        std::fflush(stdout);
+      }
+      said_idle_ = idle;
+      window_->poll_events(idle ? kIdleWaitSeconds : window_->iconified() && interactive ? 0.1 : 0.0);
       if (window_->iconified() && interactive) continue;
+      if (interactive) {
+        const bool input = window_->events_seen() != events_seen_;
+        events_seen_ = window_->events_seen();
+        if (input || mode_->wants_frames()) frames_to_draw_ = kFramesAfterActivity;
+        if (frames_to_draw_ == 0) continue;  // woke without an event: nothing to draw
+        if (idle) previous_start = Clock::now() - std::chrono::milliseconds(16);  // the sleep is no frame time
+        --frames_to_draw_;
+      }
       const std::vector<std::string> dropped = window_->take_dropped_paths();
       if (!dropped.empty()) mode_->open_file(dropped.back());  // several files: the last one wins
     }

@@ -6,6 +6,7 @@
 // run's rules around the frames (counting, the script's steps, the soak's, progress lines) are
 // automated_run.hpp's; at the end the loop draws frames until the mode's work is all in, then the
 // mode reports. What a frame shows and does belongs to the mode (viewer_mode.hpp).
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -15,6 +16,12 @@
 #include "viewer/viewer_options.hpp"
 
 namespace gausslab {
+
+// The interactive loop's idle rule (viewer.cpp): frames drawn after the last input or work (Dear
+// ImGui settles hover, focus and window sizes over a few), and the longest sleep between two looks
+// at the mode.
+inline constexpr int kFramesAfterActivity = 8;
+inline constexpr double kIdleWaitSeconds = 0.5;
 
 class GlSurface;
 class GlfwWindow;
@@ -57,6 +64,11 @@ class Viewer {
   long long frames_drawn_ = 0;
   std::string pending_keys_;  // --keys, typed into the first frame
   std::string title_;
+  // Interactive: frames still to draw after the last input or the last frame the mode wanted; at 0
+  // the loop sleeps until an event (kIdleWaitSeconds at most, then asks the mode again).
+  int frames_to_draw_ = kFramesAfterActivity;
+  std::uint64_t events_seen_ = 0;
+  bool said_idle_ = false;  // --events: "idle" printed for this quiet spell
   ImageRgba8 view_capture_;
 };
 

@@ -53,6 +53,11 @@ class ViewerMode {
   // Work still on its way (results, numbers, the exact Gaussian), and what it is, for progress
   // lines; an automated run draws frames until nothing is (after settle(): no new work started).
   virtual bool busy() const { return false; }
+  // Something on the screen changes without input (work on its way, continuous processing, an
+  // upload in bands, playing, a message that goes at its time): the interactive frame loop draws
+  // frames while this is true and otherwise sleeps until an event (viewer.cpp: an idle viewer costs
+  // nothing).
+  virtual bool wants_frames() const { return busy(); }
   // The first results are not in yet (a shown slot still prepares or computes its first result): a
   // timed run (--frames) starts counting frames once this is false, so its medians are of frames that
   // process, not of the start-up's empty ones.

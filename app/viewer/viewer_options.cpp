@@ -1,6 +1,7 @@
 #include "viewer/viewer_options.hpp"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 #include <utility>
 
@@ -31,63 +32,73 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
   ArgReader reader(argc, argv);
   std::string arg;
   bool truncate_given = false, sequence_setting = false;
+  // Every flag with a value is given once: a repeated one is refused with both values (the last
+  // silently winning hid typos such as a second --sigma from a pasted command).
+  std::map<std::string, std::string> given;
+  const auto value = [&](const std::string& flag) {
+    std::string text = reader.value(flag);
+    const auto [first, fresh] = given.emplace(flag, text);
+    if (!fresh)
+      throw UsageError(flag + " is given twice ('" + first->second + "' and '" + text + "'); give it once");
+    return text;
+  };
   while (reader.next(arg)) {
     if (arg == "--help" || arg == "-h") {
       options.help = true;
     } else if (arg == "--method") {
-      options.method_id = reader.value(arg);
+      options.method_id = value(arg);
     } else if (arg == "--compare") {
-      options.compare_id = reader.value(arg);
+      options.compare_id = value(arg);
     } else if (arg == "--display") {
-      options.display = parse_display(arg, reader.value(arg));
+      options.display = parse_display(arg, value(arg));
       options.display_given = true;
     } else if (arg == "--sigma") {
-      options.params.sigma = parse_double(arg, reader.value(arg));
+      options.params.sigma = parse_double(arg, value(arg));
     } else if (arg == "--truncate") {
-      options.params.truncate = parse_double(arg, reader.value(arg));
+      options.params.truncate = parse_double(arg, value(arg));
       truncate_given = true;
     } else if (arg == "--border") {
-      options.params.border = parse_border(arg, reader.value(arg));
+      options.params.border = parse_border(arg, value(arg));
     } else if (arg == "--size") {
-      std::tie(options.size_width, options.size_height) = parse_size(arg, reader.value(arg));
+      std::tie(options.size_width, options.size_height) = parse_size(arg, value(arg));
       options.resize = true;
     } else if (arg == "--window") {
-      std::tie(options.window_width, options.window_height) = parse_size(arg, reader.value(arg));
+      std::tie(options.window_width, options.window_height) = parse_size(arg, value(arg));
       if (options.window_width > 16384 || options.window_height > 16384)
         throw UsageError("--window: at most 16384x16384");
     } else if (arg == "--offscreen") {
       options.offscreen = true;
     } else if (arg == "--frames") {
-      options.frames = parse_int(arg, reader.value(arg), 1, 1000000);
+      options.frames = parse_int(arg, value(arg), 1, 1000000);
     } else if (arg == "--screenshot") {
-      options.screenshot = reader.value(arg);
+      options.screenshot = value(arg);
     } else if (arg == "--screenshot-view") {
-      options.screenshot_view = reader.value(arg);
+      options.screenshot_view = value(arg);
     } else if (arg == "--overwrite") {
       options.overwrite = true;
     } else if (arg == "--save-folder") {
-      options.save_folder = reader.value(arg);
+      options.save_folder = value(arg);
     } else if (arg == "--soak") {
-      options.soak = parse_int(arg, reader.value(arg), 1, 100000000);
+      options.soak = parse_int(arg, value(arg), 1, 100000000);
     } else if (arg == "--events") {
       options.events = true;
     } else if (arg == "--script") {
-      options.script = reader.value(arg);
+      options.script = value(arg);
     } else if (arg == "--keys") {
-      options.keys = reader.value(arg);
+      options.keys = value(arg);
     } else if (arg == "--path") {
-      options.best_path = parse_path(arg, reader.value(arg));
+      options.best_path = parse_path(arg, value(arg));
     } else if (arg == "--sequence") {
-      options.sequence_input = reader.value(arg);
+      options.sequence_input = value(arg);
       if (options.sequence_input.empty()) throw UsageError("--sequence: give a folder, a video or 'synthetic'");
     } else if (arg == "--history") {
-      options.sequence_history = parse_int(arg, reader.value(arg), 1, 64);
+      options.sequence_history = parse_int(arg, value(arg), 1, 64);
       sequence_setting = true;
     } else if (arg == "--degree") {
-      options.sequence_degree = parse_int(arg, reader.value(arg), 0, 4);
+      options.sequence_degree = parse_int(arg, value(arg), 0, 4);
       sequence_setting = true;
     } else if (arg == "--gamma") {
-      options.sequence_gamma = parse_double(arg, reader.value(arg));
+      options.sequence_gamma = parse_double(arg, value(arg));
       if (!(options.sequence_gamma > 0.0) || options.sequence_gamma > 1e6)
         throw UsageError("--gamma: must be in (0, 1e6]");
       sequence_setting = true;

@@ -35,7 +35,8 @@ GlfwWindow::GlfwWindow(const std::string& title, int width, int height, bool vsy
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit())
     throw GlError("could not open a window: " + last_glfw_error +
-                  ". On a machine without a display run with --offscreen (OpenGL through EGL)");
+                  ". On a machine without a display, run it offscreen for a number of frames (OpenGL through EGL), e.g. "
+                  "gausslab --offscreen --frames 300 (with the same IMAGE and options; --screenshot-view FILE.png saves what it drew)");
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -48,7 +49,8 @@ GlfwWindow::GlfwWindow(const std::string& title, int width, int height, bool vsy
     glfwTerminate();
     throw GlError("could not open a " + std::to_string(width) + "x" + std::to_string(height) +
                   " window with OpenGL 3.3 core: " + reason +
-                  ". Update the graphics driver, or run with --offscreen (OpenGL through EGL)");
+                  ". Update the graphics driver, or run it offscreen (OpenGL through EGL), e.g. "
+                  "gausslab --offscreen --frames 300 (with the same IMAGE and options; --screenshot-view FILE.png saves what it drew)");
   }
   glfwMakeContextCurrent(window_);
   if (!gladLoadGL(glfwGetProcAddress)) {
@@ -60,6 +62,16 @@ GlfwWindow::GlfwWindow(const std::string& title, int width, int height, bool vsy
   glfwSetWindowUserPointer(window_, this);
   glfwSetDropCallback(window_, on_drop);
   glfwSetKeyCallback(window_, on_key);
+  // Counted for the idle frame loop. Dear ImGui's backend, installed after these, calls them on.
+  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned) { count_event(w); });
+  glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { count_event(w); });
+  glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { count_event(w); });
+  glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { count_event(w); });
+  glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { count_event(w); });
+  glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { count_event(w); });
+  glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { count_event(w); });
+  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { count_event(w); });
+  glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { count_event(w); });
   try {
     query_info(std::string("GLFW window (") + platform_name() + ")");
   } catch (...) {
@@ -129,7 +141,9 @@ double GlfwWindow::now_s() { return glfwGetTime(); }
 
 void GlfwWindow::on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
   auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
-  if (!self || key == GLFW_KEY_UNKNOWN) return;
+  if (!self) return;
+  ++self->events_seen_;
+  if (key == GLFW_KEY_UNKNOWN) return;
   const KeyEvent::Kind kind = action == GLFW_PRESS    ? KeyEvent::Kind::Press
                               : action == GLFW_REPEAT ? KeyEvent::Kind::Repeat
                                                       : KeyEvent::Kind::Release;
@@ -138,9 +152,14 @@ void GlfwWindow::on_key(GLFWwindow* window, int key, int /*scancode*/, int actio
 
 void GlfwWindow::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
 
+void GlfwWindow::count_event(GLFWwindow* window) {
+  if (auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window))) ++self->events_seen_;
+}
+
 void GlfwWindow::on_drop(GLFWwindow* window, int count, const char** paths) {
   auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
   if (!self) return;
+  ++self->events_seen_;
   for (int i = 0; i < count; ++i)
     if (paths[i]) self->dropped_.emplace_back(paths[i]);
 }

@@ -97,6 +97,14 @@ def check_viewer(c, tool):
                         ("--border", "zero"), ("--method", "gaussian9000")):
         c.refused(tool, [flag, value, *run], [flag])
     c.refused(tool, ["--sigma", "200.0001", *run], ["200.0001"], "--sigma 200.0001 is printed with its digits")
+    # A flag with a value given twice is refused with both values named, never the last one taken.
+    for flag, first, second in (("--method", "cpu_openmp", "cpu_separable"), ("--compare", "exact", "original"),
+                                ("--sigma", "2", "3"), ("--truncate", "3", "4"), ("--border", "wrap", "mirror"),
+                                ("--display", "a", "b"), ("--size", "64x64", "32x32"), ("--window", "200x150", "300x200"),
+                                ("--path", "cpu", "staging"), ("--keys", "+", "-"), ("--save-folder", "x", "y")):
+        c.refused(tool, [flag, first, *run, f"{flag}={second}"], [f"{flag} is given twice", f"'{first}' and '{second}'"],
+                  f"{flag} twice")
+    c.refused(tool, ["--offscreen", "--frames", "1", "--frames", "2"], ["--frames is given twice", "'1' and '2'"])
 
 
 def check_radius_beyond_image(c, tool, work):

@@ -121,6 +121,12 @@ def main():
                                   "--frames", "10", *base], capture_output=True, text=True, timeout=300)
             c.check("a folder of frames plays (and loops)", run.returncode == 0 and "size=80x60" in run.stdout
                     and "pushed=11" in run.stdout, (run.stdout + run.stderr)[-600:])
+            # A history longer than the 8 frames: warned about as gausslab-sequence does (issue 39).
+            run = subprocess.run([args.viewer, "--sequence", os.path.join(sky, "frames"), "--history", "20",
+                                  "--frames", "3", *base], capture_output=True, text=True, timeout=300)
+            c.check("a history of 20 over 8 frames is warned about", run.returncode == 0
+                    and "warning: the sequence has 8 frame(s) and the history 20" in run.stderr
+                    and "a history of 7 or fewer" in run.stderr, (run.stdout + run.stderr)[-600:])
 
         # Refusals: exit status 2 with the problem named.
         frames = os.path.join(sky, "frames")

@@ -7,6 +7,7 @@
 
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "viewer/sequence_startup.hpp"
 #include "viewer/startup.hpp"
 #include "support/test_support.hpp"
 #include "viewer/viewer_options.hpp"
@@ -90,6 +91,26 @@ void expect_startup_error(const ViewerOptions& options, const std::string& fragm
   } catch (const StartupError& error) {
     EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
   }
+}
+
+TEST(ViewerOptions, AFlagGivenTwiceIsRefusedWithBothValues) {
+  expect_usage_error({"--sigma", "2", "--sigma=3"}, "--sigma is given twice ('2' and '3')");
+  expect_usage_error({"--method", "cpu_openmp", "--offscreen", "--method", "cpu_separable"},
+                     "--method is given twice ('cpu_openmp' and 'cpu_separable')");
+  EXPECT_NO_THROW(parse({"--offscreen", "--offscreen", "--frames", "2"}));  // a switch twice is harmless
+}
+
+// The sequence mode warns as gausslab-sequence does when the history cannot fill with distinct
+// frames (a history of 20 over 12 frames: looping refills it with the same frames, B goes flat).
+TEST(SequenceStartup, AHistoryAsLongAsTheFramesIsWarnedAbout) {
+  EXPECT_EQ(history_warning(11, 12), "");
+  EXPECT_EQ(history_warning(20, 0), "");  // the count is not known
+  const std::string warning = history_warning(20, 12);
+  EXPECT_NE(warning.find("12 frame(s) and the history 20"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("at least 21"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("a history of 11 or fewer"), std::string::npos) << warning;
+  EXPECT_NE(history_warning(12, 12), "");
+  EXPECT_EQ(history_warning(3, 1).find("or fewer"), std::string::npos);  // one frame: no history helps
 }
 
 TEST(Startup, DefaultPictureIsEmbedded) {

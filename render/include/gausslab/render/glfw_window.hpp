@@ -1,5 +1,6 @@
 #pragma once
 // A GLFW window with an OpenGL 3.3 core context: the interactive viewer's surface.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ class GlfwWindow final : public GlSurface {
   bool iconified() const;
   // Processes pending events; waits up to timeout_s for one when timeout_s > 0.
   void poll_events(double timeout_s = 0.0);
+  // Events seen so far (keys, characters, the mouse, the window's size, focus, exposure, drops):
+  // the frame loop draws again only when this moved or its mode has something on its way.
+  std::uint64_t events_seen() const { return events_seen_; }
   // Files dropped onto the window since the last call.
   std::vector<std::string> take_dropped_paths();
   // Key events since the last call, in order (Dear ImGui still sees every key too: its backend,
@@ -57,11 +61,13 @@ class GlfwWindow final : public GlSurface {
  private:
   static void on_drop(GLFWwindow* window, int count, const char** paths);
   static void on_key(GLFWwindow* window, int key, int scancode, int action, int mods);
+  static void count_event(GLFWwindow* window);
 
   GLFWwindow* window_ = nullptr;
   std::vector<std::string> dropped_;
   std::vector<KeyEvent> keys_;
   bool vsync_ = false;
+  std::uint64_t events_seen_ = 0;
 };
 
 }  // namespace gausslab
