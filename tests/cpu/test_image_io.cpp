@@ -294,6 +294,8 @@ TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
   // The 30-minute run's find: a second ZTILE1 card whose value is a string.
   const std::string twice = malformed_error("fits_compressed_ztile_as_a_string.fits");
   EXPECT_TRUE(contains(twice, "ZTILE1 is not a whole number")) << twice;
+  const std::string blocksize = malformed_error("fits_compressed_blocksize_of_a_third.fits");
+  EXPECT_TRUE(contains(blocksize, "ZVAL1 (its BLOCKSIZE) is not a whole number")) << blocksize;
 }
 
 TEST(ImageLoad, AHeaderThatContradictsTheFileSizeIsRefused) {

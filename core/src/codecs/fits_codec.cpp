@@ -115,6 +115,33 @@ std::uint64_t declared_data_bytes(const DecodeInput& in, std::uint64_t head, std
   return bytes_per * static_cast<std::uint64_t>(gcount) * (static_cast<std::uint64_t>(pcount) + product);
 }
 
+// Rice's BLOCKSIZE and BYTEPIX (ZNAMEn = 'BLOCKSIZE', ZVALn = 32) are divisors too: cfitsio reads a
+// ZVALn of .32 as 0 and divides by it (fuzz_fits, SIGFPE in imcomp_calc_max_elem).
+void check_compression_parameters(const DecodeInput& in, std::uint64_t head, std::uint64_t end) {
+  for (std::uint64_t at = head; at + 80 <= end; at += 80) {
+    const unsigned char* card = in.data + at;
+    if (std::memcmp(card, "ZNAME", 5) != 0 || card[5] < '1' || card[5] > '9') continue;
+    const std::string value(reinterpret_cast<const char*>(card) + 10, 70);
+    const char* name = value.find("'BLOCKSIZE") != std::string::npos ? "BLOCKSIZE"
+                       : value.find("'BYTEPIX") != std::string::npos ? "BYTEPIX" : nullptr;
+    if (!name) continue;
+    char val_keyword[9] = {};
+    std::memcpy(val_keyword, card, 8);
+    std::memcpy(val_keyword, "ZVAL", 4);  // ZNAMEn -> ZVALn (the digits follow at 5)
+    std::memmove(val_keyword + 4, val_keyword + 5, 3);
+    val_keyword[7] = '\0';
+    for (int i = 6; i >= 0 && val_keyword[i] == ' '; --i) val_keyword[i] = '\0';
+    for (std::uint64_t v = head; v + 80 <= end; v += 80) {
+      long long number = 0;
+      const unsigned char* value_card = in.data + v;
+      if (std::memcmp(value_card, val_keyword, std::strlen(val_keyword)) != 0) continue;
+      if (!card_number(value_card, val_keyword, number) || number < 1)
+        fail(in, kFormat, std::string("a compressed image's ") + val_keyword + " (its " + name +
+                              ") is not a whole number of at least 1; the file is damaged");
+    }
+  }
+}
+
 // cfitsio divides by a compressed image's ZTILEn and ZNAXISn while it merely walks the HDUs
 // (fits_get_num_hdus: fuzz_fits found a SIGFPE from ZTILE2 = 0): every header's are checked first.
 void check_tiling_keywords(const DecodeInput& in) {
@@ -146,6 +173,7 @@ void check_tiling_keywords(const DecodeInput& in) {
       }
     }
     if (!ended) return;  // cfitsio says the header is truncated
+    check_compression_parameters(in, head, at);
     const std::uint64_t data_start = (at + kBlock - 1) / kBlock * kBlock;
     head = data_start + (declared_data_bytes(in, head, data_start) + kBlock - 1) / kBlock * kBlock;
   }
