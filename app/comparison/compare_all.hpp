@@ -52,10 +52,7 @@ class CompareAll {
   void wait_idle() { thread_.wait_idle(); }
 
  private:
-  struct Job {
-    ExactKey key;
-    std::shared_ptr<const ImageRgba8> picture;
-  };
+  using Job = PictureJob;
   void run(Job& job, const std::atomic<bool>& superseded);
 
   bool gpu_;

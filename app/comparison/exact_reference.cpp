@@ -30,7 +30,7 @@ void ExactReference::request(const ExactKey& key, std::shared_ptr<const ImageRgb
     progress_ = 0.0;
     error_.clear();
   }
-  thread_.submit(Job{key, std::move(picture), std::move(levels)});
+  thread_.submit(Job{{key, std::move(picture)}, std::move(levels)});
 }
 
 std::optional<double> ExactReference::progress(const ExactKey& key) const {

@@ -25,6 +25,12 @@ struct ExactKey {
   friend bool operator!=(const ExactKey& x, const ExactKey& y) { return !(x == y); }
 };
 
+// A picture to work on for a key: the job of the exact reference's and compare-all's threads.
+struct PictureJob {
+  ExactKey key;
+  std::shared_ptr<const ImageRgba8> picture;
+};
+
 struct ExactResult {
   ExactKey key;
   int width = 0, height = 0;
@@ -53,9 +59,7 @@ class ExactReference {
   void wait_idle() { thread_.wait_idle(); }
 
  private:
-  struct Job {
-    ExactKey key;
-    std::shared_ptr<const ImageRgba8> picture;
+  struct Job : PictureJob {
     std::shared_ptr<const PictureLevels> levels;
   };
   void compute(Job& job, const std::atomic<bool>& superseded);

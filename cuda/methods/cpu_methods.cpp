@@ -74,34 +74,31 @@ class CpuMethod final : public Method {
   CpuThreading threading_;
 };
 
+// Both CPU methods take every format, kernel and rounding; they differ in their threads only.
+MethodEntry cpu_method_entry(const char* id, const char* name, const char* description, CpuThreading threading) {
+  MethodInfo info{id, name, description, {}, Backend::Cpu, /*filters_along_x_only=*/true};
+  info.same_bytes_in_bands = true;
+  info.formats = FormatSet::all();
+  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
+  info.kernels = KernelSupport::Any;
+  info.all_roundings = true;
+  return {info, [info, threading] { return std::make_unique<CpuMethod>(info, threading); }};
+}
+
 }  // namespace
 
 MethodEntry cpu_separable_method() {
-  MethodInfo info{"cpu_separable", "CPU separable (1 thread)",
-                  "Row then column pass in float32 on one CPU thread; cost grows with sigma (radius + 1 "
-                  "multiply-adds per pixel per pass)",
-                  {},
-                  Backend::Cpu, /*filters_along_x_only=*/true};
-  info.same_bytes_in_bands = true;
-  info.formats = FormatSet::all();
-  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
-  info.kernels = KernelSupport::Any;
-  info.all_roundings = true;
-  return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::Single); }};
+  return cpu_method_entry("cpu_separable", "CPU separable (1 thread)",
+                          "Row then column pass in float32 on one CPU thread; cost grows with sigma (radius + 1 "
+                          "multiply-adds per pixel per pass)",
+                          CpuThreading::Single);
 }
 
 MethodEntry cpu_openmp_method() {
-  MethodInfo info{"cpu_openmp", "CPU separable (OpenMP)",
-                  "The single-thread CPU filter with rows spread over all cores by OpenMP; cost grows "
-                  "with sigma",
-                  {},
-                  Backend::Cpu, /*filters_along_x_only=*/true};
-  info.same_bytes_in_bands = true;
-  info.formats = FormatSet::all();
-  info.accuracy = accuracy_promise("float32 rounding", kFloatRoundingBound, info.formats);
-  info.kernels = KernelSupport::Any;
-  info.all_roundings = true;
-  return {info, [info] { return std::make_unique<CpuMethod>(info, CpuThreading::OpenMP); }};
+  return cpu_method_entry("cpu_openmp", "CPU separable (OpenMP)",
+                          "The single-thread CPU filter with rows spread over all cores by OpenMP; cost grows "
+                          "with sigma",
+                          CpuThreading::OpenMP);
 }
 
 }  // namespace gausslab

@@ -28,6 +28,7 @@
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "gausslab/cuda/registry.hpp"
+#include "float_fir_method.hpp"
 #include "separable_common.cuh"
 
 namespace gausslab {
@@ -85,7 +86,7 @@ constexpr std::size_t kRowAlignmentBytes = 128;  // intermediate rows start on a
 
 std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
-// The formats the kernels are compiled for; the others run as F32 planes (gpu_method.hpp).
+// The formats the kernels are compiled for (FloatFirMethod::route); the others run as F32 planes.
 using NativeFormats = RgbaAndFloatFormats;
 
 int window_outputs(PixelFormat format) {
@@ -109,17 +110,9 @@ void prefer_shared_memory_for() {
   prefer_shared_memory<P, PitchedLines<PixelAccum<F>, PixelStorage<F>>>();
 }
 
-class SeparableShared final : public GpuMethod {
+class SeparableShared final : public FloatFirMethod {
  public:
-  using GpuMethod::GpuMethod;
-
-  AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    return with_rounding(kFloatRoundingBound, problem.params.rounding);
-  }
-
-  Route route(PixelFormat format) const override {
-    return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
-  }
+  using FloatFirMethod::FloatFirMethod;
 
  protected:
   std::string method_limits(const FilterProblem& problem) const override {

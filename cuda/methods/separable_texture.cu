@@ -28,6 +28,7 @@
 #include "gausslab/cuda/gpu_method.hpp"
 #include "gausslab/cuda/kernel_common.cuh"
 #include "gausslab/cuda/registry.hpp"
+#include "float_fir_method.hpp"
 #include "separable_common.cuh"
 
 namespace gausslab {
@@ -140,7 +141,7 @@ void create(TextureBinding& binding, const void* data, std::size_t pitch_bytes, 
   binding = TextureBinding{object, data, pitch_bytes, width, height, channel, address_mode};
 }
 
-// The formats the kernels are compiled for; the others run as F32 planes (gpu_method.hpp).
+// The formats the kernels are compiled for (FloatFirMethod::route); the others run as F32 planes.
 using NativeFormats = RgbaAndFloatFormats;
 
 // The texels of the source and of the float intermediate, and the register window's N, of a format.
@@ -191,22 +192,14 @@ struct AlignedImage {
 
 // ---- method ---------------------------------------------------------------------------------------
 
-class SeparableTexture final : public GpuMethod {
+class SeparableTexture final : public FloatFirMethod {
  public:
-  using GpuMethod::GpuMethod;
+  using FloatFirMethod::FloatFirMethod;
 
   ~SeparableTexture() override {
     fence().wait_for_last_run_logged();  // a texture object is destroyed only after the runs that read it
     for (TextureBinding& binding : source_textures_) destroy(binding);
     destroy(intermediate_texture_);
-  }
-
-  AccuracyBound accuracy_bound(const FilterProblem& problem) const override {
-    return with_rounding(kFloatRoundingBound, problem.params.rounding);
-  }
-
-  Route route(PixelFormat format) const override {
-    return contains(NativeFormats{}, format) ? Route::Native : Route::FloatPlanes;
   }
 
  protected:
