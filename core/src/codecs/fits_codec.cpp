@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "codecs.hpp"
+#include "rice_stream_check.hpp"
 
 namespace gausslab::codec {
 
@@ -179,6 +180,35 @@ void check_tiling_keywords(const DecodeInput& in) {
   }
 }
 
+// The pixels of tile `row` (1-based; tiles in raster order, the first axis fastest).
+std::uint64_t tile_pixels(const FITSfile& file, LONGLONG row) {
+  std::uint64_t index = static_cast<std::uint64_t>(row - 1), pixels = 1;
+  for (int axis = 0; axis < std::min(file.zndim, MAX_COMPRESS_DIM); ++axis) {
+    const std::uint64_t side = static_cast<std::uint64_t>(std::max(file.znaxis[axis], 1L));
+    const std::uint64_t tile = static_cast<std::uint64_t>(std::max(file.tilesize[axis], 1L));
+    const std::uint64_t tiles = (side + tile - 1) / tile;
+    const std::uint64_t at = index % tiles;
+    index /= tiles;
+    pixels *= std::min(tile, side - at * tile);
+  }
+  return pixels;
+}
+
+// A Rice tile's codes must end within its bytes before cfitsio decodes it (rice_stream_check.hpp).
+void check_rice_tile(const DecodeInput& in, const FITSfile& file, LONGLONG row, std::uint64_t table_start,
+                     LONGLONG bytes, LONGLONG offset, LONGLONG element_bytes) {
+  const std::string tile = "tile " + std::to_string(row) + " of the Rice-compressed image";
+  if (element_bytes != 1) fail(in, kFormat, tile + " is not stored as bytes (the file is damaged)");
+  const std::uint64_t start = table_start + static_cast<std::uint64_t>(file.heapstart) + static_cast<std::uint64_t>(offset);
+  if (file.heapstart < 0 || start > in.size || static_cast<std::uint64_t>(bytes) > in.size - start)
+    fail(in, kFormat, tile + " lies beyond the end of the file (the file is truncated)");
+  const std::uint64_t pixels = tile_pixels(file, row);
+  if (!rice_tile_is_complete(in.data + start, static_cast<std::uint64_t>(bytes), pixels, file.rice_bytepix,
+                             file.rice_blocksize))
+    fail(in, kFormat, tile + "'s " + std::to_string(bytes) + " bytes end before its " + std::to_string(pixels) +
+                          " pixels (the file is damaged or truncated)");
+}
+
 }  // namespace
 
 std::uint64_t fits_bytes_needed(const unsigned char* data, std::size_t size, std::uint64_t file_size) {
@@ -285,13 +315,14 @@ LoadedImage decode_fits(const DecodeInput& in) {
   if (!has_blank && equivalent == USHORT_IMG) type = SampleType::U16;
   const PixelFormat result = make_pixel_format(type, static_cast<int>(channels));
   // cfitsio decompresses a tile-compressed image a tile at a time, into buffers of the tile's
-  // declared size (ZTILEn: one larger than the image is possible) and its compressed length.
+  // declared size (ZTILEn: one larger than the image is possible) and its compressed length; a
+// Rice tile's codes must end inside its bytes (cfitsio's decoder reads on past them otherwise).
   // Each tile's compressed bytes (a descriptor in the table: a length and an offset in the heap)
   // are allocated as the descriptor says (fuzz_fits: 539 MB from spaces read as a length): every
   // descriptor must point inside the heap before a tile is read.
   std::uint64_t tile_bytes = 0;
   if (fits_is_compressed_image(f.fits, &status)) {
-    in_buffer("the compressed image's table");  // its rows hold the descriptors read below (fuzz_fits)
+    const std::uint64_t table_start = in_buffer("the compressed image's table").second;  // its rows hold the descriptors
     const FITSfile& file = *f.fits->Fptr;
     tile_bytes = 2 * static_cast<std::uint64_t>(std::max(file.maxtilelen, 0L)) * sizeof(double);
     for (int column : {file.cn_compressed, file.cn_gzip_data, file.cn_uncompressed}) {
@@ -308,6 +339,8 @@ LoadedImage decode_fits(const DecodeInput& in) {
                             "file is damaged)");
         tile_bytes = std::max<std::uint64_t>(tile_bytes, 2 * static_cast<std::uint64_t>(file.maxtilelen) * sizeof(double) +
                                                              static_cast<std::uint64_t>(length * element_bytes));
+        if (column == file.cn_compressed && file.compress_type == RICE_1 && length > 0)
+          check_rice_tile(in, file, row, table_start, length * element_bytes, offset, element_bytes);
       }
     }
     if (status != 0) fail(in, kFormat, "cfitsio: " + fits_message(status));
