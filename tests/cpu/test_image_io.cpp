@@ -296,6 +296,9 @@ TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
   EXPECT_TRUE(contains(twice, "ZTILE1 is not a whole number")) << twice;
   const std::string blocksize = malformed_error("fits_compressed_blocksize_of_a_third.fits");
   EXPECT_TRUE(contains(blocksize, "ZVAL1 (its BLOCKSIZE) is not a whole number")) << blocksize;
+  // The fourth run's: ZVAL1 = "0   32" under ZNAME1 = 'BLOCIZSEK' (cfitsio reads ZVAL1 by position).
+  const std::string unnamed = malformed_error("fits_rice_zval1_under_another_name.fits");
+  EXPECT_TRUE(contains(unnamed, "ZVAL1 (its BLOCKSIZE) is not a whole number")) << unnamed;
   // The third run's find: tile 7's codes end in zero bits, where cfitsio's Rice decoder read on
   // past the tile's 25 bytes.
   const std::string rice = malformed_error("fits_rice_tile_codes_end_early.fits");

@@ -116,28 +116,24 @@ std::uint64_t declared_data_bytes(const DecodeInput& in, std::uint64_t head, std
   return bytes_per * static_cast<std::uint64_t>(gcount) * (static_cast<std::uint64_t>(pcount) + product);
 }
 
-// Rice's BLOCKSIZE and BYTEPIX (ZNAMEn = 'BLOCKSIZE', ZVALn = 32) are divisors too: cfitsio reads a
-// ZVALn of .32 as 0 and divides by it (fuzz_fits, SIGFPE in imcomp_calc_max_elem).
+// Rice's BLOCKSIZE and BYTEPIX are divisors too, and cfitsio takes them from ZVAL1 and ZVAL2 by
+// position, whatever ZNAME1 and ZNAME2 say: a ZVAL1 of .32 (fuzz_fits) or of "0   32" (its next
+// run, under ZNAME1 = 'BLOCIZSEK') is read as 0 and divided by in imcomp_calc_max_elem.
 void check_compression_parameters(const DecodeInput& in, std::uint64_t head, std::uint64_t end) {
+  bool rice = false;
+  for (std::uint64_t at = head; at + 80 <= end; at += 80) {
+    const std::string card(reinterpret_cast<const char*>(in.data) + at, 80);
+    if (card.compare(0, 8, "ZCMPTYPE") == 0)
+      rice = rice || card.find("'RICE_1") != std::string::npos || card.find("'RICE_ONE") != std::string::npos;
+  }
+  if (!rice) return;
   for (std::uint64_t at = head; at + 80 <= end; at += 80) {
     const unsigned char* card = in.data + at;
-    if (std::memcmp(card, "ZNAME", 5) != 0 || card[5] < '1' || card[5] > '9') continue;
-    const std::string value(reinterpret_cast<const char*>(card) + 10, 70);
-    const char* name = value.find("'BLOCKSIZE") != std::string::npos ? "BLOCKSIZE"
-                       : value.find("'BYTEPIX") != std::string::npos ? "BYTEPIX" : nullptr;
-    if (!name) continue;
-    char val_keyword[9] = {};
-    std::memcpy(val_keyword, card, 8);
-    std::memcpy(val_keyword, "ZVAL", 4);  // ZNAMEn -> ZVALn (the digits follow at 5)
-    std::memmove(val_keyword + 4, val_keyword + 5, 3);
-    val_keyword[7] = '\0';
-    for (int i = 6; i >= 0 && val_keyword[i] == ' '; --i) val_keyword[i] = '\0';
-    for (std::uint64_t v = head; v + 80 <= end; v += 80) {
+    for (const auto& [keyword, name] : {std::pair{"ZVAL1", "BLOCKSIZE"}, std::pair{"ZVAL2", "BYTEPIX"}}) {
+      if (std::memcmp(card, keyword, 5) != 0 || std::memcmp(card + 5, "   ", 3) != 0) continue;
       long long number = 0;
-      const unsigned char* value_card = in.data + v;
-      if (std::memcmp(value_card, val_keyword, std::strlen(val_keyword)) != 0) continue;
-      if (!card_number(value_card, val_keyword, number) || number < 1)
-        fail(in, kFormat, std::string("a compressed image's ") + val_keyword + " (its " + name +
+      if (!card_number(card, keyword, number) || number < 1)
+        fail(in, kFormat, std::string("a Rice-compressed image's ") + keyword + " (its " + name +
                               ") is not a whole number of at least 1; the file is damaged");
     }
   }
