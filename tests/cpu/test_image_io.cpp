@@ -293,16 +293,44 @@ TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
   EXPECT_TRUE(contains(table, "truncated") || contains(table, "damaged")) << table;
   // The 30-minute run's find: a second ZTILE1 card whose value is a string.
   const std::string twice = malformed_error("fits_compressed_ztile_as_a_string.fits");
-  EXPECT_TRUE(contains(twice, "ZTILE1 is not a whole number")) << twice;
+  EXPECT_TRUE(contains(twice, "ZTILE1 is not a")) << twice;
   const std::string blocksize = malformed_error("fits_compressed_blocksize_of_a_third.fits");
   EXPECT_TRUE(contains(blocksize, "ZVAL1 (its BLOCKSIZE) is not a whole number")) << blocksize;
   // The fourth run's: ZVAL1 = "0   32" under ZNAME1 = 'BLOCIZSEK' (cfitsio reads ZVAL1 by position).
   const std::string unnamed = malformed_error("fits_rice_zval1_under_another_name.fits");
   EXPECT_TRUE(contains(unnamed, "ZVAL1 (its BLOCKSIZE) is not a whole number")) << unnamed;
+  // And its next: ZNAXIS = 57 bytes of 255, a value that overflowed cfitsio's message buffer
+  // when it could not read it as an integer (ffc2j).
+  const std::string bytes = malformed_error("fits_znaxis_of_byte_255s.fits");
+  EXPECT_TRUE(contains(bytes, "the header's ZNAXIS is not a number")) << bytes;
   // The third run's find: tile 7's codes end in zero bits, where cfitsio's Rice decoder read on
   // past the tile's 25 bytes.
   const std::string rice = malformed_error("fits_rice_tile_codes_end_early.fits");
   EXPECT_TRUE(contains(rice, "tile 7 of the Rice-compressed image's 25 bytes end before its 11 pixels")) << rice;
+}
+
+TEST(ImageLoad, AFitsCardWhoseKeywordIsNotAsciiOrWhoseIntegerIsNoNumberIsRefused) {
+  auto fits = [](const std::string& extra_card) {
+    std::string header;
+    for (std::string card : {std::string("SIMPLE  =                    T"), std::string("BITPIX  =                    8"),
+                             std::string("NAXIS   =                    2"), std::string("NAXIS1  =                    3"),
+                             std::string("NAXIS2  =                    2"), extra_card, std::string("END")})
+      header += card + std::string(80 - card.size(), ' ');
+    header += std::string(2880 - header.size(), ' ');
+    return header + std::string(2880, '\0');
+  };
+  auto error = [](const std::string& bytes) {
+    try {
+      load_image_from_memory(bytes.data(), bytes.size(), "card.fits");
+    } catch (const ImageLoadError& e) {
+      return std::string(e.what());
+    }
+    return std::string("read");
+  };
+  EXPECT_EQ(error(fits("COMMENT a comment in Latin-1: caf\xe9")), "read");  // comments may hold any byte
+  EXPECT_EQ(error(fits("EXTVER  =                  2.0")), "read");          // a number written as a float
+  EXPECT_TRUE(contains(error(fits("OBJ\xc9" "CT  = 'M31'")), "keyword holds a byte that is not ASCII text (201)"));
+  EXPECT_TRUE(contains(error(fits("EXTVER  = 'two'")), "the header's EXTVER is not a number"));
 }
 
 TEST(ImageLoad, AHeaderThatContradictsTheFileSizeIsRefused) {

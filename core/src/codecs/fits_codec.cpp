@@ -139,8 +139,48 @@ void check_compression_parameters(const DecodeInput& in, std::uint64_t head, std
   }
 }
 
+// The keywords cfitsio reads as integers while it opens and walks a file. Its conversion (ffc2j
+// and kin) copies a value it cannot convert into an 81-byte message after a 52-byte prefix, and
+// overflows it for a value of 28 characters or more (fuzz_fits: glibc's fortify abort in ffc2j):
+// their values must be numbers.
+bool read_as_integer(const char* keyword) {
+  static const char* const whole[] = {"BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS", "THEAP", "EXTVER", "EXTLEVEL",
+                                      "BLANK", "ZBITPIX", "ZNAXIS", "ZPCOUNT", "ZGCOUNT", "ZBLANK", "ZTHEAP", "ZDITHER0"};
+  static const char* const numbered[] = {"NAXIS", "TBCOL", "TNULL", "ZNAXIS", "ZTILE", "ZVAL"};
+  for (const char* name : whole)
+    if (std::strcmp(keyword, name) == 0) return true;
+  for (const char* prefix : numbered) {
+    const std::size_t n = std::strlen(prefix);
+    if (std::strncmp(keyword, prefix, n) == 0 && keyword[n] >= '1' && keyword[n] <= '9') return true;
+  }
+  return false;
+}
+
+// A card's keyword and value indicator in ASCII text (FITS 4.0, 4.1.1: decimal 32 to 126), and an
+// integer keyword with a number for its value (fuzz_fits: ZNAXIS = 57 bytes of 255), before cfitsio
+// parses the card. Comments are not checked: archives write Latin-1 there.
+void check_card(const DecodeInput& in, const unsigned char* card) {
+  for (int i = 0; i < 10; ++i)
+    if (card[i] < 32 || card[i] > 126)
+      fail(in, kFormat, "a header card's keyword holds a byte that is not ASCII text (" + std::to_string(card[i]) +
+                            "); the header is damaged");
+  char keyword[9] = {};
+  std::memcpy(keyword, card, 8);
+  for (int i = 7; i >= 0 && keyword[i] == ' '; --i) keyword[i] = '\0';
+  long long value = 0;
+  if (card[8] == '=' && read_as_integer(keyword) && !card_number(card, keyword, value)) {
+    // A number may be written as a float (BITPIX = -32.0 is read as -32): only what is neither fails.
+    char text[71] = {};
+    std::memcpy(text, card + 10, 70);
+    char* end = nullptr;
+    std::strtod(text, &end);
+    if (end == text) fail(in, kFormat, std::string("the header's ") + keyword + " is not a number; the header is damaged");
+  }
+}
+
 // cfitsio divides by a compressed image's ZTILEn and ZNAXISn while it merely walks the HDUs
-// (fits_get_num_hdus: fuzz_fits found a SIGFPE from ZTILE2 = 0): every header's are checked first.
+// (fits_get_num_hdus: fuzz_fits found a SIGFPE from ZTILE2 = 0): every header's are checked first,
+// and every card of every header (check_card).
 void check_tiling_keywords(const DecodeInput& in) {
   std::uint64_t head = 0;
   for (int hdu = 0; hdu < 1000 && head + 80 <= in.size; ++hdu) {
@@ -151,6 +191,7 @@ void check_tiling_keywords(const DecodeInput& in) {
     for (; at + 80 <= in.size && !ended; at += 80) {
       const unsigned char* card = in.data + at;
       ended = std::memcmp(card, "END     ", 8) == 0;
+      if (!ended) check_card(in, card);
       for (const char* prefix : {"ZTILE", "ZNAXIS"}) {
         const std::size_t n = std::strlen(prefix);
         if (std::memcmp(card, prefix, n) != 0 || card[n] < '1' || card[n] > '9') continue;
