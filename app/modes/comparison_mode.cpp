@@ -29,7 +29,7 @@ ComparisonStart comparison_start(const ViewerOptions& options, StartupPlan& plan
   filter.continuous = automated_run(options);  // timed and scripted runs process every frame
   return ComparisonStart{std::move(plan.original), plan.levels, plan.image_name, options.image_path, filter,
                          options.best_path, history_frames(options), automated_run(options), options.events,
-                         surface.info()};
+                         surface.info(), options.compare_file, options.watch};
 }
 
 }  // namespace
@@ -66,13 +66,14 @@ std::string ComparisonMode::window_title() const {
   const MethodChoices& choices = comparison_.settings().choices();
   char sigma[32];
   std::snprintf(sigma, sizeof sigma, "%.4g", applied.params.sigma);
-  return "gausslab \u2013 " + comparison_.picture().name + " \u2013 A: " + choices.id(applied.method_a) + " vs B: " +
-         choices.id(applied.method_b) + " \u2013 \u03c3 " + sigma +
+  return "gausslab \u2013 " + comparison_.picture().name + " \u2013 A: " + choices.id_with_choice(applied.method_a) +
+         " vs B: " + choices.id_with_choice(applied.method_b) + " \u2013 \u03c3 " + sigma +
          (applied.pool == PoolMode::None ? "" : std::string(" \u2013 pooled ") + to_string(applied.pool));
 }
 
 void ComparisonMode::update(FrameContext& frame) {
   comparison_.frame_drawn();
+  if (frame.automated) comparison_.poll_files();  // the interactive loop polls on every wake-up (viewer.cpp)
   if (commands_.mouse()) place_mouse(*commands_.mouse());
   FrameTrace& trace = FrameTrace::instance();
   area_ = comparison_layout(view_, frame.surface.width(), frame.surface.height());
@@ -113,6 +114,7 @@ void ComparisonMode::update(FrameContext& frame) {
   inspector(comparison_, view_, area_);
   help_window(actions_, "zoom around the cursor, pan; drag the divider (split) or the panel's left edge");
   compare_all_window(comparison_.work().compare_all(), panels_.compare_all_open, view_, actions_);
+  reference_file_window(comparison_, panels_.reference_file);
   if (const std::optional<std::string> folder = folder_window(panels_.folder)) {
     saves_.set_folder(*folder);
     const std::string problem = remember_save_folder(*folder);
@@ -122,6 +124,8 @@ void ComparisonMode::update(FrameContext& frame) {
   trace.mark("windows");
   if (commands_.take_save_view()) frame.capture_requested = true;
 }
+
+void ComparisonMode::open_file(const std::string& path) { drop_file(comparison_, view_, area_, path); }
 
 bool ComparisonMode::wants_frames() const {
   const ComparisonSettings& settings = comparison_.settings();
@@ -187,7 +191,7 @@ void ComparisonMode::draw(FrameContext& /*frame*/) {
 int ComparisonMode::finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) {
   comparison_.runs().finish();
   // The summary of the N timed frames, before anything else is drawn.
-  const RunSummary summary = automated_summary(comparison_, view_, !options_.compare_id.empty(), options_.frames,
+  const RunSummary summary = automated_summary(comparison_, view_, !options_.compare_id.empty() || !options_.compare_file.empty(), options_.frames,
                                                frame.frame_ms.median(), frame.frame_number, frame.gl_timer.stages());
   const Overwrite overwrite = options_.overwrite ? Overwrite::Allowed : Overwrite::Never;
   if (!options_.screenshot.empty()) {

@@ -36,7 +36,10 @@ class ComparisonMode final : public ViewerMode {
 
   void update(FrameContext& frame) override;
   void draw(FrameContext& frame) override;
-  void open_file(const std::string& path) override { comparison_.open_file(path); }
+  // A drop: the file goes into the slot under the cursor in the split view, else into B (the
+  // reference slot); with Shift held it opens as the picture instead.
+  void open_file(const std::string& path) override;
+  bool poll_files() override { return comparison_.poll_files(); }
   std::string window_title() const override;
   // A method that fails is replaced and the run goes on (its summary names the fallback; exit 3).
   bool failed() const override { return false; }

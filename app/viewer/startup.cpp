@@ -91,6 +91,7 @@ StartupPlan plan_startup(const ViewerOptions& options) {
   RunInputs inputs;  // never written over, --overwrite or not
   inputs.add(options.image_path);
   inputs.add(options.script);
+  inputs.add(options.compare_file);
   check_screenshot("--screenshot", options.screenshot, options.overwrite, inputs);
   check_screenshot("--screenshot-view", options.screenshot_view, options.overwrite, inputs);
 

@@ -12,8 +12,10 @@ namespace gausslab {
 
 struct ViewerOptions {
   std::string image_path;    // empty: the built-in default picture
-  std::string method_id;     // empty: separable_shared with a CUDA device, cpu_openmp without
+  std::string method_id;     // empty: auto (or the first method that can run: startup.cpp)
   std::string compare_id;    // method B of the comparison views, "original", "exact", or empty (none)
+  std::string compare_file;  // --compare-file PATH: B shows this image file (the reference slot)
+  bool watch = false;        // --watch: reload the picture's file when it changes
   bool display_given = false;
   CompareMode display = CompareMode::A;
   FilterParams params;
