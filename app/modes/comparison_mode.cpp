@@ -95,6 +95,7 @@ void ComparisonMode::update(FrameContext& frame) {
     std::printf("gausslab-event: field sigma %.0f %.0f %.0f %.0f\n", f[0], f[1], f[2], f[3]);
     std::fflush(stdout);
   }
+  if (options_.events) print_numbers_event();
   if (comparison_.picture().opened != opened_seen_) {
     opened_seen_ = comparison_.picture().opened;
     view_.fit = true;  // the slots follow the new picture in the next apply
@@ -123,6 +124,20 @@ void ComparisonMode::update(FrameContext& frame) {
   }
   trace.mark("windows");
   if (commands_.take_save_view()) frame.capture_requested = true;
+}
+
+void ComparisonMode::print_numbers_event() {
+  // A driver waits on this line for the comparison of a new setting (a file reloaded, a slot set).
+  const std::optional<ComparisonNumbers> numbers = current_numbers(comparison_);
+  if (!numbers || !numbers->a_vs_b || (numbers_printed_ && *numbers_printed_ == numbers->key)) return;
+  numbers_printed_ = numbers->key;
+  const DifferenceFigures& f = numbers->a_vs_b->unrounded;
+  const MethodChoices& choices = comparison_.settings().choices();
+  std::printf("gausslab-event: numbers A=%s B=%s ab_max_abs=%.9g ab_mean_abs=%.9g ab_psnr=%.3f ab_max_at=%d,%d,%d "
+              "ab_max_abs_8bit=%.9g\n",
+              choices.id(numbers->key.a.method).c_str(), choices.id(numbers->key.b.method).c_str(), f.max_abs,
+              f.mean_abs, f.psnr_db, f.max_x, f.max_y, f.max_channel, numbers->a_vs_b->rounded.max_abs);
+  std::fflush(stdout);
 }
 
 void ComparisonMode::open_file(const std::string& path) { drop_file(comparison_, view_, area_, path); }

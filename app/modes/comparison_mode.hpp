@@ -59,6 +59,8 @@ class ComparisonMode final : public ViewerMode {
 
  private:
   ImageDrawParams draw_params() const;
+  // --events: "gausslab-event: numbers A=... B=... ab_max_abs=..." once per new A-vs-B result.
+  void print_numbers_event();
 
   ViewerOptions options_;
   GlSurface& surface_;
@@ -73,6 +75,7 @@ class ComparisonMode final : public ViewerMode {
   PictureArea area_;
   MouseDrag drag_ = MouseDrag::None;
   std::array<float, 4> sigma_field_printed_{};  // --events: the sigma field's place, printed when it moves
+  std::optional<NumbersKey> numbers_printed_;  // --events: the A-vs-B numbers last printed
   std::uint64_t opened_seen_ = 0;  // the picture's files opened so far (a new one is fitted to the view)
 };
 
