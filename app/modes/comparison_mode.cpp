@@ -11,6 +11,7 @@
 #include "gausslab/render/result_pipeline.hpp"
 #include "panels/mode_shell.hpp"
 #include "viewer/frame_trace.hpp"
+#include "viewer/standard_output.hpp"
 
 namespace gausslab {
 
@@ -216,11 +217,17 @@ int ComparisonMode::finish_automated(FrameContext& frame, const std::function<Im
       std::fprintf(stderr, "gausslab: error: no result to save (%s)\n", why.c_str());
       return 1;
     }
-    save_image(options_.screenshot, *result, 4, overwrite);
+    if (options_.screenshot == kStandardOutputName)
+      write_standard_output(*result, 4, options_.screenshot_format);
+    else
+      save_image(options_.screenshot, *result, 4, overwrite);
   }
   if (!options_.screenshot_view.empty()) {
     comparison_.timing().refresh_soon();  // the untimed frames show the final medians and the numbers
-    save_image(options_.screenshot_view, capture_view(), 3, overwrite);
+    if (options_.screenshot_view == kStandardOutputName)
+      write_standard_output(capture_view(), 3, options_.screenshot_format);
+    else
+      save_image(options_.screenshot_view, capture_view(), 3, overwrite);
   }
   std::printf("%s\n", summary_line(summary).c_str());
   std::fflush(stdout);

@@ -9,6 +9,7 @@
 #include "actions/actions.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "viewer/standard_output.hpp"
 
 namespace gausslab {
 
@@ -79,6 +80,12 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.screenshot = value(arg);
     } else if (arg == "--screenshot-view") {
       options.screenshot_view = value(arg);
+    } else if (arg == "--screenshot-format") {
+      const std::string name = value(arg);
+      const std::optional<ImageFormat> format = image_format_from_string(name);
+      if (!format) throw UsageError(arg + ": unknown format '" + name + "'; use one of " + image_format_list());
+      options.screenshot_format = *format;
+      options.screenshot_format_given = true;
     } else if (arg == "--overwrite") {
       options.overwrite = true;
     } else if (arg == "--save-folder") {
@@ -131,6 +138,19 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
     throw UsageError("--offscreen needs --frames N or --script FILE: an offscreen view cannot be used interactively");
   if (!automated && (!options.screenshot.empty() || !options.screenshot_view.empty()))
     throw UsageError("--screenshot and --screenshot-view need --frames N or --script FILE (in the window, save with Ctrl+S)");
+  if (options.screenshot == "-" && options.screenshot_view == "-")
+    throw UsageError("--screenshot - and --screenshot-view - both ask for standard output: one picture goes there");
+  if (options.to_standard_output()) {
+    if (std::string refused = standard_output_refusal(options.screenshot_format); !refused.empty())
+      throw UsageError("--screenshot-format " + std::string(to_string(options.screenshot_format)) + ": " + refused);
+    if (std::string refused = check_output_type(options.screenshot_format, PixelFormat::Rgba8); !refused.empty())
+      throw UsageError("--screenshot-format " + std::string(to_string(options.screenshot_format)) + ": " + refused);
+    if (options.events)
+      throw UsageError("--events prints on standard output, which --screenshot - gives to the picture: give a file name");
+  } else if (options.screenshot_format_given) {
+    throw UsageError("--screenshot-format is for a screenshot written to standard output ('-'); a file's name "
+                     "gives its format by the extension");
+  }
   if (!options.screenshot.empty() && options.screenshot == options.screenshot_view)
     throw UsageError("--screenshot and --screenshot-view name the same file '" + options.screenshot + "'");
   if (!options.compare_file.empty() && !options.compare_id.empty())
@@ -190,6 +210,9 @@ std::string viewer_usage() {
       "  --screenshot PATH      after the run, save the full-resolution result A (.png, .jpg,\n"
       "                         .bmp, .tga or .pnm, by the extension)\n"
       "  --screenshot-view PATH after the run, save the rendered view with its overlay\n"
+      "                         (PATH '-': either one to standard output, and the summary line to stderr)\n"
+      "  --screenshot-format F  the format of a screenshot to standard output: png (default), pnm, bmp, tga,\n"
+      "                         jpg, pfm or npy (tiff, exr and fits seek back while written: files only)\n"
       "  --overwrite            let the screenshots replace existing files\n"
       "  --keys TEXT            type these keys in the first frame (a letter or digit stands for its key,\n"
       "                         an upper-case letter for Shift+key), e.g. \"++m\"\n"

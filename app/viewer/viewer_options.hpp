@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/image_io.hpp"
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 
@@ -26,6 +27,10 @@ struct ViewerOptions {
   int frames = 0;            // 0: interactive
   std::string screenshot;    // the full-resolution result A, after the run
   std::string screenshot_view;  // the rendered view with its overlay, after the run
+  // The format of a screenshot written to standard output ('-'; standard_output.hpp).
+  ImageFormat screenshot_format = ImageFormat::Png;
+  bool screenshot_format_given = false;
+  bool to_standard_output() const { return screenshot == "-" || screenshot_view == "-"; }
   bool overwrite = false;
   OutputPath best_path = OutputPath::Interop;
   std::string keys;          // typed into the first frame (scripted runs and tests)
