@@ -165,20 +165,23 @@ bool Comparison::poll_files() {
     watcher.taken();
     acted = true;
   }
+  // --watch follows the picture: another file opened meanwhile is the one watched.
+  if (files_.picture.watching() && files_.picture.path() != picture_.path && !picture_.path.empty())
+    files_.picture = FileWatcher(picture_.path);
   if (files_.picture.changed(now)) {
     const std::uint64_t opened = picture_.opened;
+    const int width = picture_.original.width(), height = picture_.original.height();
     open_file(files_.picture.path());
     files_.picture.taken();
     if (picture_.opened != opened) {
-      --picture_.opened;  // the same file again: the view keeps its zoom and pan
+      // The same file again: the view keeps its zoom and pan unless the size changed.
+      if (picture_.original.width() == width && picture_.original.height() == height) --picture_.opened;
       messages_.say("reloaded " + picture_.path);
     }
     acted = true;
   }
   return acted;
 }
-
-
 
 bool Comparison::rebuild_picture() {
   const FilterState& asked = settings_.requested();
