@@ -4,6 +4,7 @@
 
 #include "gausslab/core/cli_args.hpp"
 #include "program_version.hpp"
+#include "viewer/standard_output.hpp"
 #include "viewer/startup.hpp"
 #include "viewer/viewer.hpp"
 #include "viewer/viewer_options.hpp"
@@ -34,6 +35,14 @@ int main(int argc, char** argv) {
   } catch (const std::exception& error) {
     std::fprintf(stderr, "gausslab: error while checking the input: %s\n", error.what());
     return 2;
+  }
+  if (options.to_standard_output()) {  // the picture's from here on; what is printed goes to stderr
+    try {
+      reserve_standard_output();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "gausslab: --screenshot -: %s\n", error.what());
+      return 2;
+    }
   }
   if (!plan.note.empty()) std::fprintf(stderr, "gausslab: note: %s\n", plan.note.c_str());
   try {

@@ -37,6 +37,8 @@ std::vector<Action> make_table() {
   add(ActionId::BOriginal, "b_original", "Slots", "B = original picture", "slot B shows the picture before blurring", key(GLFW_KEY_O));
   add(ActionId::BExact, "b_exact", "Slots", "B = exact Gaussian", "slot B shows the float64 reference (computed in the background)", key(GLFW_KEY_E));
   add(ActionId::AExact, "a_exact", "Slots", "A = exact Gaussian", "slot A shows the float64 reference", key(GLFW_KEY_E, kShift));
+  add(ActionId::BFile, "b_file", "Slots", "B: image file...", "slot B shows an image file of the picture's size (the reference slot), reloaded when it changes; or drop a file on the window", key(GLFW_KEY_B, kCtrl | kShift));
+  add(ActionId::AFile, "a_file", "Slots", "A: image file...", "slot A shows an image file of the picture's size; or drop a file on A's half of the split view", key(GLFW_KEY_A, kCtrl | kShift));
   add(ActionId::SwapSlots, "swap", "Slots", "Swap A and B", "exchange what the two slots hold", key(GLFW_KEY_X));
 
   add(ActionId::SigmaUpSmall, "sigma_up", "Filter", "Sigma + 0.1", "larger blur, fine step", character('='));

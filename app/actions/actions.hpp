@@ -19,7 +19,7 @@ enum class ActionId {
   // File
   Open, Reload, SaveA, SaveB, SaveDifference, SaveView, ChooseFolder, ExportCompareAll, Quit,
   // Slots
-  MethodA, MethodB, BOriginal, BExact, AExact, SwapSlots,
+  MethodA, MethodB, BOriginal, BExact, AExact, BFile, AFile, SwapSlots,
   // Filter
   SigmaUpSmall, SigmaDownSmall, SigmaUpLarge, SigmaDownLarge, NextBorder, ToggleContinuous, StepFrame, CycleRepeat,
   // View

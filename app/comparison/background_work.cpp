@@ -14,13 +14,13 @@ BackgroundWork::~BackgroundWork() {
 
 void BackgroundWork::request(const ExactKey& key, const std::shared_ptr<const ImageRgba8>& picture,
                              const SlotSetting& a, const SlotSetting& b, bool exact_in_slot,
-                             const std::shared_ptr<const PictureLevels>& levels) {
+                             const std::shared_ptr<const PictureLevels>& levels, const ReferenceLevels& references) {
   const bool stood = std::chrono::steady_clock::now() - setting_changed_at_ > std::chrono::milliseconds(400);
   if (exact_in_slot || exact_at_once_ || stood) exact_.request(key, picture, levels);
   std::shared_ptr<const ExactResult> exact = exact_.find(key);
   const NumbersKey wanted{a.unpooled(), b.unpooled(), exact != nullptr};
   if (requested_ != wanted) {
-    numbers_->submit(wanted, picture, exact, levels);
+    numbers_->submit(wanted, picture, exact, levels, references);
     requested_ = wanted;
   }
 }

@@ -27,9 +27,11 @@ class BackgroundWork {
   void setting_changed() { setting_changed_at_ = std::chrono::steady_clock::now(); }
   // Asks for what the slots' settings `a` and `b` want (exact_in_slot: one of them shows the exact
   // Gaussian, which then starts at once); levels: the picture's own samples when its file holds
-  // more than 8 bits, which the exact Gaussian and the numbers are then of.
+  // more than 8 bits, which the exact Gaussian and the numbers are then of; references: the
+  // samples of the files in A and B's reference slots (null where none).
   void request(const ExactKey& key, const std::shared_ptr<const ImageRgba8>& picture, const SlotSetting& a,
-               const SlotSetting& b, bool exact_in_slot, const std::shared_ptr<const PictureLevels>& levels = nullptr);
+               const SlotSetting& b, bool exact_in_slot, const std::shared_ptr<const PictureLevels>& levels = nullptr,
+               const ReferenceLevels& references = {});
   // The numbers for the slots' current settings (unpooled), once worked out.
   std::optional<ComparisonNumbers> numbers(const SlotSetting& a, const SlotSetting& b) const;
   // Work asked for and not yet in: running, or the exact Gaussian wanted and not there (or not yet

@@ -1,5 +1,7 @@
 #include "comparison/compare_all.hpp"
 
+#include "gausslab/cuda/auto_method.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -132,6 +134,8 @@ void CompareAll::run(Job& job, const std::atomic<bool>& superseded) {
       }
       try {
         method->prepare(problem);
+        if (const std::optional<AutoChoice> choice = auto_choice_of(*method))
+          row.runs = choice->method_id + ": " + choice->why;
         const int warm = on_gpu ? 2 : 1, runs = on_gpu ? 7 : (large ? 1 : 3);
         StageTimer timer(warm + runs + 1, runs);
         ImageRgba8 host_result(on_gpu ? 0 : w, on_gpu ? 0 : h);
@@ -194,7 +198,7 @@ void CompareAll::run(Job& job, const std::atomic<bool>& superseded) {
 
 std::string compare_all_csv(const CompareAllTable& table) {
   std::string csv = "method,backend,width,height,sigma,truncate,radius,border,total_ms,mpixel_per_s,copy_percent,"
-                    "max_error,mean_error,psnr_db,max_error_8bit,psnr_8bit_db,stages,problem\n";
+                    "max_error,mean_error,psnr_db,max_error_8bit,psnr_8bit_db,stages,problem,runs\n";
   char number[64];
   const auto add = [&](double value, const char* format = "%.6g") {
     std::snprintf(number, sizeof number, format, value);
@@ -229,7 +233,9 @@ std::string compare_all_csv(const CompareAllTable& table) {
     }
     std::string problem = row.problem;
     std::replace(problem.begin(), problem.end(), '"', '\'');
-    csv += "\"" + stages + "\",\"" + problem + "\"\n";
+    std::string runs = row.runs;
+    std::replace(runs.begin(), runs.end(), '"', '\'');
+    csv += "\"" + stages + "\",\"" + problem + "\",\"" + runs + "\"\n";
   }
   return csv;
 }

@@ -28,6 +28,7 @@ struct CompareAllRow {
   double copy_percent = -1;  // -1: not a GPU method
   std::optional<DifferenceStats> error;  // against the exact Gaussian
   std::string problem;  // why it did not run (or failed)
+  std::string runs;     // an auto entry: the method it ran, and why ("cpu_openmp: no CUDA device: ...")
 };
 
 struct CompareAllTable {

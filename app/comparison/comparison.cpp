@@ -5,6 +5,7 @@
 #include "comparison/image_resample.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/core/pooling.hpp"
+#include "gausslab/cuda/auto_method.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
 #include "gausslab/cuda/device.hpp"
 #include "gausslab/render/gl_timer.hpp"
@@ -37,6 +38,56 @@ bool size_differs(const FilterState& x, const FilterState& y) {
   return x.original_size != y.original_size || (!x.original_size && (x.width != y.width || x.height != y.height));
 }
 
+// Reads a watched reference file again; the previous version stays when it cannot be used.
+void reload_reference(int slot, ReferenceSlot& reference, const ImageRgba8& picture, ComparisonSettings& settings,
+                      StatusMessages& messages) {
+  const char* name = slot == 0 ? "A" : "B";
+  try {
+    ReferenceImage image = load_reference(reference.watcher.path());
+    if (const std::string mismatch =
+            reference_size_problem(image.path, image.width(), image.height(), picture.width(), picture.height());
+        !mismatch.empty()) {
+      messages.say(std::string(name) + ": the new version is not used: " + mismatch, true, 10.0);
+      return;
+    }
+    settings.set_reference_names(slot, image.name, reference_label(image));
+    reference.image = std::move(image);
+    ++reference.number;
+    messages.say(std::string(name) + ": reloaded " + reference.image.name);
+  } catch (const ImageLoadError& error) {
+    messages.say(std::string(name) + ": could not reload (the previous version stays): " + error.what(), true, 10.0);
+  }
+}
+
+// A slot asked to show a reference file whose size is not the picture's (a new picture or size):
+// it shows the original picture instead, and the user is told.
+void refuse_mismatched_references(FilterState& asked, const WatchedFiles& files, const ImageRgba8& picture,
+                                  StatusMessages& messages) {
+  for (int i = 0; i < 2; ++i) {
+    int& method = i == 0 ? asked.method_a : asked.method_b;
+    if (!is_reference_file(method)) continue;
+    const ReferenceImage& image = files.reference[reference_file_slot(method)].image;
+    const std::string mismatch =
+        reference_size_problem(image.path, image.width(), image.height(), picture.width(), picture.height());
+    if (mismatch.empty()) continue;
+    messages.say(std::string(i == 0 ? "A" : "B") + " shows the original picture: " + mismatch, true, 10.0);
+    method = kOriginalPicture;
+  }
+}
+
+// What the slots' auto entries chose for the prepared problem, into the choices' labels.
+void note_auto_choices(SlotRuns& runs, ComparisonSettings& settings) {
+  for (int i = 0; i < 2; ++i) {
+    Slot& slot = runs.lane(i).slot;
+    const int method = slot.wanted().method;
+    // Read once prepared: a GPU method prepares on the slot's worker, which writes the choice.
+    if (!slot.shows_method() || !slot.prepared() || !slot.problem().empty()) continue;
+    if (!settings.choices().chosen(method).empty()) continue;
+    if (const std::optional<AutoChoice> choice = auto_choice_of(*slot.instance(method)))
+      settings.set_chosen(method, choice->method_id, choice->why);
+  }
+}
+
 }  // namespace
 
 Comparison::Comparison(ComparisonStart start)
@@ -50,6 +101,10 @@ Comparison::Comparison(ComparisonStart start)
   picture_.name = std::move(start.name);
   picture_.path = std::move(start.path);
   if (!rebuild_picture()) throw StartupError(picture_.load_error);
+  if (!start.compare_file.empty())
+    if (const std::string refused = set_slot_file(1, start.compare_file); !refused.empty())
+      throw StartupError("--compare-file: " + refused);
+  if (start.watch && !picture_.path.empty()) files_.picture = FileWatcher(picture_.path);
   settings_.apply();
   want_slots();
   runs_.lane(0).slot.prepare(settings_.problem(), runs_.pipeline());
@@ -65,8 +120,67 @@ void Comparison::show_slots(bool a, bool b) {
 
 void Comparison::want_slots() {
   const FilterState& applied = settings_.applied();
-  runs_.lane(0).slot.want(SlotSetting{picture_.number, applied.method_a, applied.params, applied.pool});
-  runs_.lane(1).slot.want(SlotSetting{picture_.number, applied.method_b, applied.params, applied.pool});
+  for (int i = 0; i < 2; ++i) {
+    const int method = i == 0 ? applied.method_a : applied.method_b;
+    SlotSetting setting{picture_.number, method, applied.params, applied.pool};
+    if (is_reference_file(method)) {  // no sigma or method: a new sigma leaves the file's upload alone
+      setting.params = FilterParams{};
+      setting.reference = files_.reference[reference_file_slot(method)].number;
+    }
+    runs_.lane(i).slot.want(setting);
+  }
+}
+
+std::string Comparison::set_slot_file(int slot, const std::string& path) {
+  const char* name = slot == 0 ? "A" : "B";
+  std::string refused;
+  try {
+    ReferenceImage image = load_reference(path);
+    refused = reference_size_problem(image.path, image.width(), image.height(), picture_.processed->width(),
+                                     picture_.processed->height());
+    if (refused.empty()) {
+      ReferenceSlot& reference = files_.reference[slot];
+      settings_.set_reference_names(slot, image.name, reference_label(image));
+      reference.image = std::move(image);
+      reference.watcher = FileWatcher(path);
+      ++reference.number;
+      (slot == 0 ? settings_.requested().method_a : settings_.requested().method_b) = reference_file_choice(slot);
+      messages_.say(std::string(name) + ": " + reference_label(reference.image));
+      return {};
+    }
+  } catch (const ImageLoadError& error) {
+    refused = std::string("could not open: ") + error.what();
+  }
+  messages_.say(std::string(name) + " keeps what it showed: " + refused, true, 10.0);
+  return refused;
+}
+
+bool Comparison::poll_files() {
+  bool acted = false;
+  const FileWatcher::Clock::time_point now = FileWatcher::Clock::now();
+  for (int slot = 0; slot < 2; ++slot) {
+    FileWatcher& watcher = files_.reference[slot].watcher;
+    if (!watcher.changed(now)) continue;
+    reload_reference(slot, files_.reference[slot], *picture_.processed, settings_, messages_);
+    watcher.taken();
+    acted = true;
+  }
+  // --watch follows the picture: another file opened meanwhile is the one watched.
+  if (files_.picture.watching() && files_.picture.path() != picture_.path && !picture_.path.empty())
+    files_.picture = FileWatcher(picture_.path);
+  if (files_.picture.changed(now)) {
+    const std::uint64_t opened = picture_.opened;
+    const int width = picture_.original.width(), height = picture_.original.height();
+    open_file(files_.picture.path());
+    files_.picture.taken();
+    if (picture_.opened != opened) {
+      // The same file again: the view keeps its zoom and pan unless the size changed.
+      if (picture_.original.width() == width && picture_.original.height() == height) --picture_.opened;
+      messages_.say("reloaded " + picture_.path);
+    }
+    acted = true;
+  }
+  return acted;
 }
 
 bool Comparison::rebuild_picture() {
@@ -136,12 +250,14 @@ void Comparison::open_file(const std::string& path) {
 void Comparison::apply(const FrameClocks& clocks) {
   FilterState& asked = settings_.requested();
   const FilterState& applied = settings_.applied();
+  refuse_mismatched_references(asked, files_, *picture_.processed, messages_);  // a picture opened since the last frame
   if (asked != applied) {
     if (size_differs(asked, applied) && !rebuild_picture()) {
       asked.original_size = applied.original_size;
       asked.width = applied.width;
       asked.height = applied.height;
     }
+    refuse_mismatched_references(asked, files_, *picture_.processed, messages_);  // a new size
     // A new processing mode: the readouts describe one mode, so they start again.
     if (asked.continuous != applied.continuous || asked.repeat != applied.repeat) {
       runs_.lane(0).slot.timer().reset_history();
@@ -179,6 +295,7 @@ void Comparison::apply(const FrameClocks& clocks) {
   if (settings_.problem() != settings_.choices().problem()) settings_.update_choices();
   trace.mark("apply_choices");
   runs_.prepare(settings_.problem());
+  note_auto_choices(runs_, settings_);
   for (int i = 0; i < 2; ++i) {
     const Slot& slot = runs_.lane(i).slot;
     if (slot.shows_method() && slot.prepared() && !slot.problem().empty()) {
@@ -222,6 +339,10 @@ void Comparison::show_host_results(GlTimer& gl) {
                               pool == PoolMode::None ? std::shared_ptr<const ImageRgba8>(exact, &exact->rounded)
                                                      : std::make_shared<const ImageRgba8>(pool_2x2(exact->rounded, pool)),
                               gl);
+    } else if (is_reference_file(s.wanted().method)) {
+      const ReferenceImage& file = files_.reference[reference_file_slot(s.wanted().method)].image;
+      if (file.shown)
+        runs_.show_host_image(i, pool == PoolMode::None ? file.shown : std::make_shared<const ImageRgba8>(pool_2x2(*file.shown, pool)), gl);
     } else if (s.wanted().method == kOriginalPicture) {
       if (pool != PoolMode::None)
         runs_.show_host_image(i, std::make_shared<const ImageRgba8>(pool_2x2(*picture_.processed, pool)), gl);
@@ -247,7 +368,8 @@ void Comparison::frame(const FrameClocks& clocks) {
   if (!too_large_to_measure(*this)) {
     const FilterState& applied = settings_.applied();
     work_.request(exact_key(*this), picture_.processed, runs_.lane(0).slot.wanted(), runs_.lane(1).slot.wanted(),
-                  applied.method_a == kExactGaussian || applied.method_b == kExactGaussian, picture_.processed_levels);
+                  applied.method_a == kExactGaussian || applied.method_b == kExactGaussian, picture_.processed_levels,
+                  {files_.reference[0].image.levels, files_.reference[1].image.levels});
   }
   trace.mark("background_work");
   timing_.record("A ", runs_.lane(0).slot.timer(), runs_.lane(0).seen_completed);

@@ -20,6 +20,8 @@
 #include "comparison/background_work.hpp"
 #include "comparison/comparison_settings.hpp"
 #include "comparison/comparison_timing.hpp"
+#include "comparison/file_watcher.hpp"
+#include "comparison/reference_file.hpp"
 #include "comparison/slot_runs.hpp"
 #include "comparison/status_messages.hpp"
 #include "gausslab/render/gl_surface.hpp"
@@ -42,6 +44,8 @@ struct ComparisonStart {
   bool automated = false;     // timed and scripted runs: the exact Gaussian from the start
   bool print_events = false;  // --events: a stdout line per message
   GlInfo gl;                  // the OpenGL the pipeline runs on (named in refusals and sidecars)
+  std::string compare_file;   // --compare-file: B shows this image file (a StartupError when it cannot)
+  bool watch = false;         // --watch: the picture's file is reloaded when it changes
 };
 
 // The picture: as loaded, and as processed (resampled), shared with the workers. Every picture
@@ -88,6 +92,16 @@ class Comparison {
   // Opens an image file in place of the picture (the old one stays when it cannot be used).
   void open_file(const std::string& path);
   const ComparisonPicture& picture() const { return picture_; }
+  // Slot `slot` (0: A, 1: B) shows the image file `path` from the next frame (the reference slot,
+  // reference_file.hpp), watched and reloaded when it changes. Returns why not ("" when it does):
+  // a file the readers refuse, or of another size than the picture (both sizes named); the slot
+  // then keeps what it had, and the user is told.
+  std::string set_slot_file(int slot, const std::string& path);
+  const ReferenceSlot& reference(int slot) const { return files_.reference[slot]; }
+  // Polls the watched files (the reference slots' and, with --watch, the picture's; cheap: a stat every FileWatcher::kPollSeconds at most) and reloads a
+  // file whose new version has stood still; true when something was reloaded or refused (a frame
+  // should show it).
+  bool poll_files();
   void dismiss_load_error() { picture_.load_error.clear(); }
 
   // One frame's work (see the top): apply, run, collect, ask.
@@ -128,6 +142,7 @@ class Comparison {
   BackgroundWork work_;
   ComparisonSettings settings_;  // after runs_: it reads the pipeline and asks slot A's instances
   ComparisonPicture picture_;
+  WatchedFiles files_;
   ComparisonTiming timing_;
   bool settling_ = false;
 };

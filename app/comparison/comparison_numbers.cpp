@@ -33,6 +33,7 @@ bool is_gpu_method(int method) {
 std::string slot_name(int method) {
   if (method == kOriginalPicture) return "the original picture";
   if (method == kExactGaussian) return "the exact Gaussian";
+  if (is_reference_file(method)) return method == kReferenceFileA ? "A's file" : "B's file";
   return method_registry().at(static_cast<std::size_t>(method)).info.id;
 }
 
@@ -127,6 +128,8 @@ struct NumbersWorker::State {
   std::uint64_t picture = 0;
   std::shared_ptr<const HostPlanes> source_planes;
   DeviceImage d_source_planes, d_picture;
+  DeviceImage d_reference[2];                     // the reference slots' files, for a GPU reduction
+  std::uint64_t d_reference_number[2] = {};       // the version uploaded there (SlotSetting::reference)
   ExactKey d_exact_key;
   DeviceBuffer d_exact;
   bool d_exact_valid = false;
@@ -193,8 +196,9 @@ NumbersWorker::NumbersWorker(bool gpu)
 NumbersWorker::~NumbersWorker() = default;  // thread_ goes first (declared last), then the state
 
 void NumbersWorker::submit(const NumbersKey& key, std::shared_ptr<const ImageRgba8> picture,
-                           std::shared_ptr<const ExactResult> exact, std::shared_ptr<const PictureLevels> levels) {
-  thread_.submit(Job{key, std::move(picture), std::move(exact), std::move(levels)});
+                           std::shared_ptr<const ExactResult> exact, std::shared_ptr<const PictureLevels> levels,
+                           ReferenceLevels references) {
+  thread_.submit(Job{key, std::move(picture), std::move(exact), std::move(levels), std::move(references)});
 }
 
 std::optional<ComparisonNumbers> NumbersWorker::latest() const {
@@ -381,6 +385,12 @@ std::shared_ptr<const SlotValues> NumbersWorker::JobRun::host_values(int method,
   if (values) {
     out->operand = values->host->operand();
     out->owner = values->host;
+  } else if (is_reference_file(method)) {
+    const std::shared_ptr<const PictureLevels>& file = job_.references[reference_file_slot(method)];
+    if (!file || file->width != width_ || file->height != height_) return nullptr;  // none, or not of this picture
+    out->operand = planes_operand(file->planes.data(), sizeof(float) * static_cast<std::size_t>(width_), height_,
+                                  OperandType::F32);
+    out->owner = file;
   } else if (method == kOriginalPicture && job_.levels) {
     out->operand = planes_operand(job_.levels->planes.data(), sizeof(float) * static_cast<std::size_t>(width_), height_,
                                   OperandType::F32);
@@ -406,6 +416,19 @@ DifferenceOperand NumbersWorker::JobRun::device_operand(int method, Values* valu
                 values->d_planes);
     }
     return planes_operand(values->d_planes.view().data, values->d_planes.view().pitch_bytes, height_, OperandType::F32);
+  }
+  if (is_reference_file(method)) {
+    const int slot = reference_file_slot(method);
+    const PictureLevels& file = *job_.references[slot];
+    const std::uint64_t number = (job_.key.a.method == method ? job_.key.a : job_.key.b).reference;
+    if (s_.d_reference_number[slot] != number || s_.d_reference[slot].empty()) {
+      s_.upload(ConstImageView{file.planes.data(), width_, height_ * 4, sizeof(float) * static_cast<std::size_t>(width_),
+                               PixelFormat::F32},
+                s_.d_reference[slot]);
+      s_.d_reference_number[slot] = number;
+    }
+    return planes_operand(s_.d_reference[slot].view().data, s_.d_reference[slot].view().pitch_bytes, height_,
+                          OperandType::F32);
   }
   if (method == kOriginalPicture) {
     // The picture's float planes are on the device already when a GPU method's values were
@@ -505,7 +528,10 @@ void NumbersWorker::JobRun::measure(ComparisonNumbers& numbers, Values* a, Value
     if (job_.key.b.method != kExactGaussian && numbers.values_b && !superseded_)
       numbers.b_vs_exact = reduce(job_.key.b.method, b, *numbers.values_b, kExactGaussian, nullptr, exact_values, true);
   }
-  if (!numbers.values_a || !numbers.values_b) numbers.error = "waiting for the exact Gaussian";
+  if (!numbers.values_a || !numbers.values_b)
+    numbers.error = is_reference_file(job_.key.a.method) || is_reference_file(job_.key.b.method)
+                        ? "waiting for the exact Gaussian or the file"
+                        : "waiting for the exact Gaussian";
   for (const std::string& id : eight_bit_only_)
     numbers.note += (numbers.note.empty() ? "" : "; ") + id + " has no float path: its figures are of its 8-bit result";
 }

@@ -10,6 +10,7 @@
 //   3. the slots' values stay on the host for the inspector, and A - B from them for the
 //      difference view (unrounded_view.hpp).
 // The newest request wins; one still running stops at its next step.
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -30,6 +31,9 @@ namespace gausslab {
 // each slot's float planes (16 bytes a pixel) and the float64 reference (32 bytes a pixel, 2 GiB
 // here) on the host and the device; beyond, the viewer says so instead of running out of memory.
 inline constexpr long long kMaxMeasuredPixels = 8192LL * 8192LL;
+
+// The samples of the files in A's and B's reference slots (kReferenceFileA/B; null where none).
+using ReferenceLevels = std::array<std::shared_ptr<const PictureLevels>, 2>;
 
 struct NumbersKey {
   SlotSetting a, b;
@@ -82,9 +86,11 @@ class NumbersWorker {
 
   // Works out the numbers for key (exact: the exact Gaussian when key.with_exact); levels: the
   // picture's own samples when its file holds more than 8 bits (picture_levels.hpp), which the
-  // methods then run on and the original picture is measured as.
+  // methods then run on and the original picture is measured as; references: the reference
+  // slots' files, measured as their own samples.
   void submit(const NumbersKey& key, std::shared_ptr<const ImageRgba8> picture,
-              std::shared_ptr<const ExactResult> exact, std::shared_ptr<const PictureLevels> levels = nullptr);
+              std::shared_ptr<const ExactResult> exact, std::shared_ptr<const PictureLevels> levels = nullptr,
+              ReferenceLevels references = {});
   // The newest finished numbers.
   std::optional<ComparisonNumbers> latest() const;
   // What the worker does right now, for the panel ("running fft on the float planes"); empty if idle.
@@ -101,6 +107,7 @@ class NumbersWorker {
     std::shared_ptr<const ImageRgba8> picture;
     std::shared_ptr<const ExactResult> exact;
     std::shared_ptr<const PictureLevels> levels;
+    ReferenceLevels references;
   };
   struct State;
   class JobRun;

@@ -76,6 +76,19 @@ std::string sidecar_json(const Comparison& comparison, const ViewState& view, co
   json += "  \"source\": " + json_string(comparison.picture().name) + ",\n";
   json += "  \"method_a\": " + json_string(choices.id(applied.method_a)) + ",\n";
   json += "  \"method_b\": " + json_string(choices.id(applied.method_b)) + ",\n";
+  // What auto ran (and why), and the reference slots' files: the sidecar says what was compared.
+  for (int slot = 0; slot < 2; ++slot) {
+    const int choice = slot == 0 ? applied.method_a : applied.method_b;
+    const std::string key = slot == 0 ? "method_a" : "method_b";
+    if (const std::string runs = choices.chosen(choice); !runs.empty())
+      json += "  \"" + key + "_runs\": {\"method\": " + json_string(runs) + ", \"why\": " +
+              json_string(choices.chosen_why(choice)) + "},\n";
+    if (is_reference_file(choice)) {
+      const ReferenceImage& file = comparison.reference(reference_file_slot(choice)).image;
+      json += "  \"" + key + "_file\": {\"path\": " + json_string(file.path) + ", \"samples\": " +
+              json_string(file.type) + "},\n";
+    }
+  }
   json += "  \"view\": " + json_string(to_string(view.mode)) + ",\n";
   // The difference view's settings, so that a saved difference image can be read back into levels.
   json += "  \"difference_view\": {\"gain\": " + json_number(view.gain) +
@@ -126,10 +139,15 @@ RunSummary automated_summary(const Comparison& comparison, const ViewState& view
   const ResultPipeline& pipeline = comparison.runs().pipeline();
   RunSummary summary;
   summary.method_id = choices.id(applied.method_a);
+  summary.auto_runs = choices.chosen(applied.method_a);
+  summary.auto_why = choices.chosen_why(applied.method_a);
   if (compare_given || view.mode != CompareMode::A) {
     summary.compare = choices.id(applied.method_b);
     summary.display = to_string(view.mode);
   }
+  for (int choice : {applied.method_b, applied.method_a})
+    if (is_reference_file(choice))
+      summary.compare_samples = comparison.reference(reference_file_slot(choice)).image.type;
   summary.path = to_string(pipeline.path());
   summary.path_reason = pipeline.path_reason();
   summary.renderer = comparison.machine().gl.renderer;

@@ -31,6 +31,14 @@ class ComparisonSettings {
   FilterProblem problem() const;
 
   const MethodChoices& choices() const { return choices_; }
+  // A slot's reference file as the lists, labels and title name it (MethodChoices::set_reference).
+  void set_reference_names(int slot, std::string id, std::string label) {
+    choices_.set_reference(slot, std::move(id), std::move(label));
+  }
+  // What an auto entry runs (MethodChoices::set_chosen).
+  void set_chosen(int method, std::string chosen_id, std::string why) {
+    choices_.set_chosen(method, std::move(chosen_id), std::move(why));
+  }
   // Asks every method again about problem() on the pipeline's path.
   void update_choices();
 

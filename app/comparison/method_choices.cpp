@@ -9,6 +9,7 @@ void MethodChoices::update(const FilterProblem& problem, OutputPath path, const 
   problem_ = problem;
   path_ = path;
   choices_.clear();
+  chosen_.assign(method_registry().size(), {});  // a new problem: auto chooses again
   const auto& registry = method_registry();
   for (std::size_t i = 0; i < registry.size(); ++i) {
     const MethodInfo& info = registry[i].info;
@@ -24,13 +25,42 @@ void MethodChoices::update(const FilterProblem& problem, OutputPath path, const 
 std::string MethodChoices::id(int choice) const {
   if (choice == kOriginalPicture) return "original";
   if (choice == kExactGaussian) return "exact";
+  if (is_reference_file(choice)) return reference_id_[reference_file_slot(choice)];
   return choice >= 0 && choice < size() ? choices_[static_cast<std::size_t>(choice)].id : "?";
 }
 
 std::string MethodChoices::label(int choice) const {
   if (choice == kOriginalPicture) return "original picture";
   if (choice == kExactGaussian) return "exact Gaussian";
+  if (is_reference_file(choice)) return reference_label_[reference_file_slot(choice)];
+  if (const std::string runs = chosen(choice); !runs.empty())
+    return id(choice) + " \u2192 " + runs + " (" + chosen_why(choice) + ")";
   return choice >= 0 && choice < size() ? choices_[static_cast<std::size_t>(choice)].label : "?";
+}
+
+void MethodChoices::set_chosen(int method, std::string chosen_id, std::string why) {
+  if (method < 0 || method >= static_cast<int>(chosen_.size())) return;
+  chosen_[static_cast<std::size_t>(method)] = {std::move(chosen_id), std::move(why)};
+}
+
+std::string MethodChoices::chosen(int method) const {
+  return method >= 0 && method < static_cast<int>(chosen_.size()) ? chosen_[static_cast<std::size_t>(method)].first
+                                                                   : std::string();
+}
+
+std::string MethodChoices::chosen_why(int method) const {
+  return method >= 0 && method < static_cast<int>(chosen_.size()) ? chosen_[static_cast<std::size_t>(method)].second
+                                                                   : std::string();
+}
+
+std::string MethodChoices::id_with_choice(int choice) const {
+  const std::string runs = chosen(choice);
+  return runs.empty() ? id(choice) : id(choice) + " \u2192 " + runs;
+}
+
+void MethodChoices::set_reference(int slot, std::string id, std::string label) {
+  reference_id_[slot] = std::move(id);
+  reference_label_[slot] = std::move(label);
 }
 
 int MethodChoices::find(const std::string& id) const {

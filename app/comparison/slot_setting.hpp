@@ -17,12 +17,14 @@ struct SlotSetting {
   int method = kOriginalPicture;  // registry index, or kOriginalPicture
   FilterParams params;
   PoolMode pool = PoolMode::None;  // the result shown is pooled 2x2
+  std::uint64_t reference = 0;     // a reference file's load number (ReferenceSlot::number), else 0
 
   friend bool operator==(const SlotSetting& x, const SlotSetting& y) {
-    return x.picture == y.picture && x.method == y.method && x.params == y.params && x.pool == y.pool;
+    return x.picture == y.picture && x.method == y.method && x.params == y.params && x.pool == y.pool &&
+           x.reference == y.reference;
   }
   // The same setting before pooling (what the numbers measure).
-  SlotSetting unpooled() const { return SlotSetting{picture, method, params, PoolMode::None}; }
+  SlotSetting unpooled() const { return SlotSetting{picture, method, params, PoolMode::None, reference}; }
   friend bool operator!=(const SlotSetting& x, const SlotSetting& y) { return !(x == y); }
 };
 

@@ -90,8 +90,13 @@ void ComparisonCommands::perform(const Action& action, FrameContext& frame, cons
       else
         panels_.compare_all_open = false;
       break;
-    case ActionId::MethodA: settings.select(0, action.argument); break;
-    case ActionId::MethodB: settings.select(1, action.argument); break;
+    case ActionId::MethodA:
+    case ActionId::MethodB: select_by_place(action.id == ActionId::MethodA ? 0 : 1, action.argument); break;
+    case ActionId::BFile:
+    case ActionId::AFile:
+      panels_.reference_file = ReferenceFileField{true, action.id == ActionId::AFile ? 0 : 1,
+                                                  comparison_.reference(action.id == ActionId::AFile ? 0 : 1).image.path, true, {}};
+      break;
     case ActionId::BOriginal: settings.select(1, kOriginalPicture); break;
     case ActionId::BExact: settings.select(1, kExactGaussian); break;
     case ActionId::AExact: settings.select(0, kExactGaussian); break;
@@ -149,6 +154,27 @@ void ComparisonCommands::perform(const Action& action, FrameContext& frame, cons
   }
 }
 
+void ComparisonCommands::select_by_place(int slot, int place) {
+  ComparisonSettings& settings = comparison_.settings();
+  const MethodChoices& choices = settings.choices();
+  if (place >= choices.size() || choices.list()[static_cast<std::size_t>(place)].blocked.empty()) {
+    settings.select(slot, place);
+    return;
+  }
+  // A greyed entry (a GPU method without a device, say): not an error, so no red flash; the status
+  // names the key, the method, the reason once, and the keys that do pick something here.
+  const std::string key = (slot == 0 ? "" : "Shift+") + std::to_string(place + 1);
+  std::string usable;
+  for (int i = 0; i < std::min(choices.size(), 9); ++i)
+    if (choices.list()[static_cast<std::size_t>(i)].blocked.empty())
+      usable += (usable.empty() ? "" : ", ") + (slot == 0 ? std::string() : std::string("Shift+")) +
+                std::to_string(i + 1) + " " + choices.id(i);
+  comparison_.messages().say(key + " (" + std::string(slot == 0 ? "A" : "B") + " = " + choices.id(place) +
+                             ") is greyed here: " + choices.list()[static_cast<std::size_t>(place)].blocked +
+                             (usable.empty() ? std::string() : ". Keys that pick a method here: " + usable) +
+                             "; every method is in the Slots menu");
+}
+
 std::string ComparisonCommands::run(const std::string& command, const std::string& argument) {
   // The action table's names first (method_a / method_b take the place 1..9).
   int number = -1;
@@ -167,6 +193,10 @@ std::string ComparisonCommands::run(const std::string& command, const std::strin
   FilterState& asked = settings.requested();
   try {
     if (command == "a" || command == "b") return settings.select_by_name(command == "a" ? 0 : 1, argument);
+    if (command == "file_a" || command == "file_b") {  // the reference slot; a refusal is said, the run goes on
+      comparison_.set_slot_file(command == "file_a" ? 0 : 1, argument);
+      return {};
+    }
     if (command == "sigma") {
       FilterParams params = asked.params;
       params.sigma = parse_double(command, argument);

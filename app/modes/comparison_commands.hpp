@@ -42,6 +42,9 @@ class ComparisonCommands {
   ComparisonPanels& panels_;
   ComparisonSaves& saves_;
   ActionDispatcher& actions_;
+  // The keys 1..9 (A) and Shift+1..9 (B): the method at `place` in the list, or, where it is greyed,
+  // a plain status message with the reason and the keys that work (never a red flash).
+  void select_by_place(int slot, int place);
   bool save_view_asked_ = false;
   std::optional<Vec2> mouse_;
 };

@@ -11,6 +11,7 @@
 #include "gausslab/render/result_pipeline.hpp"
 #include "panels/mode_shell.hpp"
 #include "viewer/frame_trace.hpp"
+#include "viewer/standard_output.hpp"
 
 namespace gausslab {
 
@@ -29,7 +30,7 @@ ComparisonStart comparison_start(const ViewerOptions& options, StartupPlan& plan
   filter.continuous = automated_run(options);  // timed and scripted runs process every frame
   return ComparisonStart{std::move(plan.original), plan.levels, plan.image_name, options.image_path, filter,
                          options.best_path, history_frames(options), automated_run(options), options.events,
-                         surface.info()};
+                         surface.info(), options.compare_file, options.watch};
 }
 
 }  // namespace
@@ -66,13 +67,14 @@ std::string ComparisonMode::window_title() const {
   const MethodChoices& choices = comparison_.settings().choices();
   char sigma[32];
   std::snprintf(sigma, sizeof sigma, "%.4g", applied.params.sigma);
-  return "gausslab \u2013 " + comparison_.picture().name + " \u2013 A: " + choices.id(applied.method_a) + " vs B: " +
-         choices.id(applied.method_b) + " \u2013 \u03c3 " + sigma +
+  return "gausslab \u2013 " + comparison_.picture().name + " \u2013 A: " + choices.id_with_choice(applied.method_a) +
+         " vs B: " + choices.id_with_choice(applied.method_b) + " \u2013 \u03c3 " + sigma +
          (applied.pool == PoolMode::None ? "" : std::string(" \u2013 pooled ") + to_string(applied.pool));
 }
 
 void ComparisonMode::update(FrameContext& frame) {
   comparison_.frame_drawn();
+  if (frame.automated) comparison_.poll_files();  // the interactive loop polls on every wake-up (viewer.cpp)
   if (commands_.mouse()) place_mouse(*commands_.mouse());
   FrameTrace& trace = FrameTrace::instance();
   area_ = comparison_layout(view_, frame.surface.width(), frame.surface.height());
@@ -94,6 +96,7 @@ void ComparisonMode::update(FrameContext& frame) {
     std::printf("gausslab-event: field sigma %.0f %.0f %.0f %.0f\n", f[0], f[1], f[2], f[3]);
     std::fflush(stdout);
   }
+  if (options_.events) print_numbers_event();
   if (comparison_.picture().opened != opened_seen_) {
     opened_seen_ = comparison_.picture().opened;
     view_.fit = true;  // the slots follow the new picture in the next apply
@@ -113,6 +116,7 @@ void ComparisonMode::update(FrameContext& frame) {
   inspector(comparison_, view_, area_);
   help_window(actions_, "zoom around the cursor, pan; drag the divider (split) or the panel's left edge");
   compare_all_window(comparison_.work().compare_all(), panels_.compare_all_open, view_, actions_);
+  reference_file_window(comparison_, panels_.reference_file);
   if (const std::optional<std::string> folder = folder_window(panels_.folder)) {
     saves_.set_folder(*folder);
     const std::string problem = remember_save_folder(*folder);
@@ -122,6 +126,22 @@ void ComparisonMode::update(FrameContext& frame) {
   trace.mark("windows");
   if (commands_.take_save_view()) frame.capture_requested = true;
 }
+
+void ComparisonMode::print_numbers_event() {
+  // A driver waits on this line for the comparison of a new setting (a file reloaded, a slot set).
+  const std::optional<ComparisonNumbers> numbers = current_numbers(comparison_);
+  if (!numbers || !numbers->a_vs_b || (numbers_printed_ && *numbers_printed_ == numbers->key)) return;
+  numbers_printed_ = numbers->key;
+  const DifferenceFigures& f = numbers->a_vs_b->unrounded;
+  const MethodChoices& choices = comparison_.settings().choices();
+  std::printf("gausslab-event: numbers A=%s B=%s ab_max_abs=%.9g ab_mean_abs=%.9g ab_psnr=%.3f ab_max_at=%d,%d,%d "
+              "ab_max_abs_8bit=%.9g\n",
+              choices.id(numbers->key.a.method).c_str(), choices.id(numbers->key.b.method).c_str(), f.max_abs,
+              f.mean_abs, f.psnr_db, f.max_x, f.max_y, f.max_channel, numbers->a_vs_b->rounded.max_abs);
+  std::fflush(stdout);
+}
+
+void ComparisonMode::open_file(const std::string& path) { drop_file(comparison_, view_, area_, path); }
 
 bool ComparisonMode::wants_frames() const {
   const ComparisonSettings& settings = comparison_.settings();
@@ -187,7 +207,7 @@ void ComparisonMode::draw(FrameContext& /*frame*/) {
 int ComparisonMode::finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) {
   comparison_.runs().finish();
   // The summary of the N timed frames, before anything else is drawn.
-  const RunSummary summary = automated_summary(comparison_, view_, !options_.compare_id.empty(), options_.frames,
+  const RunSummary summary = automated_summary(comparison_, view_, !options_.compare_id.empty() || !options_.compare_file.empty(), options_.frames,
                                                frame.frame_ms.median(), frame.frame_number, frame.gl_timer.stages());
   const Overwrite overwrite = options_.overwrite ? Overwrite::Allowed : Overwrite::Never;
   if (!options_.screenshot.empty()) {
@@ -197,11 +217,17 @@ int ComparisonMode::finish_automated(FrameContext& frame, const std::function<Im
       std::fprintf(stderr, "gausslab: error: no result to save (%s)\n", why.c_str());
       return 1;
     }
-    save_image(options_.screenshot, *result, 4, overwrite);
+    if (options_.screenshot == kStandardOutputName)
+      write_standard_output(*result, 4, options_.screenshot_format);
+    else
+      save_image(options_.screenshot, *result, 4, overwrite);
   }
   if (!options_.screenshot_view.empty()) {
     comparison_.timing().refresh_soon();  // the untimed frames show the final medians and the numbers
-    save_image(options_.screenshot_view, capture_view(), 3, overwrite);
+    if (options_.screenshot_view == kStandardOutputName)
+      write_standard_output(capture_view(), 3, options_.screenshot_format);
+    else
+      save_image(options_.screenshot_view, capture_view(), 3, overwrite);
   }
   std::printf("%s\n", summary_line(summary).c_str());
   std::fflush(stdout);

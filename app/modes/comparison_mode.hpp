@@ -36,7 +36,10 @@ class ComparisonMode final : public ViewerMode {
 
   void update(FrameContext& frame) override;
   void draw(FrameContext& frame) override;
-  void open_file(const std::string& path) override { comparison_.open_file(path); }
+  // A drop: the file goes into the slot under the cursor in the split view, else into B (the
+  // reference slot); with Shift held it opens as the picture instead.
+  void open_file(const std::string& path) override;
+  bool poll_files() override { return comparison_.poll_files(); }
   std::string window_title() const override;
   // A method that fails is replaced and the run goes on (its summary names the fallback; exit 3).
   bool failed() const override { return false; }
@@ -56,6 +59,8 @@ class ComparisonMode final : public ViewerMode {
 
  private:
   ImageDrawParams draw_params() const;
+  // --events: "gausslab-event: numbers A=... B=... ab_max_abs=..." once per new A-vs-B result.
+  void print_numbers_event();
 
   ViewerOptions options_;
   GlSurface& surface_;
@@ -70,6 +75,7 @@ class ComparisonMode final : public ViewerMode {
   PictureArea area_;
   MouseDrag drag_ = MouseDrag::None;
   std::array<float, 4> sigma_field_printed_{};  // --events: the sigma field's place, printed when it moves
+  std::optional<NumbersKey> numbers_printed_;  // --events: the A-vs-B numbers last printed
   std::uint64_t opened_seen_ = 0;  // the picture's files opened so far (a new one is fitted to the view)
 };
 

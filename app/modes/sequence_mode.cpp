@@ -14,6 +14,7 @@
 #include "panels/mode_shell.hpp"
 #include "viewer/run_report.hpp"
 #include "viewer/sequence_startup.hpp"
+#include "viewer/standard_output.hpp"
 
 namespace gausslab {
 
@@ -322,7 +323,10 @@ int SequenceMode::finish_automated(FrameContext& frame, const std::function<Imag
       std::fprintf(stderr, "gausslab: error: no whitened frame to save yet\n");
       return 1;
     }
-    save_image(options_.screenshot, pipeline_->read_result(1), 4, overwrite);
+    if (options_.screenshot == kStandardOutputName)
+      write_standard_output(pipeline_->read_result(1), 4, options_.screenshot_format);
+    else
+      save_image(options_.screenshot, pipeline_->read_result(1), 4, overwrite);
   }
   // The line an automated run prints: where it ran, the sequence, the per-stage medians.
   std::string line = "gausslab: mode=sequence input=\"" + input_ + "\" path=" + to_string(pipeline_->path()) +
@@ -345,7 +349,10 @@ int SequenceMode::finish_automated(FrameContext& frame, const std::function<Imag
   if (!options_.screenshot_view.empty()) {
     overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(),
                                std::chrono::steady_clock::now()};
-    save_image(options_.screenshot_view, capture_view(), 3, overwrite);
+    if (options_.screenshot_view == kStandardOutputName)
+      write_standard_output(capture_view(), 3, options_.screenshot_format);
+    else
+      save_image(options_.screenshot_view, capture_view(), 3, overwrite);
   }
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);

@@ -39,7 +39,7 @@ void comparison_overlay(const Comparison& comparison, const ViewState& view, boo
   ImGui::PopTextWrapPos();
   ImGui::Text("%d x %d  \u03c3 %.4g  radius %d  %s", pipeline.width(), pipeline.height(), applied.params.sigma,
               applied.params.radius(), to_string(applied.params.border));
-  ImGui::Text("A: %s   B: %s   view %s%s", choices.id(applied.method_a).c_str(), choices.id(applied.method_b).c_str(),
+  ImGui::Text("A: %s   B: %s   view %s%s", choices.id_with_choice(applied.method_a).c_str(), choices.id_with_choice(applied.method_b).c_str(),
               to_string(view.mode), applied.pool == PoolMode::None ? "" : (std::string("  pooled ") + to_string(applied.pool)).c_str());
   if (ImGui::BeginTable("stages", 3, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("stage");

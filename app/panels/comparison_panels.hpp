@@ -49,8 +49,18 @@ struct FolderChooser {
 };
 
 // Everything the comparison's panels keep between frames.
+// The Slots menu's "A/B: image file..." (reference_file_window.cpp): a path typed for a slot.
+struct ReferenceFileField {
+  bool open = false;
+  int slot = 1;
+  std::string path;
+  bool focus = false;
+  std::string refusal;  // the last try's, shown until the next
+};
+
 struct ComparisonPanels {
   PanelSections sections;
+  ReferenceFileField reference_file;
   PicturePanelState picture;
   FilterPanelState filter;
   FolderChooser folder;
@@ -59,6 +69,13 @@ struct ComparisonPanels {
 
 // The picture's area beside the side panel and below the menu bar (framebuffer pixels); keeps the
 // panel's width within 240 units and 70 % of the window.
+// The reference slot's path field; on Enter or "use" it calls Comparison::set_slot_file (a refusal
+// is said in the status and in the window, which stays open).
+void reference_file_window(Comparison& comparison, ReferenceFileField& field);
+// A file dropped on the window: into the slot under the cursor in the split view, else into B (the
+// reference slot); with Shift held it opens as the picture instead.
+void drop_file(Comparison& comparison, const ViewState& view, const PictureArea& area, const std::string& path);
+
 PictureArea comparison_layout(ViewState& view, int surface_width, int surface_height);
 // The menu bar's height in ImGui units (0 while the panels are hidden).
 float menu_height(const ViewState& view);

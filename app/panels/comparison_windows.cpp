@@ -73,7 +73,12 @@ void compare_all_window(const CompareAll& compare_all, bool& open, const ViewSta
     for (const CompareAllRow* row : rows) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::Text("%s", row->id.c_str());
+      if (row->runs.empty()) {
+        ImGui::Text("%s", row->id.c_str());
+      } else {  // auto: what it ran, the why in the tooltip
+        ImGui::Text("%s \u2192 %s", row->id.c_str(), row->runs.substr(0, row->runs.find(':')).c_str());
+        tooltip(row->runs);
+      }
       if (!row->problem.empty()) {
         ImGui::TableNextColumn();
         ImGui::TextColored(kDimColour, "-");

@@ -46,7 +46,8 @@ void numbers_panel(const Comparison& comparison, ActionDispatcher& actions) {
   }
   const std::optional<ComparisonNumbers> numbers = current_numbers(comparison);
   const std::string activity = comparison.work().numbers_worker().activity();
-  const std::string a = "A (" + choices.id(applied.method_a) + ")", b = "B (" + choices.id(applied.method_b) + ")";
+  const std::string a = "A (" + choices.id_with_choice(applied.method_a) + ")";
+  const std::string b = "B (" + choices.id_with_choice(applied.method_b) + ")";
   const char* waiting = activity.empty() ? "waiting" : "measuring...";
   if (numbers && !numbers->error.empty()) wrapped(kDimColour, numbers->error);
   if (numbers && !numbers->note.empty()) wrapped(kDimColour, numbers->note);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "comparison/auto_explanation.hpp"
 #include "gausslab/render/glfw_window.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "panels/comparison_panels.hpp"
@@ -39,6 +40,15 @@ void machine_panel(const Comparison& comparison, const std::string& save_folder,
   ImGui::TextWrapped("OpenGL: %s (%s)", machine.gl.renderer.c_str(), machine.gl.version.c_str());
   ImGui::TextWrapped("context: %s", machine.gl.platform.c_str());
   ImGui::TextWrapped("CUDA: %s", machine.cuda.c_str());
+  // Why auto runs what it runs (comparison/auto_explanation.hpp): the calibration's times, fastest first.
+  const AutoExplanation why = explain_auto(comparison.settings().choices(), comparison.settings().problem(),
+                                           pipeline.runs_gpu_methods());
+  if (!why.headline.empty()) {
+    ImGui::Separator();
+    ImGui::TextWrapped("%s", why.headline.c_str());
+    for (const std::string& line : why.table) ImGui::TextUnformatted(line.c_str());
+    wrapped(kDimColour, why.note);
+  }
   ImGui::Separator();
   ImGui::TextWrapped("saving to: %s", save_folder.empty() ? "the working folder" : save_folder.c_str());
   const auto button = [&](const char* label, ActionId id) {

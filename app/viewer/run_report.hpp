@@ -56,6 +56,10 @@ struct RunSummary {
   // for the figures in those units too (max_error_own=, ab_max_abs_own=); 0 for an 8-bit picture.
   std::string picture_samples;
   double units_per_level = 0;
+  // A's auto entry: the method it runs and why (auto_runs=cpu_openmp auto_why="no CUDA device: ...").
+  std::string auto_runs, auto_why;
+  // B (or A) holds an image file (the reference slot): its samples (compare_samples="float32, 3 channels").
+  std::string compare_samples;
 };
 
 // The single line an automated run prints, e.g.

@@ -1,5 +1,7 @@
 #include "viewer/startup.hpp"
 
+#include "viewer/standard_output.hpp"
+
 #include <filesystem>
 
 #include "gausslab/core/image_io.hpp"
@@ -43,7 +45,7 @@ int resolve_method(const std::string& flag, const std::string& id, const FilterP
 }  // namespace
 
 void check_screenshot(const char* flag, const std::string& path, bool overwrite, const RunInputs& inputs) {
-  if (path.empty()) return;
+  if (path.empty() || path == kStandardOutputName) return;  // standard output: checked by the options
   if (std::string problem = inputs.refusal(path, "gausslab", "give the screenshot another name"); !problem.empty())
     throw StartupError(std::string(flag) + ": " + problem);
   SaveOptions save;
@@ -91,6 +93,7 @@ StartupPlan plan_startup(const ViewerOptions& options) {
   RunInputs inputs;  // never written over, --overwrite or not
   inputs.add(options.image_path);
   inputs.add(options.script);
+  inputs.add(options.compare_file);
   check_screenshot("--screenshot", options.screenshot, options.overwrite, inputs);
   check_screenshot("--screenshot-view", options.screenshot_view, options.overwrite, inputs);
 

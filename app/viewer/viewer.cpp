@@ -146,7 +146,7 @@ int Viewer::run() {
       if (interactive) {
         const bool input = window_->events_seen() != events_seen_;
         events_seen_ = window_->events_seen();
-        if (input || mode_->wants_frames()) frames_to_draw_ = kFramesAfterActivity;
+        if (mode_->poll_files() || input || mode_->wants_frames()) frames_to_draw_ = kFramesAfterActivity;
         if (frames_to_draw_ == 0) continue;  // woke without an event: nothing to draw
         if (idle) previous_start = Clock::now() - std::chrono::milliseconds(16);  // the sleep is no frame time
         --frames_to_draw_;

@@ -46,6 +46,10 @@ class ViewerMode {
   virtual void draw(FrameContext& frame) = 0;
   // A file dropped on the window.
   virtual void open_file(const std::string& path) = 0;
+  // Polls the files the mode watches (a reference file, --watch's picture) and reloads a changed one;
+  // true when something changed that a frame should show. Called by the frame loop on every wake-up,
+  // the idle one included, so no thread watches them.
+  virtual bool poll_files() { return false; }
   // The window title ("gausslab - photo.png - ...").
   virtual std::string window_title() const = 0;
   // True when an automated run should stop early (a method failed).

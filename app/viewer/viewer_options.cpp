@@ -9,6 +9,7 @@
 #include "actions/actions.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "viewer/standard_output.hpp"
 
 namespace gausslab {
 
@@ -49,6 +50,11 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.method_id = value(arg);
     } else if (arg == "--compare") {
       options.compare_id = value(arg);
+    } else if (arg == "--compare-file") {
+      options.compare_file = value(arg);
+      if (options.compare_file.empty()) throw UsageError("--compare-file: give the path of an image file");
+    } else if (arg == "--watch") {
+      options.watch = true;
     } else if (arg == "--display") {
       options.display = parse_display(arg, value(arg));
       options.display_given = true;
@@ -74,6 +80,12 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.screenshot = value(arg);
     } else if (arg == "--screenshot-view") {
       options.screenshot_view = value(arg);
+    } else if (arg == "--screenshot-format") {
+      const std::string name = value(arg);
+      const std::optional<ImageFormat> format = image_format_from_string(name);
+      if (!format) throw UsageError(arg + ": unknown format '" + name + "'; use one of " + image_format_list());
+      options.screenshot_format = *format;
+      options.screenshot_format_given = true;
     } else if (arg == "--overwrite") {
       options.overwrite = true;
     } else if (arg == "--save-folder") {
@@ -126,17 +138,37 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
     throw UsageError("--offscreen needs --frames N or --script FILE: an offscreen view cannot be used interactively");
   if (!automated && (!options.screenshot.empty() || !options.screenshot_view.empty()))
     throw UsageError("--screenshot and --screenshot-view need --frames N or --script FILE (in the window, save with Ctrl+S)");
+  if (options.screenshot == "-" && options.screenshot_view == "-")
+    throw UsageError("--screenshot - and --screenshot-view - both ask for standard output: one picture goes there");
+  if (options.to_standard_output()) {
+    if (std::string refused = standard_output_refusal(options.screenshot_format); !refused.empty())
+      throw UsageError("--screenshot-format " + std::string(to_string(options.screenshot_format)) + ": " + refused);
+    if (std::string refused = check_output_type(options.screenshot_format, PixelFormat::Rgba8); !refused.empty())
+      throw UsageError("--screenshot-format " + std::string(to_string(options.screenshot_format)) + ": " + refused);
+    if (options.events)
+      throw UsageError("--events prints on standard output, which --screenshot - gives to the picture: give a file name");
+  } else if (options.screenshot_format_given) {
+    throw UsageError("--screenshot-format is for a screenshot written to standard output ('-'); a file's name "
+                     "gives its format by the extension");
+  }
   if (!options.screenshot.empty() && options.screenshot == options.screenshot_view)
     throw UsageError("--screenshot and --screenshot-view name the same file '" + options.screenshot + "'");
-  if (options.display_given && options.display != CompareMode::A && options.compare_id.empty())
+  if (!options.compare_file.empty() && !options.compare_id.empty())
+    throw UsageError("--compare " + options.compare_id + " and --compare-file " + options.compare_file +
+                     " both set slot B: give one of them");
+  if (options.display_given && options.display != CompareMode::A && options.compare_id.empty() &&
+      options.compare_file.empty())
     throw UsageError("--display " + std::string(to_string(options.display)) +
                      " shows method B: give it with --compare ID (or --compare original)");
-  if (!options.compare_id.empty() && !options.display_given) options.display = CompareMode::Split;
+  if ((!options.compare_id.empty() || !options.compare_file.empty()) && !options.display_given)
+    options.display = CompareMode::Split;
   if (sequence_setting && !options.sequence())
     throw UsageError("--history, --degree and --gamma belong to the sequence mode: add --sequence INPUT");
   if (options.sequence()) {
     if (!options.image_path.empty())
       throw UsageError("--sequence shows a sequence, not the picture '" + options.image_path + "': give one of them");
+    if (!options.compare_file.empty() || options.watch)
+      throw UsageError("--compare-file and --watch are for pictures; in the sequence mode B is the whitened frame");
     if (!options.compare_id.empty())
       throw UsageError("--compare is for pictures; in the sequence mode B is the whitened (or pre-filtered) frame");
     if (!options.display_given) options.display = CompareMode::Split;
@@ -150,12 +182,20 @@ std::string viewer_usage() {
   std::string text =
       "usage: gausslab [IMAGE] [options]\n"
       "Blurs IMAGE live on the GPU (" + std::string(supported_input_formats()) + "; without IMAGE\n"
-      "the built-in astronaut picture). Drop a file on the window to open it.\n"
+      "the built-in astronaut picture). A file dropped on the window goes into slot B (in the split\n"
+      "view: the slot under the cursor) to be compared; Shift+drop opens it as the picture.\n"
       "(" + std::string(refused_input_formats()) + ")\n"
       "\n"
-      "  --method ID            method A (default: separable_shared with a CUDA device, else cpu_openmp)\n"
+      "  --method ID            method A (default: auto, the method measured fastest on this GPU for the\n"
+      "                         picture, sigma and format, from a calibration cached per GPU; without a\n"
+      "                         CUDA device auto runs cpu_openmp, a fixed rule; the title, the slot's label\n"
+      "                         and the summary's auto_runs= say what it ran, the machine panel why)\n"
       "  --compare ID           slot B: a method, 'original' (the unblurred picture) or 'exact' (the float64\n"
       "                         Gaussian); the summary line then has ab_max_abs, ab_mean_abs, ab_psnr\n"
+      "  --compare-file PATH    slot B shows an image file (any type the readers take: 8/16-bit, half, float;\n"
+      "                         1-4 channels) of the picture's size, compared as its own samples; reloaded\n"
+      "                         when it changes (the Slots menu or a drop on A's half of the split puts one in A)\n"
+      "  --watch                reload IMAGE when the file changes (the comparison runs again)\n"
       "  --display MODE         a, b, split or diff (default a; split when --compare is given)\n"
       "  --sigma S              Gaussian sigma in pixels, 0.1 to 200 (default 2)\n"
       "  --truncate T           radius = floor(T * sigma + 0.5), T from 0.5 to 10 (default 4, as SciPy)\n"
@@ -170,6 +210,9 @@ std::string viewer_usage() {
       "  --screenshot PATH      after the run, save the full-resolution result A (.png, .jpg,\n"
       "                         .bmp, .tga or .pnm, by the extension)\n"
       "  --screenshot-view PATH after the run, save the rendered view with its overlay\n"
+      "                         (PATH '-': either one to standard output, and the summary line to stderr)\n"
+      "  --screenshot-format F  the format of a screenshot to standard output: png (default), pnm, bmp, tga,\n"
+      "                         jpg, pfm or npy (tiff, exr and fits seek back while written: files only)\n"
       "  --overwrite            let the screenshots replace existing files\n"
       "  --keys TEXT            type these keys in the first frame (a letter or digit stands for its key,\n"
       "                         an upper-case letter for Shift+key), e.g. \"++m\"\n"

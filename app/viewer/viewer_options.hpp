@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gausslab/core/filter_params.hpp"
+#include "gausslab/core/image_io.hpp"
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 
@@ -12,8 +13,10 @@ namespace gausslab {
 
 struct ViewerOptions {
   std::string image_path;    // empty: the built-in default picture
-  std::string method_id;     // empty: separable_shared with a CUDA device, cpu_openmp without
+  std::string method_id;     // empty: auto (or the first method that can run: startup.cpp)
   std::string compare_id;    // method B of the comparison views, "original", "exact", or empty (none)
+  std::string compare_file;  // --compare-file PATH: B shows this image file (the reference slot)
+  bool watch = false;        // --watch: reload the picture's file when it changes
   bool display_given = false;
   CompareMode display = CompareMode::A;
   FilterParams params;
@@ -24,6 +27,10 @@ struct ViewerOptions {
   int frames = 0;            // 0: interactive
   std::string screenshot;    // the full-resolution result A, after the run
   std::string screenshot_view;  // the rendered view with its overlay, after the run
+  // The format of a screenshot written to standard output ('-'; standard_output.hpp).
+  ImageFormat screenshot_format = ImageFormat::Png;
+  bool screenshot_format_given = false;
+  bool to_standard_output() const { return screenshot == "-" || screenshot_view == "-"; }
   bool overwrite = false;
   OutputPath best_path = OutputPath::Interop;
   std::string keys;          // typed into the first frame (scripted runs and tests)

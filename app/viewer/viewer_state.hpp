@@ -12,9 +12,16 @@ namespace gausslab {
 // What a slot holds besides a method (a registry index >= 0).
 inline constexpr int kOriginalPicture = -1;  // the unblurred picture
 inline constexpr int kExactGaussian = -2;    // the float64 reference, rounded to 8 bits for display
+// An image file in slot A or B (the reference slot, comparison/reference_file.hpp): one value per
+// slot, so that a choice names its file wherever it is shown.
+inline constexpr int kReferenceFileA = -3;
+inline constexpr int kReferenceFileB = -4;
+inline constexpr int reference_file_choice(int slot) { return slot == 0 ? kReferenceFileA : kReferenceFileB; }
+inline constexpr bool is_reference_file(int choice) { return choice == kReferenceFileA || choice == kReferenceFileB; }
+inline constexpr int reference_file_slot(int choice) { return choice == kReferenceFileA ? 0 : 1; }
 
 struct FilterState {
-  int method_a = 0;                  // registry index, kOriginalPicture or kExactGaussian
+  int method_a = 0;                  // registry index, kOriginalPicture, kExactGaussian or kReferenceFileA/B
   int method_b = kOriginalPicture;
   FilterParams params;
   bool original_size = true;         // false: resample to width × height

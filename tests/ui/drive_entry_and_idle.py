@@ -13,7 +13,6 @@
          it. A key then draws again and applies, and the viewer goes idle again.
     under_xvfb.sh python3 drive_entry_and_idle.py VIEWER sigma|menu|idle
 Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
-import ctypes
 import os
 import re
 import sys
@@ -21,7 +20,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from drive_window import Viewer  # noqa: E402  the viewer process and its event lines
+from xdriver import Viewer, open_display  # noqa: E402  the viewer's event lines, X input
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)
@@ -38,44 +37,10 @@ def cpu_seconds(pid):
 
 def main() -> int:
     viewer_path, what = sys.argv[1], sys.argv[2]
-    try:
-        x11 = ctypes.CDLL("libX11.so.6")
-        xtest = ctypes.CDLL("libXtst.so.6")
-    except OSError as error:
-        print(f"SKIP: {error} (apt install libxtst6)")
-        return 77
-    x11.XOpenDisplay.restype = ctypes.c_void_p
-    x11.XStringToKeysym.restype = ctypes.c_ulong
-    x11.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
-    display = ctypes.c_void_p(x11.XOpenDisplay(None))
-    if not display:
-        print("FAIL: no X display (run under xvfb-run)")
-        return 1
-
-    def key(name, down):
-        xtest.XTestFakeKeyEvent(display, x11.XKeysymToKeycode(display, x11.XStringToKeysym(name.encode())), down, 0)
-
-    def tap(name, *modifiers):
-        for m in modifiers:
-            key(m, True)
-        key(name, True)
-        key(name, False)
-        for m in reversed(modifiers):
-            key(m, False)
-        x11.XFlush(display)
-
-    def move(x, y):
-        xtest.XTestFakeMotionEvent(display, -1, x, y, 0)
-        x11.XFlush(display)
-
-    def click(*modifiers):
-        for m in modifiers:
-            key(m, True)
-        xtest.XTestFakeButtonEvent(display, 1, True, 0)
-        xtest.XTestFakeButtonEvent(display, 1, False, 0)
-        for m in reversed(modifiers):
-            key(m, False)
-        x11.XFlush(display)
+    x, status = open_display()
+    if not x:
+        return status
+    key, tap, move, click = x.key, x.tap, x.move, x.click
 
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(folder, "config"))
@@ -112,12 +77,12 @@ def main() -> int:
                     move(*centre)
                     viewer.frames(2)
                     key("Control_L", True)  # held over frames: Dear ImGui reads the modifier per frame
-                    x11.XFlush(display)
+                    x.flush()
                     viewer.frames(2)
                     click()  # Ctrl+click: the slider becomes a text field, its text selected
                     viewer.frames(2)
                     key("Control_L", False)
-                    x11.XFlush(display)
+                    x.flush()
                     viewer.frames(3)
                     for ch in text:
                         tap(ch)

@@ -9,74 +9,23 @@ second press closes it; '.' steps one frame on; Ctrl+Q quits with status 0. Wait
 event lines (--events) and on frames drawn, never on fixed sleeps.
     xvfb-run -a -s "-screen 0 1280x1024x24" drive_sequence_window.py VIEWER
 Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
-import ctypes
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from drive_window import Viewer  # noqa: E402  (the viewer process and its event lines)
+from xdriver import Viewer, open_display  # noqa: E402  the viewer's event lines, X input
 
 WIDTH, HEIGHT = 1200, 900
 CENTRE = (WIDTH // 2 - 60, HEIGHT // 2 - 40, 120, 80)  # x, y, w, h: where the help window is drawn
 MENU_BAR_GREY = (36, 36, 36)  # Dear ImGui's dark style: MenuBarBg (0.14, 0.14, 0.14)
 
 
-class XImage(ctypes.Structure):
-    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("xoffset", ctypes.c_int),
-                ("format", ctypes.c_int), ("data", ctypes.c_void_p), ("byte_order", ctypes.c_int),
-                ("bitmap_unit", ctypes.c_int), ("bitmap_bit_order", ctypes.c_int), ("bitmap_pad", ctypes.c_int),
-                ("depth", ctypes.c_int), ("bytes_per_line", ctypes.c_int), ("bits_per_pixel", ctypes.c_int)]
-
-
 def main() -> int:
     viewer_path = sys.argv[1]
-    try:
-        x11 = ctypes.CDLL("libX11.so.6")
-        xtest = ctypes.CDLL("libXtst.so.6")
-    except OSError as error:
-        print(f"SKIP: {error} (apt install libxtst6)")
-        return 77
-    x11.XOpenDisplay.restype = ctypes.c_void_p
-    x11.XStringToKeysym.restype = ctypes.c_ulong
-    x11.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
-    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
-    x11.XDefaultRootWindow.restype = ctypes.c_ulong
-    x11.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint,
-                              ctypes.c_uint, ctypes.c_ulong, ctypes.c_int]
-    x11.XGetImage.restype = ctypes.POINTER(XImage)
-    x11.XFree.argtypes = [ctypes.c_void_p]
-    display = ctypes.c_void_p(x11.XOpenDisplay(None))
-    if not display:
-        print("FAIL: no X display (run under xvfb-run)")
-        return 1
-    root = x11.XDefaultRootWindow(display)
-
-    def keycode(name):
-        return x11.XKeysymToKeycode(display, x11.XStringToKeysym(name.encode()))
-
-    def tap(name, *modifiers):
-        for m in modifiers:
-            xtest.XTestFakeKeyEvent(display, keycode(m), True, 0)
-        xtest.XTestFakeKeyEvent(display, keycode(name), True, 0)
-        xtest.XTestFakeKeyEvent(display, keycode(name), False, 0)
-        for m in reversed(modifiers):
-            xtest.XTestFakeKeyEvent(display, keycode(m), False, 0)
-        x11.XFlush(display)
-
-    def pixels(x, y, w, h):
-        """The screen's pixels (the window sits at the origin: Xvfb has no window manager) as RGB rows."""
-        image = x11.XGetImage(display, root, x, y, w, h, ctypes.c_ulong(-1).value, 2)  # AllPlanes, ZPixmap
-        if not image:
-            raise AssertionError("XGetImage failed")
-        im = image.contents
-        if im.bits_per_pixel != 32:
-            raise AssertionError(f"a {im.bits_per_pixel}-bit screen (run Xvfb at 24-bit depth)")
-        raw = ctypes.string_at(im.data, im.bytes_per_line * h)
-        rows = [[(raw[r * im.bytes_per_line + 4 * c + 2], raw[r * im.bytes_per_line + 4 * c + 1],
-                  raw[r * im.bytes_per_line + 4 * c]) for c in range(w)] for r in range(h)]
-        x11.XFree(im.data)
-        x11.XFree(image)
-        return rows
+    x, status = open_display()
+    if not x:
+        return status
+    tap, pixels = x.tap, x.pixels
 
     def difference(a, b):
         """Mean absolute difference of two pixel blocks, in levels."""

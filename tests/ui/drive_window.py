@@ -9,121 +9,25 @@ field (Ctrl+O) takes '_' and '-' as text, not as sigma keys; a broken file leave
 wheel, drags, the split divider, blink and help work; Ctrl+Q quits with status 0.
     xvfb-run -a -s "-screen 0 1280x1024x24" drive_window.py VIEWER DATA_DIR
 Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
-import ctypes
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xdriver import Viewer, open_display  # noqa: E402  the viewer's event lines, X input
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)  # over the picture: left of the side panel, below the menu bar
-TIMEOUT = 60.0        # per wait: generous for a loaded machine; a pass never waits this long
-
-
-class Viewer:
-    """The viewer process and the event lines it prints."""
-
-    def __init__(self, command, cwd, env):
-        self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, bufsize=1)
-        self.lines = []
-        self.frame = 0
-        self.cond = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            with self.cond:
-                self.lines.append(line.rstrip("\n"))
-                m = re.match(r"gausslab-event: frame (\d+)", line)
-                if m:
-                    self.frame = int(m.group(1))
-                self.cond.notify_all()
-        with self.cond:
-            self.cond.notify_all()
-
-    def wait(self, predicate, what):
-        end = time.time() + TIMEOUT
-        with self.cond:
-            while not predicate():
-                if self.process.poll() is not None and not predicate():
-                    raise AssertionError(f"the viewer ended (status {self.process.returncode}) before {what}")
-                left = end - time.time()
-                if left <= 0:
-                    raise AssertionError(f"timed out waiting for {what}")
-                self.cond.wait(min(left, 0.5))
-
-    def mark(self):
-        with self.cond:
-            return len(self.lines)
-
-    def wait_line(self, pattern, since, what=None):
-        regex = re.compile(pattern)
-        found = []
-
-        def seen():
-            for line in self.lines[since:]:
-                if regex.search(line):
-                    found.append(line)
-                    return True
-            return False
-        self.wait(seen, what or f"a line matching /{pattern}/")
-        return found[0]
-
-    def frames(self, count):
-        """Waits until `count` more frames are drawn (so the viewer has seen what was sent)."""
-        with self.cond:
-            target = self.frame + count
-        self.wait(lambda: self.frame >= target, f"frame {target}")
 
 
 def main() -> int:
     viewer_path, data = sys.argv[1], sys.argv[2]
-    try:
-        x11 = ctypes.CDLL("libX11.so.6")
-        xtest = ctypes.CDLL("libXtst.so.6")
-    except OSError as error:
-        print(f"SKIP: {error} (apt install libxtst6)")
-        return 77
-    x11.XOpenDisplay.restype = ctypes.c_void_p
-    x11.XStringToKeysym.restype = ctypes.c_ulong
-    x11.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
-    display = ctypes.c_void_p(x11.XOpenDisplay(None))
-    if not display:
-        print("FAIL: no X display (run under xvfb-run)")
-        return 1
-
-    def keycode(name):
-        return x11.XKeysymToKeycode(display, x11.XStringToKeysym(name.encode()))
-
-    def tap(name, *modifiers):
-        """Press and release in one go: the whole tap reaches the viewer between two frames."""
-        for m in modifiers:
-            xtest.XTestFakeKeyEvent(display, keycode(m), True, 0)
-        xtest.XTestFakeKeyEvent(display, keycode(name), True, 0)
-        xtest.XTestFakeKeyEvent(display, keycode(name), False, 0)
-        for m in reversed(modifiers):
-            xtest.XTestFakeKeyEvent(display, keycode(m), False, 0)
-        x11.XFlush(display)
-
-    def type_text(text):
-        names = {"/": "slash", ".": "period", "_": "underscore", "-": "minus", "+": "plus", "?": "question"}
-        shifted = set("_+?")
-        for ch in text:
-            tap(names.get(ch, ch), *(["Shift_L"] if ch in shifted else []))
-
-    def move(x, y):
-        xtest.XTestFakeMotionEvent(display, -1, x, y, 0)
-        x11.XFlush(display)
-
-    def button(number, down):
-        xtest.XTestFakeButtonEvent(display, number, down, 0)
-        x11.XFlush(display)
+    x, status = open_display()
+    if not x:
+        return status
+    tap, type_text, move, button = x.tap, x.type_text, x.move, x.button
 
     with tempfile.TemporaryDirectory() as folder:
         shutil.copy(os.path.join(data, "palette_color.png"), os.path.join(folder, "p_c.png"))

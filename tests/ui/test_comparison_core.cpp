@@ -14,13 +14,19 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <thread>
+
+#include <unistd.h>
 
 #include "comparison/comparison.hpp"
 #include "comparison/slot_slicer.hpp"
 #include "comparison/unrounded_view.hpp"
 #include "gausslab/core/cpu_filter.hpp"
+#include "gausslab/core/host_image.hpp"
+#include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/egl_offscreen.hpp"
 #include "gausslab/render/gl_timer.hpp"
@@ -73,7 +79,7 @@ class ComparisonCore : public ::testing::Test {
     filter.height = picture.height();
     filter.continuous = true;
     return std::make_unique<Comparison>(ComparisonStart{picture, std::move(levels), "test picture", "", filter,
-                                                        OutputPath::Cpu, 60, true, false, surface_->info()});
+                                                        OutputPath::Cpu, 60, true, false, surface_->info(), {}, false});
   }
 
   // One frame as the mode runs it (the frame loop opens and closes the GL timer's frame).
@@ -382,6 +388,145 @@ struct SlicingBench {
   }
   const MethodInfo& info() const { return method_registry().at(static_cast<std::size_t>(method)).info; }
 };
+
+// The reference slot (reference_file.hpp): B holds a float32 RGBA TIFF of the picture's samples / 255 with
+// one sample raised by `bump` levels, so A (the original picture) against B is that bump exactly:
+// max |A-B| = bump, mean = bump / (w h 4), in the file's own samples, not its 8-bit reduction.
+std::string write_reference(const std::string& path, const ImageRgba8& picture, int bump_x, int bump_y, double bump) {
+  HostImage file(picture.width(), picture.height(), PixelFormat::Rgba32F);
+  for (int y = 0; y < picture.height(); ++y)
+    for (int x = 0; x < picture.width(); ++x) {
+      const Rgba8& p = picture.data()[static_cast<std::size_t>(y) * picture.width() + x];
+      float* s = file.row<float>(y) + 4 * x;
+      s[0] = p.r / 255.0f;
+      s[1] = static_cast<float>((p.g + (x == bump_x && y == bump_y ? bump : 0.0)) / 255.0);
+      s[2] = p.b / 255.0f;
+      s[3] = p.a / 255.0f;
+    }
+  save_image(path, file.view(), Overwrite::Allowed);
+  return path;
+}
+
+std::string scratch_folder(const char* name) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() /
+                                       ("gausslab-reference-" + std::string(name) + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  return folder.string();
+}
+
+TEST_F(ComparisonCore, AReferenceFileInBIsComparedAsItsOwnSamples) {
+  const ImageRgba8 picture = make_random_rgba8(37, 29, 8);
+  const std::string folder = scratch_folder("samples");
+  const std::string path = write_reference(folder + "/scipy.tif", picture, 5, 7, 2.5);
+  std::unique_ptr<Comparison> comparison = make(picture, "cpu_openmp", kOriginalPicture);
+  ASSERT_EQ(comparison->set_slot_file(1, path), "");
+  FilterState& asked = comparison->settings().requested();
+  EXPECT_EQ(asked.method_b, kReferenceFileB);
+  asked.method_a = kOriginalPicture;
+  settle(*comparison);
+  const std::optional<ComparisonNumbers> numbers = current_numbers(*comparison);
+  ASSERT_TRUE(numbers && numbers->a_vs_b) << (numbers ? numbers->error : "no numbers");
+  EXPECT_NEAR(numbers->a_vs_b->unrounded.max_abs, 2.5, 1e-4);  // float32 / 255 and back
+  EXPECT_NEAR(numbers->a_vs_b->unrounded.mean_abs, 2.5 / (37.0 * 29 * 4), 1e-7);
+  EXPECT_EQ(numbers->a_vs_b->unrounded.max_x, 5);
+  EXPECT_EQ(numbers->a_vs_b->unrounded.max_y, 7);
+  EXPECT_EQ(numbers->a_vs_b->unrounded.max_channel, 1);
+  // The label names the file and its samples; no sigma or method.
+  EXPECT_EQ(comparison->settings().choices().label(kReferenceFileB), "file scipy.tif (float32, 4 channels)");
+  EXPECT_EQ(comparison->settings().choices().id(kReferenceFileB), "scipy.tif");
+  EXPECT_TRUE(comparison->runs().lane(1).slot.up_to_date());
+  std::filesystem::remove_all(folder);
+}
+
+TEST_F(ComparisonCore, AReferenceFileOfAnotherSizeIsRefusedWithBothSizesAndTheSlotKeepsWhatItHad) {
+  const ImageRgba8 picture = make_random_rgba8(37, 29, 9);
+  const std::string folder = scratch_folder("size");
+  const std::string path = write_reference(folder + "/small.tif", make_random_rgba8(10, 12, 1), -1, -1, 0);
+  std::unique_ptr<Comparison> comparison = make(picture, "cpu_openmp", kExactGaussian);
+  const std::string refused = comparison->set_slot_file(1, path);
+  EXPECT_NE(refused.find("10 x 12"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("37 x 29"), std::string::npos) << refused;
+  EXPECT_EQ(comparison->settings().requested().method_b, kExactGaussian);
+  EXPECT_NE(comparison->set_slot_file(1, folder + "/missing.tif").find("no such file"), std::string::npos);
+  EXPECT_EQ(comparison->settings().requested().method_b, kExactGaussian);
+  // A file that fits, then a new size of the picture: B goes back to the original picture, said.
+  ASSERT_EQ(comparison->set_slot_file(1, write_reference(folder + "/fits.tif", picture, -1, -1, 0)), "");
+  frame(*comparison);
+  EXPECT_EQ(comparison->settings().applied().method_b, kReferenceFileB);
+  comparison->settings().requested().original_size = false;
+  comparison->settings().requested().width = 20;
+  comparison->settings().requested().height = 12;
+  frame(*comparison);
+  EXPECT_EQ(comparison->settings().applied().method_b, kOriginalPicture);
+  ASSERT_TRUE(comparison->messages().current());
+  EXPECT_NE(comparison->messages().current()->text.find("20 x 12"), std::string::npos);
+  std::filesystem::remove_all(folder);
+}
+
+TEST_F(ComparisonCore, AReferenceFileRewrittenIsReloadedAndABrokenVersionKeepsTheOldOne) {
+  const ImageRgba8 picture = make_random_rgba8(37, 29, 10);
+  const std::string folder = scratch_folder("reload");
+  const std::string path = write_reference(folder + "/ref.tif", picture, 1, 1, 1.0);
+  std::unique_ptr<Comparison> comparison = make(picture, "cpu_openmp", kOriginalPicture);
+  comparison->settings().requested().method_a = kOriginalPicture;
+  ASSERT_EQ(comparison->set_slot_file(1, path), "");
+  settle(*comparison);
+  ASSERT_TRUE(current_numbers(*comparison) && current_numbers(*comparison)->a_vs_b);
+  EXPECT_NEAR(current_numbers(*comparison)->a_vs_b->unrounded.max_abs, 1.0, 1e-4);
+  const auto poll_until_reloaded = [&] {  // the event: poll_files() says it acted (a hang, not a timing)
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!comparison->poll_files()) {
+      ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the rewrite was never seen";
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  };
+  const std::uint64_t before = comparison->reference(1).number;
+  write_reference(path, picture, 3, 4, 6.0);
+  poll_until_reloaded();
+  EXPECT_EQ(comparison->reference(1).number, before + 1);
+  settle(*comparison);
+  ASSERT_TRUE(current_numbers(*comparison) && current_numbers(*comparison)->a_vs_b);
+  EXPECT_NEAR(current_numbers(*comparison)->a_vs_b->unrounded.max_abs, 6.0, 1e-4);
+  // A truncated version (a writer caught half-way): refused by the reader, the old one stays.
+  std::filesystem::resize_file(path, 100);
+  poll_until_reloaded();
+  EXPECT_EQ(comparison->reference(1).number, before + 1);
+  ASSERT_TRUE(comparison->messages().current());
+  EXPECT_NE(comparison->messages().current()->text.find("previous version stays"), std::string::npos);
+  settle(*comparison);
+  EXPECT_NEAR(current_numbers(*comparison)->a_vs_b->unrounded.max_abs, 6.0, 1e-4);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(FileWatcher, ReportsANewVersionOnlyOnceTwoPollsAgree) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("gausslab-watch-" + std::to_string(::getpid()) + ".txt");
+  const auto write = [&](const std::string& text) { std::ofstream(path, std::ios::trunc) << text; };
+  write("one");
+  FileWatcher watcher(path.string());
+  using std::chrono::milliseconds;
+  const FileWatcher::Clock::time_point t0 = FileWatcher::Clock::now();
+  EXPECT_FALSE(watcher.changed(t0));  // as read
+  write("two, longer");
+  EXPECT_FALSE(watcher.changed(t0 + milliseconds(100)));  // not due: polls at most every 0.25 s
+  EXPECT_FALSE(watcher.changed(t0 + milliseconds(300)));  // seen once: could still be being written
+  write("three, longer still");                          // it was: the size moved again
+  EXPECT_FALSE(watcher.changed(t0 + milliseconds(600)));
+  EXPECT_TRUE(watcher.changed(t0 + milliseconds(900)));  // two polls agree
+  watcher.taken();
+  EXPECT_FALSE(watcher.changed(t0 + milliseconds(1200)));
+  EXPECT_FALSE(watcher.changed(t0 + milliseconds(1500)));
+  // Removed: a change too (the reader then says why); back again: another.
+  std::filesystem::remove(path);
+  EXPECT_FALSE(watcher.changed(t0 + milliseconds(1800)));
+  EXPECT_TRUE(watcher.changed(t0 + milliseconds(2100)));
+  watcher.taken();
+  write("four");
+  EXPECT_FALSE(watcher.changed(t0 + milliseconds(2400)));
+  EXPECT_TRUE(watcher.changed(t0 + milliseconds(2700)));
+  std::filesystem::remove(path);
+  EXPECT_FALSE(FileWatcher().changed(t0));  // watching nothing
+}
 
 TEST(ComparisonSlicing, TheChoiceBetweenWholeAndSlicedFollowsWhatTheLedgerLearns) {
   SlicingBench b;
