@@ -67,6 +67,9 @@ struct File {
 };
 
 // A card's value as a number (keyword in the first 8 columns, "= " in 9-10); nullopt if not that keyword.
+// The value is read from column 10 on, as cfitsio reads a card whose "= " lacks its space
+// (fuzz_fits: "ZVAL1   =0      32" is 0 to cfitsio), and must be one whole number (a float's ".0"
+// allowed) before the comment: anything after it makes the card no number.
 bool card_number(const unsigned char* card, const char* keyword, long long& value) {
   const std::size_t n = std::strlen(keyword);
   if (std::memcmp(card, keyword, n) != 0) return false;
@@ -74,10 +77,14 @@ bool card_number(const unsigned char* card, const char* keyword, long long& valu
     if (card[i] != ' ') return false;
   if (card[8] != '=') return false;
   char text[72] = {};
-  std::memcpy(text, card + 10, 70);
+  std::memcpy(text, card + 9, 71);
   char* end = nullptr;
   value = std::strtoll(text, &end, 10);
-  return end != text;
+  if (end == text) return false;
+  if (*end == '.')
+    while (*++end == '0') {}
+  while (*end == ' ') ++end;
+  return *end == '\0' || *end == '/';
 }
 
 // The bytes of data the header at `head` declares (FITS 4.0, 4.4.1.1: |BITPIX| / 8 × GCOUNT ×
@@ -169,12 +176,15 @@ void check_card(const DecodeInput& in, const unsigned char* card) {
   for (int i = 7; i >= 0 && keyword[i] == ' '; --i) keyword[i] = '\0';
   long long value = 0;
   if (card[8] == '=' && read_as_integer(keyword) && !card_number(card, keyword, value)) {
-    // A number may be written as a float (BITPIX = -32.0 is read as -32): only what is neither fails.
-    char text[71] = {};
-    std::memcpy(text, card + 10, 70);
+    // A number may be written as a float (BITPIX = -32.0 is read as -32): only what is neither fails,
+    // read as card_number reads (from column 10, nothing but a comment after it).
+    char text[72] = {};
+    std::memcpy(text, card + 9, 71);
     char* end = nullptr;
     std::strtod(text, &end);
-    if (end == text) fail(in, kFormat, std::string("the header's ") + keyword + " is not a number; the header is damaged");
+    while (end != text && *end == ' ') ++end;
+    if (end == text || (*end != '\0' && *end != '/'))
+      fail(in, kFormat, std::string("the header's ") + keyword + " is not a number; the header is damaged");
   }
 }
 
