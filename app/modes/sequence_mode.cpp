@@ -138,6 +138,7 @@ ActionOffer SequenceMode::offer(const Action& action) const {
     case ActionId::Quit: case ActionId::NextView: case ActionId::ViewA: case ActionId::ViewB:
     case ActionId::ViewSplit: case ActionId::ViewDifference: case ActionId::GainUp: case ActionId::GainDown:
     case ActionId::Fit: case ActionId::OneToOne: case ActionId::ToggleSampling: case ActionId::Help:
+    case ActionId::ZoomIn: case ActionId::ZoomOut:
     case ActionId::ExposureUp: case ActionId::ExposureDown: case ActionId::NextChannel:
       break;
     default: offer.offered = false;  // methods, sigma, saving, ... belong to the comparison mode

@@ -1,13 +1,18 @@
-// The comparison's layout and its side panel: docked beside the picture below the menu bar,
-// resizable by its left edge (view_input.cpp), its sections collapsible (and opened or closed by a
-// script), Tab hiding it with the menu and the overlay.
+// The comparison's layout and its side panel: the menu bar at the top, the status bar at the bottom
+// (status_bar.hpp), the side panel docked at the right between them, resizable by its left edge
+// (view_input.cpp), its sections collapsible (and opened or closed by a script), the timing overlay
+// docked at its top; the picture gets the rest, so that nothing of ours covers it by default. Tab
+// hides the menu, the panel, the overlay and the status bar.
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "panels/comparison_panels.hpp"
 #include "panels/path_badge.hpp"
+#include "panels/view_input.hpp"
 
 namespace gausslab {
 
@@ -23,7 +28,7 @@ PictureArea comparison_layout(ViewState& view, int surface_width, int surface_he
   area.x = 0;
   area.y = static_cast<int>(menu_height(view) * scale);
   area.width = std::max(0, surface_width - static_cast<int>(panel * scale));
-  area.height = std::max(0, surface_height - area.y);
+  area.height = std::max(0, surface_height - area.y - static_cast<int>(status_bar_height(view.panels_hidden) * scale));
   return area;
 }
 
@@ -64,12 +69,19 @@ void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPa
   const float width = std::min(view.panel_width, io.DisplaySize.x * 0.7f);
   const float top = menu_height(view);
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - width, top), ImGuiCond_Always);
-  ImGui::SetNextWindowSize(ImVec2(width, std::max(50.0f, io.DisplaySize.y - top)), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(width, std::max(50.0f, io.DisplaySize.y - top - status_bar_height(view.panels_hidden))),
+                           ImGuiCond_Always);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings;
   if (ImGui::Begin("##panel", nullptr, flags)) {
     cpu_path_banner(comparison.runs().pipeline(), actions);
     PanelSections& sections = panels.sections;
+    if (!view.overlay_hidden && !view.overlay_floating && section(sections, "timings", true))
+      overlay_contents(comparison, view, panels.timed_run);
+    if (panels.picture.focus_open_field) {  // Open (Ctrl+O): the file browser, its field focused
+      panels.picture.focus_open_field = false;
+      open_file_browser(panels.browser, std::filesystem::path(comparison.picture().path).parent_path().string());
+    }
     if (section(sections, "picture", true)) picture_panel(comparison, panels.picture);
     if (section(sections, "slots", true)) slots_panel(comparison);
     if (section(sections, "filter", true) && filter_panel(comparison.settings().requested(), panels.filter) &&
@@ -87,6 +99,25 @@ void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPa
     }
   }
   ImGui::End();
+  if (const std::optional<std::string> path = file_browser_window(panels.browser)) comparison.open_file(*path);
+}
+
+StatusBarContent comparison_status(const Comparison& comparison, const ViewState& view, const PictureArea& area) {
+  StatusBarContent content;
+  const TimedMessage& latest = comparison.messages().latest();
+  content.message = latest.text;
+  content.error = latest.error;
+  content.current = comparison.messages().current() != nullptr;
+  content.progress = progress(comparison);
+  content.zoom = view.transform.zoom;
+  content.sampling = sampling_at(view.sampling, view.transform.zoom);
+  const Vec2 mouse = mouse_in_picture(area);
+  const ResultPipeline& pipeline = comparison.runs().pipeline();
+  if (!ImGui::GetIO().WantCaptureMouse && mouse.x >= 0 && mouse.y >= 0 && mouse.x < area.width && mouse.y < area.height) {
+    const Vec2 p = screen_to_image(view.transform, mouse, area.width, area.height);
+    if (p.x >= 0 && p.y >= 0 && p.x < pipeline.width() && p.y < pipeline.height()) content.pixel = p;
+  }
+  return content;
 }
 
 }  // namespace gausslab

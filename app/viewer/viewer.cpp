@@ -92,7 +92,9 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
     std::fflush(stdout);
   }
   if (window_) {
-    const std::string title = mode_->window_title();
+    // The zoom in the title, as tev and HDRView have it ("... – 400 %").
+    const std::optional<double> zoom = mode_->view_zoom();
+    const std::string title = mode_->window_title() + (zoom ? " \u2013 " + zoom_percent_text(*zoom) : std::string());
     if (title != title_) {
       window_->set_title(title_ = title);
       if (options_.events) {  // what was applied (sigma, the slots), for drivers that wait on it

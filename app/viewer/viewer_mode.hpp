@@ -7,6 +7,7 @@
 // Every mode takes its actions through the one dispatcher (actions/action_dispatcher.hpp).
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,10 @@ class ViewerMode {
   virtual void draw(FrameContext& frame) = 0;
   // A file dropped on the window.
   virtual void open_file(const std::string& path) = 0;
-  // The window title ("gausslab - photo.png - ...").
+  // The window title ("gausslab - photo.png - ..."); the frame loop adds the zoom (view_zoom).
   virtual std::string window_title() const = 0;
+  // The picture's zoom (screen pixels per picture pixel), for the title; none: the title has none.
+  virtual std::optional<double> view_zoom() const { return std::nullopt; }
   // True when an automated run should stop early (a method failed).
   virtual bool failed() const = 0;
   // Work still on its way (results, numbers, the exact Gaussian), and what it is, for progress
