@@ -63,6 +63,7 @@ std::vector<Action> make_table() {
   add(ActionId::Fit, "fit", "View", "Fit", "the whole picture in the view", key(GLFW_KEY_F));
   add(ActionId::OneToOne, "one_to_one", "View", "1:1", "one picture pixel per screen pixel", key(GLFW_KEY_0));
   add(ActionId::ToggleSampling, "sampling", "View", "Sampling: auto, nearest, linear", "auto: nearest from 100 % zoom up (each pixel a sharp square), linear below", key(GLFW_KEY_N));
+  add(ActionId::TogglePixelGrid, "grid", "View", "Pixel grid", "zoomed far in, a line between the pixels and their values in the cells", key(GLFW_KEY_N, kShift));
   add(ActionId::ExposureUp, "exposure_up", "View", "Exposure + 1/2 stop", "A, B and split brighter (x1.41)", character(']'));
   add(ActionId::ExposureDown, "exposure_down", "View", "Exposure - 1/2 stop", "A, B and split darker: a float picture's values above 1 come into view", character('['));
   add(ActionId::NextChannel, "channel", "View", "Next channel", "A, B and split show rgb, r, g, b, a or the luminance", key(GLFW_KEY_K));

@@ -138,7 +138,7 @@ ActionOffer SequenceMode::offer(const Action& action) const {
     case ActionId::Quit: case ActionId::NextView: case ActionId::ViewA: case ActionId::ViewB:
     case ActionId::ViewSplit: case ActionId::ViewDifference: case ActionId::GainUp: case ActionId::GainDown:
     case ActionId::Fit: case ActionId::OneToOne: case ActionId::ToggleSampling: case ActionId::Help:
-    case ActionId::ZoomIn: case ActionId::ZoomOut:
+    case ActionId::ZoomIn: case ActionId::ZoomOut: case ActionId::TogglePixelGrid:
     case ActionId::ExposureUp: case ActionId::ExposureDown: case ActionId::NextChannel:
       break;
     default: offer.offered = false;  // methods, sigma, saving, ... belong to the comparison mode
@@ -302,6 +302,7 @@ void SequenceMode::draw(FrameContext& frame) {
   params.split_x = view_.split_fraction * view_width;
   params.gain = view_.gain;
   params.sampling = view_.sampling;
+  params.pixel_grid = view_.pixel_grid;
   params.display = view_.display;
   params.viewport_width = view_width;
   params.viewport_height = view_height;

@@ -26,6 +26,7 @@ bool perform_view_action(ActionId action, ViewState& view, GainRange gain, int i
                       : view.sampling == Sampling::Nearest ? Sampling::Linear
                                                            : Sampling::Auto;
       return true;
+    case ActionId::TogglePixelGrid: view.pixel_grid = !view.pixel_grid; return true;
     case ActionId::ZoomIn:
     case ActionId::ZoomOut: {
       const double zoom = zoom_step(view.transform.zoom, action == ActionId::ZoomIn ? 1 : -1);

@@ -26,7 +26,7 @@ void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_
   ImGui::Text("%s path", to_string(pipeline.path()));
   ImGui::SameLine();
   if (ImGui::SmallButton(view.overlay_floating ? "dock" : "float")) view.overlay_floating = !view.overlay_floating;
-  tooltip(view.overlay_floating ? "Back to the top of the side panel (T hides it)."
+  tooltip(view.overlay_floating ? "Back to the bottom of the side panel (T hides it)."
                                 : "A window of its own, to drag anywhere, over the picture too (T hides it).");
   ImGui::PushTextWrapPos(view.overlay_floating ? ImGui::GetFontSize() * 30.0f : 0.0f);
   ImGui::TextColored(kDimColour, "GL: %s", comparison.machine().gl.renderer.c_str());

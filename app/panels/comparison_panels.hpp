@@ -6,7 +6,7 @@
 //   the side panel  docked at the right below the menu bar, resizable by its left edge, its
 //                   sections collapsible: picture, slots, filter, view, numbers, timing, machine, keys
 //   the overlay     the path, the setting, the stage medians, the numbers' headline: docked at the
-//                   side panel's top (or floating where the user drags it)
+//                   side panel's bottom (or floating where the user drags it)
 //   the status bar  the latest message, the work in progress, the zoom (status_bar.hpp)
 //   windows         compare all, the folder chooser (the help is every mode's: mode_shell.hpp)
 //   over the picture the split's labels, the difference legend, the inspector (picture_overlays.cpp)
@@ -60,11 +60,13 @@ struct ComparisonPanels {
   FolderChooser folder;
   bool compare_all_open = false;
   bool timed_run = false;  // --frames: every frame processes (the overlay says so)
+  float docked_overlay_height = 0.0f;  // the docked overlay's height last frame (side_panel.cpp)
   FileBrowser browser;
 };
 
-// The picture's area beside the side panel and below the menu bar (framebuffer pixels); keeps the
-// panel's width within 240 units and 70 % of the window.
+// The picture's area beside the side panel, below the menu bar and above the status bar
+// (framebuffer pixels); keeps the panel's width within kNarrowestPanel units (x the content scale)
+// and 70 % of the window.
 PictureArea comparison_layout(ViewState& view, int surface_width, int surface_height);
 // The menu bar's height in ImGui units (0 while the panels are hidden).
 float menu_height(const ViewState& view);
@@ -87,7 +89,7 @@ void timing_panel(const TimingHistory& history, GlfwWindow* window, ActionDispat
 void machine_panel(const Comparison& comparison, const std::string& save_folder, ActionDispatcher& actions);
 
 // The timing overlay (T hides it): docked, comparison_overlay draws nothing (the side panel draws
-// overlay_contents at its top); floating, its own window. timed_run: --frames (every frame processes).
+// overlay_contents at its bottom, below its sections); floating, its own window. timed_run: --frames (every frame processes).
 void comparison_overlay(const Comparison& comparison, ViewState& view, bool timed_run);
 void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_run);
 // The status bar's content from the comparison and the view (the cursor's pixel from the mouse).

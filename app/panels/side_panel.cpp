@@ -1,7 +1,7 @@
 // The comparison's layout and its side panel: the menu bar at the top, the status bar at the bottom
 // (status_bar.hpp), the side panel docked at the right between them, resizable by its left edge
 // (view_input.cpp), its sections collapsible (and opened or closed by a script), the timing overlay
-// docked at its top; the picture gets the rest, so that nothing of ours covers it by default. Tab
+// docked at its bottom; the picture gets the rest, so that nothing of ours covers it by default. Tab
 // hides the menu, the panel, the overlay and the status bar.
 #include <imgui.h>
 
@@ -13,6 +13,7 @@
 #include "panels/comparison_panels.hpp"
 #include "panels/path_badge.hpp"
 #include "panels/view_input.hpp"
+#include "panels/widgets.hpp"
 
 namespace gausslab {
 
@@ -21,8 +22,14 @@ float menu_height(const ViewState& view) { return view.panels_hidden ? 0.0f : Im
 PictureArea comparison_layout(ViewState& view, int surface_width, int surface_height) {
   const ImGuiIO& io = ImGui::GetIO();
   const float scale = io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1.0f;
+  // HiDPI: the panel grows with the text (the content scale changed: imgui_session.hpp).
+  if (const float s = ui_scale(); s != view.panel_scale) {
+    view.panel_width *= s / view.panel_scale;
+    view.panel_scale = s;
+  }
   // The panel never takes more than 70 % of the window, nor less than what its widgets need.
-  view.panel_width = std::clamp(view.panel_width, 240.0f, std::max(240.0f, io.DisplaySize.x * 0.7f));
+  const float narrowest = kNarrowestPanel * ui_scale();
+  view.panel_width = std::clamp(view.panel_width, narrowest, std::max(narrowest, io.DisplaySize.x * 0.7f));
   const float panel = view.panels_hidden ? 0.0f : std::min(view.panel_width, io.DisplaySize.x * 0.7f);
   PictureArea area;
   area.x = 0;
@@ -75,9 +82,12 @@ void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPa
                                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings;
   if (ImGui::Begin("##panel", nullptr, flags)) {
     cpu_path_banner(comparison.runs().pipeline(), actions);
+    // The sections scroll in a child above the docked overlay, so that the overlay growing or
+    // shrinking (a B with stages or without, the numbers coming in) never moves their widgets; its
+    // height is last frame's (measured below).
+    const bool docked = !view.overlay_hidden && !view.overlay_floating;
+    ImGui::BeginChild("##sections", ImVec2(0.0f, docked ? -panels.docked_overlay_height : 0.0f));
     PanelSections& sections = panels.sections;
-    if (!view.overlay_hidden && !view.overlay_floating && section(sections, "timings", true))
-      overlay_contents(comparison, view, panels.timed_run);
     if (panels.picture.focus_open_field) {  // Open (Ctrl+O): the file browser, its field focused
       panels.picture.focus_open_field = false;
       open_file_browser(panels.browser, std::filesystem::path(comparison.picture().path).parent_path().string());
@@ -96,6 +106,13 @@ void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPa
     if (section(sections, "keys", false)) {
       ImGui::TextWrapped("Every action is in the menu with its key; ? or F1 shows them all.");
       if (ImGui::Button("help (? or F1)")) actions.help_open() = true;
+    }
+    ImGui::EndChild();
+    if (docked) {
+      const float top = ImGui::GetCursorPosY();
+      ImGui::Separator();
+      overlay_contents(comparison, view, panels.timed_run);
+      panels.docked_overlay_height = ImGui::GetCursorPosY() - top + ImGui::GetStyle().ItemSpacing.y;
     }
   }
   ImGui::End();

@@ -51,7 +51,8 @@ void view_panel(ViewState& view, ActionDispatcher& actions) {
   ImGui::SameLine();
   ImGui::Checkbox("grid", &view.pixel_grid);
   tooltip("From " + zoom_percent_text(kPixelGridZoom) + " zoom up, a line between the picture's pixels; from " +
-          zoom_percent_text(kPixelValuesZoom) + " up, their values in the cells (the inspector's switch).");
+          zoom_percent_text(kPixelValuesZoom) + " up, their values in the cells (with the inspector on).  [" +
+          shortcut_list(first_action(ActionId::TogglePixelGrid)) + "]");
   if (ImGui::Button("-")) actions.queue(ActionId::ZoomOut);
   action_tooltip(ActionId::ZoomOut);
   ImGui::SameLine();

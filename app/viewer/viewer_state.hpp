@@ -52,6 +52,7 @@ struct ViewState {
   bool overlay_hidden = false;
   bool overlay_floating = false;  // the overlay in a window of its own (else docked in the side panel)
   float panel_width = 400.0f;   // the side panel, in ImGui units
+  float panel_scale = 1.0f;     // the ui_scale() panel_width is for (a new content scale rescales it)
 };
 
 // Whether the view shows slot `slot` (0: A, 1: B): A and B alone show one (the blink swaps them), the
