@@ -80,7 +80,9 @@ void SequenceMode::shut_down() {
   if (pipeline_) pipeline_->synchronize();
 }
 
-std::string SequenceMode::window_title() const { return "gausslab - sequence " + input_; }
+std::string SequenceMode::window_title() const {
+  return "gausslab - sequence " + input_ + " \u2013 " + zoom_percent_text(view_.transform.zoom);  // the zoom, as tev
+}
 
 PlayerSettings SequenceMode::settings_from(const SequenceControls& c) const {
   PlayerSettings p;

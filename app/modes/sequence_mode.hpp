@@ -38,7 +38,6 @@ class SequenceMode final : public ViewerMode {
   void draw(FrameContext& frame) override;
   void open_file(const std::string& path) override;
   std::string window_title() const override;
-  std::optional<double> view_zoom() const override { return view_.transform.zoom; }
   bool failed() const override { return run_failed_; }
   bool wants_frames() const override { return controls_.playing || needs_display_ || step_requested_; }
   std::string run_command(const std::string& command, const std::string& argument) override;
