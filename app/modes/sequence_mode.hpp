@@ -11,7 +11,6 @@
 //   draw:   the two results through ImageRenderer (A, B, split, difference)
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 

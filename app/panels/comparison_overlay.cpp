@@ -4,6 +4,8 @@
 // progress and the latest message.
 #include <imgui.h>
 
+#include <cmath>
+
 #include "gausslab/render/result_pipeline.hpp"
 #include "panels/comparison_panels.hpp"
 #include "panels/path_badge.hpp"
@@ -19,9 +21,10 @@ void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_
   const OverlayTimings& timings = comparison.timing().overlay();
   const Rgba8 badge = path_badge_colour(pipeline.path());
   const ImVec2 corner = ImGui::GetCursorScreenPos();
+  const float side = std::round(kPathBadgeSide * ui_scale());  // HiDPI: as large as the text
   ImGui::GetWindowDrawList()->AddRectFilled(
-      corner, ImVec2(corner.x + kPathBadgeSide, corner.y + kPathBadgeSide), IM_COL32(badge.r, badge.g, badge.b, 255));
-  ImGui::Dummy(ImVec2(static_cast<float>(kPathBadgeSide), static_cast<float>(kPathBadgeSide)));
+      corner, ImVec2(corner.x + side, corner.y + side), IM_COL32(badge.r, badge.g, badge.b, 255));
+  ImGui::Dummy(ImVec2(side, side));
   ImGui::SameLine();
   ImGui::Text("%s path", to_string(pipeline.path()));
   ImGui::SameLine();

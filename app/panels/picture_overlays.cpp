@@ -40,7 +40,8 @@ void picture_labels(const Comparison& comparison, const ViewState& view, const P
     draw->AddRectFilled(ImVec2(left, y), ImVec2(left + size.x + 12, y + size.y + 6), IM_COL32(0, 0, 0, 170), 4.0f);
     draw->AddText(ImVec2(left + 6, y + 3), IM_COL32(255, 235, 120, 255), text.c_str());
   };
-  const float top = (area.y + area.height) / scale - 34.0f;  // the bottom edge: the overlay is at the top
+  // At the picture's bottom edge (HiDPI: the offsets grow with the text).
+  const float top = (area.y + area.height) / scale - 34.0f * ui_scale();
   const float width = area.width / scale;
   switch (view.mode) {
     case CompareMode::A:
@@ -69,9 +70,10 @@ void difference_legend(const ViewState& view, const PictureArea& area) {
   if (view.mode != CompareMode::Difference || area.width <= 0) return;
   const float scale = framebuffer_scale();
   ImDrawList* draw = ImGui::GetBackgroundDrawList();
-  const float bar_width = std::min(260.0f, area.width / scale - 40.0f), bar_height = 14.0f;
-  const ImVec2 origin(16.0f, (area.y + area.height) / scale - 58.0f);
-  draw->AddRectFilled(ImVec2(origin.x - 8, origin.y - 22), ImVec2(origin.x + bar_width + 8, origin.y + bar_height + 24),
+  const float u = ui_scale();  // HiDPI: the legend grows with the text
+  const float bar_width = std::min(260.0f * u, area.width / scale - 40.0f * u), bar_height = 14.0f * u;
+  const ImVec2 origin(16.0f * u, (area.y + area.height) / scale - 58.0f * u);
+  draw->AddRectFilled(ImVec2(origin.x - 8 * u, origin.y - 22 * u), ImVec2(origin.x + bar_width + 8 * u, origin.y + bar_height + 24 * u),
                       IM_COL32(0, 0, 0, 180), 4.0f);
   // The bar: the same mapping as difference_colour() (and the shader), from no difference at the
   // left (or the middle, signed) to 255 / gain levels and beyond at the right.
@@ -93,7 +95,7 @@ void difference_legend(const ViewState& view, const PictureArea& area) {
                                  static_cast<int>(c[2] * 255 + 0.5f), 255));
   }
   const ImU32 text = IM_COL32(235, 235, 235, 255);
-  draw->AddText(ImVec2(origin.x, origin.y - 19),
+  draw->AddText(ImVec2(origin.x, origin.y - 19 * u),
                 text, (std::string(view.signed_difference ? "A - B" : "|A - B|") + " in 8-bit levels, gain x" +
                        figure(view.gain, "%.0f") + (view.false_colour ? " (largest channel)" : " (per channel)")).c_str());
   const std::string low = view.signed_difference ? "-" + figure(full, "%.3g") : "0";
