@@ -135,14 +135,18 @@ void inspector(const Comparison& comparison, const ViewState& view, const Pictur
     const double split_x = view.split_fraction * area.width;
     static const ImU32 kChannelColours[3] = {IM_COL32(255, 150, 150, 255), IM_COL32(150, 255, 150, 255),
                                              IM_COL32(160, 190, 255, 255)};
-    // The fewest decimals that still show the value's precision and fit the cell.
+    // As many decimals as fit the cell: 8-bit levels with two ("127.63"), a 16-bit file's values
+    // with one or none ("32896.5"), a float file's with four significant digits ("0.5004").
     const auto text_of = [&](double value, bool with_sign) {
       const double own = value * units;
-      char text[32];
-      const char* formats[] = {with_sign ? "%+.3g" : "%.4g", with_sign ? "%+.2g" : "%.3g", "%.0f"};
-      if (units == 1.0 && !with_sign) formats[0] = "%.2f", formats[1] = "%.1f";
+      const bool large = units == 1.0 || std::abs(own) >= 100.0;
+      const char* formats[3] = {large ? (units == 1.0 ? "%.2f" : "%.1f") : "%.4g", large ? (units == 1.0 ? "%.1f" : "%.0f") : "%.3g",
+                                large ? "%.0f" : "%.2g"};
+      char text[40];
       for (const char* format : formats) {
-        std::snprintf(text, sizeof text, format, own);
+        char number[32];
+        std::snprintf(number, sizeof number, format, own);
+        std::snprintf(text, sizeof text, "%s%s", with_sign && own >= 0 ? "+" : "", number);
         if (font->CalcTextSizeA(size, 1e9f, 0.0f, text).x <= cell * 0.94f) break;
       }
       return std::string(text);
