@@ -36,6 +36,7 @@ uniform vec2 u_extent_a;         // the picture pixels texture A covers (a poole
 uniform vec2 u_extent_b;
 uniform vec3 u_background;
 uniform vec3 u_divider_colour;
+uniform int u_grid;              // 1: a line between picture pixels (zoomed in far: image_renderer.hpp)
 
 out vec4 out_colour;
 
@@ -103,5 +104,15 @@ void main() {
     vec3 levels = u_unrounded == 1 ? u_difference_sign * texture(u_difference, image / u_image_size).rgb
                                    : floor((a.rgb - b.rgb) * 255.0 + 0.5);
     out_colour = vec4(difference(levels), 1.0);
+  }
+  if (u_grid == 1) {
+    // The screen pixel whose centre is nearest a pixel edge (left or top of each picture pixel) is
+    // the grid line: one screen pixel wide at any zoom, darkened on light pixels and lightened on
+    // dark ones so that it shows on both.
+    vec2 into = fract(image) * u_zoom;  // screen pixels from the picture pixel's left and top edges
+    if (into.x < 1.0 || into.y < 1.0) {
+      float light = dot(out_colour.rgb, vec3(0.2126, 0.7152, 0.0722));
+      out_colour.rgb = mix(out_colour.rgb, light > 0.5 ? vec3(0.0) : vec3(1.0), 0.35);
+    }
   }
 }

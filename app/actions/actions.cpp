@@ -41,10 +41,10 @@ std::vector<Action> make_table() {
   add(ActionId::AFile, "a_file", "Slots", "A: image file...", "slot A shows an image file of the picture's size; or drop a file on A's half of the split view", key(GLFW_KEY_A, kCtrl | kShift));
   add(ActionId::SwapSlots, "swap", "Slots", "Swap A and B", "exchange what the two slots hold", key(GLFW_KEY_X));
 
-  add(ActionId::SigmaUpSmall, "sigma_up", "Filter", "Sigma + 0.1", "larger blur, fine step", character('='));
-  add(ActionId::SigmaDownSmall, "sigma_down", "Filter", "Sigma - 0.1", "smaller blur, fine step", character('-'));
-  add(ActionId::SigmaUpLarge, "sigma_up_large", "Filter", "Sigma + 1", "larger blur, coarse step", character('+'));
-  add(ActionId::SigmaDownLarge, "sigma_down_large", "Filter", "Sigma - 1", "smaller blur, coarse step", character('_'));
+  add(ActionId::SigmaUpSmall, "sigma_up", "Filter", "Sigma + 0.1", "larger blur, fine step", key(GLFW_KEY_UP));
+  add(ActionId::SigmaDownSmall, "sigma_down", "Filter", "Sigma - 0.1", "smaller blur, fine step", key(GLFW_KEY_DOWN));
+  add(ActionId::SigmaUpLarge, "sigma_up_large", "Filter", "Sigma + 1", "larger blur, coarse step", key(GLFW_KEY_UP, kShift));
+  add(ActionId::SigmaDownLarge, "sigma_down_large", "Filter", "Sigma - 1", "smaller blur, coarse step", key(GLFW_KEY_DOWN, kShift));
   add(ActionId::NextBorder, "next_border", "Filter", "Next border mode", "reflect, mirror, nearest, constant, wrap", key(GLFW_KEY_R));
   add(ActionId::ToggleContinuous, "continuous", "Filter", "Continuous processing", "run the methods every frame (live timings) or only on a change", key(GLFW_KEY_SPACE));
   add(ActionId::StepFrame, "step", "Filter", "Next frame", "the sequence mode: one frame on (while paused)", character('.'));
@@ -60,9 +60,12 @@ std::vector<Action> make_table() {
   add(ActionId::FalseColour, "false_colour", "View", "False colour", "the difference through a colour map with its legend", key(GLFW_KEY_C));
   add(ActionId::GainUp, "gain_up", "View", "Gain x2", "amplify the difference more", key(GLFW_KEY_G));
   add(ActionId::GainDown, "gain_down", "View", "Gain / 2", "amplify the difference less", key(GLFW_KEY_G, kShift));
+  add(ActionId::ZoomIn, "zoom_in", "View", "Zoom in", "the next step of x1.41 (x2 every two), around the picture's centre", character('+'), character('='));
+  add(ActionId::ZoomOut, "zoom_out", "View", "Zoom out", "the step before, around the picture's centre", character('-'), character('_'));
   add(ActionId::Fit, "fit", "View", "Fit", "the whole picture in the view", key(GLFW_KEY_F));
   add(ActionId::OneToOne, "one_to_one", "View", "1:1", "one picture pixel per screen pixel", key(GLFW_KEY_0));
-  add(ActionId::ToggleSampling, "sampling", "View", "Nearest / linear", "how the picture is sampled when zoomed", key(GLFW_KEY_N));
+  add(ActionId::ToggleSampling, "sampling", "View", "Sampling: auto, nearest, linear", "auto: nearest from 100 % zoom up (each pixel a sharp square), linear below", key(GLFW_KEY_N));
+  add(ActionId::TogglePixelGrid, "grid", "View", "Pixel grid", "zoomed far in, a line between the pixels and their values in the cells", key(GLFW_KEY_N, kShift));
   add(ActionId::ExposureUp, "exposure_up", "View", "Exposure + 1/2 stop", "A, B and split brighter (x1.41)", character(']'));
   add(ActionId::ExposureDown, "exposure_down", "View", "Exposure - 1/2 stop", "A, B and split darker: a float picture's values above 1 come into view", character('['));
   add(ActionId::NextChannel, "channel", "View", "Next channel", "A, B and split show rgb, r, g, b, a or the luminance", key(GLFW_KEY_K));
@@ -87,6 +90,8 @@ std::string key_name(int code) {
     case GLFW_KEY_SPACE: return "Space";
     case GLFW_KEY_TAB: return "Tab";
     case GLFW_KEY_ESCAPE: return "Esc";
+    case GLFW_KEY_UP: return "Up";
+    case GLFW_KEY_DOWN: return "Down";
     default: return "key " + std::to_string(code);
   }
 }

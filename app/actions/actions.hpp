@@ -5,7 +5,8 @@
 //
 // Shortcuts are key events (GLFW key codes with modifiers, queued between frames so that a tap
 // shorter than a frame is never lost), except the symbols whose key differs between keyboard
-// layouts (= - + _ ? .), which are typed characters (also queued). Each mode offers the actions it
+// layouts (= - + _ ? . [ ]), which are typed characters (also queued). Zoom is on + and - as in tev
+// and HDRView; sigma, which had them, is on the Up and Down arrows (Shift: the coarse step). Each mode offers the actions it
 // has (ActionOffers): its menu, its help and its keys show those only (action_dispatcher.hpp).
 #include <functional>
 #include <optional>
@@ -24,7 +25,7 @@ enum class ActionId {
   SigmaUpSmall, SigmaDownSmall, SigmaUpLarge, SigmaDownLarge, NextBorder, ToggleContinuous, StepFrame, CycleRepeat,
   // View
   NextView, ViewA, ViewB, ViewSplit, ViewDifference, Blink, SignedDifference, FalseColour, GainUp, GainDown,
-  Fit, OneToOne, ToggleSampling, ExposureUp, ExposureDown, NextChannel, JumpToLargest, ToggleInspector, TogglePanels, ToggleOverlay,
+  ZoomIn, ZoomOut, Fit, OneToOne, ToggleSampling, TogglePixelGrid, ExposureUp, ExposureDown, NextChannel, JumpToLargest, ToggleInspector, TogglePanels, ToggleOverlay,
   // Tools
   CompareAll, ToggleVsync, TogglePooling, Help, CloseWindow,
 };

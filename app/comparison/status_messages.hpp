@@ -21,6 +21,8 @@ class StatusMessages {
   void say(const std::string& text, bool error = false, double seconds = 8.0);
   // The latest message while its time lasts, else null.
   const TimedMessage* current() const;
+  // The latest message, its time up or not (the status bar keeps it; text "" before the first).
+  const TimedMessage& latest() const { return latest_; }
   // A fallback the viewer took: `note` kept for the run's summary, `said` said as an error for 20 s,
   // `stderr_line` printed.
   void fallback(const std::string& note, const std::string& said, const std::string& stderr_line);

@@ -46,6 +46,7 @@ ActionOffer ComparisonCommands::offer(const Action& action) const {
     case ActionId::SignedDifference: offer.checked = view_.signed_difference; break;
     case ActionId::FalseColour: offer.checked = view_.false_colour; break;
     case ActionId::ToggleOverlay: offer.checked = !view_.overlay_hidden; break;
+    case ActionId::TogglePixelGrid: offer.checked = view_.pixel_grid; break;
     default: break;
   }
   return offer;

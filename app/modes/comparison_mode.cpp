@@ -47,6 +47,7 @@ ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, G
       actions_([this](const Action& action) { return commands_.offer(action); }, options.events),
       commands_(comparison_, view_, panels_, saves_, actions_) {
   view_.mode = options.display;
+  panels_.timed_run = options.frames > 0;
 }
 
 ComparisonMode::~ComparisonMode() {
@@ -111,6 +112,7 @@ void ComparisonMode::update(FrameContext& frame) {
   const StageTimer* b = shows_slot(view_, 1) ? &runs.lane(1).slot.timer() : nullptr;
   comparison_.timing().refresh_overlay(runs.lane(0).slot.timer(), b, frame.gl_timer, frame.frame_ms);
   if (!view_.panels_hidden && !view_.overlay_hidden) comparison_overlay(comparison_, view_, options_.frames > 0);
+  if (!view_.panels_hidden) status_bar(comparison_status(comparison_, view_, area_), actions_);
   picture_labels(comparison_, view_, area_);
   difference_legend(view_, area_);
   inspector(comparison_, view_, area_);
@@ -189,6 +191,7 @@ ImageDrawParams ComparisonMode::draw_params() const {
     params.float_b = unrounded_.slot_texture(1 - first);
   }
   params.sampling = view_.sampling;
+  params.pixel_grid = view_.pixel_grid;
   params.display = view_.display;
   params.viewport_x = area_.x;
   params.viewport_y = surface_.height() - (area_.y + area_.height);

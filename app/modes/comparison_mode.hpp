@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,7 @@ class ComparisonMode final : public ViewerMode {
   void open_file(const std::string& path) override;
   bool poll_files() override { return comparison_.poll_files(); }
   std::string window_title() const override;
+  std::optional<double> view_zoom() const override { return view_.transform.zoom; }
   // A method that fails is replaced and the run goes on (its summary names the fallback; exit 3).
   bool failed() const override { return false; }
   bool busy() const override { return gausslab::busy(comparison_) || saves_.busy(); }

@@ -81,7 +81,9 @@ void SequenceMode::shut_down() {
   if (pipeline_) pipeline_->synchronize();
 }
 
-std::string SequenceMode::window_title() const { return "gausslab - sequence " + input_; }
+std::string SequenceMode::window_title() const {
+  return "gausslab - sequence " + input_ + " \u2013 " + zoom_percent_text(view_.transform.zoom);  // the zoom, as tev
+}
 
 PlayerSettings SequenceMode::settings_from(const SequenceControls& c) const {
   PlayerSettings p;
@@ -139,6 +141,7 @@ ActionOffer SequenceMode::offer(const Action& action) const {
     case ActionId::Quit: case ActionId::NextView: case ActionId::ViewA: case ActionId::ViewB:
     case ActionId::ViewSplit: case ActionId::ViewDifference: case ActionId::GainUp: case ActionId::GainDown:
     case ActionId::Fit: case ActionId::OneToOne: case ActionId::ToggleSampling: case ActionId::Help:
+    case ActionId::ZoomIn: case ActionId::ZoomOut: case ActionId::TogglePixelGrid:
     case ActionId::ExposureUp: case ActionId::ExposureDown: case ActionId::NextChannel:
       break;
     default: offer.offered = false;  // methods, sigma, saving, ... belong to the comparison mode
@@ -302,6 +305,7 @@ void SequenceMode::draw(FrameContext& frame) {
   params.split_x = view_.split_fraction * view_width;
   params.gain = view_.gain;
   params.sampling = view_.sampling;
+  params.pixel_grid = view_.pixel_grid;
   params.display = view_.display;
   params.viewport_width = view_width;
   params.viewport_height = view_height;

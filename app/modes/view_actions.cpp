@@ -21,9 +21,21 @@ bool perform_view_action(ActionId action, ViewState& view, GainRange gain, int i
     case ActionId::NextChannel:
       view.display.channel = static_cast<ChannelView>((static_cast<int>(view.display.channel) + 1) % static_cast<int>(ChannelView::Count));
       return true;
-    case ActionId::ToggleSampling:
-      view.sampling = view.sampling == Sampling::Linear ? Sampling::Nearest : Sampling::Linear;
+    case ActionId::ToggleSampling:  // auto, nearest, linear, auto
+      view.sampling = view.sampling == Sampling::Auto      ? Sampling::Nearest
+                      : view.sampling == Sampling::Nearest ? Sampling::Linear
+                                                           : Sampling::Auto;
       return true;
+    case ActionId::TogglePixelGrid: view.pixel_grid = !view.pixel_grid; return true;
+    case ActionId::ZoomIn:
+    case ActionId::ZoomOut: {
+      const double zoom = zoom_step(view.transform.zoom, action == ActionId::ZoomIn ? 1 : -1);
+      view.transform = zoom_around(view.transform, zoom / view.transform.zoom, {0.5 * area_width, 0.5 * area_height},
+                                   area_width, area_height);
+      view.transform.zoom = zoom;  // exactly the step, not the step times a rounding
+      view.fit = false;
+      return true;
+    }
     case ActionId::Fit: view.fit = true; return true;
     case ActionId::OneToOne:
       view.fit = false;

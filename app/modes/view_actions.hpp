@@ -1,7 +1,7 @@
 #pragma once
 // The actions on the view that every mode has alike: A, B, split, difference (and the next of
 // them), the difference's gain (doubled or halved within the mode's range), nearest or linear
-// sampling, fit and 1:1.
+// sampling (auto, nearest, linear), the zoom keys' steps, fit and 1:1.
 #include "actions/actions.hpp"
 #include "viewer/viewer_state.hpp"
 

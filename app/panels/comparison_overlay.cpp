@@ -4,6 +4,8 @@
 // progress and the latest message.
 #include <imgui.h>
 
+#include <cmath>
+
 #include "gausslab/render/result_pipeline.hpp"
 #include "panels/comparison_panels.hpp"
 #include "panels/path_badge.hpp"
@@ -11,17 +13,7 @@
 
 namespace gausslab {
 
-void comparison_overlay(const Comparison& comparison, const ViewState& view, bool timed_run) {
-  ImGui::SetNextWindowPos(ImVec2(10.0f, menu_height(view) + 10.0f), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowBgAlpha(0.72f);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                 ImGuiWindowFlags_NoNav;
-  if (!ImGui::Begin("##timings", nullptr, flags)) {
-    ImGui::End();
-    return;
-  }
-  keep_on_screen();
+void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_run) {
   const ResultPipeline& pipeline = comparison.runs().pipeline();
   const FilterState& applied = comparison.settings().applied();
   const FilterState& asked = comparison.settings().requested();
@@ -29,12 +21,17 @@ void comparison_overlay(const Comparison& comparison, const ViewState& view, boo
   const OverlayTimings& timings = comparison.timing().overlay();
   const Rgba8 badge = path_badge_colour(pipeline.path());
   const ImVec2 corner = ImGui::GetCursorScreenPos();
+  const float side = std::round(kPathBadgeSide * ui_scale());  // HiDPI: as large as the text
   ImGui::GetWindowDrawList()->AddRectFilled(
-      corner, ImVec2(corner.x + kPathBadgeSide, corner.y + kPathBadgeSide), IM_COL32(badge.r, badge.g, badge.b, 255));
-  ImGui::Dummy(ImVec2(static_cast<float>(kPathBadgeSide), static_cast<float>(kPathBadgeSide)));
+      corner, ImVec2(corner.x + side, corner.y + side), IM_COL32(badge.r, badge.g, badge.b, 255));
+  ImGui::Dummy(ImVec2(side, side));
   ImGui::SameLine();
-  ImGui::Text("%s path  (drag to move, T hides)", to_string(pipeline.path()));
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+  ImGui::Text("%s path", to_string(pipeline.path()));
+  ImGui::SameLine();
+  if (ImGui::SmallButton(view.overlay_floating ? "dock" : "float")) view.overlay_floating = !view.overlay_floating;
+  tooltip(view.overlay_floating ? "Back to the bottom of the side panel (T hides it)."
+                                : "A window of its own, to drag anywhere, over the picture too (T hides it).");
+  ImGui::PushTextWrapPos(view.overlay_floating ? ImGui::GetFontSize() * 30.0f : 0.0f);
   ImGui::TextColored(kDimColour, "GL: %s", comparison.machine().gl.renderer.c_str());
   ImGui::PopTextWrapPos();
   ImGui::Text("%d x %d  \u03c3 %.4g  radius %d  %s", pipeline.width(), pipeline.height(), applied.params.sigma,
@@ -76,11 +73,19 @@ void comparison_overlay(const Comparison& comparison, const ViewState& view, boo
   if (numbers && numbers->a_vs_b)
     ImGui::Text("A vs B: max %s levels, mean %s", figure(numbers->a_vs_b->unrounded.max_abs).c_str(),
                 figure(numbers->a_vs_b->unrounded.mean_abs).c_str());
-  if (const std::string busy = progress(comparison); !busy.empty()) ImGui::TextColored(kDimColour, "%s", busy.c_str());
-  if (const TimedMessage* message = comparison.messages().current()) {
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    ImGui::TextColored(message->error ? kErrorColour : kGoodColour, "%s", message->text.c_str());
-    ImGui::PopTextWrapPos();
+}
+
+void comparison_overlay(const Comparison& comparison, ViewState& view, bool timed_run) {
+  if (!view.overlay_floating) return;  // docked: the side panel draws it (side_panel.cpp)
+  // It starts at the picture's top-left corner, where the user floated it from.
+  ImGui::SetNextWindowPos(ImVec2(10.0f, menu_height(view) + 10.0f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowBgAlpha(0.72f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                 ImGuiWindowFlags_NoNav;
+  if (ImGui::Begin("##timings", nullptr, flags)) {
+    keep_on_screen();
+    overlay_contents(comparison, view, timed_run);
   }
   ImGui::End();
 }

@@ -5,7 +5,9 @@
 // the script and the panels do one thing one way; its tooltip names the action's keys.
 //   the side panel  docked at the right below the menu bar, resizable by its left edge, its
 //                   sections collapsible: picture, slots, filter, view, numbers, timing, machine, keys
-//   the overlay     the path, the setting, the stage medians, the numbers' headline, the message
+//   the overlay     the path, the setting, the stage medians, the numbers' headline: docked at the
+//                   side panel's bottom (or floating where the user drags it)
+//   the status bar  the latest message, the work in progress, the zoom (status_bar.hpp)
 //   windows         compare all, the folder chooser (the help is every mode's: mode_shell.hpp)
 //   over the picture the split's labels, the difference legend, the inspector (picture_overlays.cpp)
 #include <array>
@@ -15,6 +17,8 @@
 
 #include "actions/action_dispatcher.hpp"
 #include "comparison/comparison.hpp"
+#include "panels/file_browser.hpp"
+#include "panels/status_bar.hpp"
 #include "viewer/viewer_state.hpp"
 
 namespace gausslab {
@@ -30,7 +34,7 @@ struct PanelSections {
 
 struct PicturePanelState {
   std::string open_path;          // the Open field's text
-  bool focus_open_field = false;  // Open (Ctrl+O): the field takes the keys
+  bool focus_open_field = false;  // Open (Ctrl+O): the file browser opens (side_panel.cpp), its field focused
   int custom_size[2] = {1920, 1080};  // width, height (ImGui::InputInt2 edits the pair)
 };
 
@@ -65,10 +69,11 @@ struct ComparisonPanels {
   FilterPanelState filter;
   FolderChooser folder;
   bool compare_all_open = false;
+  bool timed_run = false;  // --frames: every frame processes (the overlay says so)
+  float docked_overlay_height = 0.0f;  // the docked overlay's height last frame (side_panel.cpp)
+  FileBrowser browser;
 };
 
-// The picture's area beside the side panel and below the menu bar (framebuffer pixels); keeps the
-// panel's width within 240 units and 70 % of the window.
 // The reference slot's path field; on Enter or "use" it calls Comparison::set_slot_file (a refusal
 // is said in the status and in the window, which stays open).
 void reference_file_window(Comparison& comparison, ReferenceFileField& field);
@@ -76,6 +81,9 @@ void reference_file_window(Comparison& comparison, ReferenceFileField& field);
 // reference slot); with Shift held it opens as the picture instead.
 void drop_file(Comparison& comparison, const ViewState& view, const PictureArea& area, const std::string& path);
 
+// The picture's area beside the side panel, below the menu bar and above the status bar
+// (framebuffer pixels); keeps the panel's width within kNarrowestPanel units (x the content scale)
+// and 70 % of the window.
 PictureArea comparison_layout(ViewState& view, int surface_width, int surface_height);
 // The menu bar's height in ImGui units (0 while the panels are hidden).
 float menu_height(const ViewState& view);
@@ -97,8 +105,12 @@ void numbers_panel(const Comparison& comparison, ActionDispatcher& actions);
 void timing_panel(const TimingHistory& history, GlfwWindow* window, ActionDispatcher& actions);
 void machine_panel(const Comparison& comparison, const std::string& save_folder, ActionDispatcher& actions);
 
-// The timing overlay (top left, movable; T hides it). timed_run: --frames (every frame processes).
-void comparison_overlay(const Comparison& comparison, const ViewState& view, bool timed_run);
+// The timing overlay (T hides it): docked, comparison_overlay draws nothing (the side panel draws
+// overlay_contents at its bottom, below its sections); floating, its own window. timed_run: --frames (every frame processes).
+void comparison_overlay(const Comparison& comparison, ViewState& view, bool timed_run);
+void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_run);
+// The status bar's content from the comparison and the view (the cursor's pixel from the mouse).
+StatusBarContent comparison_status(const Comparison& comparison, const ViewState& view, const PictureArea& area);
 void compare_all_window(const CompareAll& compare_all, bool& open, const ViewState& view, ActionDispatcher& actions);
 // The folder chooser; returns the folder chosen ("use this folder").
 std::optional<std::string> folder_window(FolderChooser& chooser);

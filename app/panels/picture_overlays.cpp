@@ -1,6 +1,6 @@
 // What is drawn over the picture itself: each side's name (A, B, split, difference), the difference
 // view's legend (the colour map with its range in 8-bit levels), and the inspector (the unrounded
-// values under the cursor, and on the pixels when zoomed in far enough for three lines of text).
+// values under the cursor, and in the pixel grid's cells from kPixelValuesZoom up).
 #include <imgui.h>
 
 #include <algorithm>
@@ -40,7 +40,8 @@ void picture_labels(const Comparison& comparison, const ViewState& view, const P
     draw->AddRectFilled(ImVec2(left, y), ImVec2(left + size.x + 12, y + size.y + 6), IM_COL32(0, 0, 0, 170), 4.0f);
     draw->AddText(ImVec2(left + 6, y + 3), IM_COL32(255, 235, 120, 255), text.c_str());
   };
-  const float top = (area.y + area.height) / scale - 34.0f;  // the bottom edge: the overlay is at the top
+  // At the picture's bottom edge (HiDPI: the offsets grow with the text).
+  const float top = (area.y + area.height) / scale - 34.0f * ui_scale();
   const float width = area.width / scale;
   switch (view.mode) {
     case CompareMode::A:
@@ -69,9 +70,10 @@ void difference_legend(const ViewState& view, const PictureArea& area) {
   if (view.mode != CompareMode::Difference || area.width <= 0) return;
   const float scale = framebuffer_scale();
   ImDrawList* draw = ImGui::GetBackgroundDrawList();
-  const float bar_width = std::min(260.0f, area.width / scale - 40.0f), bar_height = 14.0f;
-  const ImVec2 origin(16.0f, (area.y + area.height) / scale - 58.0f);
-  draw->AddRectFilled(ImVec2(origin.x - 8, origin.y - 22), ImVec2(origin.x + bar_width + 8, origin.y + bar_height + 24),
+  const float u = ui_scale();  // HiDPI: the legend grows with the text
+  const float bar_width = std::min(260.0f * u, area.width / scale - 40.0f * u), bar_height = 14.0f * u;
+  const ImVec2 origin(16.0f * u, (area.y + area.height) / scale - 58.0f * u);
+  draw->AddRectFilled(ImVec2(origin.x - 8 * u, origin.y - 22 * u), ImVec2(origin.x + bar_width + 8 * u, origin.y + bar_height + 24 * u),
                       IM_COL32(0, 0, 0, 180), 4.0f);
   // The bar: the same mapping as difference_colour() (and the shader), from no difference at the
   // left (or the middle, signed) to 255 / gain levels and beyond at the right.
@@ -93,7 +95,7 @@ void difference_legend(const ViewState& view, const PictureArea& area) {
                                  static_cast<int>(c[2] * 255 + 0.5f), 255));
   }
   const ImU32 text = IM_COL32(235, 235, 235, 255);
-  draw->AddText(ImVec2(origin.x, origin.y - 19),
+  draw->AddText(ImVec2(origin.x, origin.y - 19 * u),
                 text, (std::string(view.signed_difference ? "A - B" : "|A - B|") + " in 8-bit levels, gain x" +
                        figure(view.gain, "%.0f") + (view.false_colour ? " (largest channel)" : " (per channel)")).c_str());
   const std::string low = view.signed_difference ? "-" + figure(full, "%.3g") : "0";
@@ -113,41 +115,65 @@ void inspector(const Comparison& comparison, const ViewState& view, const Pictur
                                  numbers && numbers->values_b ? numbers->values_b.get() : nullptr};
   const int first = view.blink_swapped ? 1 : 0;
   const int w = comparison.runs().pipeline().width(), h = comparison.runs().pipeline().height();
-  // Values on the pixels, when a pixel is large enough for three lines of text.
+  // The values in the pixel grid's cells from kPixelValuesZoom up (as tev): the shown slot's (each
+  // split side's; the difference's A - B), one line per channel in its colour, in the picture's own
+  // units (a 16-bit file's 0..65535, a float file's 0..1; else 8-bit levels), the font as large as
+  // three lines fit in a cell (up to the panels' size).
   const double zoom = view.transform.zoom;
-  const float line = ImGui::GetFontSize();
-  if (zoom / scale >= 3.4 * line && comparison.settings().applied().pool == PoolMode::None) {
+  if (zoom >= kPixelValuesZoom && view.pixel_grid && comparison.settings().applied().pool == PoolMode::None) {
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    ImFont* font = ImGui::GetFont();
+    const float cell = static_cast<float>(zoom / scale);
+    const float size = std::min(ImGui::GetFontSize(), cell / 3.4f);
+    const PictureLevels* levels = comparison.picture().processed_levels.get();
+    const double units = levels ? levels->units_per_level : 1.0;
     const Vec2 top_left = screen_to_image(view.transform, {0, 0}, area.width, area.height);
     const Vec2 bottom_right = screen_to_image(view.transform, {static_cast<double>(area.width), static_cast<double>(area.height)},
                                               area.width, area.height);
     const int x0 = std::max(0, static_cast<int>(std::floor(top_left.x))), y0 = std::max(0, static_cast<int>(std::floor(top_left.y)));
     const int x1 = std::min(w - 1, static_cast<int>(bottom_right.x)), y1 = std::min(h - 1, static_cast<int>(bottom_right.y));
     const double split_x = view.split_fraction * area.width;
+    static const ImU32 kChannelColours[3] = {IM_COL32(255, 150, 150, 255), IM_COL32(150, 255, 150, 255),
+                                             IM_COL32(160, 190, 255, 255)};
+    // As many decimals as fit the cell: 8-bit levels with two ("127.63"), a 16-bit file's values
+    // with one or none ("32896.5"), a float file's with four significant digits ("0.5004").
+    const auto text_of = [&](double value, bool with_sign) {
+      const double own = value * units;
+      const bool large = units == 1.0 || std::abs(own) >= 100.0;
+      const char* formats[3] = {large ? (units == 1.0 ? "%.2f" : "%.1f") : "%.4g", large ? (units == 1.0 ? "%.1f" : "%.0f") : "%.3g",
+                                large ? "%.0f" : "%.2g"};
+      char text[40];
+      for (const char* format : formats) {
+        char number[32];
+        std::snprintf(number, sizeof number, format, own);
+        std::snprintf(text, sizeof text, "%s%s", with_sign && own >= 0 ? "+" : "", number);
+        if (font->CalcTextSizeA(size, 1e9f, 0.0f, text).x <= cell * 0.94f) break;
+      }
+      return std::string(text);
+    };
+    draw->PushClipRect(ImVec2(area.x / scale, area.y / scale), ImVec2((area.x + area.width) / scale, (area.y + area.height) / scale), true);
     for (int y = y0; y <= y1 && (y1 - y0) < 200; ++y)
       for (int x = x0; x <= x1 && (x1 - x0) < 200; ++x) {
         const Vec2 centre = image_to_screen(view.transform, {x + 0.5, y + 0.5}, area.width, area.height);
-        if (centre.x < 0 || centre.y < 0 || centre.x >= area.width || centre.y >= area.height) continue;
+        if (centre.x < -cell * scale || centre.y < -cell * scale || centre.x >= area.width + cell * scale ||
+            centre.y >= area.height + cell * scale)
+          continue;  // a cell partly in view shows the part of its values that is
         int shown = view.mode == CompareMode::B ? 1 : 0;
         if (view.mode == CompareMode::Split && centre.x >= split_x) shown = 1;
         const SlotValues* va = values[shown == 0 ? first : 1 - first];
-        char text[96];
-        if (view.mode == CompareMode::Difference) {
-          if (!values[first] || !values[1 - first]) continue;
-          std::snprintf(text, sizeof text, "%s\n%s\n%s",
-                        levels_text(values[first]->value(x, y, 0) - values[1 - first]->value(x, y, 0), true).c_str(),
-                        levels_text(values[first]->value(x, y, 1) - values[1 - first]->value(x, y, 1), true).c_str(),
-                        levels_text(values[first]->value(x, y, 2) - values[1 - first]->value(x, y, 2), true).c_str());
-        } else {
-          if (!va) continue;
-          std::snprintf(text, sizeof text, "%.2f\n%.2f\n%.2f", va->value(x, y, 0), va->value(x, y, 1), va->value(x, y, 2));
+        const bool difference = view.mode == CompareMode::Difference;
+        if (difference ? !values[first] || !values[1 - first] : !va) continue;
+        for (int c = 0; c < 3; ++c) {
+          const double value = difference ? values[first]->value(x, y, c) - values[1 - first]->value(x, y, c) : va->value(x, y, c);
+          const std::string text = text_of(value, difference);
+          const ImVec2 extent = font->CalcTextSizeA(size, 1e9f, 0.0f, text.c_str());
+          const ImVec2 at(static_cast<float>((area.x + centre.x) / scale) - extent.x * 0.5f,
+                          static_cast<float>((area.y + centre.y) / scale) + (c - 1.5f) * size);
+          draw->AddText(font, size, ImVec2(at.x + 1, at.y + 1), IM_COL32(0, 0, 0, 230), text.c_str());
+          draw->AddText(font, size, at, kChannelColours[c], text.c_str());
         }
-        const ImVec2 size = ImGui::CalcTextSize(text);
-        const ImVec2 at(static_cast<float>((area.x + centre.x) / scale) - size.x * 0.5f,
-                        static_cast<float>((area.y + centre.y) / scale) - size.y * 0.5f);
-        draw->AddText(ImVec2(at.x + 1, at.y + 1), IM_COL32(0, 0, 0, 220), text);
-        draw->AddText(at, IM_COL32(255, 255, 255, 255), text);
       }
+    draw->PopClipRect();
   }
   // Under the cursor.
   if (io.WantCaptureMouse) return;

@@ -30,15 +30,14 @@ void picture_panel(Comparison& comparison, PicturePanelState& state) {
     ImGui::TextColored(kDimColour, picture.processed_levels ? "%s: measured as stored, shown in 8 bits"
                                                             : "%s: resampled, so measured in 8 bits",
                        picture.levels->type.c_str());
-  ImGui::SetNextItemWidth(-70.0f);
-  if (state.focus_open_field) {
-    ImGui::SetKeyboardFocusHere();
-    state.focus_open_field = false;
-  }
+  ImGui::SetNextItemWidth(-130.0f);
   const bool enter = ImGui::InputTextWithHint("##open", "path of an image, or drop a file", &state.open_path,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   if ((ImGui::Button("Open") || enter) && !state.open_path.empty()) comparison.open_file(state.open_path);
+  tooltip("Open the path typed on the left (or drop a file on the window).");
+  ImGui::SameLine();
+  if (ImGui::Button("browse...")) state.focus_open_field = true;  // the side panel opens the browser
   action_tooltip(ActionId::Open);
   if (!picture.load_error.empty()) {
     wrapped(kErrorColour, picture.load_error);

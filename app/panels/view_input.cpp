@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "panels/widgets.hpp"
+
 namespace gausslab {
 
 Vec2 mouse_in_picture(const PictureArea& area) {
@@ -45,7 +47,8 @@ void handle_view_mouse(ViewState& view, MouseDrag& drag, const PictureArea& area
   } else if (drag == MouseDrag::Divider && area.width > 0) {
     view.split_fraction = std::clamp(mouse.x / area.width, 0.0, 1.0);
   } else if (drag == MouseDrag::PanelEdge) {
-    view.panel_width = std::clamp(io.DisplaySize.x - io.MousePos.x, 240.0f, std::max(240.0f, io.DisplaySize.x * 0.7f));
+    const float narrowest = kNarrowestPanel * ui_scale();
+    view.panel_width = std::clamp(io.DisplaySize.x - io.MousePos.x, narrowest, std::max(narrowest, io.DisplaySize.x * 0.7f));
   }
 }
 

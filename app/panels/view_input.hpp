@@ -8,6 +8,9 @@ namespace gausslab {
 
 enum class MouseDrag { None, Pan, Divider, PanelEdge };
 
+// The side panel's narrowest width at a content scale of 1, in ImGui units.
+inline constexpr float kNarrowestPanel = 240.0f;
+
 // The mouse in framebuffer pixels relative to the picture area's top-left corner.
 Vec2 mouse_in_picture(const PictureArea& area);
 

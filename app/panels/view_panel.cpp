@@ -43,10 +43,21 @@ void view_panel(ViewState& view, ActionDispatcher& actions) {
       view.display.channel = static_cast<ChannelView>(channel);
     action_tooltip(ActionId::NextChannel);
   }
-  if (ImGui::RadioButton("linear", view.sampling == Sampling::Linear)) view.sampling = Sampling::Linear;
+  for (Sampling sampling : {Sampling::Auto, Sampling::Nearest, Sampling::Linear}) {
+    if (sampling != Sampling::Auto) ImGui::SameLine();
+    if (ImGui::RadioButton(to_string(sampling), view.sampling == sampling)) view.sampling = sampling;
+    action_tooltip(ActionId::ToggleSampling);
+  }
   ImGui::SameLine();
-  if (ImGui::RadioButton("nearest", view.sampling == Sampling::Nearest)) view.sampling = Sampling::Nearest;
-  action_tooltip(ActionId::ToggleSampling);
+  ImGui::Checkbox("grid", &view.pixel_grid);
+  tooltip("From " + zoom_percent_text(kPixelGridZoom) + " zoom up, a line between the picture's pixels; from " +
+          zoom_percent_text(kPixelValuesZoom) + " up, their values in the cells (with the inspector on).  [" +
+          shortcut_list(first_action(ActionId::TogglePixelGrid)) + "]");
+  if (ImGui::Button("-")) actions.queue(ActionId::ZoomOut);
+  action_tooltip(ActionId::ZoomOut);
+  ImGui::SameLine();
+  if (ImGui::Button("+")) actions.queue(ActionId::ZoomIn);
+  action_tooltip(ActionId::ZoomIn);
   ImGui::SameLine();
   if (ImGui::Button("fit")) view.fit = true;
   action_tooltip(ActionId::Fit);
@@ -54,7 +65,8 @@ void view_panel(ViewState& view, ActionDispatcher& actions) {
   if (ImGui::Button("1:1")) actions.queue(ActionId::OneToOne);
   action_tooltip(ActionId::OneToOne);
   ImGui::SameLine();
-  ImGui::TextColored(kDimColour, "%.0f%%", view.transform.zoom * 100.0);
+  ImGui::TextColored(kDimColour, "%s (%s)", zoom_percent_text(view.transform.zoom).c_str(),
+                     to_string(sampling_at(view.sampling, view.transform.zoom)));
   ImGui::Checkbox("inspector", &view.inspector);
   action_tooltip(ActionId::ToggleInspector);
 }

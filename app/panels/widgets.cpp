@@ -4,9 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
-#include <imgui_internal.h>  // TempInputIsActive: whether a slider is being typed into
+#include <imgui_internal.h>
+
+#include "viewer/imgui_session.hpp"  // TempInputIsActive: whether a slider is being typed into
 
 namespace gausslab {
+
+float ui_scale() { return ImGui::GetFontSize() / kBaseFontPixels; }
 
 void tooltip(const std::string& text) {
   if (!text.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {

@@ -31,6 +31,9 @@ std::optional<double> committed_slider(const char* label, double value, double m
 // "Ctrl+click and type a value: Enter or a click elsewhere applies it, Esc drops it", for the
 // tooltip of a committed_slider.
 extern const char* const kTypedValueKeys;
+// The text's scale against kBaseFontPixels (the window's content scale, imgui_session.hpp): fixed
+// sizes of the panels (the side panel's width) are multiplied by it.
+float ui_scale();
 // A figure as the panels print it ("inf" for an infinite one).
 std::string figure(double value, const char* format = "%.4g");
 

@@ -5,6 +5,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -22,18 +23,24 @@ namespace {
 constexpr const char* kFontPaths[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                                       "/usr/share/fonts/dejavu/DejaVuSans.ttf"};
 
-void load_font() {
+void load_font(float pixels) {
   ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
   // Latin-1, Greek, general punctuation (– …), arrows, mathematical operators (≤ ≥ ×).
   static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0};
   const char* chosen = std::getenv("GAUSSLAB_FONT");
   for (const char* path : kFontPaths)
     if (!chosen && std::filesystem::exists(path)) chosen = path;
-  if (chosen && io.Fonts->AddFontFromFileTTF(chosen, 15.0f, nullptr, ranges)) return;
-  std::fprintf(stderr,
-               "gausslab: note: no DejaVu Sans font (apt install fonts-dejavu-core); symbols such as sigma "
-               "show as '?'\n");
-  io.Fonts->AddFontDefault();
+  if (chosen && io.Fonts->AddFontFromFileTTF(chosen, pixels, nullptr, ranges)) return;
+  static bool said = false;
+  if (!said)
+    std::fprintf(stderr,
+                 "gausslab: note: no DejaVu Sans font (apt install fonts-dejavu-core); symbols such as sigma "
+                 "show as '?'\n");
+  said = true;
+  ImFontConfig config;
+  config.SizePixels = pixels;  // ImGui's built-in font, at the scaled size (blockier, but the size is right)
+  io.Fonts->AddFontDefault(&config);
 }
 
 }  // namespace
@@ -42,8 +49,6 @@ ImGuiSession::ImGuiSession(GlfwWindow* window) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // never write imgui.ini into the user's folder
-  ImGui::StyleColorsDark();
-  load_font();
   if (window) platform_backend_ = ImGui_ImplGlfw_InitForOpenGL(window->handle(), true);
   renderer_backend_ = ImGui_ImplOpenGL3_Init("#version 330 core");
   if (!renderer_backend_) {
@@ -93,5 +98,22 @@ void ImGuiSession::new_frame(int surface_width, int surface_height, double delta
 }
 
 void ImGuiSession::render_draw_data() { ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData()); }
+
+bool ImGuiSession::set_scale(float scale) {
+  if (scale == scale_) return false;
+  const bool had_font = scale_ > 0.0f;
+  scale_ = scale;
+  ImGuiStyle style;
+  ImGui::StyleColorsDark(&style);
+  style.ScaleAllSizes(scale);
+  ImGui::GetStyle() = style;
+  load_font(std::round(kBaseFontPixels * scale));
+  // The renderer's font texture is made from the atlas: made again once it has been made.
+  if (had_font && renderer_backend_) {
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  return true;
+}
 
 }  // namespace gausslab

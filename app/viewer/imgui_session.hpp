@@ -6,6 +6,9 @@
 
 namespace gausslab {
 
+// The text's size at a content scale of 1, in pixels; the font and the style are scaled from it.
+inline constexpr float kBaseFontPixels = 15.0f;
+
 struct ImGuiSession {
   // window: the GLFW platform backend's window, or null offscreen (the loop then sets the display
   // size and time itself). Throws GlError when the OpenGL 3 renderer backend cannot start.
@@ -21,12 +24,18 @@ struct ImGuiSession {
   void new_frame(int surface_width, int surface_height, double delta_seconds, const std::vector<KeyEvent>& keys);
   // Draws ImGui's draw data into the bound framebuffer.
   void render_draw_data();
+  // HiDPI: the font built (the first call, before the first frame) or rebuilt at kBaseFontPixels x scale (sharp, not a stretched atlas) and the style's
+  // sizes scaled (padding, spacing, rounding, scroll bars); between frames only. Returns true when
+  // the scale changed.
+  bool set_scale(float scale);
+  float scale() const { return scale_; }
 
  private:
   void shutdown();
   std::vector<int> release_next_frame_;
   bool platform_backend_ = false;
   bool renderer_backend_ = false;
+  float scale_ = 0.0f;  // 0: no font yet
 };
 
 }  // namespace gausslab

@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <thread>
 
@@ -53,6 +54,12 @@ Viewer::~Viewer() {
 void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   std::vector<KeyEvent> keys;
   if (window_) keys = window_->take_key_events();
+  // HiDPI: the text and widgets follow the window's content scale (read again each frame: the
+  // callback only counts as an event, and a frame is drawn after each).
+  if (imgui_->set_scale(window_ ? window_->content_scale() : 1.0f) && options_.events) {
+    std::printf("gausslab-event: content_scale %g font %.0f\n", imgui_->scale(), std::round(kBaseFontPixels * imgui_->scale()));
+    std::fflush(stdout);
+  }
   imgui_->new_frame(surface_->width(), surface_->height(), interval_ms / 1000.0, keys);
   FrameTrace& trace = FrameTrace::instance();
   trace.mark("new_frame");
@@ -92,7 +99,9 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
     std::fflush(stdout);
   }
   if (window_) {
-    const std::string title = mode_->window_title();
+    // The zoom in the title, as tev and HDRView have it ("... – 400 %").
+    const std::optional<double> zoom = mode_->view_zoom();
+    const std::string title = mode_->window_title() + (zoom ? " \u2013 " + zoom_percent_text(*zoom) : std::string());
     if (title != title_) {
       window_->set_title(title_ = title);
       if (options_.events) {  // what was applied (sigma, the slots), for drivers that wait on it

@@ -7,6 +7,7 @@
 // Every mode takes its actions through the one dispatcher (actions/action_dispatcher.hpp).
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,10 @@ class ViewerMode {
   // true when something changed that a frame should show. Called by the frame loop on every wake-up,
   // the idle one included, so no thread watches them.
   virtual bool poll_files() { return false; }
-  // The window title ("gausslab - photo.png - ...").
+  // The window title ("gausslab - photo.png - ..."); the frame loop adds the zoom (view_zoom).
   virtual std::string window_title() const = 0;
+  // The picture's zoom (screen pixels per picture pixel), for the title; none: the title has none.
+  virtual std::optional<double> view_zoom() const { return std::nullopt; }
   // True when an automated run should stop early (a method failed).
   virtual bool failed() const = 0;
   // Work still on its way (results, numbers, the exact Gaussian), and what it is, for progress

@@ -46,7 +46,8 @@ struct ViewState {
   ViewTransform transform;
   bool fit = true;  // keep fitting the image to the view (until the user zooms or pans)
   CompareMode mode = CompareMode::A;
-  Sampling sampling = Sampling::Linear;
+  Sampling sampling = Sampling::Auto;  // nearest from 100 % up, linear below (N cycles it)
+  bool pixel_grid = true;              // the grid (and the values) between pixels when zoomed far in
   double split_fraction = 0.5;  // divider position across the picture area, 0..1
   double gain = 8.0;            // difference view amplification
   DisplayTransform display;     // the A, B and split views' exposure and channel
@@ -56,7 +57,9 @@ struct ViewState {
   bool inspector = true;
   bool panels_hidden = false;   // menu, side panel and overlay
   bool overlay_hidden = false;
+  bool overlay_floating = false;  // the overlay in a window of its own (else docked in the side panel)
   float panel_width = 400.0f;   // the side panel, in ImGui units
+  float panel_scale = 1.0f;     // the ui_scale() panel_width is for (a new content scale rescales it)
 };
 
 // Whether the view shows slot `slot` (0: A, 1: B): A and B alone show one (the blink swaps them), the

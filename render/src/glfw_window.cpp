@@ -72,6 +72,7 @@ GlfwWindow::GlfwWindow(const std::string& title, int width, int height, bool vsy
   glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) { count_event(w); });
   glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { count_event(w); });
   glfwSetWindowIconifyCallback(window_, [](GLFWwindow* w, int) { count_event(w); });
+  glfwSetWindowContentScaleCallback(window_, [](GLFWwindow* w, float, float) { count_event(w); });
   try {
     query_info(std::string("GLFW window (") + platform_name() + ")");
   } catch (...) {
@@ -151,6 +152,12 @@ void GlfwWindow::on_key(GLFWwindow* window, int key, int /*scancode*/, int actio
 }
 
 void GlfwWindow::set_title(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
+
+float GlfwWindow::content_scale() const {
+  float x = 1.0f, y = 1.0f;
+  glfwGetWindowContentScale(window_, &x, &y);
+  return x > 0.0f && x < 16.0f ? x : 1.0f;  // a display that reports nonsense gets the default
+}
 
 void GlfwWindow::count_event(GLFWwindow* window) {
   if (auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window))) ++self->events_seen_;

@@ -29,7 +29,19 @@ const char* to_string(ChannelView channel) {
   }
 }
 
-const char* to_string(Sampling sampling) { return sampling == Sampling::Nearest ? "nearest" : "linear"; }
+const char* to_string(Sampling sampling) {
+  switch (sampling) {
+    case Sampling::Nearest: return "nearest";
+    case Sampling::Linear: return "linear";
+    case Sampling::Auto: return "auto";
+    default: return "?";
+  }
+}
+
+Sampling sampling_at(Sampling chosen, double zoom) {
+  if (chosen != Sampling::Auto) return chosen;
+  return zoom >= 1.0 ? Sampling::Nearest : Sampling::Linear;
+}
 
 struct ImageRenderer::Impl {
   ShaderProgram program{"image_view", reinterpret_cast<const char*>(embedded::image_view_vert),
@@ -37,7 +49,7 @@ struct ImageRenderer::Impl {
   GLuint empty_vertex_array = 0;  // core profile draws need one bound, even with no attributes
   GLuint samplers[2] = {0, 0};    // nearest, linear: sampler objects, so textures keep no filter state
   GLint u_image_a, u_image_b, u_viewport_origin, u_viewport_size, u_image_size, u_center, u_zoom, u_mode,
-      u_split_x, u_gain, u_signed, u_difference, u_unrounded, u_difference_sign, u_exposure_scale, u_channel, u_float_a, u_float_b, u_float_slots, u_false_colour, u_extent_a, u_extent_b, u_sequential, u_diverging, u_background, u_divider_colour;
+      u_split_x, u_gain, u_signed, u_difference, u_unrounded, u_difference_sign, u_exposure_scale, u_channel, u_float_a, u_float_b, u_float_slots, u_false_colour, u_extent_a, u_extent_b, u_sequential, u_diverging, u_background, u_divider_colour, u_grid;
 
   Impl() {
     u_image_a = program.uniform("u_image_a");
@@ -66,6 +78,7 @@ struct ImageRenderer::Impl {
     u_diverging = program.uniform("u_diverging");
     u_background = program.uniform("u_background");
     u_divider_colour = program.uniform("u_divider_colour");
+    u_grid = program.uniform("u_grid");
     glGenVertexArrays(1, &empty_vertex_array);
     glGenSamplers(2, samplers);
     const GLint filters[2] = {GL_NEAREST, GL_LINEAR};
@@ -94,7 +107,7 @@ void ImageRenderer::draw(const ImageDrawParams& p) {
   glDisable(GL_SCISSOR_TEST);
   glDisable(GL_CULL_FACE);
   glUseProgram(r.program.id());
-  const GLuint sampler = r.samplers[p.sampling == Sampling::Nearest ? 0 : 1];
+  const GLuint sampler = r.samplers[sampling_at(p.sampling, p.view.zoom) == Sampling::Nearest ? 0 : 1];
   const GLuint texture_b = p.texture_b ? p.texture_b : p.texture_a;
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, p.texture_a);
@@ -141,6 +154,7 @@ void ImageRenderer::draw(const ImageDrawParams& p) {
   glUniform3fv(r.u_diverging, kColourMapPoints, kDivergingMap[0].data());
   glUniform3f(r.u_background, 0.13f, 0.13f, 0.14f);
   glUniform3f(r.u_divider_colour, 1.0f, 0.85f, 0.2f);
+  glUniform1i(r.u_grid, p.pixel_grid && p.view.zoom >= kPixelGridZoom ? 1 : 0);
   glBindVertexArray(r.empty_vertex_array);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);

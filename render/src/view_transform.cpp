@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace gausslab {
 
@@ -58,5 +59,29 @@ ViewTransform pan_by(const ViewTransform& view, Vec2 delta) {
 }
 
 double wheel_zoom_factor(double wheel_notches) { return std::pow(1.2, wheel_notches); }
+
+double zoom_step(double zoom, int direction) {
+  if (!(zoom > 0) || !std::isfinite(zoom) || direction == 0) return clamp_zoom(zoom > 0 ? zoom : 1.0);
+  // k = 2 log2(zoom); a zoom within 1e-6 of a step counts as on it (a step reached by the keys is
+  // exact, but one of fit or the wheel may sit a rounding away).
+  const double k = 2.0 * std::log2(zoom);
+  const double nearest = std::round(k);
+  const bool on_step = std::abs(k - nearest) < 1e-6;
+  const double next = direction > 0 ? (on_step ? nearest + 1 : std::ceil(k)) : (on_step ? nearest - 1 : std::floor(k));
+  return clamp_zoom(std::exp2(next / 2.0));
+}
+
+std::string zoom_percent_text(double zoom) {
+  const double percent = zoom * 100.0;
+  char text[32];
+  // Three significant digits, whole numbers from 100 % up.
+  if (percent >= 99.95)
+    std::snprintf(text, sizeof text, "%.0f %%", percent);
+  else if (percent >= 9.995)
+    std::snprintf(text, sizeof text, "%.1f %%", percent);
+  else
+    std::snprintf(text, sizeof text, "%.3g %%", percent);
+  return text;
+}
 
 }  // namespace gausslab

@@ -153,9 +153,9 @@ def main() -> int:
                     return 1
                 since = viewer.mark()
                 move(*PICTURE)
-                tap("plus", "Shift_L")
-                viewer.wait_line("title .*\u03c3 3( |$)", since, "'+' to apply sigma 3 after the idle spell")
-                wait_idle(since, "after '+'")
+                tap("Up", "Shift_L")
+                viewer.wait_line("title .*\u03c3 3( |$)", since, "Shift+Up to apply sigma 3 after the idle spell")
+                wait_idle(since, "after Shift+Up")
                 print("ok: a key after the idle spell draws and applies; then idle again")
             since = viewer.mark()
             tap("q", "Control_L")

@@ -4,7 +4,7 @@ waits on what the viewer reports (--events: a line per frame, action and message
 it saves: never on fixed sleeps, so a loaded machine only makes it slower.
 
 Checks: a key tap shorter than a frame (press and release sent together) is seen (Ctrl+S saves,
-twice: a new name, never an overwrite, each with its JSON sidecar); typed '+' steps sigma; the Open
+twice: a new name, never an overwrite, each with its JSON sidecar); Shift+Up steps sigma; the Open
 field (Ctrl+O) takes '_' and '-' as text, not as sigma keys; a broken file leaves the picture; the
 wheel, drags, the split divider, blink and help work; Ctrl+Q quits with status 0.
     xvfb-run -a -s "-screen 0 1280x1024x24" drive_window.py VIEWER DATA_DIR
@@ -53,9 +53,9 @@ def main() -> int:
             viewer.frames(3)  # the window is up and drawing
             move(*PICTURE)
             viewer.frames(2)
-            for _ in range(2):  # '+': sigma 2 -> 3 -> 4
+            for _ in range(2):  # Shift+Up: sigma 2 -> 3 -> 4
                 since = viewer.mark()
-                type_text("+")
+                tap("Up", "Shift_L")
                 viewer.wait_line(r"action sigma_up_large", since)
 
             # The tap test: Ctrl+S pressed and released between two frames must still save.
@@ -67,7 +67,7 @@ def main() -> int:
             tap("s", "Control_L")  # the same name again: a new file, never an overwrite
             expect_saved("gausslab-auto-sigma4-reflect-512x512-2.png", since)
 
-            # The Open field: '_' and '-' in the path are text there, not sigma keys.
+            # The Open field (Ctrl+O: the file browser's): '_' and '-' in the path are text there, not zoom keys.
             since = viewer.mark()
             tap("o", "Control_L")
             viewer.wait_line(r"action open", since)

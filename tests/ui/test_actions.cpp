@@ -72,13 +72,19 @@ TEST(Actions, KeysFindTheirActions) {
   EXPECT_EQ(action_for_key(GLFW_KEY_1, 0)->id, ActionId::MethodA);
   EXPECT_EQ(action_for_key(GLFW_KEY_F1, 0)->id, ActionId::Help);
   EXPECT_EQ(action_for_character('?')->id, ActionId::Help);
-  EXPECT_EQ(action_for_character('+')->id, ActionId::SigmaUpLarge);
+  // Zoom on + and - as in tev and HDRView; sigma on the arrows (issue 39).
+  EXPECT_EQ(action_for_character('+')->id, ActionId::ZoomIn);
+  EXPECT_EQ(action_for_character('=')->id, ActionId::ZoomIn);
+  EXPECT_EQ(action_for_character('-')->id, ActionId::ZoomOut);
+  EXPECT_EQ(action_for_key(GLFW_KEY_UP, 0)->id, ActionId::SigmaUpSmall);
+  EXPECT_EQ(action_for_key(GLFW_KEY_DOWN, GLFW_MOD_SHIFT)->id, ActionId::SigmaDownLarge);
+  EXPECT_EQ(shortcut_list(first_action(ActionId::SigmaUpLarge)), "Shift+Up");
   EXPECT_EQ(action_for_character('x'), nullptr);  // letters are keys, not characters
   // --keys: a letter or digit stands for its key, upper case for Shift.
   EXPECT_EQ(key_for_typed_character('m')->id, ActionId::NextView);
   EXPECT_EQ(key_for_typed_character('2')->argument, 1);
   EXPECT_EQ(key_for_typed_character('B')->id, ActionId::ViewB);
-  EXPECT_EQ(key_for_typed_character('=')->id, ActionId::SigmaUpSmall);
+  EXPECT_EQ(key_for_typed_character('=')->id, ActionId::ZoomIn);
   EXPECT_EQ(shortcut_text(first_action(ActionId::SaveView).shortcuts[0]), "Ctrl+Shift+S");
   EXPECT_EQ(shortcut_list(first_action(ActionId::Help)), "? or F1");
 }

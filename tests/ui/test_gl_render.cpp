@@ -150,6 +150,98 @@ TEST_F(GlRender, ZoomedPixelsLandWhereTheViewMathsSays) {
   EXPECT_EQ(mismatches, 0);
 }
 
+// Auto sampling (the view's default): nearest from 100 % up, so that a zoomed pixel is a square of
+// one colour with a hard edge to the next (as tev and HDRView draw it); linear below.
+TEST_F(GlRender, AutoSamplingIsNearestWhenZoomedInAndLinearWhenZoomedOut) {
+  const ImageRgba8 image = make_random_rgba8(12, 10, 5);
+  const Texture texture = texture_of(image);
+  ImageDrawParams params;
+  params.texture_a = texture.id();
+  params.image_width = image.width();
+  params.image_height = image.height();
+  params.sampling = Sampling::Auto;
+  params.pixel_grid = false;
+  params.view = ViewTransform{6.0, {6.0, 5.0}};  // each picture pixel 6 x 6 screen pixels, on whole pixels
+  const ImageRgba8 zoomed = draw(params);
+  int squares = 0, uneven = 0;
+  for (int py = 0; py < image.height(); ++py)
+    for (int px = 0; px < image.width(); ++px) {
+      const Vec2 corner = image_to_screen(params.view, {static_cast<double>(px), static_cast<double>(py)}, kViewWidth, kViewHeight);
+      const int x0 = static_cast<int>(corner.x), y0 = static_cast<int>(corner.y);
+      if (x0 < 0 || y0 < 0 || x0 + 6 > kViewWidth || y0 + 6 > kViewHeight) continue;
+      ++squares;
+      for (int y = y0; y < y0 + 6; ++y)
+        for (int x = x0; x < x0 + 6; ++x)
+          if (!(zoomed.at(x, y) == opaque(image.at(px, py)))) ++uneven;
+    }
+  EXPECT_GT(squares, 100);
+  EXPECT_EQ(uneven, 0) << "at 600 % auto sampling must be nearest: every screen pixel of a picture pixel its exact colour";
+  // The same zoom with linear sampling blends neighbours: many screen pixels are no picture pixel's.
+  params.sampling = Sampling::Linear;
+  const ImageRgba8 linear = draw(params);
+  int blended = 0;
+  for (int y = 0; y < kViewHeight; ++y)
+    for (int x = 0; x < kViewWidth; ++x)
+      if (!(linear.at(x, y) == zoomed.at(x, y))) ++blended;
+  EXPECT_GT(blended, 1000);
+  // Below 100 %: auto is linear.
+  params.view = ViewTransform{0.75, {6.0, 5.0}};
+  params.sampling = Sampling::Auto;
+  const ImageRgba8 small_auto = draw(params);
+  params.sampling = Sampling::Linear;
+  const ImageRgba8 small_linear = draw(params);
+  int differ = 0;
+  for (int y = 0; y < kViewHeight; ++y)
+    for (int x = 0; x < kViewWidth; ++x)
+      if (!(small_auto.at(x, y) == small_linear.at(x, y))) ++differ;
+  EXPECT_EQ(differ, 0);
+}
+
+// From kPixelGridZoom up a one-pixel line runs along each picture pixel's left and top edges (and
+// nowhere else); below it, none.
+TEST_F(GlRender, PixelGridLinesRunAlongPixelEdgesWhenZoomedFarIn) {
+  ImageRgba8 image(8, 6);
+  for (std::size_t i = 0; i < image.pixel_count(); ++i) image.data()[i] = {200, 200, 200, 255};  // light: the line darkens it
+  const Texture texture = texture_of(image);
+  ImageDrawParams params;
+  params.texture_a = texture.id();
+  params.image_width = image.width();
+  params.image_height = image.height();
+  params.sampling = Sampling::Auto;
+  params.view = ViewTransform{kPixelGridZoom, {4.0, 3.0}};  // the picture's pixel edges on screen-pixel edges
+  const ImageRgba8 grid = draw(params);
+  const int step = static_cast<int>(kPixelGridZoom);
+  const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+  const int x0 = static_cast<int>(origin.x), y0 = static_cast<int>(origin.y);
+  int lines = 0, cells = 0, wrong = 0;
+  for (int y = y0; y < y0 + image.height() * step; ++y)
+    for (int x = x0; x < x0 + image.width() * step; ++x) {
+      const bool on_line = (x - x0) % step == 0 || (y - y0) % step == 0;
+      const Rgba8 p = grid.at(x, y);
+      if (on_line) {
+        ++lines;
+        if (!(p.r < 160)) ++wrong;  // darkened (200 -> 130)
+      } else {
+        ++cells;
+        if (!(p == Rgba8{200, 200, 200, 255})) ++wrong;
+      }
+    }
+  EXPECT_GT(lines, 500);
+  EXPECT_GT(cells, 2000);
+  EXPECT_EQ(wrong, 0);
+  // Just below the grid's zoom, and with the grid switched off: no line.
+  for (const auto& [zoom, on] : {std::pair<double, bool>{kPixelGridZoom / std::sqrt(2.0), true}, {kPixelGridZoom, false}}) {
+    params.view = ViewTransform{zoom, {4.0, 3.0}};
+    params.pixel_grid = on;
+    const ImageRgba8 plain = draw(params);
+    int dark = 0;
+    for (int y = 0; y < kViewHeight; ++y)
+      for (int x = 0; x < kViewWidth; ++x)
+        if (plain.at(x, y).r < 160 && plain.at(x, y).r > 40) ++dark;  // not the background (33)
+    EXPECT_EQ(dark, 0) << "zoom " << zoom << " grid " << on;
+  }
+}
+
 TEST_F(GlRender, DifferenceViewAgreesWithDifferenceColour) {
   // The shader's difference colours against difference_colour() (the C++ that the legend and the
   // saved difference image use), read back pixel by pixel: absolute and signed, grey and false

@@ -2,12 +2,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "gausslab/render/difference_view.hpp"
+#include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/view_transform.hpp"
 #include "comparison/image_resample.hpp"
 #include "actions/keyboard.hpp"
 #include "panels/path_badge.hpp"
+#include "viewer/folder_listing.hpp"
 #include "viewer/run_report.hpp"
 #include "viewer/script.hpp"
 #include "gausslab/core/cli_args.hpp"
@@ -64,6 +68,61 @@ TEST(ViewTransform, PanMovesThePictureWithTheMouse) {
   const Vec2 point_moved = image_to_screen(moved, {30, 30}, 200, 200);
   EXPECT_DOUBLE_EQ(point_moved.x - point.x, 10);
   EXPECT_DOUBLE_EQ(point_moved.y - point.y, -4);
+}
+
+TEST(ViewTransform, ZoomKeysStepThroughPowersOfTheSquareRootOfTwo) {
+  EXPECT_DOUBLE_EQ(zoom_step(1.0, 1), std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(zoom_step(zoom_step(1.0, 1), 1), 2.0);  // every other step a power of two
+  EXPECT_DOUBLE_EQ(zoom_step(2.0, -1), std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(zoom_step(1.0, -1), std::sqrt(0.5));
+  // A zoom between steps (a fit) goes to the nearest step that way, never past it.
+  EXPECT_DOUBLE_EQ(zoom_step(0.9, 1), 1.0);
+  EXPECT_DOUBLE_EQ(zoom_step(0.9, -1), std::sqrt(0.5));
+  EXPECT_DOUBLE_EQ(zoom_step(1.0 + 1e-12, 1), std::sqrt(2.0));  // a rounding away from a step is on it
+  // Eight steps up from 100 %: 1600 %; the limits hold.
+  double zoom = 1.0;
+  for (int i = 0; i < 8; ++i) zoom = zoom_step(zoom, 1);
+  EXPECT_DOUBLE_EQ(zoom, 16.0);
+  EXPECT_EQ(zoom_step(kMaxZoom, 1), kMaxZoom);
+  EXPECT_EQ(zoom_step(kMinZoom, -1), kMinZoom);
+  EXPECT_EQ(zoom_percent_text(1.0), "100 %");
+  EXPECT_EQ(zoom_percent_text(std::sqrt(2.0)), "141 %");
+  EXPECT_EQ(zoom_percent_text(std::sqrt(0.5)), "70.7 %");
+  EXPECT_EQ(zoom_percent_text(1.0 / 16), "6.25 %");
+  EXPECT_EQ(zoom_percent_text(kMaxZoom), "25600 %");
+}
+
+TEST(Sampling, AutoIsNearestFromOneHundredPercentUpAndLinearBelow) {
+  EXPECT_EQ(sampling_at(Sampling::Auto, 1.0), Sampling::Nearest);
+  EXPECT_EQ(sampling_at(Sampling::Auto, 8.0), Sampling::Nearest);
+  EXPECT_EQ(sampling_at(Sampling::Auto, 0.999), Sampling::Linear);
+  EXPECT_EQ(sampling_at(Sampling::Auto, 0.25), Sampling::Linear);
+  // The switch: either one always.
+  EXPECT_EQ(sampling_at(Sampling::Linear, 16.0), Sampling::Linear);
+  EXPECT_EQ(sampling_at(Sampling::Nearest, 0.25), Sampling::Nearest);
+  EXPECT_STREQ(to_string(Sampling::Auto), "auto");
+}
+
+TEST(FolderListing, ListsSubFoldersThenReadableImagesSortedWithoutCase) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / ("gausslab_listing_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  fs::remove_all(folder);
+  fs::create_directories(folder / "shots");
+  fs::create_directories(folder / "Archive");
+  fs::create_directories(folder / ".hidden");
+  for (const char* name : {"b.PNG", "a.exr", "notes.txt", "C.fits", ".secret.png", "frame.npy", "anim.gif", "raw.cr2"})
+    std::ofstream(folder / name) << "x";
+  const FolderListing listing = list_folder(folder.string());
+  EXPECT_EQ(listing.error, "");
+  std::vector<std::string> names;
+  for (const FolderEntry& entry : listing.entries) names.push_back(entry.name + (entry.folder ? "/" : ""));
+  EXPECT_EQ(names, (std::vector<std::string>{"Archive/", "shots/", "a.exr", "anim.gif", "b.PNG", "C.fits", "frame.npy"}));
+  EXPECT_EQ(parent_folder(listing.folder + "/shots"), listing.folder);
+  EXPECT_EQ(parent_folder("/"), "/");
+  const FolderListing missing = list_folder((folder / "no_such_folder").string());
+  EXPECT_TRUE(missing.entries.empty());
+  EXPECT_NE(missing.error.find("cannot list"), std::string::npos) << missing.error;
+  fs::remove_all(folder);
 }
 
 TEST(ViewTransform, OneToOnePutsPixelCentresOnPixelCentres) {

@@ -54,6 +54,10 @@ class GlfwWindow final : public GlSurface {
   // Seconds since GLFW started (the clock of KeyEvent::time_s).
   static double now_s();
   void set_title(const std::string& title);
+  // The window's content scale (glfwGetWindowContentScale: 2 on a display of 192 dpi, from Xft.dpi
+  // on X11), for the size of the text and the widgets; it changes when the window moves to another
+  // monitor (the content-scale callback counts as an event, so the loop draws and picks it up).
+  float content_scale() const;
 
  protected:
   unsigned read_framebuffer() const override { return 0; }

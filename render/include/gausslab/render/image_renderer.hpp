@@ -10,7 +10,16 @@
 namespace gausslab {
 
 enum class CompareMode : int { A, B, Split, Difference, Count };
-enum class Sampling : int { Nearest, Linear, Count };
+// How the picture is sampled: Auto (the default) is nearest from 100 % zoom up, where each picture
+// pixel becomes a sharp square as in tev and HDRView, and linear below, where nearest would alias.
+enum class Sampling : int { Nearest, Linear, Auto, Count };
+// The filter that draws at `zoom` (screen pixels per picture pixel): Auto resolved, the others kept.
+Sampling sampling_at(Sampling chosen, double zoom);
+
+// The pixel grid over the picture when zoomed far in, and the values drawn in its cells (panels/):
+// from these zooms up (screen pixels per picture pixel).
+inline constexpr double kPixelGridZoom = 8.0;
+inline constexpr double kPixelValuesZoom = 32.0;
 
 // Which of a picture's channels the A, B and split views show: all three, one as grey, or the
 // luminance (Rec. 709 weights of the values as stored).
@@ -26,7 +35,7 @@ struct DisplayTransform {
 
 const char* to_string(CompareMode mode);  // "a", "b", "split", "diff"
 const char* to_string(ChannelView channel);  // "rgb", "r", "g", "b", "a", "luminance"
-const char* to_string(Sampling sampling);  // "nearest", "linear"
+const char* to_string(Sampling sampling);  // "nearest", "linear", "auto"
 
 struct ImageDrawParams {
   unsigned texture_a = 0;  // RGBA8 textures of image_width × image_height
@@ -49,7 +58,9 @@ struct ImageDrawParams {
   // A texture holding a 2x2-pooled result covers the picture's pooled extent (2 * floor(side / 2)
   // pixels a side): shown at the same place on screen as the unpooled result.
   bool pooled_a = false, pooled_b = false;
-  Sampling sampling = Sampling::Linear;
+  Sampling sampling = Sampling::Linear;  // Auto: resolved by sampling_at(view.zoom)
+  // A line between picture pixels, one screen pixel wide, from kPixelGridZoom up (false: never).
+  bool pixel_grid = true;
   DisplayTransform display;  // A, B, split
   // The viewport in framebuffer pixels; y counts from the framebuffer's bottom edge as in glViewport.
   int viewport_x = 0, viewport_y = 0, viewport_width = 0, viewport_height = 0;

@@ -6,6 +6,7 @@
 //   image:  pixels from the top-left corner of the image; pixel j spans [j, j + 1);
 //   image = (screen - viewport / 2) / zoom + center.
 #include <cstdint>
+#include <string>
 
 namespace gausslab {
 
@@ -40,5 +41,14 @@ ViewTransform pan_by(const ViewTransform& view, Vec2 delta);
 
 // Zoom factor for one mouse-wheel notch (positive = towards the user = zoom in).
 double wheel_zoom_factor(double wheel_notches);
+
+// The zoom keys' ladder: 2^(k/2) (..., 50 %, 70.7 %, 100 %, 141 %, 200 %, ...), so that every other
+// step is a power of two, where nearest sampling gives every picture pixel the same size on screen.
+// The next step above `zoom` (direction > 0) or below it (< 0), within the limits; a zoom between
+// steps (a fit, the wheel's) goes to the nearest step that way.
+double zoom_step(double zoom, int direction);
+
+// The zoom as the title and the status bar say it: "100 %", "141 %", "70.7 %", "6.25 %", "25600 %".
+std::string zoom_percent_text(double zoom);
 
 }  // namespace gausslab

@@ -1,0 +1,61 @@
+#include "panels/status_bar.hpp"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "panels/widgets.hpp"
+
+namespace gausslab {
+
+float status_bar_height(bool hidden) { return hidden ? 0.0f : ImGui::GetFrameHeight(); }
+
+void status_bar(const StatusBarContent& content, ActionDispatcher& actions) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float height = status_bar_height(false);
+  ImGui::SetNextWindowPos(ImVec2(0.0f, io.DisplaySize.y - height), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(io.DisplaySize.x, height), ImGuiCond_Always);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ImGui::GetStyle().FramePadding.x, ImGui::GetStyle().FramePadding.y));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::GetStyleColorVec4(ImGuiCol_MenuBarBg));
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollWithMouse;
+  const bool open = ImGui::Begin("##status", nullptr, flags);
+  ImGui::PopStyleColor();
+  ImGui::PopStyleVar(3);
+  if (open) {
+    char view[128];
+    std::snprintf(view, sizeof view, "zoom %s  %s", zoom_percent_text(content.zoom).c_str(), to_string(content.sampling));
+    std::string right = view;
+    if (content.pixel) {
+      char where[64];
+      std::snprintf(where, sizeof where, "   x %d  y %d", static_cast<int>(std::floor(content.pixel->x)),
+                    static_cast<int>(std::floor(content.pixel->y)));
+      right += where;
+    }
+    const float right_width = ImGui::CalcTextSize(right.c_str()).x;
+    const float right_x = ImGui::GetWindowContentRegionMax().x - right_width;
+    // The message, then the progress, clipped where the right part starts.
+    const ImVec2 start = ImGui::GetCursorScreenPos();
+    ImGui::PushClipRect(start, ImVec2(ImGui::GetWindowPos().x + right_x - 12.0f, start.y + height), true);
+    const ImVec4 colour = content.error ? kErrorColour : content.current ? ImGui::GetStyleColorVec4(ImGuiCol_Text) : kDimColour;
+    if (!content.message.empty()) {
+      ImGui::TextColored(colour, "%s", content.message.c_str());
+      if (!content.progress.empty()) ImGui::SameLine(0.0f, 24.0f);
+    }
+    if (!content.progress.empty()) ImGui::TextColored(kDimColour, "%s", content.progress.c_str());
+    if (content.message.empty() && content.progress.empty()) ImGui::TextColored(kDimColour, "ready");
+    ImGui::PopClipRect();
+    ImGui::SameLine(right_x);
+    ImGui::TextColored(kDimColour, "%s", right.c_str());
+    if (!content.message.empty() && ImGui::IsWindowHovered()) tooltip(content.message);
+    actions.report("status", "status " + content.message);
+    actions.report("status_view", std::string("status_view ") + view);
+  }
+  ImGui::End();
+}
+
+}  // namespace gausslab

@@ -1,0 +1,32 @@
+#pragma once
+// The status bar along the window's bottom edge (as in tev and HDRView): the latest message on the
+// left (a confirmation with the saved file's path, a refusal in red; it stays until the next one,
+// dimmed once its time is up, so that nothing there moves by itself), the work in progress, and on
+// the right the zoom, the sampling drawing it and the picture pixel under the cursor. Messages go
+// here, never into the overlay, so the overlay does not grow over anything.
+// With --events it prints what it shows ("gausslab-event: status saved /tmp/a.png (+ .json)",
+// "gausslab-event: status_view zoom 400 % nearest"): the UI tests read the status bar through them.
+#include <optional>
+#include <string>
+
+#include "actions/action_dispatcher.hpp"
+#include "viewer/viewer_state.hpp"
+
+namespace gausslab {
+
+struct StatusBarContent {
+  std::string message;      // the latest message ("" when none yet)
+  bool error = false;       // a refusal or a failure: red
+  bool current = false;     // within its time: bright; after it, dimmed
+  std::string progress;     // work on its way ("" when none)
+  double zoom = 1;          // screen pixels per picture pixel
+  Sampling sampling = Sampling::Linear;  // as drawn (resolved)
+  std::optional<Vec2> pixel;  // the picture pixel under the cursor, if it is over the picture
+};
+
+// The bar's height in ImGui units (one line of text with the frame padding), 0 while `hidden`.
+float status_bar_height(bool hidden);
+// Draws the bar at the display's bottom edge, full width.
+void status_bar(const StatusBarContent& content, ActionDispatcher& actions);
+
+}  // namespace gausslab
