@@ -306,6 +306,9 @@ TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
   // And after 1.9 million more: "ZVAL1   =0      32", which cfitsio reads as 0 (the value from column 10).
   const std::string unspaced = malformed_error("fits_zval1_without_a_space_after_equals.fits");
   EXPECT_TRUE(contains(unspaced, "ZVAL1 is not a number")) << unspaced;
+  // And then: TFIELDS = 10^50 (cfitsio's table of columns: calloc(2^63 - 1, 160)).
+  const std::string fields = malformed_error("fits_tfields_of_10_to_the_50.fits");
+  EXPECT_TRUE(contains(fields, "the header's TFIELDS is 1e+50, beyond any count")) << fields;
   // The third run's find: tile 7's codes end in zero bits, where cfitsio's Rice decoder read on
   // past the tile's 25 bytes.
   const std::string rice = malformed_error("fits_rice_tile_codes_end_early.fits");
@@ -335,6 +338,7 @@ TEST(ImageLoad, AFitsCardWhoseKeywordIsNotAsciiOrWhoseIntegerIsNoNumberIsRefused
   EXPECT_TRUE(contains(error(fits("EXTVER  =                2 3")), "the header's EXTVER is not a number"));  // two numbers
   EXPECT_TRUE(contains(error(fits("OBJ\xc9" "CT  = 'M31'")), "keyword holds a byte that is not ASCII text (201)"));
   EXPECT_TRUE(contains(error(fits("EXTVER  = 'two'")), "the header's EXTVER is not a number"));
+  EXPECT_TRUE(contains(error(fits("TFIELDS =                 1000")), "the header's TFIELDS is 1000 (FITS allows 0 to 999)"));
 }
 
 TEST(ImageLoad, AHeaderThatContradictsTheFileSizeIsRefused) {

@@ -23,6 +23,7 @@
 #include <fitsio.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -79,8 +80,9 @@ bool card_number(const unsigned char* card, const char* keyword, long long& valu
   char text[72] = {};
   std::memcpy(text, card + 9, 71);
   char* end = nullptr;
+  errno = 0;
   value = std::strtoll(text, &end, 10);
-  if (end == text) return false;
+  if (end == text || errno == ERANGE) return false;  // beyond 64 bits is no number for a header either
   if (*end == '.')
     while (*++end == '0') {}
   while (*end == ' ') ++end;
@@ -175,16 +177,26 @@ void check_card(const DecodeInput& in, const unsigned char* card) {
   std::memcpy(keyword, card, 8);
   for (int i = 7; i >= 0 && keyword[i] == ' '; --i) keyword[i] = '\0';
   long long value = 0;
+  // FITS counts fields and axes in three digits (4.4.1.1, 7.2.1); cfitsio allocates a column
+  // table of TFIELDS entries before it checks it (fuzz_fits: TFIELDS = 10^50, calloc of 2^63 × 160).
+  if (card[8] == '=' && (std::strcmp(keyword, "TFIELDS") == 0 || std::strcmp(keyword, "NAXIS") == 0 ||
+                         std::strcmp(keyword, "ZNAXIS") == 0) &&
+      card_number(card, keyword, value) && (value < 0 || value > 999))
+    fail(in, kFormat, std::string("the header's ") + keyword + " is " + std::to_string(value) +
+                          " (FITS allows 0 to 999); the header is damaged");
   if (card[8] == '=' && read_as_integer(keyword) && !card_number(card, keyword, value)) {
     // A number may be written as a float (BITPIX = -32.0 is read as -32): only what is neither fails,
     // read as card_number reads (from column 10, nothing but a comment after it).
     char text[72] = {};
     std::memcpy(text, card + 9, 71);
     char* end = nullptr;
-    std::strtod(text, &end);
+    const double number = std::strtod(text, &end);
     while (end != text && *end == ' ') ++end;
     if (end == text || (*end != '\0' && *end != '/'))
       fail(in, kFormat, std::string("the header's ") + keyword + " is not a number; the header is damaged");
+    if (!(std::fabs(number) < 9.2e18))  // what cfitsio would saturate to 2^63 - 1
+      fail(in, kFormat, std::string("the header's ") + keyword + " is " + number_text(number) +
+                            ", beyond any count a FITS header holds; the header is damaged");
   }
 }
 
