@@ -33,22 +33,22 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
 std::string size_text(int width, int height) { return std::to_string(width) + "×" + std::to_string(height); }
 
-std::size_t image_bytes(const HostImage& image) { return image.size_bytes(); }
+std::size_t image_bytes(const BatchPixels& image) { return image.size_bytes(); }
 
-// The first `channels` of an image's layout as the file had them: grey = channel 0, grey + alpha
-// = 0 and 3, RGB = 0..2 (a widened 8-bit image narrowed back for writing).
-HostImage narrowed(const HostImage& image, int channels) {
-  const int from = image.channels();
-  HostImage out(image.width(), image.height(), with_channels(image.format(), channels));
-  const std::size_t sample = bytes_per_sample(sample_type(image.format()));
-  const int pick[4][4] = {{0}, {0, 3}, {0, 1, 2}, {0, 1, 2, 3}};
-  for (int y = 0; y < image.height(); ++y) {
-    const unsigned char* in = image.row<unsigned char>(y);
+// The file's `channels` of an image held as RGBA8 (and converted to another type for writing):
+// grey = channel 0, grey + alpha = 0 and 3, RGB = 0..2.
+HostImage convert_channels_as_file(const HostImage& rgba, int channels) {
+  if (channels == 4) return rgba;
+  HostImage out(rgba.width(), rgba.height(), with_channels(rgba.format(), channels));
+  const std::size_t sample = bytes_per_sample(sample_type(rgba.format()));
+  static constexpr int kPick[3][3] = {{0}, {0, 3}, {0, 1, 2}};
+  for (int y = 0; y < rgba.height(); ++y) {
+    const unsigned char* in = rgba.row<unsigned char>(y);
     unsigned char* o = out.row<unsigned char>(y);
-    for (int x = 0; x < image.width(); ++x)
+    for (int x = 0; x < rgba.width(); ++x)
       for (int c = 0; c < channels; ++c)
         std::memcpy(o + (static_cast<std::size_t>(x) * channels + c) * sample,
-                    in + (static_cast<std::size_t>(x) * from + pick[channels - 1][c]) * sample, sample);
+                    in + (static_cast<std::size_t>(x) * 4 + kPick[channels - 1][c]) * sample, sample);
   }
   return out;
 }
@@ -83,13 +83,19 @@ bool is_out_of_memory(const CudaError& error) { return error.code() == cudaError
 
 }  // namespace
 
-HostImage pooled_result(const HostImage& filtered, PoolMode pool) {
+BatchPixels BatchPixels::like(const BatchPixels& other) {
+  if (other.is_rgba8()) return BatchPixels(ImageRgba8(other.width(), other.height()));
+  return BatchPixels(HostImage(other.width(), other.height(), other.format()));
+}
+
+BatchPixels pooled_result(const BatchPixels& filtered, PoolMode pool) {
   if (pool == PoolMode::None) return filtered;
   if (std::string problem = pool_problem(filtered.width(), filtered.height()); !problem.empty())
     throw PoolRefusal("--pool " + std::string(to_string(pool)) + ": " + problem);
+  if (filtered.is_rgba8()) return BatchPixels(pool_2x2(filtered.rgba8(), pool));
   HostImage pooled(pooled_side(filtered.width()), pooled_side(filtered.height()), filtered.format());
   pool_2x2(filtered.view(), pooled.view(), pool);
-  return pooled;
+  return BatchPixels(std::move(pooled));
 }
 
 std::string output_conversion_rule(SampleType from, SampleType to) {
@@ -167,12 +173,11 @@ class BatchEngine::Impl {
   // The file stages (BatchEngine::read_and_decode, encode_and_write). encode_and_write is
   // encode_to_temporary (the encode and write stages) then commit_output (the sync stage), which
   // the pipelined run does on the publisher's threads.
-  LoadedImage read_and_decode(const std::string& path);
-  void check_item(const BatchJob& job, const LoadedImage& decoded) const;
-  PixelFormat filter_format(PixelFormat file_format) const;
-  void encode_and_write(const std::string& path, const HostImage& image, int channels, bool float64_source);
-  std::unique_ptr<AtomicFile> encode_to_temporary(const std::string& path, const HostImage& image, int channels,
-                                                  bool float64_source);
+  DecodedFile read_and_decode(const std::string& path);
+  void check_item(const BatchJob& job, const DecodedFile& decoded) const;
+  void encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source);
+  std::unique_ptr<AtomicFile> encode_to_temporary(const std::string& path, const BatchPixels& image,
+                                                  const DecodedFile& source);
   void commit_output(AtomicFile& file);
 
   EngineOptions options_;
@@ -198,8 +203,8 @@ class BatchEngine::Impl {
     std::size_t index = 0;
     const BatchJob* job = nullptr;
     std::string fault;
-    LoadedImage decoded;  // the file's samples (RGBA8 for an 8-bit image on a GPU method: filter_format)
-    HostImage result;     // the output of a CPU or banded image (others download in place)
+    DecodedFile decoded;  // the file's pixels (8-bit as RGBA8), type and channels
+    BatchPixels result;   // the output of a CPU or banded image (others download in place)
     Lease lease;
     ImageView staged;   // the pinned copy of the decoded image, and its result after the download
     std::unique_ptr<AtomicFile> output;  // written, waiting for the publisher to commit it
@@ -221,11 +226,11 @@ class BatchEngine::Impl {
   void read_item(Item& item);
   void filter_on_cpu(Item& item);
   void filter_on_gpu_in_bands(Item& item);
-  void write_item(Item& item, const HostImage& image);
+  void write_item(Item& item, const BatchPixels& image);
   // Pipelined: encodes and writes the output, gives the item's memory back, and hands the file to
   // the publisher, which commits it and then reports the file (waits while max_syncing_ files
   // wait for the publisher: the disk is then the bottleneck).
-  void write_and_publish(const ItemPtr& item, const HostImage& image);
+  void write_and_publish(const ItemPtr& item, const BatchPixels& image);
 
   // The pipelined run's steps.
   void start_item(const ItemPtr& item);
@@ -352,37 +357,42 @@ void BatchEngine::Impl::use_cpu_share() {
   if (used > openmp_threads_.load()) openmp_threads_.store(used);
 }
 
-PixelFormat BatchEngine::Impl::filter_format(PixelFormat file_format) const {
-  // Every GPU method filters RGBA8 natively (the other 8-bit layouts as float planes, slower):
-  // an 8-bit grey, grey + alpha or RGB image goes through as RGBA8 and is narrowed back when
-  // written, the same bytes as its own layout filtered channel by channel.
-  if (gpu_ && sample_type(file_format) == SampleType::U8) return PixelFormat::Rgba8;
-  return file_format;
-}
-
-LoadedImage BatchEngine::Impl::read_and_decode(const std::string& path) {
+DecodedFile BatchEngine::Impl::read_and_decode(const std::string& path) {
   const double t0 = clock_.now_s();
   const std::vector<unsigned char> bytes = read_image_bytes(path);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Read, t0, t1);
   if (injected_fault(path) == "bad-alloc") throw std::bad_alloc();
-  LoadedImage decoded = load_image_from_memory(bytes.data(), bytes.size(), path);
+  int rgba8_channels = 0;  // the 8-bit decoders that decode into RGBA8 hand it over as it is
+  LoadedImage loaded = load_image_from_memory(bytes.data(), bytes.size(), path, {}, rgba8_channels);
+  DecodedFile decoded;
+  decoded.float64_source = loaded.source_is_float64();
+  if (rgba8_channels > 0) {
+    decoded.file_format = make_pixel_format(SampleType::U8, rgba8_channels);
+    ImageRgba8 rgba8(loaded.image.width(), loaded.image.height());
+    std::memcpy(rgba8.data(), loaded.image.data(), loaded.image.size_bytes());
+    decoded.pixels = BatchPixels(std::move(rgba8));
+  } else if (sample_type(loaded.image.format()) == SampleType::U8) {
+    decoded.file_format = loaded.image.format();
+    decoded.pixels = BatchPixels(to_rgba8(loaded.image.view()));  // as reduce_to_rgba8: exact for 8 bits
+  } else {
+    decoded.file_format = loaded.image.format();
+    decoded.pixels = BatchPixels(std::move(loaded.image));
+  }
   clock_.add(Stage::Decode, t1, clock_.now_s());
-  if (!decoded.note.empty()) note(quoted(path) + ": " + decoded.note);  // float64's names it too
-  if (decoded.source_is_float64() && decoded.note.find("float64") == std::string::npos)
+  if (!loaded.note.empty()) note(quoted(path) + ": " + loaded.note);  // float64's names it too
+  if (decoded.float64_source && loaded.note.find("float64") == std::string::npos)
     note(quoted(path) + ": float64 samples, filtered in float32");
-  if (decoded.source_is_float64() && !options_.output_type)
+  if (decoded.float64_source && !options_.output_type)
     note("float64 sources are written back as float64 where the output format holds it (fits, npy)");
   return decoded;
 }
 
-void BatchEngine::Impl::check_item(const BatchJob& job, const LoadedImage& decoded) const {
-  const int channels = decoded.channels();
-  const PixelFormat file_format = decoded.image.format();
+void BatchEngine::Impl::check_item(const BatchJob& job, const DecodedFile& decoded) const {
   // The format (and kernel, rounding) asked on a small piece of the image: a size the method refuses
   // whole may still go through in bands, and is answered where it is prepared.
-  const FilterProblem problem{std::min(decoded.image.width(), 64), std::min(decoded.image.height(), 64),
-                              filter_format(file_format), options_.params};
+  const FilterProblem problem{std::min(decoded.pixels.width(), 64), std::min(decoded.pixels.height(), 64),
+                              decoded.pixels.format(), options_.params};
   // The method's own answer (auto's says what its candidates take), from an instance kept for it.
   std::string reason;
   {
@@ -391,28 +401,28 @@ void BatchEngine::Impl::check_item(const BatchJob& job, const LoadedImage& decod
     reason = probe_->unsupported_reason(problem);
   }
   if (!reason.empty())
-    throw FormatRefusal(options_.method_id + " refuses this " + describe(file_format) + " image: " + reason);
-  const SampleType written = options_.output_type.value_or(sample_type(file_format));
+    throw FormatRefusal(options_.method_id + " refuses this " + describe(decoded.file_format) + " image: " + reason);
+  const SampleType written = options_.output_type.value_or(sample_type(decoded.file_format));
   const std::optional<ImageFormat> format = image_format_from_path(job.output);
   if (!format) return;  // encode_to_temporary names it
   SaveOptions save;
-  save.float64 = !options_.output_type && decoded.source_is_float64() && format_writes_float64(*format);
-  if (std::string reason = check_output_type(*format, make_pixel_format(written, channels), save); !reason.empty())
-    throw FormatRefusal("not filtered: " + reason);
+  save.float64 = !options_.output_type && decoded.float64_source && format_writes_float64(*format);
+  if (std::string why = check_output_type(*format, make_pixel_format(written, decoded.channels()), save); !why.empty())
+    throw FormatRefusal("not filtered: " + why);
 }
 
-void BatchEngine::Impl::encode_and_write(const std::string& path, const HostImage& image, int channels,
-                                         bool float64_source) {
-  commit_output(*encode_to_temporary(path, image, channels, float64_source));
+void BatchEngine::Impl::encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source) {
+  commit_output(*encode_to_temporary(path, image, source));
 }
 
-std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::string& path, const HostImage& image,
-                                                                   int channels, bool float64_source) {
+std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::string& path, const BatchPixels& image,
+                                                                   const DecodedFile& source) {
   const std::optional<ImageFormat> format = image_format_from_path(path);
   if (!format) throw ImageSaveError(quoted(path) + ": no image format for this extension; use " + image_format_list());
   SaveOptions save;
   save.jpeg_quality = options_.jpeg_quality;
-  save.float64 = float64_source && !options_.output_type && format_writes_float64(*format);
+  save.float64 = source.float64_source && !options_.output_type && format_writes_float64(*format);
+  const int channels = source.channels();
   // Straight into the temporary file, piece by piece as the encoder makes them (never the whole
   // file in memory, never copied): the time inside AtomicFile (creating the file, the kernel's
   // copies into its page cache) is the write stage, the rest the encode stage.
@@ -424,23 +434,28 @@ std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::st
     file->write(data, size);
     write_s += clock_.now_s() - start;
   };
-  // Pooling, narrowing and converting count as encoding; each makes a copy only when it applies.
-  const HostImage* out = &image;
-  HostImage pooled, narrow, converted;
-  if (options_.pool != PoolMode::None) out = &(pooled = pooled_result(*out, options_.pool));
-  if (channels < out->channels()) out = &(narrow = narrowed(*out, channels));
-  const SampleType from = sample_type(out->format());
+  // Pooling and converting count as encoding; each makes a copy only when it applies.
+  BatchPixels pooled;
+  const BatchPixels* out = &image;
+  if (options_.pool != PoolMode::None) out = &(pooled = pooled_result(image, options_.pool));
+  const SampleType from = sample_type(source.file_format);
   if (options_.output_type && *options_.output_type != from) {
     std::size_t clamped = 0;
-    out = &(converted = convert_for_output(out->view(), *options_.output_type, &clamped));
+    HostImage converted = convert_for_output(out->view(), *options_.output_type, &clamped);
+    if (out->is_rgba8()) converted = convert_channels_as_file(converted, channels);
     note(output_conversion_rule(from, *options_.output_type));
-    if (clamped > 0) note(quoted(path) + ": " + std::to_string(clamped) + " samples clamped to the range of " +
-                          sample_words(*options_.output_type));
+    if (clamped > 0)
+      note(quoted(path) + ": " + std::to_string(clamped) + " samples clamped to the range of " +
+           sample_words(*options_.output_type));
+    encode_image_to(converted.view(), *format, save, write);
+  } else if (out->is_rgba8()) {  // the 8-bit encoders take the file's channels of RGBA8 as it is
+    encode_image_to(out->rgba8(), channels, *format, save.jpeg_quality, write);
+  } else {
+    if (!options_.output_type)  // what became of a file that is not 8-bit, once per format
+      note(describe(out->format()) + (save.float64 ? " (float64 source)" : "") +
+           " images filtered in float32 and written in their own type");
+    encode_image_to(out->view(), *format, save, write);
   }
-  if (from != SampleType::U8 && !options_.output_type)  // what became of a file that is not 8-bit, once per format
-    note(describe(out->format()) + (save.float64 ? " (float64 source)" : "") +
-         " images filtered in float32 and written in their own type");
-  encode_image_to(out->view(), *format, save, write);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Encode, t0, t1 - write_s);
   clock_.add(Stage::Write, t1 - write_s, t1);
@@ -457,16 +472,11 @@ void BatchEngine::Impl::commit_output(AtomicFile& file) {
 void BatchEngine::Impl::read_item(Item& item) {
   item.start_s = clock_.now_s();
   item.decoded = read_and_decode(item.job->input);
-  item.outcome.width = item.decoded.image.width();
-  item.outcome.height = item.decoded.image.height();
+  item.outcome.width = item.decoded.pixels.width();
+  item.outcome.height = item.decoded.pixels.height();
   item.outcome.channels = item.decoded.channels();
-  item.outcome.format = item.decoded.image.format();
+  item.outcome.format = item.decoded.file_format;
   check_item(*item.job, item.decoded);
-  if (filter_format(item.outcome.format) != item.outcome.format) {  // 8-bit on a GPU method: as RGBA8
-    const double t0 = clock_.now_s();
-    item.decoded.image = HostImage::from(to_rgba8(item.decoded.image.view()));
-    clock_.add(Stage::Decode, t0, clock_.now_s());
-  }
 }
 
 void BatchEngine::Impl::filter_on_cpu(Item& item) {
@@ -475,8 +485,8 @@ void BatchEngine::Impl::filter_on_cpu(Item& item) {
     throw CudaOutOfMemory("cudaMalloc failed: out of memory (injected by GAUSSLAB_BATCH_FAULT)", 0);
   if (item.fault == "launch")
     throw CudaError(cudaErrorLaunchFailure, "kernel launch failed (injected by GAUSSLAB_BATCH_FAULT)");
-  const HostImage& source = item.decoded.image;
-  item.result = HostImage(source.width(), source.height(), source.format());
+  const BatchPixels& source = item.decoded.pixels;
+  item.result = BatchPixels::like(source);
   std::unique_ptr<Method> method = take_cpu_method();
   struct GiveBack {
     Impl* impl;
@@ -546,8 +556,8 @@ void BatchEngine::Impl::filter_rows(const ExtendedRows& source, const BandPlan& 
 }
 
 void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
-  const HostImage& source = item.decoded.image;
-  item.result = HostImage(source.width(), source.height(), source.format());
+  const BatchPixels& source = item.decoded.pixels;
+  item.result = BatchPixels::like(source);
   const ExtendedRows rows(source.view(), 0, source.height(), options_.params.border);
   const BandPlan whole = split_rows(source.height(), band_halo(options_.params), 1);
   item.banded = true;
@@ -556,8 +566,8 @@ void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
   filter_rows(rows, whole, item.result.view(), 0, item.fault == "device-oom-once" ? "" : item.fault);
 }
 
-void BatchEngine::Impl::write_item(Item& item, const HostImage& image) {
-  encode_and_write(item.job->output, image, item.outcome.channels, item.decoded.source_is_float64());
+void BatchEngine::Impl::write_item(Item& item, const BatchPixels& image) {
+  encode_and_write(item.job->output, image, item.decoded);
   item.outcome.ok = true;
 }
 
@@ -577,8 +587,8 @@ void BatchEngine::Impl::release(const ItemPtr& item) {
   item->released = true;
   const std::size_t held = item->held_bytes;
   item->lease.reset();
-  item->decoded.image = HostImage{};
-  item->result = HostImage{};
+  item->decoded.pixels.clear();
+  item->result.clear();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     --in_flight_;
@@ -610,8 +620,8 @@ void BatchEngine::Impl::record(const ItemPtr& item) {
   }
 }
 
-void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const HostImage& image) {
-  item->output = encode_to_temporary(item->job->output, image, item->outcome.channels, item->decoded.source_is_float64());
+void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const BatchPixels& image) {
+  item->output = encode_to_temporary(item->job->output, image, item->decoded);
   {
     // Counted as syncing before it leaves the images in flight: run() waits until neither count
     // holds a file, and must not see this one in neither.
@@ -641,7 +651,7 @@ void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const HostImage& 
 void BatchEngine::Impl::start_item(const ItemPtr& item) {
   try {
     read_item(*item);
-    const std::size_t bytes = image_bytes(item->decoded.image);
+    const std::size_t bytes = image_bytes(item->decoded.pixels);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       item->held_bytes = bytes;
@@ -649,11 +659,11 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
     }
     if (!gpu_) {
       filter_on_cpu(*item);
-      item->decoded.image = HostImage{};  // the input is no longer needed
+      item->decoded.pixels.clear();  // the input is no longer needed
       write_and_publish(item, item->result);
       return;
     }
-    const HostImage& image = item->decoded.image;
+    const BatchPixels& image = item->decoded.pixels;
     item->banded = options_.bands > 1 || !lanes_->fits_whole(image.width(), image.height(), image.format(), options_.params) ||
                    bytes > buffers_->budget_bytes();
     if (item->banded) {
@@ -680,7 +690,7 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
 void BatchEngine::Impl::stage_in(const ItemPtr& item) {
   // Into the pinned buffer, where the copy engine reads it at full speed (counted as decoding).
   const double t0 = clock_.now_s();
-  const HostImage& image = item->decoded.image;
+  const BatchPixels& image = item->decoded.pixels;
   std::memcpy(item->lease->data, image.data(), image_bytes(image));
   clock_.add(Stage::Decode, t0, clock_.now_s());
   item->staged = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
@@ -700,13 +710,13 @@ void BatchEngine::Impl::finish_gpu_item(const ItemPtr& item) {
           if (!item->banded) {
             // Back from the pinned buffer into the decoded image's memory, which the encoder reads.
             const double t0 = clock_.now_s();
-            HostImage& image = item->decoded.image;
+            BatchPixels& image = item->decoded.pixels;
             std::memcpy(image.data(), item->lease->data, image_bytes(image));
             item->lease.reset();
             clock_.add(Stage::Encode, t0, clock_.now_s());
             write_and_publish(item, image);
           } else {
-            item->decoded.image = HostImage{};
+            item->decoded.pixels.clear();
             write_and_publish(item, item->result);
           }
         } catch (...) {
@@ -821,12 +831,12 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
         filter_on_cpu(*item);
         write_item(*item, item->result);
       } else if (options_.bands > 1 ||
-                 !lanes_->fits_whole(item->decoded.image.width(), item->decoded.image.height(),
-                                     item->decoded.image.format(), options_.params)) {
+                 !lanes_->fits_whole(item->decoded.pixels.width(), item->decoded.pixels.height(),
+                                     item->decoded.pixels.format(), options_.params)) {
         filter_on_gpu_in_bands(*item);
         write_item(*item, item->result);
       } else {
-        HostImage& image = item->decoded.image;
+        BatchPixels& image = item->decoded.pixels;
         ConstImageView source = image.view();
         ImageView target;
         if (options_.pinned) {  // stage through a pinned buffer, download in place
@@ -837,7 +847,7 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
           target = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
           source = target;
         } else {  // the original: pageable memory both ways, a new output image per file
-          item->result = HostImage(image.width(), image.height(), image.format());
+          item->result = BatchPixels::like(image);
           target = item->result.view();
         }
         lanes_->submit(0, source, target, options_.params, gpu_fault_of(item->fault));
@@ -979,11 +989,10 @@ void BatchEngine::filter_rows(const ExtendedRows& source, const BandPlan& plan, 
   impl_->filter_rows(source, plan, dst, dst_first_row, "");
 }
 
-LoadedImage BatchEngine::read_and_decode(const std::string& path) { return impl_->read_and_decode(path); }
-void BatchEngine::check_item(const BatchJob& job, const LoadedImage& decoded) const { impl_->check_item(job, decoded); }
-PixelFormat BatchEngine::filter_format(PixelFormat file_format) const { return impl_->filter_format(file_format); }
-void BatchEngine::encode_and_write(const std::string& path, const HostImage& image, int channels, bool float64_source) {
-  impl_->encode_and_write(path, image, channels, float64_source);
+DecodedFile BatchEngine::read_and_decode(const std::string& path) { return impl_->read_and_decode(path); }
+void BatchEngine::check_item(const BatchJob& job, const DecodedFile& decoded) const { impl_->check_item(job, decoded); }
+void BatchEngine::encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source) {
+  impl_->encode_and_write(path, image, source);
 }
 StageTotals BatchEngine::stage_totals() const { return impl_->clock_.totals(); }
 

@@ -46,22 +46,19 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
                                          const BatchJob& job, const EngineOptions& options, RankSummary& summary) {
   FileOutcome outcome;
   const auto started = Clock::now();
-  LoadedImage loaded;
+  DecodedFile loaded;
   std::string header;
   if (mpi.root()) {
     WireWriter w;
     try {
       if (!engine) throw std::runtime_error("not filtered: " + engine_error);
       loaded = engine->read_and_decode(job.input);
-      outcome.width = loaded.image.width();
-      outcome.height = loaded.image.height();
+      outcome.width = loaded.pixels.width();
+      outcome.height = loaded.pixels.height();
       engine->check_item(job, loaded);
-      const PixelFormat file_format = loaded.image.format();
-      if (engine->filter_format(file_format) != file_format)  // 8-bit on a GPU method: as RGBA8
-        loaded.image = HostImage::from(to_rgba8(loaded.image.view()));
-      // The rows travel in the format they are filtered in; the file's channels for the writer.
-      w(1, std::string(), loaded.image.width(), loaded.image.height(), channel_count(file_format),
-        static_cast<int>(file_format), static_cast<int>(loaded.image.format()));
+      // The rows travel in the format they are held and filtered in (8-bit as RGBA8).
+      w(1, std::string(), loaded.pixels.width(), loaded.pixels.height(), loaded.channels(),
+        static_cast<int>(loaded.file_format), static_cast<int>(loaded.pixels.format()));
     } catch (...) {
       w(0, file_failure_message(job.input, options.method_id, outcome, std::current_exception()));
     }
@@ -102,14 +99,14 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
                              quoted(job.input));
   }
   unsigned char* window_rows = window.get();
-  mpi.scatter_rows(mpi.root() ? static_cast<const void*>(loaded.image.data()) : nullptr, counts, firsts, row_bytes,
+  mpi.scatter_rows(mpi.root() ? static_cast<const void*>(loaded.pixels.data()) : nullptr, counts, firsts, row_bytes,
                    window_rows + static_cast<std::size_t>(halo) * row_bytes);
   if (halo > 0) {
     // The halos come from the whole image (rank 0 has it), with the border rule beyond its edges.
     std::unique_ptr<unsigned char[]> halos;
     if (mpi.root()) {
       halos = rows_buffer(static_cast<std::size_t>(mpi.size()) * 2 * static_cast<std::size_t>(halo), row_bytes);
-      const ExtendedRows whole(loaded.image.view(), 0, height, options.params.border);
+      const ExtendedRows whole(loaded.pixels.view(), 0, height, options.params.border);
       for (int r = 0; r < mpi.size(); ++r) {
         const Band& band = plan.bands[static_cast<std::size_t>(r)];
         if (band.rows == 0) continue;
@@ -148,9 +145,9 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
   // needed: each rank's band was copied out before filtering).
   const auto gather_start = Clock::now();
   if (mpi.root() && mine.rows > 0)
-    std::memcpy(loaded.image.data() + static_cast<std::size_t>(mine.first_row) * row_bytes, result.get(),
+    std::memcpy(loaded.pixels.data() + static_cast<std::size_t>(mine.first_row) * row_bytes, result.get(),
                 static_cast<std::size_t>(mine.rows) * row_bytes);
-  mpi.gather_rows(result.get(), counts, firsts, row_bytes, mpi.root() ? static_cast<void*>(loaded.image.data()) : nullptr,
+  mpi.gather_rows(result.get(), counts, firsts, row_bytes, mpi.root() ? static_cast<void*>(loaded.pixels.data()) : nullptr,
                   true);
   summary.gather_ms += ms_since(gather_start);
   result.reset();
@@ -164,7 +161,7 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
     }
   try {
     // rank 0 read it: it has an engine
-    engine->encode_and_write(job.output, loaded.image, outcome.channels, loaded.source_is_float64());
+    engine->encode_and_write(job.output, loaded.pixels, loaded);
     outcome.ok = true;
   } catch (...) {
     outcome.message = file_failure_message(job.input, options.method_id, outcome, std::current_exception());

@@ -350,16 +350,19 @@ TEST(BatchFileStages, WriteEncodesReadDecodesAndBothAreTimed) {
   BatchEngine engine(options);
   const ImageRgba8 image = make_random_rgba8(9, 6, 5u);
   const std::string path = scratch.file("pooled.png");
-  engine.encode_and_write(path, HostImage::from(image), 3);
-  const LoadedImage back = engine.read_and_decode(path);
-  EXPECT_EQ(back.image.width(), 4);  // pooled before it was written
-  EXPECT_EQ(back.image.height(), 3);
-  EXPECT_EQ(back.image.format(), PixelFormat::Rgb8);
+  DecodedFile rgb;
+  rgb.file_format = PixelFormat::Rgb8;
+  engine.encode_and_write(path, BatchPixels(image), rgb);
+  const DecodedFile back = engine.read_and_decode(path);
+  EXPECT_EQ(back.pixels.width(), 4);  // pooled before it was written
+  EXPECT_EQ(back.pixels.height(), 3);
+  EXPECT_EQ(back.file_format, PixelFormat::Rgb8);
+  EXPECT_TRUE(back.pixels.is_rgba8());  // 8-bit images are held as RGBA8
   const StageTotals totals = engine.stage_totals();
   for (Stage stage : {Stage::Read, Stage::Decode, Stage::Encode, Stage::Write, Stage::Sync})
     EXPECT_EQ(totals.count[static_cast<int>(stage)], 1) << to_string(stage);
-  EXPECT_THROW(engine.encode_and_write(path, HostImage::from(image), 3), FileWriteError);  // exists: never replaced
-  EXPECT_THROW(engine.encode_and_write(scratch.file("thin.png"), HostImage::from(ImageRgba8(1, 5)), 3), PoolRefusal);
+  EXPECT_THROW(engine.encode_and_write(path, BatchPixels(image), rgb), FileWriteError);  // exists: never replaced
+  EXPECT_THROW(engine.encode_and_write(scratch.file("thin.png"), BatchPixels(ImageRgba8(1, 5)), rgb), PoolRefusal);
   EXPECT_FALSE(fs::exists(scratch.file("thin.png")));
 }
 

@@ -17,12 +17,13 @@
 // horizontal bands with a halo (band_plan.hpp), byte-identical to a single pass.
 //
 // Every image keeps its own pixel type and channels (u8, u16, f16, f32; 1-4 channels) from the
-// decoder to the encoder: the item holds the file's samples (HostImage), the method filters that
-// format (a method refusing it refuses the file, with its reason, before it is filtered), and the
-// memory budgets count its real bytes. The one exception is an 8-bit image of 1-3 channels on a
-// GPU method: it is filtered as RGBA8 (every GPU method's native 8-bit layout; the same bytes in
-// the file's channels, since channels are filtered independently) and narrowed back when written.
-// The output keeps the type unless EngineOptions::output_type converts it (output_conversion_rule).
+// decoder to the encoder (BatchPixels): 16-bit, half and float images are held and filtered in
+// their own format (a method refusing it refuses the file, with its reason, before it is
+// filtered); 8-bit images are held and filtered as RGBA8, as before types (every method's native
+// 8-bit layout, the 8-bit decoders' and encoders' fast path; channels are filtered independently,
+// so the file's channels come out the same) and written with the file's channels. The memory
+// budgets count the bytes held. The output keeps the type unless EngineOptions::output_type
+// converts it (output_conversion_rule).
 //
 // Sequential (pipelined = false): one file at a time, each stage after the other, on the calling
 // thread: the baselines of the benchmark (one CPU thread, OpenMP, the GPU with pageable memory).
@@ -37,6 +38,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gausslab/batch/band_plan.hpp"
@@ -81,6 +83,44 @@ struct EngineOptions {
 // float divided by the maximum (exact for u8 and u16 in f32); float to float as IEEE converts
 // (f32 → f16 rounds to nearest even, beyond 65504 infinite). Empty when from == to.
 std::string output_conversion_rule(SampleType from, SampleType to);
+
+// An image's pixels in the batch: an 8-bit image as RGBA8 (whatever its channels: the file's are
+// kept beside it), any other in its own format.
+class BatchPixels {
+ public:
+  BatchPixels() = default;
+  explicit BatchPixels(HostImage typed) : typed_(std::move(typed)) {}
+  explicit BatchPixels(ImageRgba8 rgba8) : rgba8_(std::move(rgba8)), is_rgba8_(true) {}
+  // Zero-filled, the same size and storage as `other`.
+  static BatchPixels like(const BatchPixels& other);
+  bool is_rgba8() const { return is_rgba8_; }
+  int width() const { return is_rgba8_ ? rgba8_.width() : typed_.width(); }
+  int height() const { return is_rgba8_ ? rgba8_.height() : typed_.height(); }
+  PixelFormat format() const { return is_rgba8_ ? PixelFormat::Rgba8 : typed_.format(); }
+  std::size_t pitch_bytes() const { return is_rgba8_ ? rgba8_.pitch_bytes() : typed_.pitch_bytes(); }
+  std::size_t size_bytes() const { return pitch_bytes() * static_cast<std::size_t>(height()); }
+  unsigned char* data() { return is_rgba8_ ? reinterpret_cast<unsigned char*>(rgba8_.data()) : typed_.data(); }
+  const unsigned char* data() const {
+    return is_rgba8_ ? reinterpret_cast<const unsigned char*>(rgba8_.data()) : typed_.data();
+  }
+  ImageView view() { return is_rgba8_ ? rgba8_.view() : typed_.view(); }
+  ConstImageView view() const { return is_rgba8_ ? rgba8_.view() : typed_.view(); }
+  const ImageRgba8& rgba8() const { return rgba8_; }
+  void clear() { *this = BatchPixels{}; }
+
+ private:
+  HostImage typed_;
+  ImageRgba8 rgba8_;
+  bool is_rgba8_ = false;
+};
+
+// A file as the batch decoded it.
+struct DecodedFile {
+  BatchPixels pixels;
+  PixelFormat file_format = PixelFormat::Rgba8;  // the file's own type and channels
+  bool float64_source = false;                   // filtered in float32; written back as float64 where it can be
+  int channels() const { return channel_count(file_format); }
+};
 
 // One file's outcome, passed to the caller as soon as the file is finished.
 struct FileOutcome {
@@ -139,22 +179,19 @@ class BatchEngine {
   // so far), with their remarks in the report's notes; run() uses them for each file, and the MPI
   // layer around filter_rows. read_and_decode: the file read with bounded effort (core's
   // read_image_bytes: a regular file only, never more than its size at the start) and decoded
-  // with its own samples and channels (load_image_from_memory; its note, and a float64 source's
-  // "filtered in float32", go into the notes naming the file); throws ImageLoadError naming it
-  // (std::bad_alloc when memory runs out). check_item: the refusals of a decoded image before it
-  // is filtered (the method refusing its format, the output's format not holding the type to be
-  // written); throws FormatRefusal with the reason. filter_format: the format the image is
-  // filtered in (its own, or RGBA8 for 8-bit images on a GPU method: the caller widens it, to_rgba8). encode_and_write: the
-  // image pooled (options().pool), converted to options().output_type when given, with
-  // `channels` channels (fewer than the image's: a widened 8-bit image narrowed back), encoded in
-  // the format of the output's extension straight into core's AtomicFile (timed as the encode
-  // and write stages), then synced and moved into place (the sync stage): never a partial file,
-  // never an existing one replaced unless options().overwrite allows; throws ImageSaveError or
+  // into BatchPixels (its note, and a float64 source's "filtered in float32", go into the notes
+  // naming the file); throws ImageLoadError naming it (std::bad_alloc when memory runs out).
+  // check_item: the refusals of a decoded image before it is filtered (the method refusing its
+  // format, the output's format not holding the type to be written); throws FormatRefusal with
+  // the reason. encode_and_write: the image pooled (options().pool), converted to
+  // options().output_type when given, written with the file's channels, encoded in the format of
+  // the output's extension straight into core's AtomicFile (timed as the encode and write
+  // stages), then synced and moved into place (the sync stage): never a partial file, never an
+  // existing one replaced unless options().overwrite allows; throws ImageSaveError or
   // FileWriteError naming the file, std::invalid_argument for a size --pool cannot pool.
-  LoadedImage read_and_decode(const std::string& path);
-  void check_item(const BatchJob& job, const LoadedImage& decoded) const;
-  PixelFormat filter_format(PixelFormat file_format) const;
-  void encode_and_write(const std::string& path, const HostImage& image, int channels, bool float64_source = false);
+  DecodedFile read_and_decode(const std::string& path);
+  void check_item(const BatchJob& job, const DecodedFile& decoded) const;
+  void encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source);
   StageTotals stage_totals() const;
   // A report without files: the resources (threads, lanes, device, budgets, peaks so far).
   EngineReport resources() const;
@@ -192,7 +229,7 @@ HostImage convert_for_output(const ConstImageView& image, SampleType to, std::si
 // The 2×2 pooling of a filtered image before it is written (core/pooling.hpp, on the CPU thread
 // that encodes it: a memory-bound pass much cheaper than the encoding). Throws PoolRefusal for an
 // image with a side below 2.
-HostImage pooled_result(const HostImage& filtered, PoolMode pool);
+BatchPixels pooled_result(const BatchPixels& filtered, PoolMode pool);
 
 // The message for a file that failed with `error`, naming the file (and its size when `outcome`
 // has one); sets outcome.refused when the method refused the image or --pool its size.
