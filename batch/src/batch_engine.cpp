@@ -367,6 +367,7 @@ DecodedFile BatchEngine::Impl::read_and_decode(const std::string& path) {
   LoadedImage loaded = load_image_from_memory(bytes.data(), bytes.size(), path, {}, rgba8_channels);
   DecodedFile decoded;
   decoded.float64_source = loaded.source_is_float64();
+  decoded.pnm_maxval = loaded.maxval;
   if (rgba8_channels > 0) {
     decoded.file_format = make_pixel_format(SampleType::U8, rgba8_channels);
     ImageRgba8 rgba8(loaded.image.width(), loaded.image.height());
@@ -450,6 +451,26 @@ std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::st
     encode_image_to(converted.view(), *format, save, write);
   } else if (out->is_rgba8()) {  // the 8-bit encoders take the file's channels of RGBA8 as it is
     encode_image_to(out->rgba8(), channels, *format, save.jpeg_quality, write);
+  } else if (source.pnm_maxval != 0 && !options_.output_type) {
+    // A PNM whose 16-bit samples run to a maxval of its own (12-bit data): a PNM output keeps that
+    // maxval (samples beyond it, from a kernel with negative weights, clamped to it); another
+    // format holds the samples as they are, in 0..65535, and the note says so.
+    if (*format == ImageFormat::Pnm) {
+      HostImage clamped = HostImage::copy_of(out->view());
+      const int channels_held = clamped.channels();
+      for (int y = 0; y < clamped.height(); ++y) {
+        std::uint16_t* row = clamped.row<std::uint16_t>(y);
+        for (int i = 0; i < clamped.width() * channels_held; ++i)
+          row[i] = static_cast<std::uint16_t>(std::min<std::uint32_t>(row[i], source.pnm_maxval));
+      }
+      save.pnm_maxval = source.pnm_maxval;
+      encode_image_to(clamped.view(), *format, save, write);
+    } else {
+      note(quoted(path) + ": its PNM maxval " + std::to_string(source.pnm_maxval) +
+           " is not kept: the samples are written as they are, in 0.." + std::to_string(source.pnm_maxval) +
+           " of 65535 (write .pgm or .ppm to keep it)");
+      encode_image_to(out->view(), *format, save, write);
+    }
   } else {
     if (!options_.output_type)  // what became of a file that is not 8-bit, once per format
       note(describe(out->format()) + (save.float64 ? " (float64 source)" : "") +

@@ -21,12 +21,14 @@ stays a signal; the pipelined batch (--out-dir, --threads 2) and --bands 3 write
 pass writes; with --mpiexec, one folder over 3 ranks by files and one image's rows over 3 ranks
 keep the type and write the single process's bytes.
 
-usage: check_filter_types_vs_scipy.py --filter PATH/gausslab-filter [--mpiexec PATH/mpirun]
+With --method ID every filtering run uses that method instead (the GPU check: a GPU method's
+typed paths through the lanes, bands and ranks, against the same bounds).
+
+usage: check_filter_types_vs_scipy.py --filter PATH/gausslab-filter [--mpiexec PATH/mpirun] [--method ID]
 Exit status 0 when every check holds, 1 otherwise, 77 (skipped) without SciPy or OpenCV.
 """
 import argparse
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -281,8 +283,11 @@ CASES = [
 ]
 
 
+METHOD = ""  # --method: every filtering run with it
+
+
 def filter_args(sigma, border, method, truncate, radius):
-    args = ["--sigma", str(sigma), "--border", border, "--method", method]
+    args = ["--sigma", str(sigma), "--border", border, "--method", METHOD or method]
     args += ["--radius", str(radius)] if radius is not None else ["--truncate", str(truncate)]
     return args
 
@@ -291,7 +296,8 @@ def check_output(c, name, out_path, source, ref, want_dtype):
     seen = c.as_npy(out_path)
     c.check(f"{name}: the output keeps the type and channels ({want_dtype}, {source.shape})",
             seen.dtype == want_dtype and seen.shape == source.shape, f"written {seen.dtype} {seen.shape}")
-    other = read_other(out_path, want_dtype == np.float16)  # OpenCV reads a half EXR as float32: the .npy above has its dtype
+    # OpenCV reads a half EXR as float32: the .npy above has its dtype.
+    other = read_other(out_path, want_dtype == np.float16)
     if other is not None and other.dtype != want_dtype and not (want_dtype == np.float16 and other.dtype == np.float32):
         c.check(f"{name}: the other reader sees {want_dtype}", False, f"it sees {other.dtype}")
     values = other if other is not None and other.shape == source.shape else seen
@@ -304,7 +310,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--filter", required=True)
     parser.add_argument("--mpiexec", default="")
+    parser.add_argument("--method", default="", help="every filtering run with this method (default: the cases')")
     args = parser.parse_args()
+    global METHOD
+    METHOD = args.method
     rng = np.random.default_rng(35)
     with tempfile.TemporaryDirectory(prefix="gausslab-types-") as work:
         c = Checks(os.path.abspath(args.filter), args.mpiexec, work)
@@ -329,7 +338,7 @@ def main():
             check_output(c, name, out, source, ref, np.dtype(dtype))
 
             trip = os.path.join(work, name + ".trip" + ext)
-            c.run([path, "-o", trip, "--sigma", "1", "--radius", "0", "--method", method, "--quiet"])
+            c.run([path, "-o", trip, "--sigma", "1", "--radius", "0", "--method", METHOD or method, "--quiet"])
             first, second = c.as_npy(path), c.as_npy(trip)
             exact = first.dtype == second.dtype and first.tobytes() == second.tobytes() and \
                 np.array_equal(first, source)
@@ -349,11 +358,11 @@ def check_output_types(c, work, inputs):
     u16_path, u16 = inputs["u16-rgb-tiff"]
     f32_path, _ = inputs["f32-grey-tiff"]
     kept = os.path.join(work, "kept-u16.tif")
-    c.run([u16_path, "-o", kept, "--sigma", "2", "--method", "cpu_openmp", "--quiet"])
+    c.run([u16_path, "-o", kept, "--sigma", "2", "--method", METHOD or "cpu_openmp", "--quiet"])
     kept16 = c.as_npy(kept).astype(np.float64)
 
     as8 = os.path.join(work, "as-u8.png")
-    done = c.run([u16_path, "-o", as8, "--sigma", "2", "--method", "cpu_openmp", "--output-type", "u8"])
+    done = c.run([u16_path, "-o", as8, "--sigma", "2", "--method", METHOD or "cpu_openmp", "--output-type", "u8"])
     if c.ran("--output-type u8 from u16", done):
         got = read_other(as8)
         c.check("u16 -> u8: round(level x 255/65535) half up, of the 16-bit result",
@@ -370,7 +379,7 @@ def check_output_types(c, work, inputs):
                 np.array_equal(got, read_other(as8).astype(np.uint16) * 257), "differs")
 
     as_f32 = os.path.join(work, "as-f32.exr")
-    done = c.run([u16_path, "-o", as_f32, "--sigma", "2", "--method", "cpu_openmp", "--output-type", "f32"])
+    done = c.run([u16_path, "-o", as_f32, "--sigma", "2", "--method", METHOD or "cpu_openmp", "--output-type", "f32"])
     if c.ran("--output-type f32 from u16", done):
         got = c.as_npy(as_f32)
         worst = float(np.max(np.abs(got - kept16 / 65535.0)))
@@ -384,8 +393,8 @@ def check_output_types(c, work, inputs):
     wide_path = os.path.join(work, "wide.npy")
     np.save(wide_path, wide)
     clamp = os.path.join(work, "clamped-u16.png")
-    done = c.run([wide_path, "-o", clamp, "--sigma", "0.6", "--border", "nearest", "--method", "cpu_openmp",
-                  "--output-type", "u16"])
+    done = c.run([wide_path, "-o", clamp, "--sigma", "0.6", "--border", "nearest",
+                  "--method", METHOD or "cpu_openmp", "--output-type", "u16"])
     if c.ran("--output-type u16 from f32", done):
         got = read_other(clamp).astype(np.float64)
         ref = np.clip(scipy_reference(wide, 0.6, "nearest", 4.0, None), 0.0, 1.0) * 65535.0
@@ -397,13 +406,39 @@ def check_output_types(c, work, inputs):
                 "samples clamped to the range of u16" in done.stderr, done.stderr[-600:])
 
     f32_kept = os.path.join(work, "kept-f32.npy")
-    c.run([f32_path, "-o", f32_kept, "--sigma", "1.5", "--method", "cpu_openmp", "--quiet"])
+    c.run([f32_path, "-o", f32_kept, "--sigma", "1.5", "--method", METHOD or "cpu_openmp", "--quiet"])
     as16f = os.path.join(work, "as-f16.npy")
-    done = c.run([f32_path, "-o", as16f, "--sigma", "1.5", "--method", "cpu_openmp", "--output-type", "f16"])
+    done = c.run([f32_path, "-o", as16f, "--sigma", "1.5", "--method", METHOD or "cpu_openmp", "--output-type", "f16"])
     if c.ran("--output-type f16 from f32", done):
         got = np.load(as16f)
         c.check("f32 -> f16: the float32 result rounded to the nearest half (NumPy's astype)",
                 got.dtype == np.float16 and np.array_equal(got, np.load(f32_kept).astype(np.float16)), "differs")
+
+    # --pool keeps the type: the 2x2 mean of the 16-bit result, rounded half up, in 16 bits.
+    pooled = os.path.join(work, "pooled-u16.tif")
+    done = c.run([u16_path, "-o", pooled, "--sigma", "2", "--method", METHOD or "cpu_openmp", "--pool", "avg2x2"])
+    if c.ran("--pool avg2x2 of a 16-bit RGB image", done):
+        got = read_other(pooled)
+        h, w = kept16.shape[0] // 2 * 2, kept16.shape[1] // 2 * 2
+        k = kept16[:h, :w]
+        want = np.floor((k[0::2, 0::2] + k[0::2, 1::2] + k[1::2, 0::2] + k[1::2, 1::2]) / 4.0 + 0.5)
+        c.check("--pool avg2x2: 16-bit kept, the mean of each 2x2 block rounded half up",
+                got.dtype == np.uint16 and np.array_equal(got, want), f"{got.dtype} {got.shape}")
+
+    # A 12-bit PGM (maxval 4095) written back as PGM keeps its maxval and its samples' scale.
+    twelve = np.random.default_rng(12).integers(0, 4096, (17, 23)).astype(np.uint16)
+    pgm = os.path.join(work, "twelve.pgm")
+    with open(pgm, "wb") as f:
+        f.write(b"P5\n23 17\n4095\n" + twelve.astype(">u2").tobytes())
+    out = os.path.join(work, "twelve.out.pgm")
+    done = c.run([pgm, "-o", out, "--sigma", "1.2", "--method", METHOD or "cpu_openmp"])
+    if c.ran("a 12-bit PGM", done):
+        with open(out, "rb") as f:
+            head = f.read(20)
+        got = read_pnm(out).astype(np.float64)
+        worst = float(np.max(np.abs(got - scipy_reference(twelve, 1.2, "reflect", 4.0, None))))
+        c.check(f"12-bit PGM: maxval 4095 kept, within 0.51 levels of SciPy (worst {worst:.3g})",
+                b"\n4095\n" in head and worst <= 0.51, f"header {head!r}, worst {worst}")
 
     # Refusals, before any work: nothing written, the formats that can hold it named.
     refused = os.path.join(work, "refused.png")
@@ -417,7 +452,7 @@ def check_output_types(c, work, inputs):
     c.check("--output-type u16 --format jpg: refused up front (exit 2), naming png, pnm, tiff, fits or npy",
             done.returncode == 2 and "png, pnm, tiff, fits or npy" in done.stderr and
             not os.path.exists(os.path.join(work, "never")), done.stderr[-600:])
-    done = c.run([f32_path, "-o", refused, "--sigma", "2", "--method", "cpu_openmp"])
+    done = c.run([f32_path, "-o", refused, "--sigma", "2", "--method", METHOD or "cpu_openmp"])
     c.check("float32 kept into .png: refused before filtering (exit 2), naming tiff, pfm, exr, fits or npy",
             done.returncode == 2 and "tiff, pfm, exr, fits or npy" in done.stderr and not os.path.exists(refused),
             done.stderr[-600:])
@@ -431,7 +466,7 @@ def check_float64_and_signals(c, work):
     path = os.path.join(work, "double.npy")
     np.save(path, x)
     out = os.path.join(work, "double.out.npy")
-    done = c.run([path, "-o", out, "--sigma", "2.5", "--border", "mirror", "--method", "cpu_openmp"])
+    done = c.run([path, "-o", out, "--sigma", "2.5", "--border", "mirror", "--method", METHOD or "cpu_openmp"])
     if c.ran("float64 3D .npy", done):
         named = [line for line in done.stderr.splitlines() if "double.npy" in line and "float64" in line
                  and "float32" in line]
@@ -462,7 +497,7 @@ def check_batch_bands_and_ranks(c, work, inputs):
     for name in names:
         path, _ = inputs[name]
         os.link(path, os.path.join(folder, os.path.basename(path)))
-    common = ["--sigma", "1.8", "--border", "wrap", "--method", "cpu_openmp"]
+    common = ["--sigma", "1.8", "--border", "wrap", "--method", METHOD or "cpu_openmp"]
     single = {}
     for name in names:
         path, source = inputs[name]

@@ -119,6 +119,7 @@ struct DecodedFile {
   BatchPixels pixels;
   PixelFormat file_format = PixelFormat::Rgba8;  // the file's own type and channels
   bool float64_source = false;                   // filtered in float32; written back as float64 where it can be
+  std::uint32_t pnm_maxval = 0;                  // a 16-bit PNM's own maxval (0: 65535), written back to PNM
   int channels() const { return channel_count(file_format); }
 };
 
