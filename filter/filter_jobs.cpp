@@ -28,19 +28,16 @@ std::string identity(const std::string& path) { return resolved_path(path); }
 
 }  // namespace
 
-// The output check for a single-file job: a .npy signal is written as .npy, an image as an image.
-std::string output_problem(const std::string& input, const std::string& output, Overwrite overwrite) {
-  if (is_npy_path(input)) {
-    if (std::string problem = check_npy_output_path(output, overwrite); !problem.empty()) return problem;
-  } else if (is_npy_path(output)) {
-    return in_quotes(output) + ": a .npy output holds a 1D signal, but " + in_quotes(input) +
-           " is an image; write it as an image file";
-  }
-  // The filter writes 8 bits until it keeps types; check_output_path includes output_file_problem:
-  // what the writer would refuse only after the work (a name too long, a link to nothing).
+// The output check for a single-file job: a .npy signal is written as .npy, an image as an image
+// file (a 2D or 3D .npy too). check_output_path includes output_file_problem: what the writer
+// would refuse only after the work (a name too long, a link to nothing); with --output-type, the
+// format must hold that type (the input's own type is checked when it is read, before filtering).
+std::string output_problem(const std::string& input, const std::string& output, const FilterOptions& options) {
+  if (is_npy_signal(input)) return check_npy_output_path(output, options.overwrite);
   SaveOptions save;
-  save.overwrite = overwrite;
-  return check_output_path(output, save, PixelFormat::Rgba8);
+  save.overwrite = options.overwrite;
+  if (!options.output_type) return check_output_path(output, save);
+  return check_output_path(output, save, make_pixel_format(*options.output_type, 1));
 }
 
 MethodChoice resolve_signal_method(const FilterOptions& options) {
@@ -92,7 +89,7 @@ std::vector<BatchJob> plan_filter_jobs(const FilterOptions& options, const std::
     if (std::string problem = run_inputs.refusal(options.output, "gausslab-filter", "give another output name");
         !problem.empty())
       throw UsageError(problem);
-    if (std::string problem = output_problem(inputs.front().path, options.output, options.overwrite);
+    if (std::string problem = output_problem(inputs.front().path, options.output, options);
         !problem.empty())
       throw UsageError(problem);
     jobs.push_back({inputs.front().path, options.output, inputs.front().size_bytes});

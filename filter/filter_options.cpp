@@ -10,17 +10,10 @@ namespace gausslab {
 
 namespace {
 
-// The filter writes 8-bit images until it keeps types: the formats that hold them, but .npy (the
-// filter's .npy files are 1D signals).
-bool is_8bit_image_format(ImageFormat format) { return format != ImageFormat::Npy && format_writes(format, SampleType::U8); }
+std::string output_format_list() { return image_format_list(); }
 
-std::string output_format_list() {
-  std::string list;
-  for (int f = 0; f < static_cast<int>(ImageFormat::Count); ++f)
-    if (is_8bit_image_format(static_cast<ImageFormat>(f)))
-      list += (list.empty() ? "" : ", ") + std::string(to_string(static_cast<ImageFormat>(f)));
-  return list;
-}
+// "png, pnm, tiff, fits or npy" as a list for --format.
+std::string formats_for(SampleType sample) { return formats_writing(sample); }
 
 }  // namespace
 
@@ -51,7 +44,19 @@ std::string filter_usage(const std::string& method_ids) {
              "                      created when missing\n"
              "  --format F          the type of batch outputs: ") +
          output_format_list() +
-         " (default png)\n"
+         "\n"
+         "                      (default png; .npy inputs are written as .npy)\n"
+         "  --output-type T     the written samples: u8, u16, f16 or f32 (default: each input's own\n"
+         "                      type and channels, kept through every path). Converting: integer to\n"
+         "                      integer scales by the ratio of the maxima (u16 -> u8: x 255/65535) and\n"
+         "                      rounds half up; float to integer clamps to [0, 1], x the maximum, rounds\n"
+         "                      half up (NaN as 0); integer to float divides by the maximum (0..1);\n"
+         "                      f32 -> f16 rounds to the nearest half. The run says which rule it used.\n"
+         "                      A type the output format cannot hold is refused before any work\n"
+         "                      (an input's own type: before that file is filtered). Formats holding\n"
+         "                      u8: " + formats_for(SampleType::U8) + "\n"
+         "                      u16: " + formats_for(SampleType::U16) + "\n"
+         "                      f16: " + formats_for(SampleType::F16) + "; f32: " + formats_for(SampleType::F32) + "\n"
          "  --jpeg-quality Q    JPEG outputs' quality, 1 to 100 (libjpeg's scale; default 90)\n"
          "  --overwrite         replace existing output files (never done otherwise)\n"
          "\n"
@@ -69,7 +74,7 @@ std::string filter_usage(const std::string& method_ids) {
          "  --pool MODE         after the blur, 2×2 pooling of images: max2x2 or avg2x2 (none: the\n"
          "                      default). The output is half the size, odd sides rounded down (the last\n"
          "                      row or column dropped, as PyTorch's pooling); avg2x2 takes the mean of the\n"
-         "                      four stored 8-bit values rounded half up, (a + b + c + d + 2) / 4\n"
+         "                      four stored values, rounded half up for integer types ((a + b + c + d + 2) / 4)\n"
          "\n"
          "The engine:\n"
          "  --threads N         CPU threads reading, decoding, encoding, writing (and filtering with a\n"
@@ -99,6 +104,12 @@ std::string filter_usage(const std::string& method_ids) {
          "Input: " +
          supported_input_formats() +
          ".\n"
+         "Every pixel type is kept: 8- and 16-bit integers, half and float32, 1 to 4 channels, are\n"
+         "filtered in their own type (float32 arithmetic) and written in it; a float64 source (FITS,\n"
+         ".npy) is filtered in float32, the run says so naming the file, and is written back as float64\n"
+         "where the output format holds it (fits, npy). A method that does not take an image's type is\n"
+         "refused for that image with its reason, before it is filtered. A 2D (HxW) or 3D (HxWxC, C 1-4)\n"
+         ".npy array is an image.\n"
          "1D signals: a NumPy .npy file (named, or matched by a pattern) holding one 1D float32 or\n"
          "float64 array is filtered along its one axis, as scipy.ndimage.gaussian_filter1d does (any of\n"
          "the five borders), or correlated with --kernel's mask as scipy.ndimage.correlate1d does, by\n"
@@ -158,11 +169,12 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       if (!name.empty() && name[0] == '.') name.erase(0, 1);
       const std::optional<ImageFormat> format = image_format_from_string(name);
       if (!format) throw UsageError("--format: unknown output type '" + name + "'; use " + output_format_list());
-      if (!is_8bit_image_format(*format))
-        throw UsageError("--format: the filter writes 8-bit images, which " + name + " does not hold; use " +
-                         output_format_list());
       options.batch_extension = file_extension(*format);
       format_given = true;
+    } else if (arg == "--output-type") {
+      const std::string name = reader.value(arg);
+      options.output_type = sample_type_from_string(name);
+      if (!options.output_type) throw UsageError("--output-type: unknown type '" + name + "'; use u8, u16, f16 or f32");
     } else if (arg == "--jpeg-quality") {
       options.jpeg_quality = parse_int(arg, reader.value(arg), 1, 100);
     } else if (arg == "--method") {
@@ -270,9 +282,15 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
   if (!filter_given)
     throw UsageError("no sigma given; add --sigma S (pixels, 0.1 to 200), or a custom kernel (--kernel 1,2,1)");
   if (std::string problem = validate(options.params); !problem.empty()) throw UsageError(problem);
+  if (options.output_type && options.batch()) {  // before any work: every image output has this format
+    const ImageFormat format = *image_format_from_path("x" + options.batch_extension);
+    if (std::string problem = check_output_type(format, make_pixel_format(*options.output_type, 1)); !problem.empty())
+      throw UsageError("--output-type " + std::string(to_string(*options.output_type)) + " with --format " +
+                       to_string(format) + ": " + problem);
+  }
   if (options.pool != PoolMode::None)
     for (const std::string& input : options.inputs)
-      if (is_npy_path(input))
+      if (is_npy_signal(input))
         throw UsageError("--pool pools images 2×2, but '" + input +
                          "' is a 1D signal; filter signals in a run without --pool");
   return options;

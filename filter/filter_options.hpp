@@ -24,7 +24,8 @@ struct FilterOptions {
   bool recursive = false;                // --recursive
   std::string output;                    // -o: single-file mode
   std::string out_dir;                   // --out-dir: batch mode (created when missing)
-  std::string batch_extension = ".png";  // --format: the type of batch outputs
+  std::string batch_extension = ".png";  // --format: the type of batch outputs (.npy inputs: .npy)
+  std::optional<SampleType> output_type; // --output-type: the written samples (empty: each input's own)
   int jpeg_quality = 90;                 // --jpeg-quality: for .jpg outputs, 1..100
   std::string method_id;                 // empty: the default rule (choose_default_method)
   FilterParams params;  // axes Both: a .npy signal is filtered with axes RowsOnly (filter_signal.hpp)

@@ -39,7 +39,7 @@ Plan make_plan(const FilterOptions& options, std::istream& standard_input) {
       inputs.push_back({options.inputs.front(), "", ec ? 0 : static_cast<std::uint64_t>(size)});
     }
     std::vector<BatchJob> all = plan_filter_jobs(options, inputs);
-    for (const BatchJob& job : all) (is_npy_path(job.input) ? plan.signal_jobs : plan.jobs).push_back(job);
+    for (const BatchJob& job : all) (is_npy_signal(job.input) ? plan.signal_jobs : plan.jobs).push_back(job);
     if (!plan.signal_jobs.empty()) plan.signal_method = resolve_signal_method(options);
     if (!plan.jobs.empty() || plan.signal_jobs.empty()) plan.method = resolve_method(options);
     create_output_folders(options, all);
@@ -103,6 +103,11 @@ int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& stan
     if (mpi.size() > 1) log << ", " << mpi.size() << " MPI ranks (" << MpiSession::library_version() << ")";
     log << "\n";
     for (const std::string& note : plan.notes) log << "gausslab-filter: note: " << note << "\n";
+    log << "gausslab-filter: "
+        << (options.output_type ? "writing " + std::string(to_string(*options.output_type)) +
+                                      " samples (each conversion's rule is in the notes; --help has them all)"
+                                : std::string("each output keeps its input's type and channels"))
+        << "\n";
     log.flush();
   }
 
@@ -112,6 +117,7 @@ int run_filter(const FilterOptions& options, MpiSession& mpi, std::istream& stan
   run.engine.pool = options.pool;
   run.engine.overwrite = options.overwrite;
   run.engine.jpeg_quality = options.jpeg_quality;
+  run.engine.output_type = options.output_type;
   run.engine.threads = options.threads;
   run.engine.max_in_flight = options.max_in_flight;
   run.engine.lanes = options.streams;

@@ -33,7 +33,34 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
 std::string size_text(int width, int height) { return std::to_string(width) + "×" + std::to_string(height); }
 
-std::size_t image_bytes(const ImageRgba8& image) { return image.pixel_count() * sizeof(Rgba8); }
+std::size_t image_bytes(const BatchPixels& image) { return image.size_bytes(); }
+
+// The file's `channels` of an image held as RGBA8 (and converted to another type for writing):
+// grey = channel 0, grey + alpha = 0 and 3, RGB = 0..2.
+HostImage convert_channels_as_file(const HostImage& rgba, int channels) {
+  if (channels == 4) return rgba;
+  HostImage out(rgba.width(), rgba.height(), with_channels(rgba.format(), channels));
+  const std::size_t sample = bytes_per_sample(sample_type(rgba.format()));
+  static constexpr int kPick[3][3] = {{0}, {0, 3}, {0, 1, 2}};
+  for (int y = 0; y < rgba.height(); ++y) {
+    const unsigned char* in = rgba.row<unsigned char>(y);
+    unsigned char* o = out.row<unsigned char>(y);
+    for (int x = 0; x < rgba.width(); ++x)
+      for (int c = 0; c < channels; ++c)
+        std::memcpy(o + (static_cast<std::size_t>(x) * channels + c) * sample,
+                    in + (static_cast<std::size_t>(x) * 4 + kPick[channels - 1][c]) * sample, sample);
+  }
+  return out;
+}
+
+const char* sample_words(SampleType sample) {
+  switch (sample) {
+    case SampleType::U8: return "u8";
+    case SampleType::U16: return "u16";
+    case SampleType::F16: return "f16";
+    default: return "f32";
+  }
+}
 
 GpuFault gpu_fault_of(const std::string& kind) {
   if (kind == "device-oom") return GpuFault::DeviceOutOfMemory;
@@ -56,11 +83,37 @@ bool is_out_of_memory(const CudaError& error) { return error.code() == cudaError
 
 }  // namespace
 
-ImageRgba8 pooled_result(const ImageRgba8& filtered, PoolMode pool) {
+BatchPixels BatchPixels::like(const BatchPixels& other) {
+  if (other.is_rgba8()) return BatchPixels(ImageRgba8(other.width(), other.height()));
+  return BatchPixels(HostImage(other.width(), other.height(), other.format()));
+}
+
+BatchPixels pooled_result(const BatchPixels& filtered, PoolMode pool) {
   if (pool == PoolMode::None) return filtered;
   if (std::string problem = pool_problem(filtered.width(), filtered.height()); !problem.empty())
     throw PoolRefusal("--pool " + std::string(to_string(pool)) + ": " + problem);
-  return pool_2x2(filtered, pool);
+  if (filtered.is_rgba8()) return BatchPixels(pool_2x2(filtered.rgba8(), pool));
+  HostImage pooled(pooled_side(filtered.width()), pooled_side(filtered.height()), filtered.format());
+  pool_2x2(filtered.view(), pooled.view(), pool);
+  return BatchPixels(std::move(pooled));
+}
+
+std::string output_conversion_rule(SampleType from, SampleType to) {
+  if (from == to) return {};
+  const std::string arrow = std::string(sample_words(from)) + " written as " + sample_words(to) + ": ";
+  const std::string max_to = is_integer(to) ? std::to_string(static_cast<int>(nominal_max(to))) : "";
+  const std::string max_from = is_integer(from) ? std::to_string(static_cast<int>(nominal_max(from))) : "";
+  if (is_integer(from) && is_integer(to))
+    return arrow + "levels × " + max_to + "/" + max_from + ", rounded half up";
+  if (is_float(from) && is_integer(to))
+    return arrow + "values clamped to [0, 1], × " + max_to + ", rounded half up (NaN as 0)";
+  if (is_integer(from) && is_float(to))
+    return arrow + "levels ÷ " + max_from + " (0..1)" + (to == SampleType::F16 ? ", rounded to the nearest half" : ", exact");
+  return arrow + (to == SampleType::F16 ? "rounded to the nearest half (beyond ±65504: infinite)" : "exact (every half is a float32)");
+}
+
+HostImage convert_for_output(const ConstImageView& image, SampleType to, std::size_t* clamped) {
+  return convert_samples(image, to, SampleScaling::Nominal, IntegerRounding::Nearest, clamped);
 }
 
 std::string file_failure_message(const std::string& input, const std::string& method_id, FileOutcome& outcome,
@@ -81,6 +134,9 @@ std::string file_failure_message(const std::string& input, const std::string& me
              "; lower --max-device-memory or --max-in-flight, or use another method";
     return quoted(input) + ": the GPU failed" + size + ": " + e.what();
   } catch (const PoolRefusal& e) {
+    outcome.refused = true;
+    return quoted(input) + ": " + e.what();
+  } catch (const FormatRefusal& e) {
     outcome.refused = true;
     return quoted(input) + ": " + e.what();
   } catch (const std::invalid_argument& e) {  // a method refusing the problem
@@ -117,9 +173,11 @@ class BatchEngine::Impl {
   // The file stages (BatchEngine::read_and_decode, encode_and_write). encode_and_write is
   // encode_to_temporary (the encode and write stages) then commit_output (the sync stage), which
   // the pipelined run does on the publisher's threads.
-  LoadedRgba8 read_and_decode(const std::string& path);
-  void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
-  std::unique_ptr<AtomicFile> encode_to_temporary(const std::string& path, const ImageRgba8& image, int channels);
+  DecodedFile read_and_decode(const std::string& path);
+  void check_item(const BatchJob& job, const DecodedFile& decoded) const;
+  void encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source);
+  std::unique_ptr<AtomicFile> encode_to_temporary(const std::string& path, const BatchPixels& image,
+                                                  const DecodedFile& source);
   void commit_output(AtomicFile& file);
 
   EngineOptions options_;
@@ -145,8 +203,8 @@ class BatchEngine::Impl {
     std::size_t index = 0;
     const BatchJob* job = nullptr;
     std::string fault;
-    LoadedRgba8 decoded;
-    ImageRgba8 result;  // the output of a banded image (others download in place)
+    DecodedFile decoded;  // the file's pixels (8-bit as RGBA8), type and channels
+    BatchPixels result;   // the output of a CPU or banded image (others download in place)
     Lease lease;
     ImageView staged;   // the pinned copy of the decoded image, and its result after the download
     std::unique_ptr<AtomicFile> output;  // written, waiting for the publisher to commit it
@@ -168,11 +226,11 @@ class BatchEngine::Impl {
   void read_item(Item& item);
   void filter_on_cpu(Item& item);
   void filter_on_gpu_in_bands(Item& item);
-  void write_item(Item& item, const ImageRgba8& image);
+  void write_item(Item& item, const BatchPixels& image);
   // Pipelined: encodes and writes the output, gives the item's memory back, and hands the file to
   // the publisher, which commits it and then reports the file (waits while max_syncing_ files
   // wait for the publisher: the disk is then the bottleneck).
-  void write_and_publish(const ItemPtr& item, const ImageRgba8& image);
+  void write_and_publish(const ItemPtr& item, const BatchPixels& image);
 
   // The pipelined run's steps.
   void start_item(const ItemPtr& item);
@@ -196,7 +254,7 @@ class BatchEngine::Impl {
   std::string failure_message(Item& item, const std::exception_ptr& error) {
     return file_failure_message(item.job->input, options_.method_id, item.outcome, error);
   }
-  int band_rows_limit(int width, int height);
+  int band_rows_limit(int width, PixelFormat format, int height);
 
   // Per-run state.
   const OnFile* on_file_ = nullptr;
@@ -214,6 +272,8 @@ class BatchEngine::Impl {
   std::mutex report_mutex_;
 
   std::mutex cpu_methods_mutex_, openmp_mutex_;
+  mutable std::mutex probe_mutex_;
+  mutable std::unique_ptr<Method> probe_;  // asked before an image is filtered (check_item)
   std::vector<std::unique_ptr<Method>> cpu_methods_;
 };
 
@@ -297,26 +357,73 @@ void BatchEngine::Impl::use_cpu_share() {
   if (used > openmp_threads_.load()) openmp_threads_.store(used);
 }
 
-LoadedRgba8 BatchEngine::Impl::read_and_decode(const std::string& path) {
+DecodedFile BatchEngine::Impl::read_and_decode(const std::string& path) {
   const double t0 = clock_.now_s();
   const std::vector<unsigned char> bytes = read_image_bytes(path);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Read, t0, t1);
   if (injected_fault(path) == "bad-alloc") throw std::bad_alloc();
-  LoadedRgba8 decoded = load_image_rgba8_from_memory(bytes.data(), bytes.size(), path);
+  int rgba8_channels = 0;  // the 8-bit decoders that decode into RGBA8 hand it over as it is
+  LoadedImage loaded = load_image_from_memory(bytes.data(), bytes.size(), path, {}, rgba8_channels);
+  DecodedFile decoded;
+  decoded.float64_source = loaded.source_is_float64();
+  decoded.pnm_maxval = loaded.maxval;
+  if (rgba8_channels > 0) {
+    decoded.file_format = make_pixel_format(SampleType::U8, rgba8_channels);
+    ImageRgba8 rgba8(loaded.image.width(), loaded.image.height());
+    std::memcpy(rgba8.data(), loaded.image.data(), loaded.image.size_bytes());
+    decoded.pixels = BatchPixels(std::move(rgba8));
+  } else if (sample_type(loaded.image.format()) == SampleType::U8) {
+    decoded.file_format = loaded.image.format();
+    decoded.pixels = BatchPixels(to_rgba8(loaded.image.view()));  // as reduce_to_rgba8: exact for 8 bits
+  } else {
+    decoded.file_format = loaded.image.format();
+    decoded.pixels = BatchPixels(std::move(loaded.image));
+  }
   clock_.add(Stage::Decode, t1, clock_.now_s());
-  if (!decoded.note.empty()) note(decoded.note);  // "16-bit samples reduced to 8 bits ..."
+  if (!loaded.note.empty()) note(quoted(path) + ": " + loaded.note);  // float64's names it too
+  if (decoded.float64_source && loaded.note.find("float64") == std::string::npos)
+    note(quoted(path) + ": float64 samples, filtered in float32");
+  if (decoded.float64_source && !options_.output_type)
+    note("float64 sources are written back as float64 where the output format holds it (fits, npy)");
   return decoded;
 }
 
-void BatchEngine::Impl::encode_and_write(const std::string& path, const ImageRgba8& image, int channels) {
-  commit_output(*encode_to_temporary(path, image, channels));
+void BatchEngine::Impl::check_item(const BatchJob& job, const DecodedFile& decoded) const {
+  // The format (and kernel, rounding) asked on a small piece of the image: a size the method refuses
+  // whole may still go through in bands, and is answered where it is prepared.
+  const FilterProblem problem{std::min(decoded.pixels.width(), 64), std::min(decoded.pixels.height(), 64),
+                              decoded.pixels.format(), options_.params};
+  // The method's own answer (auto's says what its candidates take), from an instance kept for it.
+  std::string reason;
+  {
+    std::lock_guard<std::mutex> lock(probe_mutex_);
+    if (!probe_) probe_ = entry_->create();
+    reason = probe_->unsupported_reason(problem);
+  }
+  if (!reason.empty())
+    throw FormatRefusal(options_.method_id + " refuses this " + describe(decoded.file_format) + " image: " + reason);
+  const SampleType written = options_.output_type.value_or(sample_type(decoded.file_format));
+  const std::optional<ImageFormat> format = image_format_from_path(job.output);
+  if (!format) return;  // encode_to_temporary names it
+  SaveOptions save;
+  save.float64 = !options_.output_type && decoded.float64_source && format_writes_float64(*format);
+  if (std::string why = check_output_type(*format, make_pixel_format(written, decoded.channels()), save); !why.empty())
+    throw FormatRefusal("not filtered: " + why);
 }
 
-std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::string& path, const ImageRgba8& image,
-                                                                   int channels) {
+void BatchEngine::Impl::encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source) {
+  commit_output(*encode_to_temporary(path, image, source));
+}
+
+std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::string& path, const BatchPixels& image,
+                                                                   const DecodedFile& source) {
   const std::optional<ImageFormat> format = image_format_from_path(path);
   if (!format) throw ImageSaveError(quoted(path) + ": no image format for this extension; use " + image_format_list());
+  SaveOptions save;
+  save.jpeg_quality = options_.jpeg_quality;
+  save.float64 = source.float64_source && !options_.output_type && format_writes_float64(*format);
+  const int channels = source.channels();
   // Straight into the temporary file, piece by piece as the encoder makes them (never the whole
   // file in memory, never copied): the time inside AtomicFile (creating the file, the kernel's
   // copies into its page cache) is the write stage, the rest the encode stage.
@@ -328,10 +435,48 @@ std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::st
     file->write(data, size);
     write_s += clock_.now_s() - start;
   };
-  if (options_.pool == PoolMode::None)
-    encode_image_to(image, channels, *format, options_.jpeg_quality, write);
-  else  // pooling counts as encoding
-    encode_image_to(pooled_result(image, options_.pool), channels, *format, options_.jpeg_quality, write);
+  // Pooling and converting count as encoding; each makes a copy only when it applies.
+  BatchPixels pooled;
+  const BatchPixels* out = &image;
+  if (options_.pool != PoolMode::None) out = &(pooled = pooled_result(image, options_.pool));
+  const SampleType from = sample_type(source.file_format);
+  if (options_.output_type && *options_.output_type != from) {
+    std::size_t clamped = 0;
+    HostImage converted = convert_for_output(out->view(), *options_.output_type, &clamped);
+    if (out->is_rgba8()) converted = convert_channels_as_file(converted, channels);
+    note(output_conversion_rule(from, *options_.output_type));
+    if (clamped > 0)
+      note(quoted(path) + ": " + std::to_string(clamped) + " samples clamped to the range of " +
+           sample_words(*options_.output_type));
+    encode_image_to(converted.view(), *format, save, write);
+  } else if (out->is_rgba8()) {  // the 8-bit encoders take the file's channels of RGBA8 as it is
+    encode_image_to(out->rgba8(), channels, *format, save.jpeg_quality, write);
+  } else if (source.pnm_maxval != 0 && !options_.output_type) {
+    // A PNM whose 16-bit samples run to a maxval of its own (12-bit data): a PNM output keeps that
+    // maxval (samples beyond it, from a kernel with negative weights, clamped to it); another
+    // format holds the samples as they are, in 0..65535, and the note says so.
+    if (*format == ImageFormat::Pnm) {
+      HostImage clamped = HostImage::copy_of(out->view());
+      const int channels_held = clamped.channels();
+      for (int y = 0; y < clamped.height(); ++y) {
+        std::uint16_t* row = clamped.row<std::uint16_t>(y);
+        for (int i = 0; i < clamped.width() * channels_held; ++i)
+          row[i] = static_cast<std::uint16_t>(std::min<std::uint32_t>(row[i], source.pnm_maxval));
+      }
+      save.pnm_maxval = source.pnm_maxval;
+      encode_image_to(clamped.view(), *format, save, write);
+    } else {
+      note(quoted(path) + ": its PNM maxval " + std::to_string(source.pnm_maxval) +
+           " is not kept: the samples are written as they are, in 0.." + std::to_string(source.pnm_maxval) +
+           " of 65535 (write .pgm or .ppm to keep it)");
+      encode_image_to(out->view(), *format, save, write);
+    }
+  } else {
+    if (!options_.output_type)  // what became of a file that is not 8-bit, once per format
+      note(describe(out->format()) + (save.float64 ? " (float64 source)" : "") +
+           " images filtered in float32 and written in their own type");
+    encode_image_to(out->view(), *format, save, write);
+  }
   const double t1 = clock_.now_s();
   clock_.add(Stage::Encode, t0, t1 - write_s);
   clock_.add(Stage::Write, t1 - write_s, t1);
@@ -348,9 +493,11 @@ void BatchEngine::Impl::commit_output(AtomicFile& file) {
 void BatchEngine::Impl::read_item(Item& item) {
   item.start_s = clock_.now_s();
   item.decoded = read_and_decode(item.job->input);
-  item.outcome.width = item.decoded.image.width();
-  item.outcome.height = item.decoded.image.height();
-  item.outcome.channels = item.decoded.source_channels;
+  item.outcome.width = item.decoded.pixels.width();
+  item.outcome.height = item.decoded.pixels.height();
+  item.outcome.channels = item.decoded.channels();
+  item.outcome.format = item.decoded.file_format;
+  check_item(*item.job, item.decoded);
 }
 
 void BatchEngine::Impl::filter_on_cpu(Item& item) {
@@ -359,8 +506,8 @@ void BatchEngine::Impl::filter_on_cpu(Item& item) {
     throw CudaOutOfMemory("cudaMalloc failed: out of memory (injected by GAUSSLAB_BATCH_FAULT)", 0);
   if (item.fault == "launch")
     throw CudaError(cudaErrorLaunchFailure, "kernel launch failed (injected by GAUSSLAB_BATCH_FAULT)");
-  const ImageRgba8& source = item.decoded.image;
-  item.result = ImageRgba8(source.width(), source.height());
+  const BatchPixels& source = item.decoded.pixels;
+  item.result = BatchPixels::like(source);
   std::unique_ptr<Method> method = take_cpu_method();
   struct GiveBack {
     Impl* impl;
@@ -377,14 +524,14 @@ void BatchEngine::Impl::filter_on_cpu(Item& item) {
                          item.result.view(), 0);
     item.banded = true;
   } else {
-    method->prepare(FilterProblem{source.width(), source.height(), PixelFormat::Rgba8, options_.params});
+    method->prepare(FilterProblem{source.width(), source.height(), source.format(), options_.params});
     method->run(source.view(), item.result.view(), nullptr, nullptr);
   }
   clock_.add(Stage::Filter, t0, clock_.now_s());
 }
 
-int BatchEngine::Impl::band_rows_limit(int width, int height) {
-  int rows = lanes_->band_rows_for_budget(width, options_.params);
+int BatchEngine::Impl::band_rows_limit(int width, PixelFormat format, int height) {
+  int rows = lanes_->band_rows_for_budget(width, format, options_.params);
   if (options_.bands > 1) rows = std::min(rows, (height + options_.bands - 1) / options_.bands);
   return rows;
 }
@@ -406,11 +553,11 @@ void BatchEngine::Impl::filter_rows(const ExtendedRows& source, const BandPlan& 
   }
   int total_rows = 0;
   for (const Band& band : plan.bands) total_rows = std::max(total_rows, band.rows);
-  int rows = band_rows_limit(source.width(), std::max(1, total_rows));
+  int rows = band_rows_limit(source.width(), source.format(), std::max(1, total_rows));
   if (rows == 0)
     throw std::runtime_error("even a band of one row with its " + std::to_string(plan.halo) + "-row halo needs " +
                              format_bytes(static_cast<double>(lanes_->lane_bytes(source.width(), 1 + 2 * plan.halo,
-                                                                                 options_.params) *
+                                                                                 source.format(), options_.params) *
                                                               static_cast<std::size_t>(lanes_->count()))) +
                              " of device memory, more than the budget of " +
                              format_bytes(static_cast<double>(lanes_->budget_bytes())) + "; raise --max-device-memory");
@@ -430,8 +577,8 @@ void BatchEngine::Impl::filter_rows(const ExtendedRows& source, const BandPlan& 
 }
 
 void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
-  const ImageRgba8& source = item.decoded.image;
-  item.result = ImageRgba8(source.width(), source.height());
+  const BatchPixels& source = item.decoded.pixels;
+  item.result = BatchPixels::like(source);
   const ExtendedRows rows(source.view(), 0, source.height(), options_.params.border);
   const BandPlan whole = split_rows(source.height(), band_halo(options_.params), 1);
   item.banded = true;
@@ -440,8 +587,8 @@ void BatchEngine::Impl::filter_on_gpu_in_bands(Item& item) {
   filter_rows(rows, whole, item.result.view(), 0, item.fault == "device-oom-once" ? "" : item.fault);
 }
 
-void BatchEngine::Impl::write_item(Item& item, const ImageRgba8& image) {
-  encode_and_write(item.job->output, image, item.outcome.channels);
+void BatchEngine::Impl::write_item(Item& item, const BatchPixels& image) {
+  encode_and_write(item.job->output, image, item.decoded);
   item.outcome.ok = true;
 }
 
@@ -461,8 +608,8 @@ void BatchEngine::Impl::release(const ItemPtr& item) {
   item->released = true;
   const std::size_t held = item->held_bytes;
   item->lease.reset();
-  item->decoded = LoadedRgba8{};
-  item->result = ImageRgba8{};
+  item->decoded.pixels.clear();
+  item->result.clear();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     --in_flight_;
@@ -494,8 +641,8 @@ void BatchEngine::Impl::record(const ItemPtr& item) {
   }
 }
 
-void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const ImageRgba8& image) {
-  item->output = encode_to_temporary(item->job->output, image, item->outcome.channels);
+void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const BatchPixels& image) {
+  item->output = encode_to_temporary(item->job->output, image, item->decoded);
   {
     // Counted as syncing before it leaves the images in flight: run() waits until neither count
     // holds a file, and must not see this one in neither.
@@ -525,7 +672,7 @@ void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const ImageRgba8&
 void BatchEngine::Impl::start_item(const ItemPtr& item) {
   try {
     read_item(*item);
-    const std::size_t bytes = image_bytes(item->decoded.image);
+    const std::size_t bytes = image_bytes(item->decoded.pixels);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       item->held_bytes = bytes;
@@ -533,12 +680,12 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
     }
     if (!gpu_) {
       filter_on_cpu(*item);
-      item->decoded.image = ImageRgba8{};  // the input is no longer needed
+      item->decoded.pixels.clear();  // the input is no longer needed
       write_and_publish(item, item->result);
       return;
     }
-    const ImageRgba8& image = item->decoded.image;
-    item->banded = options_.bands > 1 || !lanes_->fits_whole(image.width(), image.height(), options_.params) ||
+    const BatchPixels& image = item->decoded.pixels;
+    item->banded = options_.bands > 1 || !lanes_->fits_whole(image.width(), image.height(), image.format(), options_.params) ||
                    bytes > buffers_->budget_bytes();
     if (item->banded) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -564,10 +711,10 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
 void BatchEngine::Impl::stage_in(const ItemPtr& item) {
   // Into the pinned buffer, where the copy engine reads it at full speed (counted as decoding).
   const double t0 = clock_.now_s();
-  const ImageRgba8& image = item->decoded.image;
+  const BatchPixels& image = item->decoded.pixels;
   std::memcpy(item->lease->data, image.data(), image_bytes(image));
   clock_.add(Stage::Decode, t0, clock_.now_s());
-  item->staged = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), PixelFormat::Rgba8};
+  item->staged = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
   {
     std::lock_guard<std::mutex> lock(mutex_);
     item->held_bytes += item->lease->capacity;
@@ -584,13 +731,13 @@ void BatchEngine::Impl::finish_gpu_item(const ItemPtr& item) {
           if (!item->banded) {
             // Back from the pinned buffer into the decoded image's memory, which the encoder reads.
             const double t0 = clock_.now_s();
-            ImageRgba8& image = item->decoded.image;
+            BatchPixels& image = item->decoded.pixels;
             std::memcpy(image.data(), item->lease->data, image_bytes(image));
             item->lease.reset();
             clock_.add(Stage::Encode, t0, clock_.now_s());
             write_and_publish(item, image);
           } else {
-            item->decoded.image = ImageRgba8{};
+            item->decoded.pixels.clear();
             write_and_publish(item, item->result);
           }
         } catch (...) {
@@ -705,11 +852,12 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
         filter_on_cpu(*item);
         write_item(*item, item->result);
       } else if (options_.bands > 1 ||
-                 !lanes_->fits_whole(item->decoded.image.width(), item->decoded.image.height(), options_.params)) {
+                 !lanes_->fits_whole(item->decoded.pixels.width(), item->decoded.pixels.height(),
+                                     item->decoded.pixels.format(), options_.params)) {
         filter_on_gpu_in_bands(*item);
         write_item(*item, item->result);
       } else {
-        ImageRgba8& image = item->decoded.image;
+        BatchPixels& image = item->decoded.pixels;
         ConstImageView source = image.view();
         ImageView target;
         if (options_.pinned) {  // stage through a pinned buffer, download in place
@@ -717,10 +865,10 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
           const double t0 = clock_.now_s();
           std::memcpy(item->lease->data, image.data(), image_bytes(image));
           clock_.add(Stage::Decode, t0, clock_.now_s());
-          target = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), PixelFormat::Rgba8};
+          target = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
           source = target;
         } else {  // the original: pageable memory both ways, a new output image per file
-          item->result = ImageRgba8(image.width(), image.height());
+          item->result = BatchPixels::like(image);
           target = item->result.view();
         }
         lanes_->submit(0, source, target, options_.params, gpu_fault_of(item->fault));
@@ -862,9 +1010,10 @@ void BatchEngine::filter_rows(const ExtendedRows& source, const BandPlan& plan, 
   impl_->filter_rows(source, plan, dst, dst_first_row, "");
 }
 
-LoadedRgba8 BatchEngine::read_and_decode(const std::string& path) { return impl_->read_and_decode(path); }
-void BatchEngine::encode_and_write(const std::string& path, const ImageRgba8& image, int channels) {
-  impl_->encode_and_write(path, image, channels);
+DecodedFile BatchEngine::read_and_decode(const std::string& path) { return impl_->read_and_decode(path); }
+void BatchEngine::check_item(const BatchJob& job, const DecodedFile& decoded) const { impl_->check_item(job, decoded); }
+void BatchEngine::encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source) {
+  impl_->encode_and_write(path, image, source);
 }
 StageTotals BatchEngine::stage_totals() const { return impl_->clock_.totals(); }
 

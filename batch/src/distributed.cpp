@@ -29,9 +29,9 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 // The line a finished file gets in the progress.
 std::string file_line(const BatchJob& job, const FileOutcome& outcome) {
   if (!outcome.ok) return outcome.message;
-  char text[96];
+  char text[128];
   std::snprintf(text, sizeof text, "  %d×%d %s%s  %.1f ms", outcome.width, outcome.height,
-                channel_layout_name(outcome.channels), outcome.banded ? " (in bands)" : "", outcome.ms);
+                describe(outcome.format).c_str(), outcome.banded ? " (in bands)" : "", outcome.ms);
   return job.input + " -> " + job.output + text;
 }
 
@@ -46,14 +46,19 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
                                          const BatchJob& job, const EngineOptions& options, RankSummary& summary) {
   FileOutcome outcome;
   const auto started = Clock::now();
-  LoadedRgba8 loaded;
+  DecodedFile loaded;
   std::string header;
   if (mpi.root()) {
     WireWriter w;
     try {
       if (!engine) throw std::runtime_error("not filtered: " + engine_error);
       loaded = engine->read_and_decode(job.input);
-      w(1, std::string(), loaded.image.width(), loaded.image.height(), loaded.source_channels);
+      outcome.width = loaded.pixels.width();
+      outcome.height = loaded.pixels.height();
+      engine->check_item(job, loaded);
+      // The rows travel in the format they are held and filtered in (8-bit as RGBA8).
+      w(1, std::string(), loaded.pixels.width(), loaded.pixels.height(), loaded.channels(),
+        static_cast<int>(loaded.file_format), static_cast<int>(loaded.pixels.format()));
     } catch (...) {
       w(0, file_failure_message(job.input, options.method_id, outcome, std::current_exception()));
     }
@@ -64,7 +69,10 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
   int ok = 0;
   in(ok, outcome.message);
   if (!ok) return outcome;
-  in(outcome.width, outcome.height, outcome.channels);
+  int file_format = 0, filter_format = 0;
+  in(outcome.width, outcome.height, outcome.channels, file_format, filter_format);
+  outcome.format = static_cast<PixelFormat>(file_format);
+  const PixelFormat format = static_cast<PixelFormat>(filter_format);
   outcome.banded = mpi.size() > 1;
 
   const int width = outcome.width, height = outcome.height;
@@ -75,7 +83,7 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
     counts.push_back(band.rows);
     firsts.push_back(band.first_row);
   }
-  const std::size_t row_bytes = static_cast<std::size_t>(width) * sizeof(Rgba8);
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * bytes_per_pixel(format);
   const Band mine = plan.bands[static_cast<std::size_t>(mpi.rank())];
   std::string local_error = engine ? std::string() : engine_error;
 
@@ -91,21 +99,21 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
                              quoted(job.input));
   }
   unsigned char* window_rows = window.get();
-  mpi.scatter_rows(mpi.root() ? static_cast<const void*>(loaded.image.data()) : nullptr, counts, firsts, row_bytes,
+  mpi.scatter_rows(mpi.root() ? static_cast<const void*>(loaded.pixels.data()) : nullptr, counts, firsts, row_bytes,
                    window_rows + static_cast<std::size_t>(halo) * row_bytes);
   if (halo > 0) {
     // The halos come from the whole image (rank 0 has it), with the border rule beyond its edges.
     std::unique_ptr<unsigned char[]> halos;
     if (mpi.root()) {
       halos = rows_buffer(static_cast<std::size_t>(mpi.size()) * 2 * static_cast<std::size_t>(halo), row_bytes);
-      const ExtendedRows whole(loaded.image.view(), 0, height, options.params.border);
+      const ExtendedRows whole(loaded.pixels.view(), 0, height, options.params.border);
       for (int r = 0; r < mpi.size(); ++r) {
         const Band& band = plan.bands[static_cast<std::size_t>(r)];
         if (band.rows == 0) continue;
         unsigned char* top = halos.get() + static_cast<std::size_t>(r) * 2 * static_cast<std::size_t>(halo) * row_bytes;
-        whole.copy_rows(band.first_row - halo, band.first_row, ImageView{top, width, halo, row_bytes, PixelFormat::Rgba8});
+        whole.copy_rows(band.first_row - halo, band.first_row, ImageView{top, width, halo, row_bytes, format});
         whole.copy_rows(band.first_row + band.rows, band.first_row + band.rows + halo,
-                        ImageView{top + static_cast<std::size_t>(halo) * row_bytes, width, halo, row_bytes, PixelFormat::Rgba8});
+                        ImageView{top + static_cast<std::size_t>(halo) * row_bytes, width, halo, row_bytes, format});
       }
     }
     std::vector<int> halo_counts, top_firsts, bottom_firsts;
@@ -122,10 +130,10 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
 
   if (mine.rows > 0 && engine && local_error.empty()) {
     try {
-      const ExtendedRows rows(ConstImageView{window_rows, width, mine.rows + 2 * halo, row_bytes, PixelFormat::Rgba8},
+      const ExtendedRows rows(ConstImageView{window_rows, width, mine.rows + 2 * halo, row_bytes, format},
                               mine.first_row - halo, height, options.params.border);
       const BandPlan my_plan{height, halo, {mine}};
-      engine->filter_rows(rows, my_plan, ImageView{result.get(), width, mine.rows, row_bytes, PixelFormat::Rgba8},
+      engine->filter_rows(rows, my_plan, ImageView{result.get(), width, mine.rows, row_bytes, format},
                           mine.first_row);
     } catch (const std::exception& error) {
       local_error = error.what();
@@ -137,9 +145,9 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
   // needed: each rank's band was copied out before filtering).
   const auto gather_start = Clock::now();
   if (mpi.root() && mine.rows > 0)
-    std::memcpy(loaded.image.data() + static_cast<std::size_t>(mine.first_row) * width, result.get(),
+    std::memcpy(loaded.pixels.data() + static_cast<std::size_t>(mine.first_row) * row_bytes, result.get(),
                 static_cast<std::size_t>(mine.rows) * row_bytes);
-  mpi.gather_rows(result.get(), counts, firsts, row_bytes, mpi.root() ? static_cast<void*>(loaded.image.data()) : nullptr,
+  mpi.gather_rows(result.get(), counts, firsts, row_bytes, mpi.root() ? static_cast<void*>(loaded.pixels.data()) : nullptr,
                   true);
   summary.gather_ms += ms_since(gather_start);
   result.reset();
@@ -152,7 +160,8 @@ FileOutcome filter_in_bands_across_ranks(MpiSession& mpi, BatchEngine* engine, c
       return outcome;
     }
   try {
-    engine->encode_and_write(job.output, loaded.image, outcome.channels);  // rank 0 read it: it has an engine
+    // rank 0 read it: it has an engine
+    engine->encode_and_write(job.output, loaded.pixels, loaded);
     outcome.ok = true;
   } catch (...) {
     outcome.message = file_failure_message(job.input, options.method_id, outcome, std::current_exception());

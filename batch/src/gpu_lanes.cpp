@@ -67,20 +67,22 @@ void throw_if_injected(GpuFault fault, GpuFault here) {
 
 }  // namespace
 
-std::size_t estimated_scratch_bytes(const std::string& method_id, int width, int height, const FilterParams& params) {
+std::size_t estimated_scratch_bytes(const std::string& method_id, int width, int height, PixelFormat format,
+                                    const FilterParams& params) {
   const double pixels = static_cast<double>(width) * height;
-  const double float4_image = pixels * 16.0;  // RGBA8 as float accumulators
+  const double channels = channel_count(format);
+  const double float4_image = pixels * 4.0 * channels;  // every channel as a float accumulator
   double bytes = 0;
   if (method_id == "separable_shared") {
     bytes = float4_image * 1.05;  // transposed intermediate, rows aligned
   } else if (method_id == "separable_texture") {
-    bytes = float4_image * 1.05 + pixels * 4.0 * 1.05;  // intermediate + an aligned copy of the source
+    bytes = float4_image * 1.05 + pixels * static_cast<double>(bytes_per_pixel(format)) * 1.05;  // + an aligned copy of the source
   } else if (method_id == "recursive") {
     bytes = 2 * float4_image * 1.05 + (width + height) * 4.0 * 64;  // two scratch images + boundary states
   } else if (method_id == "fft") {
     const int r = params.radius();
     const double padded = (static_cast<double>(width) + 2.0 * r) * (static_cast<double>(height) + 2.0 * r) * 1.35;
-    bytes = 4 /*channels*/ * padded * 16.0;  // real planes, half spectra and cuFFT's work area, 4+4+4 B (+ margin)
+    bytes = channels * padded * 16.0;  // real planes, half spectra and cuFFT's work area, 4+4+4 B (+ margin)
   }
   return static_cast<std::size_t>(bytes) + kFixedLaneBytes;
 }
@@ -135,18 +137,20 @@ void GpuLanes::note_usage() {
     (void)cudaGetLastError();
 }
 
-std::size_t GpuLanes::lane_bytes(int width, int rows, const FilterParams& params) const {
-  return 2 * aligned_pitch(width, PixelFormat::Rgba8) * static_cast<std::size_t>(rows) +
-         estimated_scratch_bytes(method_id_, width, rows, params);
+std::size_t GpuLanes::lane_bytes(int width, int rows, PixelFormat format, const FilterParams& params) const {
+  return 2 * aligned_pitch(width, format) * static_cast<std::size_t>(rows) +
+         estimated_scratch_bytes(method_id_, width, rows, format, params);
 }
 
-bool GpuLanes::fits_whole(int width, int height, const FilterParams& params) const {
-  return lane_bytes(width, height, params) * lanes_.size() <= budget_;
+bool GpuLanes::fits_whole(int width, int height, PixelFormat format, const FilterParams& params) const {
+  return lane_bytes(width, height, format, params) * lanes_.size() <= budget_;
 }
 
-int GpuLanes::band_rows_for_budget(int width, const FilterParams& params) const {
+int GpuLanes::band_rows_for_budget(int width, PixelFormat format, const FilterParams& params) const {
   const int halo = band_halo(params);
-  const auto fits = [&](int rows) { return lane_bytes(width, rows + 2 * halo, params) * lanes_.size() <= budget_; };
+  const auto fits = [&](int rows) {
+    return lane_bytes(width, rows + 2 * halo, format, params) * lanes_.size() <= budget_;
+  };
   if (!fits(1)) return 0;
   int low = 1, high = 1;
   while (high < (1 << 29) && fits(high * 2)) high *= 2;
@@ -175,7 +179,7 @@ void GpuLanes::prepare_lane(Lane& lane, int width, int rows, PixelFormat format,
   lane.method->prepare(FilterProblem{width, rows, format, params});
   lane.src.resize(bytes);
   lane.dst.resize(bytes);
-  lane.scratch_estimate = estimated_scratch_bytes(method_id_, width, rows, params);
+  lane.scratch_estimate = estimated_scratch_bytes(method_id_, width, rows, format, params);
   note_usage();
 }
 

@@ -54,7 +54,7 @@ void add_folder(const std::string& folder, bool recursive, std::vector<InputFile
   }
   if (ec) throw UsageError("cannot read the folder " + in_quotes(folder) + ": " + ec.message());
   if (found.empty())
-    throw UsageError("the folder " + in_quotes(folder) + " holds no image file (.png, .jpg, .bmp, .tga, .pnm, ...)" +
+    throw UsageError("the folder " + in_quotes(folder) + " holds no image file (.png, .jpg, .tif, .exr, .fits, .npy, ...)" +
                      (skipped_folders && !recursive ? "; add --recursive to take its subfolders too" : ""));
   if (skipped_folders)
     notes.push_back("the subfolders of " + in_quotes(folder) + " (" + std::to_string(skipped_folders) +
@@ -142,8 +142,11 @@ std::vector<std::string> read_list_stream(std::istream& in, const InputSpec& spe
 bool has_image_extension(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  // The typed formats too: a folder of EXR, PFM, FITS or .npy files (2D/3D arrays are images, 1D
+  // ones signals) is a batch like any other.
   static const char* const known[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".pgm", ".ppm", ".pnm",
-                                      ".pam", ".pbm", ".gif",  ".psd", ".hdr", ".pic", ".tif", ".tiff"};
+                                      ".pam", ".pbm", ".gif",  ".psd", ".hdr", ".pic", ".tif", ".tiff",
+                                      ".exr", ".pfm", ".fits", ".fit", ".fts", ".npy"};
   return std::find(std::begin(known), std::end(known), ext) != std::end(known);
 }
 

@@ -342,6 +342,12 @@ LoadedImage load_image_from_memory(const void* data, std::size_t size, const std
   return decode_checked(data, size, name, limits, nullptr);
 }
 
+LoadedImage load_image_from_memory(const void* data, std::size_t size, const std::string& name,
+                                   const ImageLimits& limits, int& rgba8_channels) {
+  rgba8_channels = 0;
+  return decode_checked(data, size, name, limits, &rgba8_channels);
+}
+
 LoadedImage load_image(const std::string& path, const ImageLimits& limits) {
   const std::vector<unsigned char> bytes = read_image_bytes(path, limits);
   return load_image_from_memory(bytes.data(), bytes.size(), path, limits);

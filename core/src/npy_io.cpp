@@ -405,3 +405,34 @@ bool is_npy_path(const std::string& path) {
 }
 
 }  // namespace gausslab
+
+namespace gausslab {
+
+int npy_dimension_count(const std::string& path) {
+  // Only the header is read: a regular file opened without blocking (never a FIFO's writer awaited).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return -1;
+  }
+  std::vector<unsigned char> head(12 + kMaxNpyHeaderBytes);
+  std::size_t got = 0;
+  while (got < head.size()) {
+    const ssize_t n = ::read(fd, head.data() + got, head.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  try {
+    return static_cast<int>(parse_npy_header(head.data(), got, path).shape.size());
+  } catch (const NpyError&) {
+    return -1;
+  }
+}
+
+bool is_npy_signal(const std::string& path) { return is_npy_path(path) && npy_dimension_count(path) < 2; }
+
+}  // namespace gausslab

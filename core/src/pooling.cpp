@@ -1,6 +1,9 @@
 #include "gausslab/core/pooling.hpp"
 
 #include <stdexcept>
+#include <vector>
+
+#include "gausslab/core/host_image.hpp"
 
 namespace gausslab {
 
@@ -40,6 +43,25 @@ void pool_rows(const ConstImageView& src, const ImageView& dst, PoolMode mode) {
   }
 }
 
+// Any other format: the samples as float32 (levels for integers, exact), pooled by the F32 rule,
+// stored by the format's (integers round half up: the mean of four levels is a multiple of 0.25,
+// so this is RGBA8's (a + b + c + d + 2) / 4; a maximum is one of the four, stored exactly).
+void pool_rows_as_float(const ConstImageView& src, const ImageView& dst, PoolMode mode) {
+  const int channels = channel_count(src.format);
+  const std::size_t n = static_cast<std::size_t>(src.width) * channels;
+  std::vector<float> top(n), bottom(n), out(static_cast<std::size_t>(dst.width) * channels);
+  for (int y = 0; y < dst.height; ++y) {
+    load_row_samples(src, 2 * y, top.data());
+    load_row_samples(src, 2 * y + 1, bottom.data());
+    for (int x = 0; x < dst.width; ++x)
+      for (int c = 0; c < channels; ++c) {
+        const std::size_t a = static_cast<std::size_t>(2 * x) * channels + c, b = a + channels;
+        out[static_cast<std::size_t>(x) * channels + c] = pool_channel(top[a], top[b], bottom[a], bottom[b], mode);
+      }
+    store_row_samples(out.data(), dst, y);
+  }
+}
+
 }  // namespace
 
 void pool_2x2(const ConstImageView& src, const ImageView& dst, PoolMode mode) {
@@ -54,8 +76,10 @@ void pool_2x2(const ConstImageView& src, const ImageView& dst, PoolMode mode) {
                                 std::to_string(pooled_side(src.height)) + " in the source's format");
   if (src.format == PixelFormat::Rgba8)
     pool_rows<Rgba8>(src, dst, mode);
-  else
+  else if (src.format == PixelFormat::F32)
     pool_rows<float>(src, dst, mode);
+  else
+    pool_rows_as_float(src, dst, mode);
 }
 
 }  // namespace gausslab

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "gausslab/batch/batch_engine.hpp"
 #include "gausslab/core/atomic_file.hpp"
+#include "gausslab/core/host_image.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/cuda/run_on_host.hpp"
@@ -113,6 +115,122 @@ TEST_F(BatchEngineTest, PipelinedSequentialAndBandedRunsWriteTheDirectFiltersByt
       EXPECT_EQ(read_bytes(banded[i].output), expected) << method << " banded " << banded[i].input;
     }
   }
+}
+
+// Typed files (16-bit, half and float, 1-4 channels) go through every way of running the engine in
+// their own type: the written file holds the method's own result for that format, bit for bit.
+TEST(BatchEngineTypes, EveryRunKeepsTheTypeAndWritesTheMethodsResult) {
+  test::ScratchFolder scratch;
+  struct Case {
+    const char* name;
+    PixelFormat format;
+    int width, height;
+  };
+  const Case cases[] = {{"u16rgb.tif", PixelFormat::Rgb16, 37, 23},  {"u16grey.png", PixelFormat::Grey16, 23, 37},
+                        {"f32grey.npy", PixelFormat::F32, 41, 19},   {"f32rgba.exr", PixelFormat::Rgba32F, 19, 29},
+                        {"f16rgb.tif", PixelFormat::Rgb16F, 31, 17}, {"u8ga.png", PixelFormat::GreyAlpha8, 13, 11}};
+  std::vector<BatchJob> jobs;
+  std::vector<HostImage> inputs;
+  fs::create_directories(scratch.file("in"));
+  for (const Case& c : cases) {
+    HostImage image(c.width, c.height, c.format);
+    const ImageF32 noise = make_random_f32(c.width * image.channels(), c.height, 7u + c.width);
+    const float scale = is_integer(sample_type(c.format)) ? static_cast<float>(nominal_max(sample_type(c.format))) : 1.0f;
+    for (int y = 0; y < c.height; ++y) {
+      std::vector<float> row(noise.data() + static_cast<std::size_t>(y) * noise.width(),
+                             noise.data() + static_cast<std::size_t>(y + 1) * noise.width());
+      for (float& v : row) v *= scale;
+      store_row_samples(row.data(), image.view(), y);
+    }
+    const std::string path = scratch.file(std::string("in/") + c.name);
+    save_image(path, image.view());
+    jobs.push_back({path, "", fs::file_size(path)});
+    inputs.push_back(std::move(image));
+  }
+  FilterParams params;
+  params.sigma = 1.7;
+  params.border = BorderMode::Wrap;
+  for (const char* method : {"cpu_separable", "cpu_openmp"}) {
+    const std::unique_ptr<Method> direct = find_method(method)->create();
+    for (int way = 0; way < 3; ++way) {  // pipelined, sequential, in bands
+      EngineOptions options;
+      options.method_id = method;
+      options.params = params;
+      options.threads = 2;
+      options.pipelined = way != 1;
+      options.bands = way == 2 ? 3 : 0;
+      const std::string folder = scratch.file(std::string("out-") + method + std::to_string(way));
+      fs::create_directories(folder);
+      std::vector<BatchJob> run_jobs = jobs;
+      for (BatchJob& job : run_jobs) job.output = folder + "/" + fs::path(job.input).filename().string();
+      BatchEngine engine(options);
+      std::map<std::size_t, FileOutcome> outcomes;
+      std::mutex mutex;
+      const EngineReport report = engine.run(run_jobs, [&](std::size_t index, const FileOutcome& outcome) {
+        std::lock_guard<std::mutex> lock(mutex);
+        outcomes[index] = outcome;
+      });
+      EXPECT_EQ(report.done, static_cast<int>(jobs.size())) << method << " way " << way;
+      for (std::size_t i = 0; i < jobs.size(); ++i) {
+        EXPECT_EQ(outcomes[i].format, cases[i].format) << cases[i].name;
+        HostImage expected(inputs[i].width(), inputs[i].height(), inputs[i].format());
+        run_on_host(*direct, inputs[i].view(), expected.view(), params);
+        const LoadedImage written = load_image(run_jobs[i].output);
+        EXPECT_EQ(written.image.format(), cases[i].format) << method << " way " << way << " " << cases[i].name;
+        EXPECT_TRUE(written.image == expected) << method << " way " << way << " " << cases[i].name;
+      }
+    }
+  }
+}
+
+// --output-type converts by the stated rule; a type the output format cannot hold, and a method
+// that refuses the format, refuse the file before it is filtered (nothing written).
+TEST(BatchEngineTypes, OutputTypeConvertsAndRefusalsComeBeforeTheFilter) {
+  test::ScratchFolder scratch;
+  HostImage image(5, 3, PixelFormat::Rgb16);
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 5; ++x)
+      for (int c = 0; c < 3; ++c) image.set_sample(x, y, c, static_cast<float>(x * 13107 + c * 128 + y));
+  const std::string input = scratch.file("in.tif");
+  save_image(input, image.view());
+  FilterParams params;
+  params.fixed_radius = 0;  // the identity: only the conversion changes the samples
+  params.sigma = 1;
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  options.params = params;
+  options.output_type = SampleType::U8;
+  const auto run_one = [&](const EngineOptions& o, const std::string& output) {
+    BatchEngine engine(o);
+    FileOutcome got;
+    const EngineReport report =
+        engine.run({{input, output, 0}}, [&](std::size_t, const FileOutcome& outcome) { got = outcome; });
+    return std::make_pair(report, got);
+  };
+  auto [report, outcome] = run_one(options, scratch.file("u8.png"));
+  ASSERT_EQ(report.done, 1) << outcome.message;
+  const LoadedImage u8 = load_image(scratch.file("u8.png"));
+  ASSERT_EQ(u8.image.format(), PixelFormat::Rgb8);
+  for (int x = 0; x < 5; ++x)
+    for (int c = 0; c < 3; ++c) {
+      const double level = x * 13107 + c * 128;
+      EXPECT_EQ(u8.image.sample(x, 0, c), std::floor(level * 255.0 / 65535.0 + 0.5)) << x << " " << c;
+    }
+  EXPECT_NE(std::find(report.notes.begin(), report.notes.end(), output_conversion_rule(SampleType::U16, SampleType::U8)),
+            report.notes.end());
+
+  options.output_type = SampleType::F32;
+  std::tie(report, outcome) = run_one(options, scratch.file("f32.png"));  // PNG holds no float
+  EXPECT_EQ(report.refused, 1);
+  EXPECT_NE(outcome.message.find("tiff, pfm, exr, fits or npy"), std::string::npos) << outcome.message;
+  EXPECT_EQ(report.stages.count[static_cast<int>(Stage::Filter)], 0);
+  EXPECT_FALSE(fs::exists(scratch.file("f32.png")));
+
+  options.output_type.reset();
+  std::tie(report, outcome) = run_one(options, scratch.file("kept.jpg"));  // JPEG holds no 16-bit
+  EXPECT_EQ(report.refused, 1);
+  EXPECT_NE(outcome.message.find("png, pnm, tiff, fits or npy"), std::string::npos) << outcome.message;
+  EXPECT_FALSE(fs::exists(scratch.file("kept.jpg")));
 }
 
 TEST_F(BatchEngineTest, ABadFileFailsAloneWithItsReason) {
@@ -232,16 +350,19 @@ TEST(BatchFileStages, WriteEncodesReadDecodesAndBothAreTimed) {
   BatchEngine engine(options);
   const ImageRgba8 image = make_random_rgba8(9, 6, 5u);
   const std::string path = scratch.file("pooled.png");
-  engine.encode_and_write(path, image, 3);
-  const LoadedRgba8 back = engine.read_and_decode(path);
-  EXPECT_EQ(back.image.width(), 4);  // pooled before it was written
-  EXPECT_EQ(back.image.height(), 3);
-  EXPECT_EQ(back.source_channels, 3);
+  DecodedFile rgb;
+  rgb.file_format = PixelFormat::Rgb8;
+  engine.encode_and_write(path, BatchPixels(image), rgb);
+  const DecodedFile back = engine.read_and_decode(path);
+  EXPECT_EQ(back.pixels.width(), 4);  // pooled before it was written
+  EXPECT_EQ(back.pixels.height(), 3);
+  EXPECT_EQ(back.file_format, PixelFormat::Rgb8);
+  EXPECT_TRUE(back.pixels.is_rgba8());  // 8-bit images are held as RGBA8
   const StageTotals totals = engine.stage_totals();
   for (Stage stage : {Stage::Read, Stage::Decode, Stage::Encode, Stage::Write, Stage::Sync})
     EXPECT_EQ(totals.count[static_cast<int>(stage)], 1) << to_string(stage);
-  EXPECT_THROW(engine.encode_and_write(path, image, 3), FileWriteError);  // exists: never replaced
-  EXPECT_THROW(engine.encode_and_write(scratch.file("thin.png"), ImageRgba8(1, 5), 3), PoolRefusal);
+  EXPECT_THROW(engine.encode_and_write(path, BatchPixels(image), rgb), FileWriteError);  // exists: never replaced
+  EXPECT_THROW(engine.encode_and_write(scratch.file("thin.png"), BatchPixels(ImageRgba8(1, 5)), rgb), PoolRefusal);
   EXPECT_FALSE(fs::exists(scratch.file("thin.png")));
 }
 

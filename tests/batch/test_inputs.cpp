@@ -221,6 +221,7 @@ TEST(Inputs, ImageExtensionsAreRecognisedInAnyCase) {
   EXPECT_TRUE(has_image_extension("a/B.JPEG"));
   EXPECT_TRUE(has_image_extension("x.tga"));
   EXPECT_TRUE(has_image_extension("x.pam"));
+  for (const char* typed : {"x.exr", "x.PFM", "x.fits", "x.fit", "x.fts", "x.npy"}) EXPECT_TRUE(has_image_extension(typed)) << typed;
   EXPECT_FALSE(has_image_extension("x.txt"));
   EXPECT_FALSE(has_image_extension("png"));
 }

@@ -138,7 +138,7 @@ def main():
         c.check("folder: the subfolder is skipped without --recursive, and said so", "add --recursive" in done.stderr,
                 done.stderr[-400:])
         c.check("folder: a progress line per file", done.stderr.count("/10 ") >= 10, done.stderr[-800:])
-        c.check("folder: the progress names each file's channels", "ga.png  97×61 grey+alpha" in done.stderr,
+        c.check("folder: the progress names each file's channels", "ga.png  97×61 8-bit grey+alpha" in done.stderr,
                 done.stderr[-800:])
         c.check("folder: no temporary file left", not [n for n in written if ".tmp-" in n], str(written))
 

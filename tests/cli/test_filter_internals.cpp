@@ -199,13 +199,25 @@ std::vector<InputFile> files(std::initializer_list<const char*> paths) {
   return inputs;
 }
 
-TEST(FilterJobs, SignalsAreWrittenAsNpyAndImagesNeverAre) {
+TEST(FilterJobs, SignalsAreWrittenAsNpyAndImagesInAnyImageFormat) {
   test::ScratchFolder scratch;
   const std::string npy_out = scratch.file("s.npy"), png_out = scratch.file("s.png");
   EXPECT_EQ(plan_filter_jobs(parse({"in.npy", "-o", npy_out.c_str(), "--sigma", "2"}), files({"in.npy"})).size(), 1u);
   EXPECT_THROW(plan_filter_jobs(parse({"in.npy", "-o", png_out.c_str(), "--sigma", "2"}), files({"in.npy"})),
                UsageError);
-  EXPECT_THROW(plan_filter_jobs(parse({"in.png", "-o", npy_out.c_str(), "--sigma", "2"}), files({"in.png"})),
+  // An image may be written as a 2D/3D .npy, and a 2D .npy is an image, written in any image format.
+  EXPECT_EQ(plan_filter_jobs(parse({"in.png", "-o", npy_out.c_str(), "--sigma", "2"}), files({"in.png"})).size(), 1u);
+  const std::string image_npy = scratch.file("image.npy");
+  save_image(image_npy, HostImage(7, 5, PixelFormat::Grey16).view());
+  EXPECT_FALSE(is_npy_signal(image_npy));
+  EXPECT_EQ(plan_filter_jobs(parse({image_npy.c_str(), "-o", png_out.c_str(), "--sigma", "2"}), files({image_npy.c_str()}))
+                .size(),
+            1u);
+  // --output-type: the output's format must hold it, before any work.
+  EXPECT_THROW(plan_filter_jobs(parse({"in.png", "-o", png_out.c_str(), "--sigma", "2", "--output-type", "f16"}),
+                                files({"in.png"})),
+               UsageError);
+  EXPECT_THROW(parse({"in.png", "--out-dir", "o", "--format", "bmp", "--sigma", "2", "--output-type", "u16"}),
                UsageError);
   const std::string dir = scratch.path().string();
   const std::vector<BatchJob> jobs = plan_filter_jobs(

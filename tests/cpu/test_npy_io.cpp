@@ -53,6 +53,28 @@ std::string read_error(const std::string& bytes) {
   return "";
 }
 
+// The filter's routing: a 1D array is a signal, a 2D or 3D one an image, read from the header alone;
+// what is not a .npy header goes to the signal reader, which names the problem.
+TEST(NpyIo, TheDimensionCountComesFromTheHeaderAlone) {
+  ScratchFolder scratch;
+  const std::vector<float> samples(12, 0.5f);
+  const std::string signal = scratch.file("signal.npy");
+  write_npy_1d(signal, samples.data(), samples.size());
+  EXPECT_EQ(npy_dimension_count(signal), 1);
+  EXPECT_TRUE(is_npy_signal(signal));
+  const std::string image = scratch.file("image.npy");
+  save_image(image, HostImage(4, 3, PixelFormat::Rgb16F).view());
+  EXPECT_EQ(npy_dimension_count(image), 3);
+  EXPECT_FALSE(is_npy_signal(image));
+  const std::string junk = scratch.file("junk.npy");
+  std::ofstream(junk) << "not numpy";
+  EXPECT_EQ(npy_dimension_count(junk), -1);
+  EXPECT_TRUE(is_npy_signal(junk));
+  EXPECT_EQ(npy_dimension_count(scratch.file("missing.npy")), -1);
+  EXPECT_EQ(npy_dimension_count(scratch.path().string()), -1);  // a folder is never read
+  EXPECT_FALSE(is_npy_signal(scratch.file("image.png")));
+}
+
 TEST(NpyIo, Float32RoundTripsBitForBitThroughAFile) {
   ScratchFolder folder;
   std::vector<float> samples = {0.0f, -0.0f, 1.5f, -3.25e-38f, std::numeric_limits<float>::max(),

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "gausslab/core/host_image.hpp"
 #include "gausslab/core/pooling.hpp"
 
 namespace gausslab {
@@ -116,6 +117,41 @@ TEST(Pooling, ModesHaveNamesAndBadInputIsRefused) {
   EXPECT_THROW(pool_2x2(square, PoolMode::None), std::invalid_argument);
   ImageRgba8 wrong(3, 2);
   EXPECT_THROW(pool_2x2(square.view(), wrong.view(), PoolMode::Max2x2), std::invalid_argument);
+}
+
+// The other formats (16-bit, half, 8-bit with fewer channels) by the same rules, in their own type:
+// an integer mean rounded half up, a maximum exactly one of the four, half rounded to nearest.
+TEST(Pooling, EveryOtherFormatPoolsInItsOwnTypeByTheSameRules) {
+  for (PixelFormat format : {PixelFormat::Grey16, PixelFormat::Rgb16, PixelFormat::GreyAlpha8, PixelFormat::Rgb16F,
+                             PixelFormat::Rgba32F}) {
+    HostImage src(7, 5, format);
+    const SampleType sample = sample_type(format);
+    const float top = is_integer(sample) ? static_cast<float>(nominal_max(sample)) : 3.0f;
+    std::uint32_t state = 12345u;
+    for (int y = 0; y < 5; ++y)
+      for (int x = 0; x < 7; ++x)
+        for (int c = 0; c < src.channels(); ++c) {
+          state = state * 1664525u + 1013904223u;
+          src.set_sample(x, y, c, top * static_cast<float>(state >> 8) / 16777216.0f);
+        }
+    for (PoolMode mode : {PoolMode::Max2x2, PoolMode::Avg2x2}) {
+      HostImage dst(3, 2, format);
+      pool_2x2(src.view(), dst.view(), mode);
+      for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 3; ++x)
+          for (int c = 0; c < src.channels(); ++c) {
+            const std::vector<double> v = {src.sample(2 * x, 2 * y, c), src.sample(2 * x + 1, 2 * y, c),
+                                           src.sample(2 * x, 2 * y + 1, c), src.sample(2 * x + 1, 2 * y + 1, c)};
+            double want = direct(v, mode);
+            if (is_integer(sample)) want = std::floor(want + 0.5);
+            if (sample == SampleType::F32 && mode == PoolMode::Avg2x2)  // the F32 rule, in float32
+              want = ((static_cast<float>(v[0]) + static_cast<float>(v[1])) +
+                      (static_cast<float>(v[2]) + static_cast<float>(v[3]))) * 0.25f;
+            const double tolerance = sample == SampleType::F16 && mode == PoolMode::Avg2x2 ? std::fabs(want) * 1e-3 : 0.0;
+            EXPECT_NEAR(dst.sample(x, y, c), want, tolerance) << to_string(format) << " " << to_string(mode);
+          }
+    }
+  }
 }
 
 }  // namespace

@@ -16,6 +16,15 @@
 // the host budget. Images that do not fit the GPU (or that --bands asks to split) go through in
 // horizontal bands with a halo (band_plan.hpp), byte-identical to a single pass.
 //
+// Every image keeps its own pixel type and channels (u8, u16, f16, f32; 1-4 channels) from the
+// decoder to the encoder (BatchPixels): 16-bit, half and float images are held and filtered in
+// their own format (a method refusing it refuses the file, with its reason, before it is
+// filtered); 8-bit images are held and filtered as RGBA8, as before types (every method's native
+// 8-bit layout, the 8-bit decoders' and encoders' fast path; channels are filtered independently,
+// so the file's channels come out the same) and written with the file's channels. The memory
+// budgets count the bytes held. The output keeps the type unless EngineOptions::output_type
+// converts it (output_conversion_rule).
+//
 // Sequential (pipelined = false): one file at a time, each stage after the other, on the calling
 // thread: the baselines of the benchmark (one CPU thread, OpenMP, the GPU with pageable memory).
 //
@@ -26,8 +35,10 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gausslab/batch/band_plan.hpp"
@@ -61,6 +72,55 @@ struct EngineOptions {
   PoolMode pool = PoolMode::None;  // 2×2 pooling of each result before it is written (pooled_result)
   int gpu_sharers = 1;      // processes sharing this GPU
   int host_sharers = 1;     // processes sharing this host
+  // The written files' sample type; empty: each input's own (a float64 source written back as
+  // float64 where the format holds it, FITS and NPY).
+  std::optional<SampleType> output_type;
+};
+
+// How a sample of `from` is written as `to` (--output-type), in one line for the run's notes and
+// the help: integer to integer scaled by the ratio of the maxima (u16 → u8: × 255/65535) and
+// rounded half up; float to integer clamped to [0, 1], × the maximum, rounded half up; integer to
+// float divided by the maximum (exact for u8 and u16 in f32); float to float as IEEE converts
+// (f32 → f16 rounds to nearest even, beyond 65504 infinite). Empty when from == to.
+std::string output_conversion_rule(SampleType from, SampleType to);
+
+// An image's pixels in the batch: an 8-bit image as RGBA8 (whatever its channels: the file's are
+// kept beside it), any other in its own format.
+class BatchPixels {
+ public:
+  BatchPixels() = default;
+  explicit BatchPixels(HostImage typed) : typed_(std::move(typed)) {}
+  explicit BatchPixels(ImageRgba8 rgba8) : rgba8_(std::move(rgba8)), is_rgba8_(true) {}
+  // Zero-filled, the same size and storage as `other`.
+  static BatchPixels like(const BatchPixels& other);
+  bool is_rgba8() const { return is_rgba8_; }
+  int width() const { return is_rgba8_ ? rgba8_.width() : typed_.width(); }
+  int height() const { return is_rgba8_ ? rgba8_.height() : typed_.height(); }
+  PixelFormat format() const { return is_rgba8_ ? PixelFormat::Rgba8 : typed_.format(); }
+  std::size_t pitch_bytes() const { return is_rgba8_ ? rgba8_.pitch_bytes() : typed_.pitch_bytes(); }
+  std::size_t size_bytes() const { return pitch_bytes() * static_cast<std::size_t>(height()); }
+  unsigned char* data() { return is_rgba8_ ? reinterpret_cast<unsigned char*>(rgba8_.data()) : typed_.data(); }
+  const unsigned char* data() const {
+    return is_rgba8_ ? reinterpret_cast<const unsigned char*>(rgba8_.data()) : typed_.data();
+  }
+  ImageView view() { return is_rgba8_ ? rgba8_.view() : typed_.view(); }
+  ConstImageView view() const { return is_rgba8_ ? rgba8_.view() : typed_.view(); }
+  const ImageRgba8& rgba8() const { return rgba8_; }
+  void clear() { *this = BatchPixels{}; }
+
+ private:
+  HostImage typed_;
+  ImageRgba8 rgba8_;
+  bool is_rgba8_ = false;
+};
+
+// A file as the batch decoded it.
+struct DecodedFile {
+  BatchPixels pixels;
+  PixelFormat file_format = PixelFormat::Rgba8;  // the file's own type and channels
+  bool float64_source = false;                   // filtered in float32; written back as float64 where it can be
+  std::uint32_t pnm_maxval = 0;                  // a 16-bit PNM's own maxval (0: 65535), written back to PNM
+  int channels() const { return channel_count(file_format); }
 };
 
 // One file's outcome, passed to the caller as soon as the file is finished.
@@ -69,6 +129,7 @@ struct FileOutcome {
   bool refused = false;  // the method refused the image (its size): not a failure of the file itself
   std::string message;   // the reason, naming the file, when not ok
   int width = 0, height = 0, channels = 0;
+  PixelFormat format = PixelFormat::Rgba8;  // the file's own (as decoded)
   bool banded = false;
   double ms = 0;  // from the start of its read to the end of its write
 };
@@ -118,16 +179,20 @@ class BatchEngine {
   // The two file stages, timed into the engine's clock (stage_totals() returns everything recorded
   // so far), with their remarks in the report's notes; run() uses them for each file, and the MPI
   // layer around filter_rows. read_and_decode: the file read with bounded effort (core's
-  // read_image_bytes: a regular file only, never more than its size at the start) and decoded to
-  // the RGBA8 the batch filters (load_image_rgba8_from_memory; its note says what was reduced);
-  // throws ImageLoadError naming it (std::bad_alloc when memory runs out). encode_and_write: the
-  // image pooled (options().pool), encoded with `channels` channels in the format of the output's
-  // extension straight into core's AtomicFile (timed as the encode and write stages), then synced
-  // and moved into place (the sync stage): never a partial file, never an existing one replaced
-  // unless options().overwrite allows; throws ImageSaveError or FileWriteError naming the file,
-  // std::invalid_argument for a size --pool cannot pool.
-  LoadedRgba8 read_and_decode(const std::string& path);
-  void encode_and_write(const std::string& path, const ImageRgba8& image, int channels);
+  // read_image_bytes: a regular file only, never more than its size at the start) and decoded
+  // into BatchPixels (its note, and a float64 source's "filtered in float32", go into the notes
+  // naming the file); throws ImageLoadError naming it (std::bad_alloc when memory runs out).
+  // check_item: the refusals of a decoded image before it is filtered (the method refusing its
+  // format, the output's format not holding the type to be written); throws FormatRefusal with
+  // the reason. encode_and_write: the image pooled (options().pool), converted to
+  // options().output_type when given, written with the file's channels, encoded in the format of
+  // the output's extension straight into core's AtomicFile (timed as the encode and write
+  // stages), then synced and moved into place (the sync stage): never a partial file, never an
+  // existing one replaced unless options().overwrite allows; throws ImageSaveError or
+  // FileWriteError naming the file, std::invalid_argument for a size --pool cannot pool.
+  DecodedFile read_and_decode(const std::string& path);
+  void check_item(const BatchJob& job, const DecodedFile& decoded) const;
+  void encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source);
   StageTotals stage_totals() const;
   // A report without files: the resources (threads, lanes, device, budgets, peaks so far).
   EngineReport resources() const;
@@ -152,10 +217,20 @@ class PoolRefusal : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A decoded image the run refuses before filtering it: the method does not take its pixel format,
+// or the output's format cannot hold the type to be written. what() is the reason (without the file).
+class FormatRefusal : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// `image` as `to` (sample type) by output_conversion_rule; `clamped` counts the samples clamped.
+HostImage convert_for_output(const ConstImageView& image, SampleType to, std::size_t* clamped = nullptr);
+
 // The 2×2 pooling of a filtered image before it is written (core/pooling.hpp, on the CPU thread
 // that encodes it: a memory-bound pass much cheaper than the encoding). Throws PoolRefusal for an
 // image with a side below 2.
-ImageRgba8 pooled_result(const ImageRgba8& filtered, PoolMode pool);
+BatchPixels pooled_result(const BatchPixels& filtered, PoolMode pool);
 
 // The message for a file that failed with `error`, naming the file (and its size when `outcome`
 // has one); sets outcome.refused when the method refused the image or --pool its size.

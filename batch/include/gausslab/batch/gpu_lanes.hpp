@@ -35,7 +35,9 @@ enum class GpuFault { None, DeviceOutOfMemory, LaunchFailure };
 // float intermediate, recursive two float scratch images, fft padded planes, spectra and cuFFT's
 // work area; the others only their weights). A wrong estimate is caught: an allocation that fails
 // makes the image go through in smaller bands.
-std::size_t estimated_scratch_bytes(const std::string& method_id, int width, int height, const FilterParams& params);
+// The float accumulators count every channel of `format` (4 bytes each).
+std::size_t estimated_scratch_bytes(const std::string& method_id, int width, int height, PixelFormat format,
+                                    const FilterParams& params);
 
 class GpuLanes {
  public:
@@ -52,13 +54,13 @@ class GpuLanes {
   const std::string& device_name() const { return device_name_; }
   std::size_t budget_bytes() const { return budget_; }
 
-  // Device bytes one lane holds for a whole image (input, output, estimated scratch).
-  std::size_t lane_bytes(int width, int rows, const FilterParams& params) const;
-  // Whether every lane can hold a whole image of this size within the budget.
-  bool fits_whole(int width, int height, const FilterParams& params) const;
+  // Device bytes one lane holds for a whole image of `format` (input, output, estimated scratch).
+  std::size_t lane_bytes(int width, int rows, PixelFormat format, const FilterParams& params) const;
+  // Whether every lane can hold a whole image of this size and format within the budget.
+  bool fits_whole(int width, int height, PixelFormat format, const FilterParams& params) const;
   // The most rows (halo not counted) a band may have so that every lane fits the budget; 0 if not
   // even one row does.
-  int band_rows_for_budget(int width, const FilterParams& params) const;
+  int band_rows_for_budget(int width, PixelFormat format, const FilterParams& params) const;
 
   bool busy(int lane) const { return lanes_[static_cast<std::size_t>(lane)].busy; }
   // True when the lane is idle or its work has completed (an error is reported by wait()).

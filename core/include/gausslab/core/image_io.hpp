@@ -135,6 +135,12 @@ struct LoadedRgba8 {
   std::string note;  // LoadedImage::note, then how the samples were reduced to 8 bits; empty if exact
 };
 LoadedRgba8 reduce_to_rgba8(const LoadedImage& loaded);
+// load_image_from_memory, except that the decoders that decode into RGBA8 (BMP, TGA, GIF,
+// libtiff's RGBA reader) hand that RGBA8 image over as it is, with `rgba8_channels` set to the
+// file's channels (1-4); 0 when the image holds the file's own layout. For a consumer that keeps
+// types but filters 8-bit images as RGBA8 (the batch): no narrowing and widening back.
+LoadedImage load_image_from_memory(const void* bytes, std::size_t size, const std::string& name,
+                                   const ImageLimits& limits, int& rgba8_channels);
 // load_image + reduce_to_rgba8, and the same from memory, with the same pixels and notes; the
 // decoders that decode into RGBA8 (BMP, TGA, GIF, libtiff's RGBA reader) skip the narrowing to the
 // file's channels and the widening back (the batch's 24-bit BMP: one copy of the pixels, no pass

@@ -66,7 +66,14 @@ void write_npy_1d(const std::string& path, const NpySignal& signal, Overwrite ov
 // unless Overwrite::Allowed); otherwise the reason.
 std::string check_npy_output_path(const std::string& path, Overwrite overwrite);
 
-// True when `path` ends in ".npy" (case-insensitive): the filter's test for a 1D signal.
+// True when `path` ends in ".npy" (case-insensitive).
 bool is_npy_path(const std::string& path);
+// The number of axes of the array in the .npy file at `path`, from its header alone (at most
+// kMaxNpyHeaderBytes read; a regular file only); -1 when it cannot be read as a .npy header.
+int npy_dimension_count(const std::string& path);
+// The filter's test for a 1D signal: a .npy name whose array is not 2D or 3D (a 2D H×W or 3D
+// H×W×C array is an image, read by load_image; an unreadable one goes to the signal reader, which
+// names the problem).
+bool is_npy_signal(const std::string& path);
 
 }  // namespace gausslab

@@ -66,7 +66,9 @@ GAUSSLAB_HD Rgba8 pool_pixel(Rgba8 a, Rgba8 b, Rgba8 c, Rgba8 d, PoolMode mode) 
 }
 GAUSSLAB_HD float pool_pixel(float a, float b, float c, float d, PoolMode mode) { return pool_channel(a, b, c, d, mode); }
 
-// The CPU reference: pools src into dst (host memory, same format; dst of pooled_side(width) ×
+// The CPU reference: pools src into dst (host memory, same format, any of pixel_format.hpp: RGBA8
+// and F32 as above, the others through float32 samples by the F32 rules, stored by the format's
+// rule, which for integers is the mean rounded half up as for RGBA8; dst of pooled_side(width) ×
 // pooled_side(height)). Throws std::invalid_argument for PoolMode::None, a size mismatch, or an
 // image with a side below 2.
 void pool_2x2(const ConstImageView& src, const ImageView& dst, PoolMode mode);
