@@ -165,6 +165,41 @@ bool read_as_integer(const char* keyword) {
   return false;
 }
 
+// A value as FITS writes one (4.2): a string in quotes (a quote inside doubled), T or F, a number, a
+// complex number in parentheses, or none; then at most a comment. cfitsio copies what it takes for a
+// value into fixed buffers and overflowed one on "TTYPE1  = [[[[...[['" (fuzz_fits: glibc's fortify
+// abort in ffgtbp).
+bool well_formed_value(const unsigned char* card) {
+  int at = 9;
+  while (at < 80 && card[at] == ' ') ++at;
+  if (at < 80 && card[at] == '\'') {
+    for (++at;; ++at) {
+      if (at >= 80) return false;  // no closing quote
+      if (card[at] != '\'') continue;
+      if (at + 1 < 80 && card[at + 1] == '\'') ++at;  // '' stands for a quote
+      else break;
+    }
+    ++at;
+  } else if (at < 80 && (card[at] == 'T' || card[at] == 'F')) {
+    ++at;
+  } else if (at < 80 && card[at] == '(') {
+    while (at < 80 && card[at] != ')') ++at;
+    if (at >= 80) return false;
+    ++at;
+  } else if (at < 80 && card[at] != '/') {
+    char text[72] = {};
+    std::memcpy(text, card + at, static_cast<std::size_t>(80 - at));
+    for (char& c : text)
+      if (c == 'D' || c == 'd') c = 'E';  // FITS allows a D exponent; strtod does not
+    char* end = nullptr;
+    std::strtod(text, &end);
+    if (end == text) return false;
+    at += static_cast<int>(end - text);
+  }
+  while (at < 80 && card[at] == ' ') ++at;
+  return at >= 80 || card[at] == '/';
+}
+
 // A card's keyword and value indicator in ASCII text (FITS 4.0, 4.1.1: decimal 32 to 126), and an
 // integer keyword with a number for its value (fuzz_fits: ZNAXIS = 57 bytes of 255), before cfitsio
 // parses the card. Comments are not checked: archives write Latin-1 there.
@@ -176,6 +211,9 @@ void check_card(const DecodeInput& in, const unsigned char* card) {
   char keyword[9] = {};
   std::memcpy(keyword, card, 8);
   for (int i = 7; i >= 0 && keyword[i] == ' '; --i) keyword[i] = '\0';
+  if (card[8] == '=' && !well_formed_value(card))
+    fail(in, kFormat, std::string("the header's ") + keyword +
+                          " has a value that is neither a string, a number nor T or F; the header is damaged");
   long long value = 0;
   // FITS counts fields and axes in three digits (4.4.1.1, 7.2.1); cfitsio allocates a column
   // table of TFIELDS entries before it checks it (fuzz_fits: TFIELDS = 10^50, calloc of 2^63 × 160).
