@@ -313,6 +313,9 @@ TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
   const std::string unquoted = malformed_error("fits_ttype1_unquoted_value.fits");
   EXPECT_TRUE(contains(unquoted, "the header's TTYPE1 has a value that is neither a string, a number nor T or F"))
       << unquoted;
+  // And then: a card "ZVAL1  E1  = 'B   32", which cfitsio takes for ZVAL1 with an unclosed string (ffc2j).
+  const std::string spaced = malformed_error("fits_keyword_with_a_space_inside.fits");
+  EXPECT_TRUE(contains(spaced, "keyword \"ZVAL1  E\" holds a character a FITS keyword cannot")) << spaced;
   // The third run's find: tile 7's codes end in zero bits, where cfitsio's Rice decoder read on
   // past the tile's 25 bytes.
   const std::string rice = malformed_error("fits_rice_tile_codes_end_early.fits");
