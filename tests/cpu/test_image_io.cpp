@@ -316,6 +316,9 @@ TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
   // And then: a card "ZVAL1  E1  = 'B   32", which cfitsio takes for ZVAL1 with an unclosed string (ffc2j).
   const std::string spaced = malformed_error("fits_keyword_with_a_space_inside.fits");
   EXPECT_TRUE(contains(spaced, "keyword \"ZVAL1  E\" holds a character a FITS keyword cannot")) << spaced;
+  // And then: TTYPE0 for TTYPE1 (no COMPRESSED_DATA column: cfitsio read a tile size from header text).
+  const std::string column = malformed_error("fits_no_compressed_data_column.fits");
+  EXPECT_TRUE(contains(column, "no COMPRESSED_DATA column")) << column;
   // The third run's find: tile 7's codes end in zero bits, where cfitsio's Rice decoder read on
   // past the tile's 25 bytes.
   const std::string rice = malformed_error("fits_rice_tile_codes_end_early.fits");

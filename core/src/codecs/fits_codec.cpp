@@ -428,6 +428,14 @@ LoadedImage decode_fits(const DecodeInput& in) {
   if (fits_is_compressed_image(f.fits, &status)) {
     const std::uint64_t table_start = in_buffer("the compressed image's table").second;  // its rows hold the descriptors
     const FITSfile& file = *f.fits->Fptr;
+    // cfitsio decodes from whichever of these columns it found, and from column 0 when it found none
+    // (fuzz_fits: TTYPE0 for TTYPE1, then a malloc of 2.3e18 bytes read from header text).
+    if (file.cn_compressed <= 0 && file.cn_gzip_data <= 0 && file.cn_uncompressed <= 0)
+      fail(in, kFormat, "the compressed image's table has no COMPRESSED_DATA column (the file is damaged)");
+    if (file.zbitpix != 8 && file.zbitpix != 16 && file.zbitpix != 32 && file.zbitpix != 64 && file.zbitpix != -32 &&
+        file.zbitpix != -64)
+      fail(in, kFormat, "the compressed image's ZBITPIX is " + std::to_string(file.zbitpix) +
+                            " (8, 16, 32, 64, -32 or -64); the file is damaged");
     tile_bytes = 2 * static_cast<std::uint64_t>(std::max(file.maxtilelen, 0L)) * sizeof(double);
     for (int column : {file.cn_compressed, file.cn_gzip_data, file.cn_uncompressed}) {
       if (column <= 0) continue;
