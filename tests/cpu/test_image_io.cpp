@@ -319,6 +319,10 @@ TEST(ImageLoad, FitsFoundByTheFuzzerAreRefusedBeforeCfitsioWalksThem) {
   // And then: TTYPE0 for TTYPE1 (no COMPRESSED_DATA column: cfitsio read a tile size from header text).
   const std::string column = malformed_error("fits_no_compressed_data_column.fits");
   EXPECT_TRUE(contains(column, "no COMPRESSED_DATA column")) << column;
+  // And then: NAXIS = 2 and NAXIS = 0 beside GCOUNT = -32 (cfitsio walked the file for minutes).
+  const std::string twice_naxis = malformed_error("fits_naxis_twice_and_negative_gcount.fits");
+  EXPECT_TRUE(contains(twice_naxis, "GCOUNT is -32 (at least 0)") || contains(twice_naxis, "gives NAXIS twice"))
+      << twice_naxis;
   // The third run's find: tile 7's codes end in zero bits, where cfitsio's Rice decoder read on
   // past the tile's 25 bytes.
   const std::string rice = malformed_error("fits_rice_tile_codes_end_early.fits");
@@ -354,6 +358,8 @@ TEST(ImageLoad, AFitsCardWhoseKeywordIsNotAsciiOrWhoseIntegerIsNoNumberIsRefused
   EXPECT_TRUE(contains(error(fits("OBJ\xc9" "CT  = 'M31'")), "keyword holds a byte that is not ASCII text (201)"));
   EXPECT_TRUE(contains(error(fits("EXTVER  = 'two'")), "the header's EXTVER is not a number"));
   EXPECT_TRUE(contains(error(fits("TFIELDS =                 1000")), "the header's TFIELDS is 1000 (FITS allows 0 to 999)"));
+  EXPECT_TRUE(contains(error(fits("NAXIS2  =                    2")), "the header gives NAXIS2 twice"));
+  EXPECT_EQ(error(fits("OBSERVER= 'A'")), "read");  // other keywords are not checked for repeats
 }
 
 TEST(ImageLoad, AHeaderThatContradictsTheFileSizeIsRefused) {

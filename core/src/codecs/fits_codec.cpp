@@ -166,6 +166,21 @@ bool read_as_integer(const char* keyword) {
   return false;
 }
 
+// The keywords that size or describe an HDU's data (each once in a header, FITS 4.0, 4.4).
+bool describes_the_data(const char* keyword) {
+  static const char* const whole[] = {"SIMPLE", "XTENSION", "BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS",
+                                      "THEAP", "BZERO", "BSCALE", "BLANK", "ZIMAGE", "ZCMPTYPE", "ZBITPIX",
+                                      "ZNAXIS", "ZPCOUNT", "ZGCOUNT"};
+  static const char* const numbered[] = {"NAXIS", "TFORM", "TTYPE", "ZVAL", "ZNAME"};
+  for (const char* name : whole)
+    if (std::strcmp(keyword, name) == 0) return true;
+  for (const char* prefix : numbered) {
+    const std::size_t n = std::strlen(prefix);
+    if (std::strncmp(keyword, prefix, n) == 0 && keyword[n] >= '1' && keyword[n] <= '9') return true;
+  }
+  return false;
+}
+
 // A value as FITS writes one (4.2): a string in quotes (a quote inside doubled), T or F, a number, a
 // complex number in parentheses, or none; then at most a comment. cfitsio copies what it takes for a
 // value into fixed buffers and overflowed one on "TTYPE1  = [[[[...[['" (fuzz_fits: glibc's fortify
@@ -222,6 +237,10 @@ void check_card(const DecodeInput& in, const unsigned char* card) {
     fail(in, kFormat, std::string("the header's ") + keyword +
                           " has a value that is neither a string, a number nor T or F; the header is damaged");
   long long value = 0;
+  if (card[8] == '=' && (std::strcmp(keyword, "PCOUNT") == 0 || std::strcmp(keyword, "GCOUNT") == 0) &&
+      card_number(card, keyword, value) && value < 0)
+    fail(in, kFormat, std::string("the header's ") + keyword + " is " + std::to_string(value) +
+                          " (at least 0); the header is damaged");
   // FITS counts fields and axes in three digits (4.4.1.1, 7.2.1); cfitsio allocates a column
   // table of TFIELDS entries before it checks it (fuzz_fits: TFIELDS = 10^50, calloc of 2^63 × 160).
   if (card[8] == '=' && (std::strcmp(keyword, "TFIELDS") == 0 || std::strcmp(keyword, "NAXIS") == 0 ||
@@ -254,11 +273,21 @@ void check_tiling_keywords(const DecodeInput& in) {
     if (hdu > 0 && std::memcmp(in.data + head, "XTENSION", 8) != 0) return;  // not another HDU
     std::uint64_t at = head;
     bool ended = false;
-    std::set<std::string> seen;
+    std::set<std::string> seen, tiling_seen;
     for (; at + 80 <= in.size && !ended; at += 80) {
       const unsigned char* card = in.data + at;
       ended = std::memcmp(card, "END     ", 8) == 0;
-      if (!ended) check_card(in, card);
+      if (!ended) {
+        check_card(in, card);
+        // A keyword that sizes or describes the data given twice: cfitsio reads the first, the
+        // checks here the last (fuzz_fits: NAXIS = 2 then NAXIS = 0 beside GCOUNT = -32, and cfitsio
+        // walked on for minutes).
+        char name[9] = {};
+        std::memcpy(name, card, 8);
+        for (int i = 7; i >= 0 && name[i] == ' '; --i) name[i] = '\0';
+        if (card[8] == '=' && describes_the_data(name) && !seen.insert(name).second)
+          fail(in, kFormat, std::string("the header gives ") + name + " twice; the header is damaged");
+      }
       for (const char* prefix : {"ZTILE", "ZNAXIS"}) {
         const std::size_t n = std::strlen(prefix);
         if (std::memcmp(card, prefix, n) != 0 || card[n] < '1' || card[n] > '9') continue;
@@ -273,7 +302,7 @@ void check_tiling_keywords(const DecodeInput& in) {
         if (value <= 0)
           fail(in, kFormat, std::string("a compressed image's ") + keyword + " is " + std::to_string(value) +
                                 " (at least 1); the file is damaged");
-        if (!seen.insert(keyword).second)
+        if (!tiling_seen.insert(keyword).second)
           fail(in, kFormat, std::string("a compressed image's ") + keyword + " is given twice; the file is damaged");
       }
     }
