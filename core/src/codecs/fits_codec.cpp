@@ -149,14 +149,9 @@ void check_compression_parameters(const DecodeInput& in, std::uint64_t head, std
   }
 }
 
-// The keywords cfitsio reads as integers while it opens and walks a file. Its conversion (ffc2j
-// and kin) copies a value it cannot convert into an 81-byte message after a 52-byte prefix, and
-// overflows it for a value of 28 characters or more (fuzz_fits: glibc's fortify abort in ffc2j):
-// their values must be numbers.
-bool read_as_integer(const char* keyword) {
-  static const char* const whole[] = {"BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS", "THEAP", "EXTVER", "EXTLEVEL",
-                                      "BLANK", "ZBITPIX", "ZNAXIS", "ZPCOUNT", "ZGCOUNT", "ZBLANK", "ZTHEAP", "ZDITHER0"};
-  static const char* const numbered[] = {"NAXIS", "TBCOL", "TNULL", "ZNAXIS", "ZTILE", "ZVAL"};
+// Whether `keyword` is one of `whole` or one of `numbered` followed by a digit 1-9 (NAXIS1, TFORM12).
+template <std::size_t W, std::size_t N>
+bool keyword_in(const char* keyword, const char* const (&whole)[W], const char* const (&numbered)[N]) {
   for (const char* name : whole)
     if (std::strcmp(keyword, name) == 0) return true;
   for (const char* prefix : numbered) {
@@ -166,19 +161,31 @@ bool read_as_integer(const char* keyword) {
   return false;
 }
 
+// A card's keyword: its first 8 columns without the trailing spaces.
+std::string keyword_of(const unsigned char* card) {
+  std::string keyword(reinterpret_cast<const char*>(card), 8);
+  keyword.erase(keyword.find_last_not_of(' ') + 1);
+  return keyword;
+}
+
+// The keywords cfitsio reads as integers while it opens and walks a file. Its conversion (ffc2j
+// and kin) copies a value it cannot convert into an 81-byte message after a 52-byte prefix, and
+// overflows it for a value of 28 characters or more (fuzz_fits: glibc's fortify abort in ffc2j):
+// their values must be numbers.
+bool read_as_integer(const char* keyword) {
+  static const char* const whole[] = {"BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS", "THEAP", "EXTVER", "EXTLEVEL",
+                                      "BLANK", "ZBITPIX", "ZNAXIS", "ZPCOUNT", "ZGCOUNT", "ZBLANK", "ZTHEAP", "ZDITHER0"};
+  static const char* const numbered[] = {"NAXIS", "TBCOL", "TNULL", "ZNAXIS", "ZTILE", "ZVAL"};
+  return keyword_in(keyword, whole, numbered);
+}
+
 // The keywords that size or describe an HDU's data (each once in a header, FITS 4.0, 4.4).
 bool describes_the_data(const char* keyword) {
   static const char* const whole[] = {"SIMPLE", "XTENSION", "BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS",
                                       "THEAP", "BZERO", "BSCALE", "BLANK", "ZIMAGE", "ZCMPTYPE", "ZBITPIX",
                                       "ZNAXIS", "ZPCOUNT", "ZGCOUNT"};
   static const char* const numbered[] = {"NAXIS", "TFORM", "TTYPE", "ZVAL", "ZNAME"};
-  for (const char* name : whole)
-    if (std::strcmp(keyword, name) == 0) return true;
-  for (const char* prefix : numbered) {
-    const std::size_t n = std::strlen(prefix);
-    if (std::strncmp(keyword, prefix, n) == 0 && keyword[n] >= '1' && keyword[n] <= '9') return true;
-  }
-  return false;
+  return keyword_in(keyword, whole, numbered);
 }
 
 // A value as FITS writes one (4.2): a string in quotes (a quote inside doubled), T or F, a number, a
@@ -282,10 +289,8 @@ void check_tiling_keywords(const DecodeInput& in) {
         // A keyword that sizes or describes the data given twice: cfitsio reads the first, the
         // checks here the last (fuzz_fits: NAXIS = 2 then NAXIS = 0 beside GCOUNT = -32, and cfitsio
         // walked on for minutes).
-        char name[9] = {};
-        std::memcpy(name, card, 8);
-        for (int i = 7; i >= 0 && name[i] == ' '; --i) name[i] = '\0';
-        if (card[8] == '=' && describes_the_data(name) && !seen.insert(name).second)
+        const std::string name = keyword_of(card);
+        if (card[8] == '=' && describes_the_data(name.c_str()) && !seen.insert(name).second)
           fail(in, kFormat, std::string("the header gives ") + name + " twice; the header is damaged");
       }
       for (const char* prefix : {"ZTILE", "ZNAXIS"}) {
