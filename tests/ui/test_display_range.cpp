@@ -1,15 +1,19 @@
 // The display range (render/display_range.hpp): min/max and percentiles of a picture's finite
 // values against a sorted float64 reference (NumPy's linear percentiles), for odd sizes, values
 // split into blocks of any size, NaN and infinities left out and counted, and a constant picture
-// (or one without a finite value) given a range of non-zero width.
+// (or one without a finite value) given a range of non-zero width; and the viewer's worker that
+// works it out from both slots' values (comparison/display_range_worker.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "comparison/display_range_worker.hpp"
 #include "gausslab/render/display_range.hpp"
 
 namespace gausslab {
@@ -113,6 +117,56 @@ TEST(DisplayRange, AConstantPictureGetsARangeOfNonZeroWidthAroundItsValue) {
   EXPECT_FALSE(read);
   EXPECT_EQ(nominal.range.low, 0.0);
   EXPECT_EQ(nominal.range.high, 1.0);
+}
+
+// A slot's values as the numbers hold them: four float planes in 8-bit levels.
+std::shared_ptr<const SlotValues> slot_values(int width, int height, std::shared_ptr<std::vector<float>> planes) {
+  auto values = std::make_shared<SlotValues>();
+  values->width = width;
+  values->height = height;
+  values->operand = DifferenceOperand{planes->data(), OperandType::F32, sizeof(float) * static_cast<std::size_t>(width),
+                                      sizeof(float), sizeof(float) * static_cast<std::size_t>(width) * height};
+  values->owner = planes;
+  return values;
+}
+
+TEST(DisplayRangeWorker, WorksOutTheRangeOfBothSlotsInDisplayUnitsOffTheFrame) {
+  const int w = 9, h = 7;
+  auto a = std::make_shared<std::vector<float>>(static_cast<std::size_t>(w) * h * 4, 100.0f);
+  auto b = std::make_shared<std::vector<float>>(static_cast<std::size_t>(w) * h * 4, 100.0f);
+  (*a)[5] = -51.0f;          // r of A: the least
+  (*b)[w * h + 8] = 510.0f;  // g of B: the largest
+  (*a)[3 * w * h] = 9999.0f; // alpha: not among rgb's values
+  ComparisonNumbers numbers;
+  numbers.key.a.method = 0;
+  numbers.key.b.method = kOriginalPicture;
+  numbers.values_a = slot_values(w, h, a);
+  numbers.values_b = slot_values(w, h, b);
+  DisplayRangeWorker worker;
+  DisplayTransform t;
+  t.range = RangeMode::MinMax;
+  worker.follow(std::nullopt, t);  // no numbers yet: nothing to work out, and said
+  EXPECT_FALSE(worker.pending());
+  EXPECT_EQ(worker.shown().low, 0.0);
+  EXPECT_NE(worker.note().find("until the numbers are in"), std::string::npos);
+  worker.follow(numbers, t);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);  // a hang, not a timing
+  while (worker.pending()) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_FLOAT_EQ(worker.shown().low, -51.0f / 255.0f);  // ranked as floats
+  EXPECT_FLOAT_EQ(worker.shown().high, 510.0f / 255.0f);
+  EXPECT_EQ(worker.note(), "[-0.2, 2]");
+  // The same slots again (the numbers with the exact Gaussian added, say): nothing to work out.
+  numbers.key.with_exact = true;
+  worker.follow(numbers, t);
+  EXPECT_FALSE(worker.pending());
+  // The nominal range is no work at all.
+  t.range = RangeMode::Nominal;
+  worker.follow(numbers, t);
+  EXPECT_FALSE(worker.pending());
+  EXPECT_EQ(worker.shown().high, 1.0);
 }
 
 }  // namespace
