@@ -75,7 +75,8 @@ vec3 displayed(vec4 c) {
   else if (u_channel == 3) v = vec3(c.b);
   else if (u_channel == 4) v = vec3(c.a);
   else if (u_channel == 5) v = vec3(dot(c.rgb, vec3(0.2126, 0.7152, 0.0722)));
-  v = clamp((v - u_range_low) * u_exposure_scale + u_offset, 0.0, 1.0);
+  v = (v - u_range_low) * u_exposure_scale + u_offset;
+  v = clamp(mix(v, vec3(0.0), isnan(v)), 0.0, 1.0);  // NaN black, infinities at the ends
   if (u_transfer == 1) v = srgb_encode(v);
   else if (u_transfer == 2) v = pow(v, vec3(u_inverse_gamma));
   if (u_channel_map == 1) v = colour_map(v.r, false);

@@ -103,7 +103,8 @@ Rgba8 displayed_colour(const std::array<double, 4>& value, const DisplayTransfor
   }
   const double scale = std::exp2(t.exposure_stops) / (range.high > range.low ? range.high - range.low : 1.0);
   for (double& c : v) {
-    c = std::clamp((c - range.low) * scale + t.offset, 0.0, 1.0);
+    c = (c - range.low) * scale + t.offset;
+    c = std::isnan(c) ? 0.0 : std::clamp(c, 0.0, 1.0);  // NaN black, infinities at the ends
     if (t.transfer == Transfer::Srgb) c = srgb_encode(c);
     if (t.transfer == Transfer::Gamma) c = std::pow(c, 1.0 / std::clamp(t.gamma, kMinDisplayGamma, kMaxDisplayGamma));
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 
 #include "gausslab/core/cpu_filter.hpp"
@@ -349,10 +350,10 @@ TEST_F(GlRender, UnroundedDifferenceViewAgreesWithDifferenceColour) {
 }
 
 TEST_F(GlRender, DisplayTransformAgreesWithDisplayedColour) {
-  // Issue 35: a float picture (a PFM with values from -0.6 to 2.6, beyond the screen's [0, 1]),
-  // read as the viewer reads it (picture_levels: 8-bit levels) into a float slot texture, drawn in
-  // the A and B views with each piece of the display transform and with all of them together;
-  // every pixel read back against displayed_colour(), the C++ of the shader.
+  // Issue 35: a float picture (a PFM with values from -0.6 to 2.6, beyond the screen's [0, 1], and
+  // some NaN and infinite samples), read as the viewer reads it (picture_levels: 8-bit levels) into
+  // a float slot texture, drawn in the A and B views with each piece of the display transform and
+  // with all of them together; every pixel read back against displayed_colour(), the shader's C++.
   const int width = 37, height = 23;  // odd sizes
   HostImage pfm(width, height, PixelFormat::Rgb32F);
   std::uint32_t state = 99;
@@ -369,6 +370,10 @@ TEST_F(GlRender, DisplayTransformAgreesWithDisplayedColour) {
     for (int x = 0; x < width; ++x)
       for (int c = 0; c < 4; ++c)
         (*rgba)[(static_cast<std::size_t>(y) * width + x) * 4 + c] = c == 3 ? 0.25f * 255.0f * (x % 5) : levels->sample(x, y, c);
+  // A few samples a float file can hold beyond any range: NaN (drawn black) and infinities.
+  const float specials[3] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                             -std::numeric_limits<float>::infinity()};
+  for (int i = 0; i < 30; ++i) (*rgba)[static_cast<std::size_t>(i) * 97 % rgba->size()] = specials[i % 3];
   FloatTexture texture;
   texture.start(rgba, width, height);
   ASSERT_TRUE(texture.upload_next());

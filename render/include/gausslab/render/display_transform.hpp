@@ -8,7 +8,7 @@
 //   2. the range: [low, high] (the picture's min/max or percentiles, display_range.hpp) maps to
 //      [0, 1]: (v - low) / (high - low); the nominal range [0, 1] leaves v as it is;
 //   3. exposure, then offset, as in tev (offset after exposure): v * 2^stops + offset;
-//   4. clamped to [0, 1], then the transfer: linear (the values as stored: an 8-bit picture's bytes
+//   4. clamped to [0, 1] (NaN as 0, infinities at the ends), then the transfer: linear (the values as stored: an 8-bit picture's bytes
 //      are already sRGB-encoded), sRGB's encoding (for linear float data), or v^(1/gamma);
 //   5. one channel (not rgb) through the sequential colour map of the difference view
 //      (kSequentialMap) when colour_map is on: the grey it would show, coloured.
