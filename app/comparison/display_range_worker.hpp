@@ -5,8 +5,8 @@
 // as the methods stored them, an 8-bit picture's results before rounding), so that no frame waits
 // for it (two 8192 x 8192 slots are 400 M values). Over both slots together, so that A, B, the
 // split and the blink show a value as the same grey; over the channel view's values (r, g and b
-// for rgb, the one channel, or the luminance). Until the numbers are in, the views keep the
-// nominal range and the panel says why.
+// for rgb, the one channel, or the luminance). Until the numbers are in (and for a picture too
+// large to measure, which gets none), the views keep the nominal range and the panel says why.
 #include <memory>
 #include <mutex>
 #include <optional>

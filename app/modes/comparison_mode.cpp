@@ -110,7 +110,9 @@ void ComparisonMode::update(FrameContext& frame) {
     unrounded_.follow(comparison_);
   }
   display_range_.follow(current_numbers(comparison_), view_.display);
-  panels_.display_range = display_range_.note();
+  panels_.display_range = too_large_to_measure(comparison_) && view_.display.range != RangeMode::Nominal
+                              ? "nominal [0, 1]: " + too_large_note(comparison_)
+                              : display_range_.note();
   const SlotRuns& runs = comparison_.runs();
   const StageTimer* b = shows_slot(view_, 1) ? &runs.lane(1).slot.timer() : nullptr;
   comparison_.timing().refresh_overlay(runs.lane(0).slot.timer(), b, frame.gl_timer, frame.frame_ms);
