@@ -218,7 +218,7 @@ int ComparisonMode::finish_automated(FrameContext& frame, const std::function<Im
   comparison_.runs().finish();
   // The summary of the N timed frames, before anything else is drawn.
   RunSummary summary = automated_summary(comparison_, view_, !options_.compare_id.empty() || !options_.compare_file.empty(), options_.frames,
-                                               frame.frame_ms.median(), frame.frame_number, frame.gl_timer.stages());
+                                         frame.frame_ms.median(), frame.frame_number, frame.gl_timer.stages());
   summary.display_transform = describe(view_.display, display_range_.note());
   const Overwrite overwrite = options_.overwrite ? Overwrite::Allowed : Overwrite::Never;
   if (!options_.screenshot.empty()) {
