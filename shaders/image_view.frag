@@ -30,8 +30,15 @@ uniform vec3 u_diverging[5];
 uniform sampler2D u_float_a;     // A, B, split: RGBA32F slot values in 8-bit levels (a float picture's)
 uniform sampler2D u_float_b;
 uniform int u_float_slots;       // 1 = A and B from u_float_a and u_float_b
-uniform float u_exposure_scale;  // A, B, split: 2^exposure (render/image_renderer.hpp's DisplayTransform)
-uniform int u_channel;           // A, B, split: 0 = rgb, 1-4 = r, g, b, a as grey, 5 = luminance
+// A, B, split: the display transform (render/display_transform.hpp, whose displayed_colour() is
+// this in C++; tests/ui compares the two pixel by pixel).
+uniform float u_range_low;       // the value shown as 0 before the exposure and the offset
+uniform float u_exposure_scale;  // 2^exposure / (range high - range low)
+uniform float u_offset;          // added after the exposure (tev's convention)
+uniform int u_channel;           // 0 = rgb, 1-4 = r, g, b, a as grey, 5 = luminance
+uniform int u_transfer;          // 0 = linear, 1 = sRGB's encoding, 2 = gamma
+uniform float u_inverse_gamma;   // 1 / gamma
+uniform int u_channel_map;       // 1: the one channel through the sequential colour map
 uniform vec2 u_extent_a;         // the picture pixels texture A covers (a pooled result: the even part)
 uniform vec2 u_extent_b;
 uniform vec3 u_background;
@@ -57,13 +64,22 @@ vec3 difference(vec3 levels) {
   return u_signed == 1 ? colour_map(largest, true) : colour_map(abs(largest), false);
 }
 
+vec3 srgb_encode(vec3 v) {
+  return mix(12.92 * v, 1.055 * pow(v, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), v));
+}
+
 vec3 displayed(vec4 c) {
-  vec3 v = c.rgb * u_exposure_scale;
-  if (u_channel == 1) return vec3(v.r);
-  if (u_channel == 2) return vec3(v.g);
-  if (u_channel == 3) return vec3(v.b);
-  if (u_channel == 4) return vec3(c.a);
-  if (u_channel == 5) return vec3(dot(v, vec3(0.2126, 0.7152, 0.0722)));
+  vec3 v = c.rgb;
+  if (u_channel == 1) v = vec3(c.r);
+  else if (u_channel == 2) v = vec3(c.g);
+  else if (u_channel == 3) v = vec3(c.b);
+  else if (u_channel == 4) v = vec3(c.a);
+  else if (u_channel == 5) v = vec3(dot(c.rgb, vec3(0.2126, 0.7152, 0.0722)));
+  v = (v - u_range_low) * u_exposure_scale + u_offset;
+  v = clamp(mix(v, vec3(0.0), isnan(v)), 0.0, 1.0);  // NaN black, infinities at the ends
+  if (u_transfer == 1) v = srgb_encode(v);
+  else if (u_transfer == 2) v = pow(v, vec3(u_inverse_gamma));
+  if (u_channel_map == 1) v = colour_map(v.r, false);
   return v;
 }
 

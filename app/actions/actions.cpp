@@ -68,7 +68,13 @@ std::vector<Action> make_table() {
   add(ActionId::TogglePixelGrid, "grid", "View", "Pixel grid", "zoomed far in, a line between the pixels and their values in the cells", key(GLFW_KEY_N, kShift));
   add(ActionId::ExposureUp, "exposure_up", "View", "Exposure + 1/2 stop", "A, B and split brighter (x1.41)", character(']'));
   add(ActionId::ExposureDown, "exposure_down", "View", "Exposure - 1/2 stop", "A, B and split darker: a float picture's values above 1 come into view", character('['));
+  add(ActionId::OffsetUp, "offset_up", "View", "Offset + 0.05", "A, B and split: added after the exposure (tev's convention), in the screen's [0, 1]", character('}'));
+  add(ActionId::OffsetDown, "offset_down", "View", "Offset - 0.05", "A, B and split: subtracted after the exposure", character('{'));
   add(ActionId::NextChannel, "channel", "View", "Next channel", "A, B and split show rgb, r, g, b, a or the luminance", key(GLFW_KEY_K));
+  add(ActionId::ToggleChannelMap, "channel_map", "View", "Colour map for one channel", "one channel or the luminance through the colour map (its legend beside the picture)", key(GLFW_KEY_K, kShift));
+  add(ActionId::NextTransfer, "transfer", "View", "Transfer: linear, sRGB, gamma", "how values reach the screen: as stored (an 8-bit picture's bytes are sRGB already), sRGB-encoded (linear float data) or v^(1/gamma)", key(GLFW_KEY_Y));
+  add(ActionId::NextRange, "range", "View", "Range: nominal, min-max, percentiles", "what maps to the screen's black and white: [0, 1], the picture's min and max, or its percentiles (0.1 % - 99.9 % unless set)", key(GLFW_KEY_F, kShift));
+  add(ActionId::ResetDisplay, "reset_display", "View", "Reset the display transform", "exposure 0, offset 0, rgb, linear, the nominal range, no colour map", key(GLFW_KEY_0, kShift));
   add(ActionId::JumpToLargest, "jump", "View", "Jump to the largest difference", "centre and zoom on where |A-B| is largest", key(GLFW_KEY_J));
   add(ActionId::ToggleInspector, "inspector", "View", "Inspector", "values under the cursor; on the pixels when zoomed in", key(GLFW_KEY_I));
   add(ActionId::TogglePanels, "panels", "View", "Hide panels", "hide or show every panel (the picture fills the window)", key(GLFW_KEY_TAB));

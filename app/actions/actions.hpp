@@ -25,7 +25,7 @@ enum class ActionId {
   SigmaUpSmall, SigmaDownSmall, SigmaUpLarge, SigmaDownLarge, NextBorder, ToggleContinuous, StepFrame, CycleRepeat,
   // View
   NextView, ViewA, ViewB, ViewSplit, ViewDifference, Blink, SignedDifference, FalseColour, GainUp, GainDown,
-  ZoomIn, ZoomOut, Fit, OneToOne, ToggleSampling, TogglePixelGrid, ExposureUp, ExposureDown, NextChannel, JumpToLargest, ToggleInspector, TogglePanels, ToggleOverlay,
+  ZoomIn, ZoomOut, Fit, OneToOne, ToggleSampling, TogglePixelGrid, ExposureUp, ExposureDown, OffsetUp, OffsetDown, NextChannel, ToggleChannelMap, NextTransfer, NextRange, ResetDisplay, JumpToLargest, ToggleInspector, TogglePanels, ToggleOverlay,
   // Tools
   CompareAll, ToggleVsync, TogglePooling, Help, CloseWindow,
 };

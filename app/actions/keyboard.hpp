@@ -9,6 +9,9 @@ namespace gausslab {
 // accumulate binary noise (2.1 stays 2.1 in file names).
 double step_sigma(double sigma, double delta);
 
+// offset + delta within +-kMaxDisplayOffset, rounded to 1e-9 (steps of 0.05 stay 0.05 apart).
+double step_offset(double offset, double delta);
+
 // The next display mode in the cycle A → B → split → difference → A.
 CompareMode next_display(CompareMode mode);
 

@@ -10,11 +10,14 @@
 
 namespace gausslab {
 
-AutoExplanation explain_auto(const MethodChoices& choices, const FilterProblem& problem, bool gpu) {
+AutoExplanation explain_auto(const MethodChoices& choices, const FilterProblem& slot_problem, bool gpu) {
   AutoExplanation out;
   const int index = choices.find("auto");
   const std::string runs = choices.chosen(index);
   if (runs.empty()) return out;
+  // The problem auto chose for: the slot's RGBA8, or a picture's samples as float planes.
+  FilterProblem problem = slot_problem;
+  problem.format = choices.chosen_format(index);
   out.headline = "auto \u2192 " + runs + ": " + choices.chosen_why(index);
   if (!gpu) {
     out.note = "without a CUDA device auto follows a fixed rule (cpu_openmp on a machine with more than one "

@@ -16,7 +16,9 @@ struct AutoExplanation {
   std::string note;                // where the table comes from, or why there is none
 };
 
-// Empty headline when no slot holds auto (or it has not chosen yet).
+// Empty headline when no slot holds auto (or it has not chosen yet). The table is for what the
+// label names: the slot's problem, or its float planes where auto ran on a picture's samples
+// (MethodChoices::chosen_format).
 AutoExplanation explain_auto(const MethodChoices& choices, const FilterProblem& problem, bool gpu);
 
 }  // namespace gausslab

@@ -88,6 +88,26 @@ void note_auto_choices(SlotRuns& runs, ComparisonSettings& settings) {
   }
 }
 
+// A picture of more than 8 bits: the views draw the numbers' values, which each auto slot ran with
+// its choice for the float planes; the labels name that choice (the 8-bit one ran only the copy).
+// With `settings` null, only whether a label is still behind (busy(): one more frame notes it).
+bool note_auto_choices_on_samples(const std::optional<ComparisonNumbers>& numbers, const MethodChoices& choices,
+                                  ComparisonSettings* settings) {
+  if (!numbers || !numbers->shown_a) return false;
+  const SlotSetting* slots[2] = {&numbers->key.a, &numbers->key.b};
+  const std::optional<AutoChoice>* ran[2] = {&numbers->auto_a, &numbers->auto_b};
+  bool behind = false;
+  for (int i = 0; i < 2; ++i) {
+    const int method = slots[i]->method;
+    if (!*ran[i] || method < 0 || method >= choices.size() || choices.chosen_format(method) == PixelFormat::F32) continue;
+    behind = true;
+    if (settings)
+      settings->set_chosen_on_samples(method, (*ran[i])->method_id,
+                                      (*ran[i])->why + "; on the picture's samples as float32 planes", PixelFormat::F32);
+  }
+  return behind;
+}
+
 }  // namespace
 
 Comparison::Comparison(ComparisonStart start)
@@ -296,6 +316,7 @@ void Comparison::apply(const FrameClocks& clocks) {
   trace.mark("apply_choices");
   runs_.prepare(settings_.problem());
   note_auto_choices(runs_, settings_);
+  note_auto_choices_on_samples(current_numbers(*this), settings_.choices(), &settings_);
   for (int i = 0; i < 2; ++i) {
     const Slot& slot = runs_.lane(i).slot;
     if (slot.shows_method() && slot.prepared() && !slot.problem().empty()) {
@@ -424,6 +445,7 @@ bool busy(const Comparison& comparison) {
     if (s.wanted().method == kExactGaussian && !s.up_to_date() && !exact_failed) return true;
   }
   if (comparison.runs().cpu_runner().busy(0) || comparison.runs().cpu_runner().busy(1)) return true;
+  if (note_auto_choices_on_samples(current_numbers(comparison), comparison.settings().choices(), nullptr)) return true;
   const FilterState& applied = comparison.settings().applied();
   return comparison.work().busy(key, applied.method_a == kExactGaussian || applied.method_b == kExactGaussian,
                                 !too_large_to_measure(comparison));

@@ -105,6 +105,7 @@ struct NumbersWorker::State {
     SlotSetting setting;
     std::shared_ptr<HostPlanes> host;  // methods' planes on the host
     DeviceImage d_planes;              // the same on the device (GPU methods, or uploaded for a GPU reduction)
+    std::optional<AutoChoice> auto_choice;  // an auto entry's choice for these planes
   };
   // Device planes of dropped values, reused by the next ones: freeing device memory (cudaFree) waits
   // for the whole device and holds the driver's locks, so the frame's CUDA calls would wait with it.
@@ -354,7 +355,8 @@ NumbersWorker::State::Values* NumbersWorker::JobRun::values_of(const SlotSetting
   Method* method = s_.instance(setting.method);
   const FilterProblem problem{width_, height_, PixelFormat::F32, setting.params};
   std::shared_ptr<HostPlanes> host = s_.host_pool->make(width_, height_);
-  if (!method->unsupported_reason(problem).empty()) {
+  const bool eight_bit_only = !method->unsupported_reason(problem).empty();
+  if (eight_bit_only) {
     eight_bit_values(*method, setting, *host);
   } else {
     // A slow window method runs its planes in tiles (numbers_tiles.hpp), prepared there.
@@ -373,6 +375,7 @@ NumbersWorker::State::Values* NumbersWorker::JobRun::values_of(const SlotSetting
       for (int c = 0; c < 4 && !superseded_; ++c) method->run(source.plane(c), host->plane(c), nullptr, nullptr);
     }
   }
+  if (!eight_bit_only) values->auto_choice = auto_choice_of(*method);
   values->host = std::move(host);
   keep_.push_back(std::move(values));
   return keep_.back().get();
@@ -574,6 +577,8 @@ bool NumbersWorker::JobRun::run(ComparisonNumbers& numbers) {
   // 2. Operands on the host (and the inspector's values).
   numbers.values_a = host_values(job_.key.a.method, a);
   numbers.values_b = host_values(job_.key.b.method, b);
+  if (a) numbers.auto_a = a->auto_choice;
+  if (b) numbers.auto_b = b->auto_choice;
 
   // 3. The reductions, and A - B for the difference view.
   measure(numbers, a, b);

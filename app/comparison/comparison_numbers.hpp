@@ -21,6 +21,7 @@
 
 #include "comparison/exact_reference.hpp"
 #include "gausslab/core/difference_stats.hpp"
+#include "gausslab/cuda/auto_method.hpp"
 #include "comparison/job_thread.hpp"
 #include "viewer/picture_levels.hpp"
 #include "comparison/slot_setting.hpp"
@@ -72,6 +73,10 @@ struct ComparisonNumbers {
   // A picture of more than 8 bits: each slot's values the same way, which the A, B and split views
   // draw instead of the slots' 8-bit pictures (exposure brings a float picture's values above 1 in).
   std::shared_ptr<const std::vector<float>> shown_a, shown_b;
+  // What a slot's auto entry chose for the float planes it ran on here (auto_method.hpp; its F32
+  // choice, which can differ from the slot's 8-bit one): for a picture of more than 8 bits the views
+  // show these values, and the label names this choice (method_choices.hpp).
+  std::optional<AutoChoice> auto_a, auto_b;
   std::string error;     // why some figures are missing
   std::string note;      // how to read them (a method measured on its 8-bit result)
   bool on_gpu = false;   // where the reduction ran

@@ -39,6 +39,10 @@ class ComparisonSettings {
   void set_chosen(int method, std::string chosen_id, std::string why) {
     choices_.set_chosen(method, std::move(chosen_id), std::move(why));
   }
+  // What an auto entry ran on the picture's samples (MethodChoices::set_chosen_on_samples).
+  void set_chosen_on_samples(int method, std::string chosen_id, std::string why, PixelFormat format) {
+    choices_.set_chosen_on_samples(method, std::move(chosen_id), std::move(why), format);
+  }
   // Asks every method again about problem() on the pipeline's path.
   void update_choices();
 

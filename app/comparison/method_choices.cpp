@@ -10,6 +10,7 @@ void MethodChoices::update(const FilterProblem& problem, OutputPath path, const 
   path_ = path;
   choices_.clear();
   chosen_.assign(method_registry().size(), {});  // a new problem: auto chooses again
+  chosen_on_samples_.assign(method_registry().size(), {});
   const auto& registry = method_registry();
   for (std::size_t i = 0; i < registry.size(); ++i) {
     const MethodInfo& info = registry[i].info;
@@ -40,17 +41,33 @@ std::string MethodChoices::label(int choice) const {
 
 void MethodChoices::set_chosen(int method, std::string chosen_id, std::string why) {
   if (method < 0 || method >= static_cast<int>(chosen_.size())) return;
-  chosen_[static_cast<std::size_t>(method)] = {std::move(chosen_id), std::move(why)};
+  chosen_[static_cast<std::size_t>(method)] = {std::move(chosen_id), std::move(why), PixelFormat::Rgba8};
+}
+
+void MethodChoices::set_chosen_on_samples(int method, std::string chosen_id, std::string why, PixelFormat format) {
+  if (method < 0 || method >= static_cast<int>(chosen_on_samples_.size())) return;
+  chosen_on_samples_[static_cast<std::size_t>(method)] = {std::move(chosen_id), std::move(why), format};
+}
+
+const MethodChoices::Chosen* MethodChoices::chosen_entry(int method) const {
+  if (method < 0 || method >= static_cast<int>(chosen_.size())) return nullptr;
+  const Chosen& samples = chosen_on_samples_[static_cast<std::size_t>(method)];
+  return samples.id.empty() ? &chosen_[static_cast<std::size_t>(method)] : &samples;
 }
 
 std::string MethodChoices::chosen(int method) const {
-  return method >= 0 && method < static_cast<int>(chosen_.size()) ? chosen_[static_cast<std::size_t>(method)].first
-                                                                   : std::string();
+  const Chosen* c = chosen_entry(method);
+  return c ? c->id : std::string();
 }
 
 std::string MethodChoices::chosen_why(int method) const {
-  return method >= 0 && method < static_cast<int>(chosen_.size()) ? chosen_[static_cast<std::size_t>(method)].second
-                                                                   : std::string();
+  const Chosen* c = chosen_entry(method);
+  return c ? c->why : std::string();
+}
+
+PixelFormat MethodChoices::chosen_format(int method) const {
+  const Chosen* c = chosen_entry(method);
+  return c ? c->format : PixelFormat::Rgba8;
 }
 
 std::string MethodChoices::id_with_choice(int choice) const {

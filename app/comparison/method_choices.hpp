@@ -42,9 +42,17 @@ class MethodChoices {
   // "cpu_openmp", and why ("no CUDA device: the CPU filter on every core", "fastest measured on
   // NVIDIA H200: 0.087 ms predicted at 512×512"). label() then reads "auto → cpu_openmp (why)".
   void set_chosen(int method, std::string chosen_id, std::string why);
-  // "" for a method that is no auto entry or has not chosen yet.
+  // What an auto entry ran on the picture's own samples, for a picture of more than 8 bits: the
+  // numbers run the slots' methods on its float planes (comparison_numbers.hpp), and the A, B and
+  // split views draw those values, so this is what the views show and what the label then names
+  // ("auto → separable_tf32 (why; on the float32 samples)") in place of the 8-bit copy's choice.
+  // Until a new problem (update()).
+  void set_chosen_on_samples(int method, std::string chosen_id, std::string why, PixelFormat format);
+  // "" for a method that is no auto entry or has not chosen yet; the samples' choice where there is one.
   std::string chosen(int method) const;
   std::string chosen_why(int method) const;
+  // The format chosen() was chosen for: the slot's RGBA8, or the samples' float planes (F32).
+  PixelFormat chosen_format(int method) const;
   // id() with an auto entry's choice: "auto → cpu_openmp" (the title, the overlay).
   std::string id_with_choice(int choice) const;
   // The registry index of the method `id`, or -1.
@@ -57,7 +65,13 @@ class MethodChoices {
   FilterProblem problem_;
   OutputPath path_ = OutputPath::Cpu;
   std::vector<MethodChoice> choices_;
-  std::vector<std::pair<std::string, std::string>> chosen_;  // per registry index: auto's choice and why
+  struct Chosen {
+    std::string id, why;
+    PixelFormat format = PixelFormat::Rgba8;
+  };
+  // Per registry index: auto's choice for the slot's 8-bit run, and for the picture's samples.
+  std::vector<Chosen> chosen_, chosen_on_samples_;
+  const Chosen* chosen_entry(int method) const;
   std::string reference_id_[2] = {"file", "file"}, reference_label_[2] = {"file", "file"};
 };
 

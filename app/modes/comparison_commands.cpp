@@ -9,6 +9,7 @@
 #include "gausslab/render/glfw_window.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "modes/view_actions.hpp"
+#include "viewer/display_options.hpp"
 
 namespace gausslab {
 
@@ -211,6 +212,13 @@ std::string ComparisonCommands::run(const std::string& command, const std::strin
     }
     if (command == "gain") {
       view_.gain = parse_double(command, argument);
+      return {};
+    }
+    if (command == "display") {  // 'display range 0.1,99.9': the display transform's settings
+      const std::size_t space = argument.find(' ');
+      if (space == std::string::npos) return "display needs a setting and a value, e.g. 'display exposure -1'";
+      set_display_setting(view_.display, "display " + argument.substr(0, space), argument.substr(0, space),
+                          argument.substr(argument.find_first_not_of(' ', space)));
       return {};
     }
     if (command == "view") {

@@ -47,6 +47,7 @@ ComparisonMode::ComparisonMode(const ViewerOptions& options, StartupPlan plan, G
       actions_([this](const Action& action) { return commands_.offer(action); }, options.events),
       commands_(comparison_, view_, panels_, saves_, actions_) {
   view_.mode = options.display;
+  view_.display = options.display_transform;
   panels_.timed_run = options.frames > 0;
 }
 
@@ -108,13 +109,18 @@ void ComparisonMode::update(FrameContext& frame) {
     saves_.follow(comparison_, view_);
     unrounded_.follow(comparison_);
   }
+  display_range_.follow(current_numbers(comparison_), view_.display);
+  panels_.display_range = too_large_to_measure(comparison_) && view_.display.range != RangeMode::Nominal
+                              ? "nominal [0, 1]: " + too_large_note(comparison_)
+                              : display_range_.note();
   const SlotRuns& runs = comparison_.runs();
   const StageTimer* b = shows_slot(view_, 1) ? &runs.lane(1).slot.timer() : nullptr;
   comparison_.timing().refresh_overlay(runs.lane(0).slot.timer(), b, frame.gl_timer, frame.frame_ms);
   if (!view_.panels_hidden && !view_.overlay_hidden) comparison_overlay(comparison_, view_, options_.frames > 0);
-  if (!view_.panels_hidden) status_bar(comparison_status(comparison_, view_, area_), actions_);
+  if (!view_.panels_hidden) status_bar(comparison_status(comparison_, view_, area_, panels_.display_range), actions_);
   picture_labels(comparison_, view_, area_);
   difference_legend(view_, area_);
+  display_map_legend(view_, display_range_.shown(), area_);
   inspector(comparison_, view_, area_);
   help_window(actions_, "zoom around the cursor, pan; drag the divider (split) or the panel's left edge");
   compare_all_window(comparison_.work().compare_all(), panels_.compare_all_open, view_, actions_);
@@ -193,6 +199,7 @@ ImageDrawParams ComparisonMode::draw_params() const {
   params.sampling = view_.sampling;
   params.pixel_grid = view_.pixel_grid;
   params.display = view_.display;
+  params.display_range = display_range_.shown();
   params.viewport_x = area_.x;
   params.viewport_y = surface_.height() - (area_.y + area_.height);
   params.viewport_width = area_.width;
@@ -210,8 +217,9 @@ void ComparisonMode::draw(FrameContext& /*frame*/) {
 int ComparisonMode::finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) {
   comparison_.runs().finish();
   // The summary of the N timed frames, before anything else is drawn.
-  const RunSummary summary = automated_summary(comparison_, view_, !options_.compare_id.empty() || !options_.compare_file.empty(), options_.frames,
-                                               frame.frame_ms.median(), frame.frame_number, frame.gl_timer.stages());
+  RunSummary summary = automated_summary(comparison_, view_, !options_.compare_id.empty() || !options_.compare_file.empty(), options_.frames,
+                                         frame.frame_ms.median(), frame.frame_number, frame.gl_timer.stages());
+  summary.display_transform = describe(view_.display, display_range_.note());
   const Overwrite overwrite = options_.overwrite ? Overwrite::Allowed : Overwrite::Never;
   if (!options_.screenshot.empty()) {
     std::string why;

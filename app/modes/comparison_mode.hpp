@@ -19,6 +19,7 @@
 #include "actions/action_dispatcher.hpp"
 #include "comparison/comparison.hpp"
 #include "comparison/comparison_saves.hpp"
+#include "comparison/display_range_worker.hpp"
 #include "comparison/unrounded_view.hpp"
 #include "modes/comparison_commands.hpp"
 #include "panels/comparison_panels.hpp"
@@ -45,7 +46,7 @@ class ComparisonMode final : public ViewerMode {
   std::optional<double> view_zoom() const override { return view_.transform.zoom; }
   // A method that fails is replaced and the run goes on (its summary names the fallback; exit 3).
   bool failed() const override { return false; }
-  bool busy() const override { return gausslab::busy(comparison_) || saves_.busy(); }
+  bool busy() const override { return gausslab::busy(comparison_) || saves_.busy() || display_range_.pending(); }
   bool starting() const override { return gausslab::starting(comparison_); }
   bool wants_frames() const override;
   std::string progress() const override { return gausslab::progress(comparison_); }
@@ -69,6 +70,7 @@ class ComparisonMode final : public ViewerMode {
   Comparison comparison_;
   std::unique_ptr<ImageRenderer> renderer_;
   UnroundedView unrounded_;  // A - B before rounding, for the difference view
+  DisplayRangeWorker display_range_;  // the A, B and split views' min/max or percentiles
   ComparisonSaves saves_;
   ActionDispatcher actions_;
   ViewState view_;

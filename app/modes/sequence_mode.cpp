@@ -61,6 +61,7 @@ SequenceMode::SequenceMode(const ViewerOptions& options, GlSurface& surface)
     if (prefilters_[i] == options.method_id) controls_.prefilter = static_cast<int>(i);
   controls_.playing = options.frames > 0;  // timed runs play; interactive use starts paused
   view_.mode = options.display;
+  view_.display = options.display_transform;  // its range is the nominal one (the options say so)
   player_->configure(settings_from(controls_), nullptr);
   applied_ = controls_;
   open_input(options.sequence_input);
@@ -143,6 +144,8 @@ ActionOffer SequenceMode::offer(const Action& action) const {
     case ActionId::Fit: case ActionId::OneToOne: case ActionId::ToggleSampling: case ActionId::Help:
     case ActionId::ZoomIn: case ActionId::ZoomOut: case ActionId::TogglePixelGrid:
     case ActionId::ExposureUp: case ActionId::ExposureDown: case ActionId::NextChannel:
+    case ActionId::OffsetUp: case ActionId::OffsetDown: case ActionId::ToggleChannelMap: case ActionId::NextTransfer:
+    case ActionId::ResetDisplay:
       break;
     default: offer.offered = false;  // methods, sigma, saving, ... belong to the comparison mode
   }

@@ -16,11 +16,28 @@ bool perform_view_action(ActionId action, ViewState& view, GainRange gain, int i
     case ActionId::ViewDifference: view.mode = CompareMode::Difference; return true;
     case ActionId::GainUp: view.gain = std::min(view.gain * 2, gain.high); return true;
     case ActionId::GainDown: view.gain = std::max(view.gain / 2, gain.low); return true;
-    case ActionId::ExposureUp: view.display.exposure_stops = std::min(view.display.exposure_stops + 0.5, 20.0); return true;
-    case ActionId::ExposureDown: view.display.exposure_stops = std::max(view.display.exposure_stops - 0.5, -20.0); return true;
+    case ActionId::ExposureUp: view.display.exposure_stops = std::min(view.display.exposure_stops + 0.5, kMaxExposureStops); return true;
+    case ActionId::ExposureDown: view.display.exposure_stops = std::max(view.display.exposure_stops - 0.5, -kMaxExposureStops); return true;
+    case ActionId::OffsetUp: view.display.offset = step_offset(view.display.offset, 0.05); return true;
+    case ActionId::OffsetDown: view.display.offset = step_offset(view.display.offset, -0.05); return true;
     case ActionId::NextChannel:
       view.display.channel = static_cast<ChannelView>((static_cast<int>(view.display.channel) + 1) % static_cast<int>(ChannelView::Count));
       return true;
+    case ActionId::ToggleChannelMap: view.display.colour_map = !view.display.colour_map; return true;
+    case ActionId::NextTransfer:
+      view.display.transfer = static_cast<Transfer>((static_cast<int>(view.display.transfer) + 1) % static_cast<int>(Transfer::Count));
+      return true;
+    case ActionId::NextRange:
+      view.display.range = static_cast<RangeMode>((static_cast<int>(view.display.range) + 1) % static_cast<int>(RangeMode::Count));
+      return true;
+    case ActionId::ResetDisplay: {
+      const DisplayTransform chosen = view.display;  // the percentiles and gamma typed stay for the next time
+      view.display = DisplayTransform{};
+      view.display.gamma = chosen.gamma;
+      view.display.low_percentile = chosen.low_percentile;
+      view.display.high_percentile = chosen.high_percentile;
+      return true;
+    }
     case ActionId::ToggleSampling:  // auto, nearest, linear, auto
       view.sampling = view.sampling == Sampling::Auto      ? Sampling::Nearest
                       : view.sampling == Sampling::Nearest ? Sampling::Linear

@@ -71,6 +71,7 @@ struct ComparisonPanels {
   bool compare_all_open = false;
   bool timed_run = false;  // --frames: every frame processes (the overlay says so)
   float docked_overlay_height = 0.0f;  // the docked overlay's height last frame (side_panel.cpp)
+  std::string display_range;  // the A, B and split views' range as worked out (DisplayRangeWorker::note)
   FileBrowser browser;
 };
 
@@ -100,7 +101,7 @@ void picture_panel(Comparison& comparison, PicturePanelState& state);
 void slots_panel(Comparison& comparison);
 // Returns true when the filter changed.
 bool filter_panel(FilterState& filter, FilterPanelState& state);
-void view_panel(ViewState& view, ActionDispatcher& actions);
+void view_panel(ViewState& view, ActionDispatcher& actions, const std::string& range_note);
 void numbers_panel(const Comparison& comparison, ActionDispatcher& actions);
 void timing_panel(const TimingHistory& history, GlfwWindow* window, ActionDispatcher& actions);
 void machine_panel(const Comparison& comparison, const std::string& save_folder, ActionDispatcher& actions);
@@ -110,14 +111,19 @@ void machine_panel(const Comparison& comparison, const std::string& save_folder,
 void comparison_overlay(const Comparison& comparison, ViewState& view, bool timed_run);
 void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_run);
 // The status bar's content from the comparison and the view (the cursor's pixel from the mouse).
-StatusBarContent comparison_status(const Comparison& comparison, const ViewState& view, const PictureArea& area);
+// The status bar's content; display_range: the views' range as worked out (after the transform's words).
+StatusBarContent comparison_status(const Comparison& comparison, const ViewState& view, const PictureArea& area,
+                                   const std::string& display_range);
 void compare_all_window(const CompareAll& compare_all, bool& open, const ViewState& view, ActionDispatcher& actions);
 // The folder chooser; returns the folder chosen ("use this folder").
 std::optional<std::string> folder_window(FolderChooser& chooser);
 
-// Over the picture: A and B's names (split: each side's), the difference's legend, the inspector.
+// Over the picture: A and B's names (split: each side's), the difference's or the channel's colour
+// map legend, the inspector.
 void picture_labels(const Comparison& comparison, const ViewState& view, const PictureArea& area);
 void difference_legend(const ViewState& view, const PictureArea& area);
+// The A, B and split views' colour map for one channel, with the values at its ends.
+void display_map_legend(const ViewState& view, const DisplayRange& range, const PictureArea& area);
 void inspector(const Comparison& comparison, const ViewState& view, const PictureArea& area);
 
 }  // namespace gausslab

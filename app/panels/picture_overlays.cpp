@@ -106,6 +106,33 @@ void difference_legend(const ViewState& view, const PictureArea& area) {
   draw->AddText(ImVec2(origin.x + bar_width - ImGui::CalcTextSize(high.c_str()).x, origin.y + bar_height + 3), text, high.c_str());
 }
 
+void display_map_legend(const ViewState& view, const DisplayRange& range, const PictureArea& area) {
+  if (view.mode == CompareMode::Difference || !view.display.maps_colour() || area.width <= 0) return;
+  const float scale = framebuffer_scale();
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  const float u = ui_scale();
+  const float bar_width = std::min(260.0f * u, area.width / scale - 40.0f * u), bar_height = 14.0f * u;
+  const ImVec2 origin(16.0f * u, (area.y + area.height) / scale - 58.0f * u);
+  draw->AddRectFilled(ImVec2(origin.x - 8 * u, origin.y - 22 * u), ImVec2(origin.x + bar_width + 8 * u, origin.y + bar_height + 24 * u),
+                      IM_COL32(0, 0, 0, 180), 4.0f);
+  const int steps = 96;
+  for (int i = 0; i < steps; ++i) {
+    const std::array<float, 3> c = colour_map((i + 0.5) / steps, false);  // the shader's map of the grey
+    const float x0 = origin.x + bar_width * i / steps, x1 = origin.x + bar_width * (i + 1) / steps;
+    draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x1 + 0.5f, origin.y + bar_height),
+                        IM_COL32(static_cast<int>(c[0] * 255 + 0.5f), static_cast<int>(c[1] * 255 + 0.5f),
+                                 static_cast<int>(c[2] * 255 + 0.5f), 255));
+  }
+  // The ends in the picture's display units (an 8-bit level is 1/255).
+  const ImU32 text = IM_COL32(235, 235, 235, 255);
+  draw->AddText(ImVec2(origin.x, origin.y - 19 * u), text,
+                (std::string(to_string(view.display.channel)) + " through the colour map (1 = 255 levels)").c_str());
+  const std::string low = figure(value_shown_at(0.0, view.display, range), "%.4g") + " or less";
+  const std::string high = figure(value_shown_at(1.0, view.display, range), "%.4g") + " or more";
+  draw->AddText(ImVec2(origin.x, origin.y + bar_height + 3), text, low.c_str());
+  draw->AddText(ImVec2(origin.x + bar_width - ImGui::CalcTextSize(high.c_str()).x, origin.y + bar_height + 3), text, high.c_str());
+}
+
 void inspector(const Comparison& comparison, const ViewState& view, const PictureArea& area) {
   if (!view.inspector || area.width <= 0) return;
   const ImGuiIO& io = ImGui::GetIO();

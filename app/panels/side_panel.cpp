@@ -99,7 +99,7 @@ void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPa
       comparison.settings().set_pool(*panels.filter.pool_asked);
       panels.filter.pool_asked.reset();
     }
-    if (section(sections, "view", true)) view_panel(view, actions);
+    if (section(sections, "view", true)) view_panel(view, actions, panels.display_range);
     if (section(sections, "numbers", true)) numbers_panel(comparison, actions);
     if (section(sections, "timing", false)) timing_panel(comparison.timing().history(), window, actions);
     if (section(sections, "machine", false)) machine_panel(comparison, save_folder, actions);
@@ -119,7 +119,8 @@ void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPa
   if (const std::optional<std::string> path = file_browser_window(panels.browser)) comparison.open_file(*path);
 }
 
-StatusBarContent comparison_status(const Comparison& comparison, const ViewState& view, const PictureArea& area) {
+StatusBarContent comparison_status(const Comparison& comparison, const ViewState& view, const PictureArea& area,
+                                   const std::string& display_range) {
   StatusBarContent content;
   const TimedMessage& latest = comparison.messages().latest();
   content.message = latest.text;
@@ -128,6 +129,7 @@ StatusBarContent comparison_status(const Comparison& comparison, const ViewState
   content.progress = progress(comparison);
   content.zoom = view.transform.zoom;
   content.sampling = sampling_at(view.sampling, view.transform.zoom);
+  if (view.mode != CompareMode::Difference) content.display = describe(view.display, display_range);
   const Vec2 mouse = mouse_in_picture(area);
   const ResultPipeline& pipeline = comparison.runs().pipeline();
   if (!ImGui::GetIO().WantCaptureMouse && mouse.x >= 0 && mouse.y >= 0 && mouse.x < area.width && mouse.y < area.height) {

@@ -27,8 +27,10 @@ void status_bar(const StatusBarContent& content, ActionDispatcher& actions) {
   ImGui::PopStyleColor();
   ImGui::PopStyleVar(3);
   if (open) {
-    char view[128];
-    std::snprintf(view, sizeof view, "zoom %s  %s", zoom_percent_text(content.zoom).c_str(), to_string(content.sampling));
+    char zoom[128];
+    std::snprintf(zoom, sizeof zoom, "zoom %s  %s", zoom_percent_text(content.zoom).c_str(), to_string(content.sampling));
+    std::string view = zoom;
+    if (!content.display.empty()) view += "  " + content.display;
     std::string right = view;
     if (content.pixel) {
       char where[64];
@@ -53,7 +55,7 @@ void status_bar(const StatusBarContent& content, ActionDispatcher& actions) {
     ImGui::TextColored(kDimColour, "%s", right.c_str());
     if (!content.message.empty() && ImGui::IsWindowHovered()) tooltip(content.message);
     actions.report("status", "status " + content.message);
-    actions.report("status_view", std::string("status_view ") + view);
+    actions.report("status_view", "status_view " + view);
   }
   ImGui::End();
 }

@@ -2,10 +2,11 @@
 // The status bar along the window's bottom edge (as in tev and HDRView): the latest message on the
 // left (a confirmation with the saved file's path, a refusal in red; it stays until the next one,
 // dimmed once its time is up, so that nothing there moves by itself), the work in progress, and on
-// the right the zoom, the sampling drawing it and the picture pixel under the cursor. Messages go
+// the right the zoom, the sampling drawing it, the display transform where it is not the default
+// (exposure, offset, transfer, range with its values, channel) and the picture pixel under the cursor. Messages go
 // here, never into the overlay, so the overlay does not grow over anything.
 // With --events it prints what it shows ("gausslab-event: status saved /tmp/a.png (+ .json)",
-// "gausslab-event: status_view zoom 400 % nearest"): the UI tests read the status bar through them.
+// "gausslab-event: status_view zoom 400 % nearest  exposure -1.0"): the UI tests read the status bar through them.
 #include <optional>
 #include <string>
 
@@ -21,6 +22,7 @@ struct StatusBarContent {
   std::string progress;     // work on its way ("" when none)
   double zoom = 1;          // screen pixels per picture pixel
   Sampling sampling = Sampling::Linear;  // as drawn (resolved)
+  std::string display;      // the display transform where not the default ("exposure -1.0  srgb")
   std::optional<Vec2> pixel;  // the picture pixel under the cursor, if it is over the picture
 };
 

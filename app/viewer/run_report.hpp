@@ -60,6 +60,9 @@ struct RunSummary {
   std::string auto_runs, auto_why;
   // B (or A) holds an image file (the reference slot): its samples (compare_samples="float32, 3 channels").
   std::string compare_samples;
+  // The A, B and split views' display transform where not the default, with its range's values
+  // (display_transform="exposure -1.0  range min-max [-0.6, 2.6]").
+  std::string display_transform;
 };
 
 // The single line an automated run prints, e.g.

@@ -7,6 +7,8 @@
 //   gain G                  size WxH|original       zoom Z      look X Y (centre on a picture point)
 //   mouse X Y (window pixels; offscreen runs have no mouse)   expand NAME / collapse NAME (panel
 //   sections: picture, slots, filter, view, numbers, timing, machine, keys)   compare_all_close
+//   display SETTING VALUE (the display transform, as its options: display exposure -1, display
+//   range 0.1,99.9, display channel luminance, display colour_map on; viewer/display_options.hpp)
 //   wait  (until every result and number is in)     end (stop here; the run also ends after the
 //   last step once all is in)
 // At the end the viewer prints frame-time percentiles and every frame longer than twice the median

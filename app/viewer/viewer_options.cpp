@@ -9,6 +9,7 @@
 #include "actions/actions.hpp"
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/cuda/registry.hpp"
+#include "viewer/display_options.hpp"
 #include "viewer/standard_output.hpp"
 
 namespace gausslab {
@@ -114,6 +115,10 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       if (!(options.sequence_gamma > 0.0) || options.sequence_gamma > 1e6)
         throw UsageError("--gamma: must be in (0, 1e6]");
       sequence_setting = true;
+    } else if (arg == "--exposure" || arg == "--offset" || arg == "--channel" || arg == "--transfer" || arg == "--range") {
+      set_display_setting(options.display_transform, arg, arg.substr(2), value(arg));
+    } else if (arg == "--colour-map") {
+      options.display_transform.colour_map = true;
     } else if (ArgReader::is_option(arg)) {
       throw UsageError("unknown option '" + arg + "'");
     } else if (options.image_path.empty()) {
@@ -162,6 +167,8 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
                      " shows method B: give it with --compare ID (or --compare original)");
   if ((!options.compare_id.empty() || !options.compare_file.empty()) && !options.display_given)
     options.display = CompareMode::Split;
+  if (options.display_transform.colour_map && options.display_transform.channel == ChannelView::Rgb)
+    throw UsageError("--colour-map colours one channel: add --channel r, g, b, a or luminance");
   if (sequence_setting && !options.sequence())
     throw UsageError("--history, --degree and --gamma belong to the sequence mode: add --sequence INPUT");
   if (options.sequence()) {
@@ -172,6 +179,8 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
     if (!options.compare_id.empty())
       throw UsageError("--compare is for pictures; in the sequence mode B is the whitened (or pre-filtered) frame");
     if (!options.display_given) options.display = CompareMode::Split;
+    if (options.display_transform.range != RangeMode::Nominal)
+      throw UsageError("--range is worked out from a picture's numbers; the sequence mode shows the nominal range");
   }
   return options;
 }
@@ -197,6 +206,7 @@ std::string viewer_usage() {
       "                         when it changes (the Slots menu or a drop on A's half of the split puts one in A)\n"
       "  --watch                reload IMAGE when the file changes (the comparison runs again)\n"
       "  --display MODE         a, b, split or diff (default a; split when --compare is given)\n"
+      + display_options_usage() +
       "  --sigma S              Gaussian sigma in pixels, 0.1 to 200 (default 2)\n"
       "  --truncate T           radius = floor(T * sigma + 0.5), T from 0.5 to 10 (default 4, as SciPy)\n"
       "  --border MODE          " + border_mode_list() + " (default reflect)\n"

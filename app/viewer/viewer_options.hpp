@@ -19,6 +19,7 @@ struct ViewerOptions {
   bool watch = false;        // --watch: reload the picture's file when it changes
   bool display_given = false;
   CompareMode display = CompareMode::A;
+  DisplayTransform display_transform;  // --exposure, --offset, --channel, --colour-map, --transfer, --range
   FilterParams params;
   bool resize = false;       // --size given
   int size_width = 0, size_height = 0;

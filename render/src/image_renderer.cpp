@@ -1,5 +1,6 @@
 #include "gausslab/render/image_renderer.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "embedded_shaders.hpp"
@@ -13,18 +14,6 @@ const char* to_string(CompareMode mode) {
     case CompareMode::B: return "b";
     case CompareMode::Split: return "split";
     case CompareMode::Difference: return "diff";
-    default: return "?";
-  }
-}
-
-const char* to_string(ChannelView channel) {
-  switch (channel) {
-    case ChannelView::Rgb: return "rgb";
-    case ChannelView::R: return "r";
-    case ChannelView::G: return "g";
-    case ChannelView::B: return "b";
-    case ChannelView::A: return "a";
-    case ChannelView::Luminance: return "luminance";
     default: return "?";
   }
 }
@@ -49,7 +38,7 @@ struct ImageRenderer::Impl {
   GLuint empty_vertex_array = 0;  // core profile draws need one bound, even with no attributes
   GLuint samplers[2] = {0, 0};    // nearest, linear: sampler objects, so textures keep no filter state
   GLint u_image_a, u_image_b, u_viewport_origin, u_viewport_size, u_image_size, u_center, u_zoom, u_mode,
-      u_split_x, u_gain, u_signed, u_difference, u_unrounded, u_difference_sign, u_exposure_scale, u_channel, u_float_a, u_float_b, u_float_slots, u_false_colour, u_extent_a, u_extent_b, u_sequential, u_diverging, u_background, u_divider_colour, u_grid;
+      u_split_x, u_gain, u_signed, u_difference, u_unrounded, u_difference_sign, u_exposure_scale, u_offset, u_range_low, u_transfer, u_inverse_gamma, u_channel, u_channel_map, u_float_a, u_float_b, u_float_slots, u_false_colour, u_extent_a, u_extent_b, u_sequential, u_diverging, u_background, u_divider_colour, u_grid;
 
   Impl() {
     u_image_a = program.uniform("u_image_a");
@@ -67,6 +56,11 @@ struct ImageRenderer::Impl {
     u_unrounded = program.uniform("u_unrounded");
     u_exposure_scale = program.uniform("u_exposure_scale");
     u_channel = program.uniform("u_channel");
+    u_offset = program.uniform("u_offset");
+    u_range_low = program.uniform("u_range_low");
+    u_transfer = program.uniform("u_transfer");
+    u_inverse_gamma = program.uniform("u_inverse_gamma");
+    u_channel_map = program.uniform("u_channel_map");
     u_float_a = program.uniform("u_float_a");
     u_float_b = program.uniform("u_float_b");
     u_float_slots = program.uniform("u_float_slots");
@@ -133,8 +127,16 @@ void ImageRenderer::draw(const ImageDrawParams& p) {
   glUniform1i(r.u_difference, 2);
   glUniform1i(r.u_unrounded, p.difference_texture ? 1 : 0);
   glUniform1f(r.u_difference_sign, p.difference_swapped ? -1.0f : 1.0f);
-  glUniform1f(r.u_exposure_scale, static_cast<float>(std::exp2(p.display.exposure_stops)));
+  // The range and the exposure make one scale: (v - low) / (high - low) * 2^stops.
+  const DisplayRange& range = p.display_range;
+  const double range_width = range.high > range.low ? range.high - range.low : 1.0;
+  glUniform1f(r.u_exposure_scale, static_cast<float>(std::exp2(p.display.exposure_stops) / range_width));
+  glUniform1f(r.u_range_low, static_cast<float>(range.low));
+  glUniform1f(r.u_offset, static_cast<float>(p.display.offset));
   glUniform1i(r.u_channel, static_cast<int>(p.display.channel));
+  glUniform1i(r.u_transfer, static_cast<int>(p.display.transfer));
+  glUniform1f(r.u_inverse_gamma, static_cast<float>(1.0 / std::clamp(p.display.gamma, kMinDisplayGamma, kMaxDisplayGamma)));
+  glUniform1i(r.u_channel_map, p.display.maps_colour() ? 1 : 0);
   glUniform2f(r.u_viewport_origin, static_cast<float>(p.viewport_x), static_cast<float>(p.viewport_y));
   glUniform2f(r.u_viewport_size, static_cast<float>(p.viewport_width), static_cast<float>(p.viewport_height));
   glUniform2f(r.u_image_size, static_cast<float>(p.image_width), static_cast<float>(p.image_height));

@@ -12,6 +12,7 @@
 // Skips the first group when no EGL context can be made.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 
 #include <unistd.h>
 
+#include "comparison/auto_explanation.hpp"
 #include "comparison/comparison.hpp"
 #include "comparison/slot_slicer.hpp"
 #include "comparison/unrounded_view.hpp"
@@ -360,6 +362,49 @@ TEST_F(ComparisonCore, APictureOfMoreThanEightBitsIsMeasuredAsItsOwnSamples) {
   const auto red_at = [&](int x, int y) { return drawn.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y).r; };
   EXPECT_NEAR(red_at(3, 2), 200, 1);
   EXPECT_NEAR(red_at(5, 7), levels->sample(5, 7, 0) * 0.5, 1);
+}
+
+TEST_F(ComparisonCore, AutosLabelNamesWhatRanForThePicturesType) {
+  // Issue 35: for a picture of more than 8 bits the views draw the numbers' values, which auto ran
+  // with its choice for float planes (its F32 choice); the label, the title and the machine panel's
+  // explanation name that choice, not the one for the slot's 8-bit copy. An 8-bit picture keeps the
+  // 8-bit choice, though its numbers ran auto on float planes too.
+  const int w = 23, h = 15;
+  auto levels = std::make_shared<PictureLevels>();
+  levels->width = w;
+  levels->height = h;
+  levels->type = "float32, 4 channels";
+  levels->planes.resize(static_cast<std::size_t>(w) * h * 4);
+  ImageRgba8 shown(w, h);
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < w * h; ++i) {
+      const float v = c == 3 ? 255.0f : static_cast<float>((i * 37 + c * 11) % 400);  // beyond 255 too
+      levels->planes[static_cast<std::size_t>(c) * w * h + i] = v;
+      (&shown.data()[i].r)[c] = static_cast<std::uint8_t>(std::min(v, 255.0f));
+    }
+  const int auto_index = method_index("auto");
+  ASSERT_GE(auto_index, 0);
+  for (const bool samples : {true, false}) {
+    SCOPED_TRACE(samples ? "float picture" : "8-bit picture");
+    std::unique_ptr<Comparison> comparison = make(shown, "auto", kOriginalPicture, samples ? levels : nullptr);
+    settle(*comparison);
+    const std::optional<ComparisonNumbers> numbers = current_numbers(*comparison);
+    ASSERT_TRUE(numbers && numbers->auto_a) << (numbers ? numbers->error : "no numbers");
+    const MethodChoices& choices = comparison->settings().choices();
+    const std::string label = choices.label(auto_index);
+    const AutoExplanation why = explain_auto(choices, comparison->settings().problem(), false);
+    if (samples) {
+      EXPECT_EQ(choices.chosen(auto_index), numbers->auto_a->method_id);
+      EXPECT_EQ(choices.chosen_format(auto_index), PixelFormat::F32);
+      EXPECT_EQ(choices.id_with_choice(auto_index), "auto \u2192 " + numbers->auto_a->method_id);
+      EXPECT_NE(label.find("on the picture's samples as float32 planes"), std::string::npos) << label;
+      EXPECT_NE(why.headline.find("on the picture's samples"), std::string::npos) << why.headline;
+    } else {
+      EXPECT_EQ(choices.chosen_format(auto_index), PixelFormat::Rgba8);
+      EXPECT_FALSE(choices.chosen(auto_index).empty());
+      EXPECT_EQ(label.find("samples"), std::string::npos) << label;
+    }
+  }
 }
 
 TEST_F(ComparisonCore, AFailingMethodIsReplacedAndTheFallbackNamed) {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <memory>
 
 #include "gausslab/core/cpu_filter.hpp"
@@ -14,6 +16,8 @@
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/banded_upload.hpp"
 #include "gausslab/render/difference_view.hpp"
+#include "gausslab/render/display_range.hpp"
+#include "gausslab/render/display_transform.hpp"
 #include "gausslab/render/egl_offscreen.hpp"
 #include "gausslab/render/float_texture.hpp"
 #include "gausslab/render/frame_pacer.hpp"
@@ -22,7 +26,10 @@
 #include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/texture.hpp"
+#include "gausslab/core/host_image.hpp"
+#include "gausslab/core/image_io.hpp"
 #include "pixel_buffer_rows.hpp"
+#include "viewer/picture_levels.hpp"
 
 namespace gausslab {
 namespace {
@@ -340,6 +347,133 @@ TEST_F(GlRender, UnroundedDifferenceViewAgreesWithDifferenceColour) {
         EXPECT_LE(worst, 1);
         EXPECT_GT(lit, width * height / 4);  // the sub-level differences are seen
       }
+}
+
+TEST_F(GlRender, DisplayTransformAgreesWithDisplayedColour) {
+  // Issue 35: a float picture (a PFM with values from -0.6 to 2.6, beyond the screen's [0, 1], and
+  // some NaN and infinite samples), read as the viewer reads it (picture_levels: 8-bit levels) into
+  // a float slot texture, drawn in the A and B views with each piece of the display transform and
+  // with all of them together; every pixel read back against displayed_colour(), the shader's C++.
+  const int width = 37, height = 23;  // odd sizes
+  HostImage pfm(width, height, PixelFormat::Rgb32F);
+  std::uint32_t state = 99;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width * 3; ++x) {
+      state = state * 1664525u + 1013904223u;
+      pfm.row<float>(y)[x] = -0.6f + 3.2f * static_cast<float>(state >> 8) / 16777216.0f;
+    }
+  const std::vector<unsigned char> bytes = encode_image(pfm.view(), ImageFormat::Pfm);
+  const std::shared_ptr<const PictureLevels> levels = picture_levels(load_image_from_memory(bytes.data(), bytes.size(), "test.pfm"));
+  ASSERT_TRUE(levels);
+  auto rgba = std::make_shared<std::vector<float>>(static_cast<std::size_t>(width) * height * 4);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < 4; ++c)
+        (*rgba)[(static_cast<std::size_t>(y) * width + x) * 4 + c] = c == 3 ? 0.25f * 255.0f * (x % 5) : levels->sample(x, y, c);
+  // A few samples a float file can hold beyond any range: NaN (drawn black) and infinities.
+  const float specials[3] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                             -std::numeric_limits<float>::infinity()};
+  for (int i = 0; i < 30; ++i) (*rgba)[static_cast<std::size_t>(i) * 97 % rgba->size()] = specials[i % 3];
+  FloatTexture texture;
+  texture.start(rgba, width, height);
+  ASSERT_TRUE(texture.upload_next());
+  const Texture eight_bit = texture_of(make_random_rgba8(width, height, 5));
+  // The shown values' min/max and percentiles, as the viewer works them out (display units).
+  const auto range_of = [&](RangeMode mode, double low, double high) {
+    return value_range(
+               [&](const std::function<void(const float*, std::size_t)>& visit) {
+                 for (std::size_t i = 0; i < rgba->size(); i += 4) {
+                   const float v[3] = {(*rgba)[i] / 255.0f, (*rgba)[i + 1] / 255.0f, (*rgba)[i + 2] / 255.0f};
+                   visit(v, 3);
+                 }
+               },
+               mode, low, high)
+        .range;
+  };
+  struct Case {
+    const char* name;
+    DisplayTransform transform;
+    DisplayRange range;
+  };
+  std::vector<Case> cases;
+  const auto add = [&cases](const char* name, DisplayTransform t, DisplayRange r = {}) { cases.push_back({name, t, r}); };
+  DisplayTransform t;
+  add("as stored", t);
+  t = {};
+  t.exposure_stops = -1.5;
+  add("exposure -1.5", t);
+  t = {};
+  t.offset = 0.3;
+  add("offset +0.3", t);
+  t.exposure_stops = 1;
+  add("exposure +1 then offset +0.3", t);
+  for (int c = 1; c < static_cast<int>(ChannelView::Count); ++c) {
+    t = {};
+    t.channel = static_cast<ChannelView>(c);
+    t.exposure_stops = -1;
+    add(to_string(t.channel), t);
+  }
+  t = {};
+  t.transfer = Transfer::Srgb;
+  add("srgb", t);
+  t.transfer = Transfer::Gamma;
+  t.gamma = 2.2;
+  add("gamma 2.2", t);
+  t.gamma = 0.45;
+  add("gamma 0.45", t);
+  t = {};
+  t.range = RangeMode::MinMax;
+  add("range min-max", t, range_of(RangeMode::MinMax, 0, 100));
+  t.range = RangeMode::Percentiles;
+  t.low_percentile = 5;
+  t.high_percentile = 95;
+  add("range 5-95 %", t, range_of(RangeMode::Percentiles, 5, 95));
+  t = {};
+  t.channel = ChannelView::Luminance;
+  t.colour_map = true;
+  t.range = RangeMode::MinMax;
+  add("luminance through the colour map", t, range_of(RangeMode::MinMax, 0, 100));
+  t.channel = ChannelView::Rgb;
+  add("rgb: the colour map is for one channel only", t, range_of(RangeMode::MinMax, 0, 100));
+  t = {};
+  t.channel = ChannelView::G;
+  t.colour_map = true;
+  t.exposure_stops = 0.5;
+  t.offset = -0.1;
+  t.transfer = Transfer::Srgb;
+  t.range = RangeMode::Percentiles;
+  t.low_percentile = 0.1;
+  t.high_percentile = 99.9;
+  add("everything at once", t, range_of(RangeMode::Percentiles, 0.1, 99.9));
+  for (const Case& c : cases)
+    for (CompareMode mode : {CompareMode::A, CompareMode::B}) {
+      SCOPED_TRACE(std::string(c.name) + ", view " + to_string(mode));
+      ImageDrawParams params;
+      params.texture_a = params.texture_b = eight_bit.id();
+      params.float_a = params.float_b = texture.id();
+      params.image_width = width;
+      params.image_height = height;
+      params.view = one_to_one_view(width, height, kViewWidth, kViewHeight);
+      params.mode = mode;
+      params.sampling = Sampling::Nearest;
+      params.display = c.transform;
+      params.display_range = c.range;
+      const ImageRgba8 view = draw(params);
+      const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+      int worst = 0, distinct = 0;
+      Rgba8 first{};
+      for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+          const float* v = rgba->data() + (static_cast<std::size_t>(y) * width + x) * 4;
+          const Rgba8 expected = displayed_colour({v[0] / 255.0, v[1] / 255.0, v[2] / 255.0, v[3] / 255.0}, c.transform, c.range);
+          const Rgba8 shown = view.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
+          worst = std::max({worst, std::abs(shown.r - expected.r), std::abs(shown.g - expected.g), std::abs(shown.b - expected.b)});
+          if (x == 0 && y == 0) first = shown;
+          distinct += !(shown == first);
+        }
+      EXPECT_LE(worst, 1);  // GL's float arithmetic may round the other way at halves
+      EXPECT_GT(distinct, width * height / 2);  // not a flat picture that any transform would match
+    }
 }
 
 TEST_F(GlRender, APooledResultIsShownWhereTheBlurredOneWas) {

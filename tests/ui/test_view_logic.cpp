@@ -174,6 +174,46 @@ TEST(Keyboard, SigmaStepsStayInRangeWithoutNoise) {
   EXPECT_EQ(next_display(CompareMode::Split), CompareMode::Difference);
 }
 
+TEST(Keyboard, OffsetStepsStayInRangeWithoutNoise) {
+  double offset = 0;
+  for (int i = 0; i < 3; ++i) offset = step_offset(offset, 0.05);
+  EXPECT_EQ(offset, 0.15);
+  EXPECT_EQ(step_offset(kMaxDisplayOffset, 0.05), kMaxDisplayOffset);
+  EXPECT_EQ(step_offset(-kMaxDisplayOffset, -0.05), -kMaxDisplayOffset);
+}
+
+TEST(DisplayTransform, DescribeNamesWhatIsNotTheDefault) {
+  EXPECT_EQ(describe(DisplayTransform{}), "");
+  DisplayTransform t;
+  t.exposure_stops = -1;
+  t.offset = 0.1;
+  t.transfer = Transfer::Srgb;
+  t.range = RangeMode::Percentiles;
+  t.channel = ChannelView::G;
+  t.colour_map = true;
+  EXPECT_EQ(describe(t, "[0, 2]"), "exposure -1.0  offset +0.1  srgb  range 0.1-99.9 % [0, 2]  g map");
+  t = {};
+  t.colour_map = true;  // rgb: no map drawn, so none named
+  t.transfer = Transfer::Gamma;
+  t.gamma = 1.8;
+  EXPECT_EQ(describe(t), "gamma 1.8");
+}
+
+TEST(DisplayTransform, ValueShownAtUndoesTheTransform) {
+  // The colour map's legend names the values at its ends: value_shown_at(grey) drawn again is grey.
+  DisplayTransform t;
+  t.channel = ChannelView::Luminance;
+  t.exposure_stops = 0.75;
+  t.offset = -0.1;
+  const DisplayRange range{-0.5, 3.0};
+  for (Transfer transfer : {Transfer::Linear, Transfer::Srgb, Transfer::Gamma})
+    for (double grey : {0.1, 0.5, 0.9}) {
+      t.transfer = transfer;
+      const double v = value_shown_at(grey, t, range);
+      EXPECT_NEAR(displayed_colour({v, v, v, 1.0}, t, range).r, grey * 255, 0.5) << to_string(transfer) << " " << grey;
+    }
+}
+
 TEST(RunReport, FileNameSaysMethodSigmaBorderAndSize) {
   FilterParams params;
   params.sigma = 2.5;

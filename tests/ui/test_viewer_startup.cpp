@@ -84,6 +84,34 @@ TEST(ViewerOptions, BadValuesNameTheFlag) {
   expect_usage_error({"--method"}, "needs a value");
 }
 
+TEST(ViewerOptions, TheDisplayTransformsFlagsAndTheirRefusals) {
+  const ViewerOptions o = parse({"--exposure", "-1.5", "--offset=0.25", "--channel", "luminance", "--colour-map",
+                                 "--transfer", "gamma:1.8", "--range", "0.5,99.5"});
+  EXPECT_EQ(o.display_transform.exposure_stops, -1.5);
+  EXPECT_EQ(o.display_transform.offset, 0.25);
+  EXPECT_EQ(o.display_transform.channel, ChannelView::Luminance);
+  EXPECT_TRUE(o.display_transform.colour_map);
+  EXPECT_EQ(o.display_transform.transfer, Transfer::Gamma);
+  EXPECT_EQ(o.display_transform.gamma, 1.8);
+  EXPECT_EQ(o.display_transform.range, RangeMode::Percentiles);
+  EXPECT_EQ(o.display_transform.low_percentile, 0.5);
+  EXPECT_EQ(o.display_transform.high_percentile, 99.5);
+  EXPECT_EQ(parse({"--transfer", "srgb"}).display_transform.transfer, Transfer::Srgb);
+  EXPECT_EQ(parse({"--range", "minmax"}).display_transform.range, RangeMode::MinMax);
+  EXPECT_EQ(parse({}).display_transform, DisplayTransform{});
+  expect_usage_error({"--exposure", "21"}, "--exposure: exposure 21 is outside -20 to 20");
+  expect_usage_error({"--offset", "nan"}, "--offset");
+  expect_usage_error({"--channel", "y"}, "use rgb, r, g, b, a or luminance");
+  expect_usage_error({"--transfer", "srgb:2"}, "unknown transfer 'srgb:2'");
+  expect_usage_error({"--transfer", "gamma:0"}, "gamma 0 is outside 0.1 to 10");
+  expect_usage_error({"--range", "1,101"}, "percentile 101 is outside 0 to 100");
+  expect_usage_error({"--range", "5,5"}, "the low percentile must be below the high one");
+  expect_usage_error({"--range", "wide"}, "use nominal, minmax, percentiles or LO,HI");
+  expect_usage_error({"--colour-map"}, "--colour-map colours one channel");
+  expect_usage_error({"--exposure", "1", "--exposure", "2"}, "--exposure is given twice ('1' and '2')");
+  expect_usage_error({"--sequence", "synthetic", "--range", "minmax"}, "the sequence mode shows the nominal range");
+}
+
 void expect_startup_error(const ViewerOptions& options, const std::string& fragment) {
   try {
     plan_startup(options);

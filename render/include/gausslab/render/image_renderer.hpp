@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "gausslab/render/difference_view.hpp"
+#include "gausslab/render/display_transform.hpp"
 
 #include "gausslab/render/view_transform.hpp"
 
@@ -21,20 +22,7 @@ Sampling sampling_at(Sampling chosen, double zoom);
 inline constexpr double kPixelGridZoom = 8.0;
 inline constexpr double kPixelValuesZoom = 32.0;
 
-// Which of a picture's channels the A, B and split views show: all three, one as grey, or the
-// luminance (Rec. 709 weights of the values as stored).
-enum class ChannelView : int { Rgb, R, G, B, A, Luminance, Count };
-
-// How the A, B and split views map a value to the screen: times 2^exposure_stops, then the channel
-// view, clamped to the display's [0, 1] (a float picture's values beyond 1 come into view with a
-// negative exposure). The difference view has its gain instead.
-struct DisplayTransform {
-  double exposure_stops = 0;
-  ChannelView channel = ChannelView::Rgb;
-};
-
 const char* to_string(CompareMode mode);  // "a", "b", "split", "diff"
-const char* to_string(ChannelView channel);  // "rgb", "r", "g", "b", "a", "luminance"
 const char* to_string(Sampling sampling);  // "nearest", "linear", "auto"
 
 struct ImageDrawParams {
@@ -61,7 +49,10 @@ struct ImageDrawParams {
   Sampling sampling = Sampling::Linear;  // Auto: resolved by sampling_at(view.zoom)
   // A line between picture pixels, one screen pixel wide, from kPixelGridZoom up (false: never).
   bool pixel_grid = true;
-  DisplayTransform display;  // A, B, split
+  DisplayTransform display;  // A, B, split (display_transform.hpp)
+  // The values display.range resolved to (display units): what the shader maps to [0, 1]. The
+  // nominal [0, 1] until the viewer has worked the picture's out (display_range.hpp).
+  DisplayRange display_range;
   // The viewport in framebuffer pixels; y counts from the framebuffer's bottom edge as in glViewport.
   int viewport_x = 0, viewport_y = 0, viewport_width = 0, viewport_height = 0;
 };
