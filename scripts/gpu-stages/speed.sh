@@ -11,8 +11,8 @@
 #   speed-multires-*  multires with the fused reduce up to d 2 and up to d 8 (the default is 6)
 #   speed-ncu-*       Nsight Compute limiters of the best methods' kernels (must-show 6):
 #                     speed-ncu.sh, also a stage of its own; GAUSSLAB_SPEED_NCU=0 leaves it out here
-#   speed-viewer-*    the viewer at 3840×2160 with auto at sigma 2, 8, 32, 64: the summary line's
-#                     frame_ms and its stages (must-show 4)
+#   speed-viewer-*    the viewer at 3840×2160 with auto at sigma 2, 8, 32, 64, and 4096² split against the
+#                     exact Gaussian: the summary line's frame_ms and its stages (must-show 4; issue 41's 3)
 export XDG_CACHE_HOME=$OUT/cache
 speed_methods=separable_fused,separable_shared,separable_mma,separable_tf32,separable_int8,multires,recursive,recursive_tiled,fft,auto
 stage speed-gpu-tests 70 env GAUSSLAB_GPU_TESTS_QUICK=1 GAUSSLAB_GPU_TESTS_CSV="$OUT/logs/speed-gpu-accuracy.csv" \
@@ -25,6 +25,8 @@ for s in 2 8 32 64; do
   stage "speed-viewer-sigma$s" 25 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 --size 3840x2160 \
     --window 1920x1080 --sigma "$s"
 done
+stage speed-viewer-split-exact 40 bash .gpu/run.sh .gpu/bin/gausslab --offscreen --frames 300 --size 4096x4096 \
+  --window 1920x1080 --sigma 2 --compare exact --display split
 [ "${GAUSSLAB_SPEED_NCU:-1}" = 0 ] || source scripts/gpu-stages/speed-ncu.sh
 for d in 2 8; do
   stage "speed-multires-fused$d" 20 env GAUSSLAB_MULTIRES_FUSED_MAX_D=$d bash .gpu/run.sh .gpu/bin/gausslab-bench \

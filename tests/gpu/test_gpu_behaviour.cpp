@@ -1,5 +1,5 @@
 // How each GPU method behaves beyond one accurate run: determinism, independent instances on one
-// stream, pitched views like an OpenGL pixel buffer, problem changes, and its stage timings.
+// stream, pitched views with rows packed tight, problem changes, and its stage timings.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -140,7 +140,7 @@ TEST_P(GpuMethodBehaviour, TwoInstancesWithDifferentSigmasAlternateOnOneStream) 
 // ---- pitched views ----------------------------------------------------------------------------
 
 TEST_P(GpuMethodBehaviour, TightDestinationPitchAndOddSourcePitch) {
-  // The viewer writes into an OpenGL pixel buffer: rows packed at width × 4 bytes, so rows after
+  // A caller may pass rows packed at width × 4 bytes (the viewer's pixel buffers did), so rows after
   // the first are only 4-byte aligned. The source here has a pitch that no cudaMallocPitch gives.
   // (RGBA8 at sigma 16: multires's tensor-core row reduce, whose fill copies 16 bytes at a time where
   // the rows allow, takes its 4-byte path here.) RGB8 and grey16 rows packed tight start on 1- and

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
+#include <utility>
 
 #include "gausslab/core/cpu_filter.hpp"
 #include "gausslab/cuda/cuda_check.hpp"
@@ -15,10 +17,8 @@
 #include "gausslab/cuda/run_on_host.hpp"
 #include "gausslab/render/egl_offscreen.hpp"
 #include "gausslab/render/gl_timer.hpp"
-#include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/texture.hpp"
-#include "pixel_buffer_rows.hpp"
 
 namespace gausslab {
 namespace {
@@ -113,7 +113,7 @@ TEST_F(GlInterop, BothPathsDeliverTheMethodsOutputToTheTextures) {
     fill.prepare(problem);
     StageTimer timer_a, timer_b;
     GlTimer gl_timer;
-    for (int frame = 0; frame < 3; ++frame) {  // the same buffers, mapped again each frame
+    for (int frame = 0; frame < 3; ++frame) {  // the same textures, mapped again each frame
       timer_a.begin_frame();
       timer_b.begin_frame();
       gl_timer.begin_frame();
@@ -131,15 +131,21 @@ TEST_F(GlInterop, BothPathsDeliverTheMethodsOutputToTheTextures) {
     gl_timer.flush();
     const std::vector<std::string> a_stages = names(timer_a.stages());
     if (pipeline.path() == OutputPath::Interop) {
-      // After the first frame every frame's buffers were mapped ahead, at the end of the one before.
-      EXPECT_EQ(a_stages, (std::vector<std::string>{"copy", "unmap", "map_next"}));
+      // After the first frame every frame's textures were mapped ahead, at the end of the one
+      // before; CUDA puts the results into them, GL uploads nothing.
+      EXPECT_EQ(a_stages, (std::vector<std::string>{"copy", "map_wait", "to_texture", "unmap", "map_next"}));
+      EXPECT_TRUE(gl_timer.stages().empty());
     } else {
       EXPECT_EQ(a_stages, (std::vector<std::string>{"copy", "download", "wait"}));
+      EXPECT_EQ(names(gl_timer.stages()), (std::vector<std::string>{"upload", "upload_b"}));
     }
-    EXPECT_EQ(names(gl_timer.stages()), (std::vector<std::string>{"upload", "upload_b"}));
     for (const StageTiming& stage : timer_a.stages()) std::printf("  %s %.3f ms\n", stage.name.c_str(), stage.median_ms);
 
-    // A new size: buffers are made (and registered) again.
+    // A result made on the device elsewhere (a sliced run's) is shown from where it is.
+    pipeline.show_device_result(1, pipeline.device_source(), nullptr);
+    EXPECT_EQ(pipeline.read_result(1).pixels(), source.pixels());
+
+    // A new size: textures are made (and registered) again.
     const ImageRgba8 smaller = make_random_rgba8(17, 9, 6);
     pipeline.set_source(smaller);
     const FilterProblem small_problem{17, 9, PixelFormat::Rgba8, FilterParams{}};
@@ -149,14 +155,15 @@ TEST_F(GlInterop, BothPathsDeliverTheMethodsOutputToTheTextures) {
   }
 }
 
-// Every frame's result must reach the texture, whichever buffer of the ring it went through, also
-// when B runs only in some frames (its next buffer stays mapped ahead meanwhile) and across a new
-// picture of the same size and of another size (buffers mapped ahead are handed back first).
-TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheBuffersInTurn) {
+// Every frame's result must be in the texture drawn, whichever texture of the ring it went into,
+// also when B runs only in some frames (its next texture stays mapped ahead meanwhile), when a host
+// result is shown between GPU results, and across a new picture of the same size and of another
+// size (textures mapped ahead are handed back first).
+TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheTexturesInTurn) {
   const ImageRgba8 source = make_random_rgba8(333, 217, 5);
   const FilterProblem problem{source.width(), source.height(), PixelFormat::Rgba8, FilterParams{}};
   for (int buffers : {1, 2, 3}) {
-    SCOPED_TRACE(std::to_string(buffers) + " buffers per slot");
+    SCOPED_TRACE(std::to_string(buffers) + " textures per slot");
     ResultPipeline pipeline(OutputPath::Interop, buffers);
     pipeline.set_source(source);
     if (pipeline.path() != OutputPath::Interop) GTEST_SKIP() << pipeline.path_reason();
@@ -164,6 +171,7 @@ TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheBuffersInTurn) {
     fill_a.prepare(problem);
     fill_b.prepare(problem);
     StageTimer timer;
+    std::set<unsigned> shown_a;  // the textures A was drawn from
     for (int frame = 0; frame < 9; ++frame) {
       const int value_a = 1 + 7 * frame, value_b = 250 - 3 * frame;
       const bool run_b = frame % 3 != 1;
@@ -174,6 +182,7 @@ TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheBuffersInTurn) {
                        nullptr);
       timer.end_frame();
       const auto a_value = static_cast<unsigned char>(value_a), b_value = static_cast<unsigned char>(value_b);
+      shown_a.insert(pipeline.result_texture(0));
       const ImageRgba8 a = pipeline.read_result(0);
       ASSERT_TRUE(std::all_of(a.pixels().begin(), a.pixels().end(),
                               [&](const Rgba8& p) { return p == Rgba8{a_value, a_value, a_value, a_value}; }))
@@ -184,10 +193,17 @@ TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheBuffersInTurn) {
                                 [&](const Rgba8& p) { return p == Rgba8{b_value, b_value, b_value, b_value}; }))
             << "frame " << frame << ": B";
       }
+      if (frame == 4) {  // a host result (a CPU method's on its worker) between GPU results
+        const auto host = std::make_shared<const ImageRgba8>(make_random_rgba8(333, 217, 40));
+        pipeline.show_host_result(0, host, nullptr);
+        ASSERT_FALSE(pipeline.host_upload_pending(0));
+        EXPECT_EQ(pipeline.read_result(0).pixels(), host->pixels());
+      }
     }
     timer.flush();
-    std::vector<std::string> expected_stages{"fill", "unmap", "map_next"};
-    if (buffers == 1) expected_stages = {"map", "fill", "unmap"};  // nothing to map ahead
+    EXPECT_EQ(shown_a.size(), static_cast<std::size_t>(buffers));
+    std::vector<std::string> expected_stages{"fill", "map_wait", "to_texture", "unmap", "map_next"};
+    if (buffers == 1) expected_stages = {"fill", "map", "to_texture", "unmap"};  // nothing to map ahead
     EXPECT_EQ(names(timer.stages()), expected_stages);
 
     CopyMethod copy;
@@ -207,38 +223,27 @@ TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheBuffersInTurn) {
   }
 }
 
-// The copy from a pixel buffer with rows tightly packed and padded (pixel_buffer_row_pixels) must
-// give the same texture; its GPU time is printed beside, not asserted. On the H100 (driver 580): 3840x2160 0.662 ms
-// packed, 0.415 ms with rows of 3841; 4096x4096 1.332 / 0.810 ms. The texture must read back the same.
-TEST_F(GlInterop, UploadFromAPixelBufferByRowPitch) {
-  struct Shape {
-    int width, height, row_pixels;
-  };
-  for (const Shape& shape : {Shape{3840, 2160, 3840}, Shape{3840, 2160, pixel_buffer_row_pixels(3840)},
-                             Shape{3837, 2160, 3837}, Shape{4096, 4096, 4096},
-                             Shape{4096, 4096, pixel_buffer_row_pixels(4096)}, Shape{512, 512, 512},
-                             Shape{512, 512, pixel_buffer_row_pixels(512)}}) {
-    const ImageRgba8 image = make_random_rgba8(shape.width, shape.height, 3);
-    PixelBufferRing ring(1);
-    ring.allocate(shape.width, shape.height, shape.row_pixels);
-    void* pixels = ring.map_host(0);
-    test::write_rows(pixels, ring.pitch_bytes(), image);
-    ring.unmap_host(0, true);
-    Texture texture;
-    texture.resize(shape.width, shape.height);
-    GlTimer gl_timer(4, 30);
-    for (int repeat = 0; repeat < 30; ++repeat) {
-      gl_timer.begin_frame();
-      gl_timer.begin("upload");
-      texture.upload_from_pixel_buffer(ring.buffer(0), shape.row_pixels);
-      gl_timer.end();
-      gl_timer.end_frame();
+// The copy into the texture at the viewer's large sizes keeps every pixel; its GPU time (stage
+// "to_texture") is printed beside, not asserted.
+TEST_F(GlInterop, LargeResultsReachTheTextureWhole) {
+  for (const auto& [width, height] : {std::pair{3840, 2160}, std::pair{4096, 4096}, std::pair{3837, 2161}}) {
+    ResultPipeline pipeline(OutputPath::Interop);
+    const ImageRgba8 source = make_random_rgba8(width, height, 3);
+    pipeline.set_source(source);
+    if (pipeline.path() != OutputPath::Interop) GTEST_SKIP() << pipeline.path_reason();
+    CopyMethod copy;
+    copy.prepare(FilterProblem{width, height, PixelFormat::Rgba8, FilterParams{}});
+    StageTimer timer;
+    for (int frame = 0; frame < 30; ++frame) {
+      timer.begin_frame();
+      pipeline.process({ResultPipeline::Job{&copy, &timer}, ResultPipeline::Job{}}, nullptr);
+      timer.end_frame();
     }
-    gl_timer.flush();
-    const double ms = gl_timer.stages().at(0).median_ms;
-    std::printf("  upload %dx%d, rows of %d pixels (%zu bytes): %.3f ms (%.0f GB/s)\n", shape.width, shape.height,
-                shape.row_pixels, ring.pitch_bytes(), ms, static_cast<double>(shape.width) * shape.height * 4 / (ms * 1e6));
-    EXPECT_EQ(texture.read().pixels(), image.pixels()) << "rows of " << shape.row_pixels;
+    EXPECT_EQ(pipeline.read_result(0).pixels(), source.pixels()) << width << "x" << height;
+    timer.flush();
+    std::printf("  %dx%d:", width, height);
+    for (const StageTiming& stage : timer.stages()) std::printf(" %s %.3f ms", stage.name.c_str(), stage.median_ms);
+    std::printf("\n");
   }
 }
 
@@ -257,8 +262,8 @@ TEST_F(GlInterop, CpuMethodsRunOnTheGpuPathsToo) {
 }
 
 TEST_F(GlInterop, EveryRunnableGpuMethodShowsWhatRunOnHostComputes) {
-  // 301 pixels wide: rows tightly packed; 320: rows padded by a pixel (pixel_buffer_row_pixels), so
-  // the methods write an output view whose pitch is not width·4.
+  // 301 and 320 pixels wide: an odd width and one whose rows are a multiple of 64 bytes; both are
+  // written into the pipeline's pitched device image, then copied into the texture.
   for (int width : {301, 320}) {
     ResultPipeline pipeline(OutputPath::Interop);
     const ImageRgba8 source = make_random_rgba8(width, 203, 13);

@@ -23,12 +23,11 @@
 #include "gausslab/render/frame_pacer.hpp"
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/image_renderer.hpp"
-#include "gausslab/render/pixel_buffer_ring.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "gausslab/render/texture.hpp"
+#include "gausslab/render/texture_ring.hpp"
 #include "gausslab/core/host_image.hpp"
 #include "gausslab/core/image_io.hpp"
-#include "pixel_buffer_rows.hpp"
 #include "viewer/picture_levels.hpp"
 
 namespace gausslab {
@@ -526,25 +525,6 @@ TEST_F(GlRender, SplitShowsALeftBRightAndTheDivider) {
   EXPECT_EQ(draw(params).at(10, 40), (Rgba8{10, 10, 200, 255}));
 }
 
-TEST_F(GlRender, TextureTakesPitchedPixelBuffers) {
-  // 13 pixels per row in a buffer with rows of 16: the copy must skip the padding.
-  const ImageRgba8 image = make_random_rgba8(13, 9, 23);
-  PixelBufferRing ring(1);
-  ring.allocate(13, 9, 16);
-  EXPECT_EQ(ring.pitch_bytes(), 64u);
-  void* pixels = ring.map_host(0);
-  test::write_rows(pixels, ring.pitch_bytes(), image);
-  ring.unmap_host(0, true);
-  Texture texture;
-  texture.resize(13, 9);
-  texture.upload_from_pixel_buffer(ring.buffer(0), 16);
-  EXPECT_EQ(texture.read().pixels(), image.pixels());
-  EXPECT_THROW(texture.upload_from_pixel_buffer(ring.buffer(0), 12), std::invalid_argument);
-  // The unpack state is left as it was: a host upload afterwards is packed as its view says.
-  texture.upload(image.view());
-  EXPECT_EQ(texture.read().pixels(), image.pixels());
-}
-
 TEST_F(GlRender, TextureTakesPitchedViewsAndReadsBack) {
   const ImageRgba8 image = make_random_rgba8(13, 9, 3);
   // The same pixels with 3 spare pixels at the end of every row.
@@ -595,50 +575,47 @@ TEST_F(GlRender, BandedUploadShowsTheImageOnlyWhenTheLastBandIsIn) {
   EXPECT_EQ(small.read().pixels(), image->pixels());
 }
 
-// The interop path's ring with the host as the writer (glMapBufferRange where CUDA would map):
-// each frame's pixels must reach the texture, for every ring size, with other GL work between
-// frames, and rows of a width that is not a multiple of 4 pixels, packed or padded.
-TEST_F(GlRender, PixelBufferRingDeliversEveryFrameToTheTexture) {
+// The interop path's texture ring with the host as the writer (a GL upload where CUDA would copy):
+// each frame's pixels must be in the shown texture, for every ring size, with other GL work between
+// frames, and a width that is not a multiple of 4 pixels; a new size makes the textures anew.
+TEST_F(GlRender, TextureRingShowsEveryFrame) {
   const int width = 37, height = 23;
   const Texture other = texture_of(make_random_rgba8(width, height, 99));
   for (int count : {1, 2, 3}) {
-    for (int padding : {0, 1, 3}) {
-      SCOPED_TRACE(std::to_string(count) + " buffers, rows padded by " + std::to_string(padding));
-      PixelBufferRing ring(count);
-      EXPECT_TRUE(ring.allocate(width, height, width + padding));
-      EXPECT_FALSE(ring.allocate(width, height, width + padding));  // the same shape: the same buffers
-      EXPECT_EQ(ring.buffer_bytes(), static_cast<std::size_t>(width + padding) * height * 4);
-      Texture texture;
-      texture.resize(width, height);
-      std::vector<void*> host(static_cast<std::size_t>(count), nullptr);
-      int own_maps = 0;
-      ImageRgba8 expected;
-      for (int frame = 0; frame < 7; ++frame) {
-        expected = make_random_rgba8(width, height, 100 + static_cast<unsigned>(frame));
-        const int write = ring.write_index();
-        if (ring.state(write) != PixelBufferRing::State::Mapped) {
-          host[static_cast<std::size_t>(write)] = ring.map_host(write);
-          ++own_maps;
-        }
-        test::write_rows(host[static_cast<std::size_t>(write)], ring.pitch_bytes(), expected);
-        ring.unmap_host(write, true);
-        if (const int ahead = ring.ahead_index(); ahead >= 0)
-          host[static_cast<std::size_t>(ahead)] = ring.map_host(ahead);
-        ring.upload(texture);
-        ASSERT_EQ(one_to_one_mismatches(other, make_random_rgba8(width, height, 99)), 0);  // GL work between
-        ASSERT_EQ(texture.read().pixels(), expected.pixels()) << "frame " << frame;
+    SCOPED_TRACE(std::to_string(count) + " textures");
+    TextureRing ring(count);
+    EXPECT_TRUE(ring.allocate(width, height));
+    EXPECT_FALSE(ring.allocate(width, height));  // the same size: the same textures
+    const unsigned first_id = ring.texture(0).id();
+    int own_maps = 0;
+    ImageRgba8 expected;
+    for (int frame = 0; frame < 7; ++frame) {
+      expected = make_random_rgba8(width, height, 100 + static_cast<unsigned>(frame));
+      const int write = ring.write_index();
+      if (ring.state(write) != TextureRing::State::Mapped) {
+        ring.mark_mapped(write);
+        ++own_maps;
       }
-      EXPECT_EQ(one_to_one_mismatches(texture, expected), 0);
-      EXPECT_EQ(own_maps, count == 1 ? 7 : 1);
-      // A new size: the mapped buffer is handed back first; release refuses otherwise.
-      EXPECT_EQ(ring.mapped().size(), count == 1 ? 0u : 1u);
-      if (count > 1) {
-        EXPECT_THROW(ring.allocate(width + 1, height), std::logic_error);
-      }
-      for (int index : ring.mapped()) ring.unmap_host(index, false);
-      EXPECT_TRUE(ring.allocate(width + 1, height));
-      EXPECT_EQ(ring.write_index(), 0);
+      ring.texture(write).upload(expected.view());
+      ring.mark_unmapped(write, true);
+      ring.show();
+      for (int ahead : ring.ahead_indices()) ring.mark_mapped(ahead);
+      ASSERT_EQ(one_to_one_mismatches(other, make_random_rgba8(width, height, 99)), 0);  // GL work between
+      ASSERT_EQ(ring.texture(ring.shown_index()).read().pixels(), expected.pixels()) << "frame " << frame;
     }
+    EXPECT_EQ(one_to_one_mismatches(ring.texture(ring.shown_index()), expected), 0);
+    EXPECT_EQ(own_maps, count == 1 ? 7 : 1);
+    EXPECT_EQ(ring.texture(0).id(), first_id);  // registered once: the textures stay while the size does
+    // A new size: the mapped texture is handed back first; allocate refuses otherwise.
+    EXPECT_EQ(ring.mapped().size(), static_cast<std::size_t>(count - 1));
+    if (count > 1) {
+      EXPECT_THROW(ring.allocate(width + 1, height), std::logic_error);
+    }
+    for (int index : ring.mapped()) ring.mark_unmapped(index, false);
+    EXPECT_TRUE(ring.allocate(width + 1, height));
+    EXPECT_EQ(ring.texture(count - 1).width(), width + 1);
+    EXPECT_EQ(ring.write_index(), 0);
+    EXPECT_EQ(ring.shown_index(), -1);
   }
 }
 

@@ -24,9 +24,8 @@ class Texture {
   // Copies a host RGBA8 view of the texture's size (any pitch that is a multiple of 4 bytes).
   void upload(const ConstImageView& host);
   // Copies from pixel buffer object `buffer`: width × height RGBA8 pixels from offset 0, rows
-  // row_pixels apart (0: tightly packed) (a GPU-side copy; the buffer must not be mapped). How
-  // fast depends on the row pitch: see pixel_buffer_row_pixels() in pixel_buffer_ring.hpp.
-  void upload_from_pixel_buffer(unsigned buffer, int row_pixels = 0);
+  // tightly packed (a copy by GL; the buffer must not be mapped).
+  void upload_from_pixel_buffer(unsigned buffer);
   // Reads the whole texture back (synchronous: for screenshots and tests).
   ImageRgba8 read() const;
 

@@ -1,10 +1,10 @@
 #pragma once
 // A grey float frame of the sequence engine shown through the viewer's result pipeline: to the
-// pipeline this is a method (it writes the RGBA8 result into the slot's pixel buffer, on the
-// interop path straight into OpenGL's memory); it ignores the pipeline's source picture and maps the
-// frame it was given (core/grey_display.hpp). The GPU variant makes the pipeline's stream wait for
-// the engine's frame (an event, no host wait) and records when it has read it, so that the engine's
-// next frame can wait for that before it overwrites the buffers.
+// pipeline this is a method (it writes the RGBA8 result into the device image the pipeline gives it,
+// which the interop path copies straight into OpenGL's texture); it ignores the pipeline's source
+// picture and maps the frame it was given (core/grey_display.hpp). The GPU variant makes the
+// pipeline's stream wait for the engine's frame (an event, no host wait) and records when it has
+// read it, so that the engine's next frame can wait for that before it overwrites the buffers.
 #include <cuda_runtime.h>
 
 #include "gausslab/core/grey_display.hpp"
