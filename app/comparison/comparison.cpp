@@ -410,6 +410,15 @@ ExactKey exact_key(const Comparison& comparison) {
 }
 
 std::optional<ComparisonNumbers> current_numbers(const Comparison& comparison) {
+  // A reference file set or reloaded counts from the moment it is taken, though the slots want its
+  // new load only from the next apply: until then the numbers of its previous version are not
+  // current (they would stand under the new file's name).
+  for (int i = 0; i < 2; ++i) {
+    const SlotSetting& wanted = comparison.runs().lane(i).slot.wanted();
+    if (is_reference_file(wanted.method) &&
+        wanted.reference != comparison.reference(reference_file_slot(wanted.method)).number)
+      return std::nullopt;
+  }
   return comparison.work().numbers(comparison.runs().lane(0).slot.wanted(), comparison.runs().lane(1).slot.wanted());
 }
 
