@@ -19,7 +19,8 @@
 // from sm_90 each kernel after the first launches as a programmatic dependent of the one before.
 // Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
 // bound), five borders (the coarse grid extends past the image), RGBA8 and F32 as they are, RGBA32F
-// as float4 through the same kernels (each channel F32's arithmetic, bit for bit), 8-bit images of
+// as float4 through the same kernels (each channel F32's arithmetic, bit for bit; up to sigma ~117,
+// where its row reduce's 32 rows of 16-byte pixels outgrow 227 KiB of shared memory), 8-bit images of
 // 1-3 channels widened to RGBA8 (its proven 8-bit bound), the other half and float ones as F32 planes
 // (its relative bound; 16-bit images would be 59 levels: not taken), any size up to
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
