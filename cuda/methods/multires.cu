@@ -10,23 +10,26 @@
 // worked out here; no code copied.
 // Cost, constant in sigma: about 6.5 + 6.5/d + 2(2r2 + 1)/d^2 + 5 + 5/d multiply-adds per pixel and
 // channel; the image read once and written once, plus coarse images of 8/d^2 B per pixel (RGBA8).
-// Kernels: reduce (one 2D-tile kernel up to d 3 for RGBA8 on the tensor cores' devices, d 4 for
-// RGBA8 elsewhere, d 6 for F32; above, a row reduce, as mma products for RGBA8 from sm_80
+// Kernels: reduce (one 2D-tile kernel up to d 3 for RGBA8 on the tensor cores' devices and for
+// RGBA32F, d 4 for RGBA8 elsewhere, d 6 for F32; above, a row reduce, as mma products for RGBA8 from sm_80
 // (multires_row_mma.cuh), then a column reduce in 4-warp blocks up to d 6, 8-warp blocks above), blur
 // (the reduce kernel with d = 1), expand (tiles of 128 columns × up to 4 chunks of 32 rows; each
 // thread four pixels of a row per 16-byte store, only the spline's taps multiplied where d is 2, 4 or
 // a multiple of 8). Fills by cp.async; CUDA-core decimating passes hold a phase's taps in registers;
 // from sm_90 each kernel after the first launches as a programmatic dependent of the one before.
 // Limits: sigma >= 4, truncate >= 4 (a shorter reference differs from the Gaussian by more than the
-// bound), five borders (the coarse grid extends past the image), RGBA8 and F32 as they are, 8-bit
-// images of 1-3 channels widened to RGBA8 (its proven 8-bit bound), half and float ones of 1-4
-// channels as F32 planes (its relative bound; 16-bit images would be 59 levels: not taken), any size up to
+// bound), five borders (the coarse grid extends past the image), RGBA8 and F32 as they are, RGBA32F
+// as float4 through the same kernels (each channel F32's arithmetic, bit for bit; up to sigma ~117,
+// where its row reduce's 32 rows of 16-byte pixels outgrow 227 KiB of shared memory), 8-bit images of
+// 1-3 channels widened to RGBA8 (its proven 8-bit bound), the other half and float ones as F32 planes
+// (its relative bound; 16-bit images would be 59 levels: not taken), any size up to
 // 2,097,120 rows and sides below 2^32 / d (the expand's grid and its index arithmetic).
 // Accuracy, proven for every image from the exact kernels (MultiresBound, sigma 4-200): the bound
 // kMultiresBound (multires_plan.hpp, with the proof's terms).
 // Measured (NVIDIA H200, 4096² RGBA8, reflect, 2026-11-28): 0.137 ms at sigma 8, 0.095-0.101 ms
 // from sigma 16 to 64 (recursive 1.2 ms; 23-34 % of that GPU's copy bandwidth); on the H100 0.122 ms
-// at sigma 32 before the expand's chunks. Per-kernel figures and limits: docs/methods/multires.md.
+// at sigma 32 before the expand's chunks. RGBA32F (2026-12-02): 0.347 ms at sigma 4, 0.253 at 16
+// (37 and 50 % of copy). Per-kernel figures and limits: docs/methods/multires.md.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -73,6 +76,10 @@ struct PixelWord<ushort4> {
 template <>
 struct PixelWord<float> {
   using type = float;
+};
+template <>
+struct PixelWord<float4> {
+  using type = float4;
 };
 
 template <class In>
@@ -286,8 +293,9 @@ struct DeviceRegion {
   __device__ void copy_weight(int i) const { shared_weights[i] = weights[i]; }
 };
 
-// The expand's output. store_group writes kGroup pixels with one 16-byte store where the row and
-// the destination allow it (vector_ok: base and pitch multiples of 16, checked at launch).
+// The expand's output. store_group writes kGroup pixels with 16-byte stores (one for 4-byte pixels,
+// four for RGBA32F) where the row and the destination allow it (vector_ok: base and pitch multiples
+// of 16, checked at launch).
 template <class Fine>
 struct DevicePixels {
   using Word = typename ExpandStore<Fine>::Word;
@@ -298,12 +306,14 @@ struct DevicePixels {
     reinterpret_cast<Word*>(dst + static_cast<std::size_t>(y) * pitch)[x] = word;
   }
   __device__ void store_group(int x, int y, const Word (&words)[ExpandKernelPolicy::kGroup]) const {
-    static_assert(sizeof(words) == 16 && sizeof(Word) == sizeof(Fine), "a group is one 16-byte store");
+    static_assert(sizeof(words) % 16 == 0 && sizeof(Word) == sizeof(Fine), "a group is whole 16-byte stores");
     Word* const row = reinterpret_cast<Word*>(dst + static_cast<std::size_t>(y) * pitch);
     if (vector_ok) {
-      uint4 vector;
-      memcpy(&vector, words, sizeof vector);
-      *reinterpret_cast<uint4*>(row + x) = vector;
+      constexpr int kVectors = static_cast<int>(sizeof(words) / 16);
+      uint4 vectors[kVectors];
+      memcpy(vectors, words, sizeof vectors);
+      GAUSSLAB_UNROLL
+      for (int i = 0; i < kVectors; ++i) reinterpret_cast<uint4*>(row + x)[i] = vectors[i];
     } else {
       GAUSSLAB_UNROLL
       for (int i = 0; i < ExpandKernelPolicy::kGroup; ++i) row[x + i] = words[i];
@@ -327,13 +337,21 @@ __global__ void __launch_bounds__(ExpandKernelPolicy::kThreads, 4)
   const int thread = static_cast<int>(threadIdx.x);
   expand_fill<P>(s, l, r, thread, DeviceRegion<Coarse, Accum>{b, b_pitch, region.data, weights, w});
   __syncthreads();
-  const auto group = expand_group<expand_window(Shape), P>(s, r, thread, SharedSpan<float>{w});
   const DevicePixels<Fine> out{dst, dst_pitch, vector_stores};
-  for (int chunk = 0; chunk * P::kChunkH < r.h; ++chunk) {
-    if (chunk > 0) __syncthreads();  // the last chunk's horizontal pass has read v
-    expand_vertical<P>(s, l, r, chunk, thread, region, SharedSpan<float>{w}, v);
-    __syncthreads();
-    expand_horizontal<Shape, P, Fine>(l, r, chunk, thread, group, v, out);
+  const auto chunks = [&](const auto& horizontal) {
+    for (int chunk = 0; chunk * P::kChunkH < r.h; ++chunk) {
+      if (chunk > 0) __syncthreads();  // the last chunk's horizontal pass has read v
+      expand_vertical<P>(s, l, r, chunk, thread, region, SharedSpan<float>{w}, v);
+      __syncthreads();
+      horizontal(chunk);
+    }
+  };
+  if constexpr (expand_strided<Fine>()) {
+    const auto group = expand_strided_group<P>(s, r, thread, SharedSpan<float>{w});
+    chunks([&](int chunk) { expand_horizontal_strided<P, Fine>(l, r, chunk, thread, group, v, out); });
+  } else {
+    const auto group = expand_group<expand_window(Shape), P>(s, r, thread, SharedSpan<float>{w});
+    chunks([&](int chunk) { expand_horizontal<Shape, P, Fine>(l, r, chunk, thread, group, v, out); });
   }
 }
 
@@ -363,9 +381,11 @@ RowMma row_mma_mode(PixelFormat format, int height) {
 // the row reduce runs on the tensor cores (H100, 4096², sigma 11 (d 4): 0.196 ms against 0.221 fused;
 // sigma 8 (d 3): 0.248 against 0.232); GAUSSLAB_MULTIRES_FUSED_MAX_D for tuning measurements
 // (gpu-check's speed stage compares both paths with it).
+// RGBA32F: 3 (d 2 and 3 are sigma 4 to 10; at d 4 its 16-byte fine tile and apron take 145 KiB, one
+// block an SM).
 int fused_max_d(PixelFormat format, RowMma row_mma) {
   if (const char* text = std::getenv("GAUSSLAB_MULTIRES_FUSED_MAX_D")) return std::atoi(text);
-  if (row_mma != RowMma::Off) return 3;
+  if (row_mma != RowMma::Off || format == PixelFormat::Rgba32F) return 3;
   return fused_reduce_max_d(format == PixelFormat::Rgba8);
 }
 
@@ -444,7 +464,7 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   m.reduce.src_w = problem.width;
   m.reduce.src_h = problem.height;
   m.reduce.border = problem.params.border;
-  m.reduce.tile_w = m.reduce.tile_h = reduce_tile_side(p.d);
+  m.reduce.tile_w = m.reduce.tile_h = reduce_tile_side(p.d, sizeof(Fine) == 16);
   m.reduce.out_scale = static_cast<float>(scale);
   m.reduce_shared = reduce_layout<Fine, Accum>(m.reduce).total_bytes;
 
@@ -459,7 +479,7 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   m.rows_wide = row_reduce_is_wide(p.d);
   with_row_reduce_policy(m.rows_wide, [&](auto policy) {
     using P = decltype(policy);
-    m.rows.groups = row_reduce_groups_for<P>(p.d, taps1);
+    m.rows.groups = row_reduce_groups_for<P>(p.d, taps1, row_reduce_span_target<Fine>());
     m.rows_shared = row_reduce_shared_bytes<P, Fine>(m.rows);
   });
 
@@ -509,9 +529,16 @@ MultiresLaunch multires_launch_for(const FilterProblem& problem) {
   return m;
 }
 
+// fn(std::integral_constant<PixelFormat, F>{}) with the format the kernels run (RGBA8, RGBA32F or F32).
+template <class Fn>
+decltype(auto) with_kernel_format(PixelFormat format, const Fn& fn) {
+  if (format == PixelFormat::Rgba8) return fn(std::integral_constant<PixelFormat, PixelFormat::Rgba8>{});
+  if (format == PixelFormat::Rgba32F) return fn(std::integral_constant<PixelFormat, PixelFormat::Rgba32F>{});
+  return fn(std::integral_constant<PixelFormat, PixelFormat::F32>{});
+}
+
 MultiresLaunch multires_launch(const FilterProblem& problem) {
-  return problem.format == PixelFormat::Rgba8 ? multires_launch_for<PixelFormat::Rgba8>(problem)
-                                              : multires_launch_for<PixelFormat::F32>(problem);
+  return with_kernel_format(problem.format, [&](auto f) { return multires_launch_for<decltype(f)::value>(problem); });
 }
 
 unsigned largest_shared(const MultiresLaunch& m) {
@@ -612,12 +639,16 @@ void launch_all(const MultiresLaunch& m, const ConstImageView& src, const ImageV
                     static_cast<unsigned>(expand_tiles_y<ExpandKernelPolicy>(m.expand)));
     check_grid(static_cast<long long>(grid.x) * grid.y, "MultiresExpandKernel");
     const bool vector_stores = rows_aligned(dst, 16);
-    with_expand_shape(m.expand.d, [&](auto shape) {
+    const auto launch_expand = [&](auto shape) {
       launch_after_previous(m.overlap, MultiresExpandKernel<decltype(shape)::value, Fine, Coarse, Accum>, grid,
                             dim3(ExpandKernelPolicy::kThreads), m.expand_shared, stream, m.expand, b.as<const char>(),
                             m.b_pitch, static_cast<char*>(dst.data), dst.pitch_bytes, vector_stores,
                             weights + m.expand_weights);
-    });
+    };
+    if constexpr (expand_strided<Fine>())
+      launch_expand(std::integral_constant<ExpandShape, ExpandShape::Any>{});  // the shape plays no part
+    else
+      with_expand_shape(m.expand.d, launch_expand);
     GAUSSLAB_CUDA_CHECK_LAUNCH("MultiresExpandKernel", stream);
   }
 }
@@ -638,9 +669,11 @@ void set_shared_limits(const MultiresLaunch& m) {
     });
   allow_shared(MultiresReduceKernel<Coarse, Coarse, Accum>);
   allow_shared(MultiresExpandKernel<ExpandShape::Any, Fine, Coarse, Accum>);
-  allow_shared(MultiresExpandKernel<ExpandShape::Spread, Fine, Coarse, Accum>);
-  allow_shared(MultiresExpandKernel<ExpandShape::Pairs, Fine, Coarse, Accum>);
-  allow_shared(MultiresExpandKernel<ExpandShape::Aligned, Fine, Coarse, Accum>);
+  if constexpr (!expand_strided<Fine>()) {
+    allow_shared(MultiresExpandKernel<ExpandShape::Spread, Fine, Coarse, Accum>);
+    allow_shared(MultiresExpandKernel<ExpandShape::Pairs, Fine, Coarse, Accum>);
+    allow_shared(MultiresExpandKernel<ExpandShape::Aligned, Fine, Coarse, Accum>);
+  }
 }
 
 // ---- method ---------------------------------------------------------------------------------------
@@ -649,10 +682,12 @@ class Multires final : public GpuMethod {
  public:
   using GpuMethod::GpuMethod;
 
-  // RGBA8 and F32 as they are; 8-bit images of 1 to 3 channels widened to RGBA8 (its bound is proven
-  // for bytes through the RGBA8 path's 16-bit coarse images), the other float ones as F32 planes.
+  // RGBA8, RGBA32F and F32 as they are; 8-bit images of 1 to 3 channels widened to RGBA8 (its bound
+  // is proven for bytes through the RGBA8 path's 16-bit coarse images), the other float ones as F32
+  // planes.
   Route route(PixelFormat format) const override {
-    if (format == PixelFormat::Rgba8 || format == PixelFormat::F32) return Route::Native;
+    if (format == PixelFormat::Rgba8 || format == PixelFormat::Rgba32F || format == PixelFormat::F32)
+      return Route::Native;
     return sample_type(format) == SampleType::U8 ? Route::WidenToRgba8 : Route::FloatPlanes;
   }
 
@@ -695,17 +730,13 @@ class Multires final : public GpuMethod {
     if (!launch_.fused) r_.reserve(launch_.r_pitch * static_cast<std::size_t>(problem.height), "the row-reduced image R");
     weights().reserve(kMaxWeights);
     weights().set(launch_.weights, "the prefilter, blur and spline weights");
-    if (problem.format == PixelFormat::Rgba8)
-      set_shared_limits<PixelFormat::Rgba8>(launch_);
-    else
-      set_shared_limits<PixelFormat::F32>(launch_);
+    with_kernel_format(problem.format, [&](auto f) { set_shared_limits<decltype(f)::value>(launch_); });
   }
 
   void run_kernels(const ConstImageView& src, const ImageView& dst, StageTimer* timer, cudaStream_t stream) override {
-    if (kernel_problem().format == PixelFormat::Rgba8)
-      launch_all<PixelFormat::Rgba8>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
-    else
-      launch_all<PixelFormat::F32>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
+    with_kernel_format(kernel_problem().format, [&](auto f) {
+      launch_all<decltype(f)::value>(launch_, src, dst, c_, b_, r_, weights().device(), timer, stream);
+    });
   }
 
  private:
@@ -727,7 +758,7 @@ MethodEntry multires_method() {
                   "σ ≥ 4",
                   {},
                   Backend::Cuda};
-  // RGBA8 (8-bit widened to it) and F32 compiled, float ones as F32 planes
+  // RGBA8 (8-bit widened to it), RGBA32F and F32 compiled, the other float ones as F32 planes
   info.formats = FormatSet::of_samples({SampleType::U8, SampleType::F16, SampleType::F32});
   info.accuracy = accuracy_promise("an approximation with a proven bound", multires::kMultiresBound, info.formats,
                                    "0.5 of the levels the rounding");

@@ -56,6 +56,13 @@ struct Types<PixelFormat::F32> {
   using Coarse = float;
   using Accum = float;
 };
+// RGBA32F: float4 everywhere, each channel F32's arithmetic (its bound, relative, per channel).
+template <>
+struct Types<PixelFormat::Rgba32F> {
+  using Fine = float4;
+  using Coarse = float4;
+  using Accum = float4;
+};
 
 GAUSSLAB_HD unsigned float_as_bits(float value) {
 #if defined(__CUDA_ARCH__)
@@ -122,6 +129,10 @@ struct Store<uchar4> {
 template <>
 struct Store<float> {
   GAUSSLAB_HD static float from(float v) { return v; }
+};
+template <>
+struct Store<float4> {
+  GAUSSLAB_HD static float4 from(float4 v) { return v; }
 };
 
 // ---- the decimating register window ---------------------------------------------------------------
@@ -358,7 +369,9 @@ GAUSSLAB_HD void reduce_column_pass(const ReduceStage& s, const ReduceLayout& l,
 // columns 0.451 / 0.413 / 0.324; F32 fused 0.209 / 0.219 / 0.271 against 0.393 / 0.370 / 0.310; both
 // formats fused at d 8: 0.59–0.61 against 0.27–0.30. Shared memory at d 6, RGBA8: 99 KiB.
 GAUSSLAB_HD int fused_reduce_max_d(bool rgba8) { return rgba8 ? 4 : 6; }
-GAUSSLAB_HD int reduce_tile_side(int d) { return d <= 2 ? 32 : 16; }
+// RGBA32F (16-byte pixels, wide_pixels) takes 16 × 16 tiles from d 2 on: at 32 × 32 its fine tile
+// and apron need 134 KiB at d 2, one block an SM (H200, 4096² sigma 4: 0.390 ms against 0.347).
+GAUSSLAB_HD int reduce_tile_side(int d, bool wide_pixels = false) { return d == 1 || (d == 2 && !wide_pixels) ? 32 : 16; }
 
 // ---- row reduce and column reduce (large d) --------------------------------------------------------
 
@@ -394,9 +407,15 @@ struct RowReduceStage {
 // Windows per block row: as many as keep a row's span near 384 samples (at least one; warps beyond
 // the windows only help fill).
 inline constexpr int kRowReduceSpanTarget = 384;
+// RGBA32F's 16-byte pixels: a third of the span, so that 32 rows stay near 64 KiB.
+inline constexpr int kRowReduceSpanTargetRgba32F = 128;
+template <class Fine>
+GAUSSLAB_HD constexpr int row_reduce_span_target() {
+  return sizeof(Fine) == 16 ? kRowReduceSpanTargetRgba32F : kRowReduceSpanTarget;
+}
 template <class P>
-GAUSSLAB_HD int row_reduce_groups_for(int d, int taps) {
-  const int groups = ((kRowReduceSpanTarget - taps) / d + 1) / P::kOutputs;
+GAUSSLAB_HD int row_reduce_groups_for(int d, int taps, int span_target = kRowReduceSpanTarget) {
+  const int groups = ((span_target - taps) / d + 1) / P::kOutputs;
   return groups < 1 ? 1 : groups;
 }
 
@@ -806,6 +825,12 @@ struct ExpandStore<float> {
   GAUSSLAB_HD static Word word(float v) { return v; }
   GAUSSLAB_HD static float fine(Word word) { return word; }
 };
+template <>
+struct ExpandStore<float4> {
+  using Word = float4;
+  GAUSSLAB_HD static Word word(float4 v) { return v; }
+  GAUSSLAB_HD static float4 fine(Word word) { return word; }
+};
 
 // The horizontal pass. The thread's group: columns xx0 .. xx0 + kGroup - 1 of the tile (lanes on
 // consecutive groups), rows thread / kGroupsPerRow + k kRowsAtOnce of each chunk. The group's pixels
@@ -921,6 +946,64 @@ GAUSSLAB_HD void expand_horizontal(const ExpandLayout& l, const ExpandRegion& r,
       GAUSSLAB_UNROLL
       for (int i = 0; i < G; ++i)
         if (g.xx0 + i < r.w) out.store(r.x0 + g.xx0 + i, r.y0 + yy, values[i]);
+    }
+  }
+}
+
+// RGBA32F (16-byte pixels, expand_strided): a thread's pixels stride kGroupsPerRow apart instead of
+// lying side by side, so that each store instruction of a warp writes kGroupsPerRow consecutive
+// pixels (512 bytes). With four consecutive pixels a thread, each of a warp's four 16-byte stores
+// wrote every fourth pixel of the row: partial sectors, which left the expand bound by the L2 (80 %
+// busy, DRAM 32 %; H200, 4096², sigma 4: 201 µs at ncu's clocks, the longest of the three kernels).
+// Each pixel reads its own four values of v, in tap order as expand_horizontal adds them: v's reads
+// are 64 B a pixel, the shared memory's to give, against the 16 B the pixel writes to DRAM.
+template <class Fine>
+GAUSSLAB_HD constexpr bool expand_strided() {
+  return sizeof(Fine) == 16;
+}
+
+template <int Group>
+struct ExpandStridedGroup {
+  int lane_x;                              // pixel i of the thread is tile column lane_x + i kGroupsPerRow
+  int column[Group];                       // v's column of pixel i's first tap
+  float weight[Group][kExpandSplineTaps];  // pixel i's spline weights
+};
+
+template <class P, class Weights>
+GAUSSLAB_HD ExpandStridedGroup<P::kGroup> expand_strided_group(const ExpandStage& s, const ExpandRegion& r, int thread,
+                                                               const Weights& w) {
+  ExpandStridedGroup<P::kGroup> g{};
+  g.lane_x = thread % P::kGroupsPerRow;
+  const int horizontal = s.d * kExpandSplineTaps;  // the horizontal weights follow the vertical ones
+  GAUSSLAB_UNROLL
+  for (int i = 0; i < P::kGroup; ++i) {
+    const int xx = g.lane_x + i * P::kGroupsPerRow;
+    const int x = r.x0 + (xx < r.w ? xx : r.w - 1);  // past the image: computed, never stored
+    const int q = divide_by_magic(x, s.d_magic);
+    const int p = x - q * s.d;
+    g.column[i] = q - r.q0x + expand_first_tap(p, s.d);
+    GAUSSLAB_UNROLL
+    for (int j = 0; j < kExpandSplineTaps; ++j) g.weight[i][j] = w[horizontal + p * kExpandSplineTaps + j];
+  }
+  return g;
+}
+
+// Chunk c, phase 2 for expand_strided pixels: out.store(x, y, word) for each pixel of the chunk.
+template <class P, class Fine, class V, class Out>
+GAUSSLAB_HD void expand_horizontal_strided(const ExpandLayout& l, const ExpandRegion& r, int chunk, int thread,
+                                           const ExpandStridedGroup<P::kGroup>& g, const V& v, const Out& out) {
+  using Accum = std::decay_t<decltype(v[0])>;
+  const int chunk_end = (chunk + 1) * P::kChunkH < r.h ? (chunk + 1) * P::kChunkH : r.h;
+  for (int yy = chunk * P::kChunkH + thread / P::kGroupsPerRow; yy < chunk_end; yy += P::kRowsAtOnce) {
+    const int v_row = (yy - chunk * P::kChunkH) * l.v_pitch;
+    GAUSSLAB_UNROLL
+    for (int i = 0; i < P::kGroup; ++i) {
+      const int xx = g.lane_x + i * P::kGroupsPerRow;
+      if (xx >= r.w) break;
+      Accum acc = zero_value<Accum>();
+      GAUSSLAB_UNROLL
+      for (int j = 0; j < kExpandSplineTaps; ++j) acc = fma4(g.weight[i][j], v[v_row + g.column[i] + j], acc);
+      out.store(r.x0 + xx, r.y0 + yy, ExpandStore<Fine>::word(acc));
     }
   }
 }

@@ -171,7 +171,7 @@ struct ModelRun {
       s.src_w = width;
       s.src_h = height;
       s.border = border;
-      s.tile_w = s.tile_h = reduce_tile_side(plan.d);
+      s.tile_w = s.tile_h = reduce_tile_side(plan.d, sizeof(Fine) == 16);
       s.out_scale = static_cast<float>(kScale);
       run_reduce(s, fine, prefilter, c);
     } else {
@@ -234,7 +234,7 @@ struct ModelRun {
     s.src_w = src.width;
     s.src_h = src.height;
     s.border = border;
-    s.groups = row_reduce_groups_for<P>(p.d, taps);
+    s.groups = row_reduce_groups_for<P>(p.d, taps, row_reduce_span_target<Fine>());
     s.out_scale = static_cast<float>(kScale);
     const int pitch = row_reduce_pitch<P>(s);
     for (long long block = 0; block < row_reduce_block_count<P>(s); ++block) {
@@ -326,6 +326,18 @@ struct ModelRun {
           for (int i = 0; i < P::kGroup; ++i) store(x + i, y, words[i]);
         }
       };
+      if constexpr (expand_strided<Fine>()) {
+        std::vector<ExpandStridedGroup<P::kGroup>> groups;
+        for (int t = 0; t < P::kThreads; ++t) groups.push_back(expand_strided_group<P>(s, r, t, w.access()));
+        for (int chunk = 0; chunk * P::kChunkH < r.h; ++chunk) {
+          v.begin_fill();
+          for (int t = 0; t < P::kThreads; ++t) expand_vertical<P>(s, l, r, chunk, t, region.access(), w.access(), v.access());
+          v.begin_read();
+          for (int t = 0; t < P::kThreads; ++t)
+            expand_horizontal_strided<P, Fine>(l, r, chunk, t, groups[static_cast<std::size_t>(t)], v.access(), Out{&out});
+        }
+        continue;
+      }
       with_expand_shape(p.d, [&](auto shape) {
         constexpr ExpandShape S = decltype(shape)::value;
         std::vector<ExpandGroup<expand_window(S), P::kGroup>> groups;
@@ -423,6 +435,24 @@ ImageF32 model_f32(const ImageF32& src, double sigma, BorderMode border, bool fu
   const ModelRun<PixelFormat::F32> run(src.pixels(), src.width(), src.height(), sigma, border, fused);
   ImageF32 out(src.width(), src.height());
   std::copy(run.result.begin(), run.result.end(), out.data());
+  return out;
+}
+
+// RGBA32F: four F32 planes interleaved, through the float4 kernels; the result's planes.
+std::vector<ImageF32> model_rgba32f(const std::vector<ImageF32>& planes, double sigma, BorderMode border, bool fused) {
+  const int w = planes[0].width(), h = planes[0].height();
+  std::vector<float4> pixels(static_cast<std::size_t>(w) * h);
+  for (std::size_t i = 0; i < pixels.size(); ++i)
+    pixels[i] = make_float4(planes[0].pixels()[i], planes[1].pixels()[i], planes[2].pixels()[i], planes[3].pixels()[i]);
+  const ModelRun<PixelFormat::Rgba32F> run(pixels, w, h, sigma, border, fused);
+  std::vector<ImageF32> out(4, ImageF32(w, h));
+  for (std::size_t i = 0; i < pixels.size(); ++i) {
+    const float4 p = run.result[i];
+    out[0].data()[i] = p.x;
+    out[1].data()[i] = p.y;
+    out[2].data()[i] = p.z;
+    out[3].data()[i] = p.w;
+  }
   return out;
 }
 
@@ -577,6 +607,26 @@ TEST(MultiresModel, MatchesThePlainPipelineForEverySizeBorderAndPath) {
       }
 }
 
+// RGBA32F runs float4 through the same kernels (its own row-reduce span and fused limit): each
+// channel must be F32's result for that plane, bit for bit (the same plan, weights and order of
+// multiply-adds per output), on both reduce paths and every border.
+TEST(MultiresModel, Rgba32FChannelsEqualF32PlanesBitForBit) {
+  const Case cases[] = {{1, 1, 4.0}, {67, 45, 4.0}, {70, 33, 8.0}, {131, 29, 14.0}, {64, 200, 30.0}};
+  for (const Case& c : cases)
+    for (BorderMode border : kAllBorderModes)
+      for (bool fused : {true, false}) {
+        SCOPED_TRACE(std::to_string(c.width) + "x" + std::to_string(c.height) + " sigma " + std::to_string(c.sigma) +
+                     " " + to_string(border) + (fused ? " fused" : " rows+columns"));
+        std::vector<ImageF32> planes;
+        for (std::uint32_t ch = 0; ch < 4; ++ch) planes.push_back(make_random_f32(c.width, c.height, 40 + ch));
+        const std::vector<ImageF32> got = model_rgba32f(planes, c.sigma, border, fused);
+        for (std::size_t ch = 0; ch < 4; ++ch) {
+          const ImageF32 want = model_f32(planes[ch], c.sigma, border, fused);
+          EXPECT_EQ(0, std::memcmp(got[ch].data(), want.data(), want.pixel_count() * sizeof(float))) << "channel " << ch;
+        }
+      }
+}
+
 // Images beyond the kernels' index arithmetic (a side times d at 2^32, the expand's grid of 65535
 // tile rows) are refused with the reason, before any device is asked; an ordinary one is not.
 TEST(MultiresLimits, RefusesImagesBeyondItsGridAndIndexArithmetic) {
@@ -701,7 +751,7 @@ TEST(MultiresModel, EveryOtherFormatThroughItsRouteMeetsTheBound) {
                 [](const ImageRgba8& src, const FilterParams& params) {
                   return model_rgba8(src, params.sigma, params.border, true);
                 }),
-            10);
+            9);  // 8- and 16-bit-float and float formats but RGBA8, RGBA32F and F32, which run natively
 }
 
 }  // namespace
