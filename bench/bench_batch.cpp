@@ -100,7 +100,7 @@ CodecRates measure_codec_rates(const std::string& path, const std::string& scrat
   LoadedRgba8 loaded;
   for (int run = 0; run < 3; ++run) {
     auto t0 = Clock::now();
-    const std::vector<unsigned char> bytes = read_image_bytes(path);
+    const UninitializedBytes bytes = read_image_bytes(path);
     read.push_back(seconds_since(t0) * 1000);
     t0 = Clock::now();
     loaded = load_image_rgba8_from_memory(bytes.data(), bytes.size(), path);
