@@ -48,6 +48,28 @@ TEST(ImageMemory, AnRgba8ViewWithAPitchOfItsOwnEncodesAsTheImageDoesInEveryForma
   EXPECT_THROW(streamed_rgba8(view, 0, ImageFormat::Bmp), ImageSaveError);
 }
 
+TEST(ImageMemory, BmpRowsGoOutInPiecesThatAtomicFileWritesUncopied) {
+  // 1000 rows of 4,500 bytes (4.5 MB): pieces of whole rows, each at least AtomicFile's direct
+  // write size (so it is written from the encoder's memory), never the whole file at once, and
+  // the bytes those of the whole encoding.
+  const ImageRgba8 image = make_random_rgba8(1500, 1000, 31u);
+  const std::vector<unsigned char> whole = encode_image(image, 3, ImageFormat::Bmp);
+  std::vector<unsigned char> streamed;
+  std::vector<std::size_t> sizes;
+  encode_image_to(image, 3, ImageFormat::Bmp, 90, [&](const void* data, std::size_t size) {
+    streamed.insert(streamed.end(), static_cast<const unsigned char*>(data), static_cast<const unsigned char*>(data) + size);
+    sizes.push_back(size);
+  });
+  EXPECT_EQ(streamed, whole);
+  ASSERT_GE(sizes.size(), 3u);
+  EXPECT_EQ(sizes.front(), 54u);  // the headers
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    EXPECT_GE(sizes[i], AtomicFile::kDirectWriteBytes) << i;
+    EXPECT_LT(sizes[i], whole.size() / 2) << i;
+    EXPECT_EQ(sizes[i] % 4500u, 0u) << i;  // whole rows
+  }
+}
+
 // A BMP of `image` with `channels` (3: 24-bit, 4: 32-bit with alpha), in memory.
 std::vector<unsigned char> bmp_of(const ImageRgba8& image, int channels) {
   return encode_image(image, channels, ImageFormat::Bmp);

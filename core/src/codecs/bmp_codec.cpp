@@ -380,13 +380,27 @@ void encode_bmp(const ConstImageView& image, int channels, ByteSink& out) {
   }
   out.write(header.data(), header.size());
 
-  std::vector<unsigned char> row(stride, 0);
+  // The rows go out in pieces of at least AtomicFile::kDirectWriteBytes (each piece a whole number
+  // of rows, as evenly as they divide) where the image is that large: AtomicFile writes such a
+  // piece from this memory, where a row at a time was first copied into its buffer (one more
+  // pass over the file). The padding bytes stay the zeros they start as: no row writes them.
+  const std::uint64_t pixel_bytes = stride * static_cast<std::uint64_t>(image.height);
+  const std::uint64_t pieces = std::max<std::uint64_t>(1, pixel_bytes / (AtomicFile::kDirectWriteBytes + stride));
+  const auto first_row_of = [&](std::uint64_t piece) {
+    return static_cast<int>(static_cast<std::uint64_t>(image.height) * piece / pieces);
+  };
+  std::vector<unsigned char> chunk(static_cast<std::size_t>(stride) * static_cast<std::size_t>(first_row_of(1)) +
+                                       static_cast<std::size_t>(stride),
+                                   0);
+  int in_chunk = 0;
+  std::uint64_t piece = 0;
   for (int y = image.height - 1; y >= 0; --y) {
     const Rgba8* src = image.row<Rgba8>(y);
+    unsigned char* row = chunk.data() + static_cast<std::size_t>(in_chunk) * stride;
     if (channels == 3) {
-      pack_bgr(src, image.width, row.data());
+      pack_bgr(src, image.width, row);
     } else {
-      unsigned char* dst = row.data();
+      unsigned char* dst = row;
       for (int x = 0; x < image.width; ++x) {
         const Rgba8& p = src[x];
         const bool grey = channels <= 2;
@@ -396,7 +410,13 @@ void encode_bmp(const ConstImageView& image, int channels, ByteSink& out) {
         if (alpha) *dst++ = p.a;
       }
     }
-    out.write(row.data(), row.size());
+    // Rows written so far (bottom-up) reach the end of this piece: out it goes.
+    ++in_chunk;
+    if (image.height - y == first_row_of(piece + 1)) {
+      out.write(chunk.data(), static_cast<std::size_t>(in_chunk) * stride);
+      in_chunk = 0;
+      ++piece;
+    }
   }
 }
 

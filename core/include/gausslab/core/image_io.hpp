@@ -225,9 +225,10 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels,
                 Overwrite overwrite = Overwrite::Never);
 std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, ImageFormat format,
                                         int jpeg_quality = 90);
-// The same bytes handed to `write` piece by piece as the encoder makes them (a BMP, PNG, PNM, PFM
-// or NPY row, a PNG chunk; TIFF, OpenEXR and FITS whole, as their libraries seek back while they
-// write), never more of the file in memory than that: for a writer that times the encoder apart
+// The same bytes handed to `write` piece by piece as the encoder makes them (a PNG, PNM, PFM or
+// NPY row, a PNG chunk; BMP rows in pieces of AtomicFile::kDirectWriteBytes or more, which
+// AtomicFile writes uncopied; TIFF, OpenEXR and FITS whole, as their libraries seek back while
+// they write), never more of the file in memory than that: for a writer that times the encoder apart
 // from the disk without holding a copy of the file (the batch writes each piece into its
 // AtomicFile). Throws ImageSaveError, or what `write` throws.
 void encode_image_to(const ConstImageView& image, ImageFormat format, const SaveOptions& options,
