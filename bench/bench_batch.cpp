@@ -606,7 +606,8 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
           "threads of their own, so sync is a resource of its own there, as a GPU stage is. Bound: the CPU pool's share "
           "of the CPU stages (read, decode, encode, write: their sum / threads) or the busy time of a GPU stage or of "
           "sync, whichever is larger; × bound is the run's time per image over it (1.00: the overlap hides everything "
-          "else). Decode includes the copy into the pinned buffer, encode the copy out of it.\n\n"
+          "else). Decode includes the copy into the pinned buffer of an image that could not be decoded into "
+          "one; the encoder reads the pinned buffer.\n\n"
        << table(rows, baseline) << "\n"
        << (codecs.empty() ? "" : "One core, each output format, into and from memory, on the first image (noise: the worst "
                                  "case for PNG and JPEG), median of 3:\n\n" + codecs + "\n")

@@ -7,9 +7,10 @@
 // (AtomicFile::commit, the wait for the disk, off the pool's threads) and only then reports the
 // file. Those file stages are read_and_decode and encode_and_write below, which the MPI layer's
 // bands use too (there the sync is on the calling thread). With a GPU method, a dispatcher thread
-// feeds decoded images, staged in pooled pinned buffers, to a few GPU lanes (CUDA streams): while
-// one image uploads another is filtered and a third downloads, and the download lands in the same
-// pinned buffer. With a CPU method the pool's threads filter too
+// feeds decoded images, held in pooled pinned buffers (a BMP decoded straight into one when one is
+// free, any other image copied in once), to a few GPU lanes (CUDA streams): while one image
+// uploads another is filtered and a third downloads, the download lands in the same pinned buffer
+// and the encoder reads it there. With a CPU method the pool's threads filter too
 // (cpu_separable one image per thread; cpu_openmp one image at a time on as many OpenMP threads
 // as the pool has: this process's share of the cores, cpu_share.hpp). At most
 // max_in_flight images are held at once, and no new one is started while those held use more than
