@@ -97,16 +97,20 @@ struct CodecRates {
 CodecRates measure_codec_rates(const std::string& path, const std::string& scratch) {
   CodecRates rates;
   std::vector<double> read, decode, encode;
-  LoadedRgba8 loaded;
+  LoadedImage loaded;
+  int channels = 0;
   for (int run = 0; run < 3; ++run) {
+    // As the batch reads and decodes (BatchEngine's read_and_decode): the RGBA8 image as the
+    // decoder made it.
     auto t0 = Clock::now();
-    const std::vector<unsigned char> bytes = read_image_bytes(path);
+    const UninitializedBytes bytes = read_image_bytes(path);
     read.push_back(seconds_since(t0) * 1000);
     t0 = Clock::now();
-    loaded = load_image_rgba8_from_memory(bytes.data(), bytes.size(), path);
+    loaded = load_image_from_memory(bytes.data(), bytes.size(), path, {}, channels);
     decode.push_back(seconds_since(t0) * 1000);
     rates.file_mb = bytes.size() / 1e6;
   }
+  if (channels == 0) throw std::runtime_error("the batch's images are not BMP files here: " + path);
   std::vector<double> write, sync;
   for (int run = 0; run < 3; ++run) {
     // As the batch writes (BatchEngine's encode_to_temporary and commit_output): encoded straight
@@ -116,7 +120,7 @@ CodecRates measure_codec_rates(const std::string& path, const std::string& scrat
     const auto t0 = Clock::now();
     AtomicFile file(out, Overwrite::Allowed);
     double write_s = seconds_since(t0);
-    encode_image_to(loaded.image, loaded.source_channels, ImageFormat::Bmp, 90, [&](const void* data, std::size_t size) {
+    encode_rgba8_to(loaded.image.view(), channels, ImageFormat::Bmp, 90, [&](const void* data, std::size_t size) {
       const auto start = Clock::now();
       file.write(data, size);
       write_s += seconds_since(start);
@@ -602,7 +606,8 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
           "threads of their own, so sync is a resource of its own there, as a GPU stage is. Bound: the CPU pool's share "
           "of the CPU stages (read, decode, encode, write: their sum / threads) or the busy time of a GPU stage or of "
           "sync, whichever is larger; × bound is the run's time per image over it (1.00: the overlap hides everything "
-          "else). Decode includes the copy into the pinned buffer, encode the copy out of it.\n\n"
+          "else). Decode includes the copy into the pinned buffer of an image that could not be decoded into "
+          "one; the encoder reads the pinned buffer.\n\n"
        << table(rows, baseline) << "\n"
        << (codecs.empty() ? "" : "One core, each output format, into and from memory, on the first image (noise: the worst "
                                  "case for PNG and JPEG), median of 3:\n\n" + codecs + "\n")

@@ -35,16 +35,16 @@ std::pair<double, int> time_median(double seconds, Run&& run) {
   return {ms[ms.size() / 2], static_cast<int>(ms.size())};
 }
 
-CodecRate decode_rate(const std::string& image, const std::string& format, const std::vector<unsigned char>& bytes,
+CodecRate decode_rate(const std::string& image, const std::string& format, const unsigned char* data, std::size_t size,
                       double seconds) {
   CodecRate rate;
   rate.image = image;
   rate.format = format;
   rate.operation = "decode";
-  rate.file_bytes = bytes.size();
+  rate.file_bytes = size;
   LoadedImage loaded;
   std::tie(rate.ms, rate.runs) =
-      time_median(seconds, [&] { loaded = load_image_from_memory(bytes.data(), bytes.size(), image); });
+      time_median(seconds, [&] { loaded = load_image_from_memory(data, size, image); });
   rate.width = loaded.image.width();
   rate.height = loaded.image.height();
   return rate;
@@ -58,9 +58,9 @@ std::vector<CodecRate> measure_codec_rates(const std::vector<std::string>& image
   std::vector<CodecRate> rates;
   for (std::size_t i = 0; i < images.size(); ++i) {
     const std::string name = std::filesystem::path(images[i]).filename().string();
-    const std::vector<unsigned char> bytes = read_image_bytes(images[i]);
+    const UninitializedBytes bytes = read_image_bytes(images[i]);
     const LoadedImage loaded = load_image_from_memory(bytes.data(), bytes.size(), images[i]);
-    rates.push_back(decode_rate(name, format_name(loaded), bytes, seconds_per_case));
+    rates.push_back(decode_rate(name, format_name(loaded), bytes.data(), bytes.size(), seconds_per_case));
     if (i != 0) continue;
     // The first image, written in every format (its own channels), then read back.
     for (int f = 0; f < static_cast<int>(ImageFormat::Count); ++f) {
@@ -80,7 +80,7 @@ std::vector<CodecRate> measure_codec_rates(const std::vector<std::string>& image
           seconds_per_case, [&] { encoded = encode_image(loaded.image.view(), format); });
       rate.file_bytes = encoded.size();
       rates.push_back(rate);
-      rates.push_back(decode_rate(name, label, encoded, seconds_per_case));
+      rates.push_back(decode_rate(name, label, encoded.data(), encoded.size(), seconds_per_case));
     }
   }
   return rates;

@@ -81,19 +81,20 @@ BandPlan subdivide(const BandPlan& plan, int max_rows) {
 
 bool is_out_of_memory(const CudaError& error) { return error.code() == cudaErrorMemoryAllocation; }
 
+// The largest read buffer a thread keeps for its next file (read_and_decode).
+constexpr std::size_t kKeptReadBufferBytes = std::size_t(256) << 20;
+
 }  // namespace
 
 BatchPixels BatchPixels::like(const BatchPixels& other) {
-  if (other.is_rgba8()) return BatchPixels(ImageRgba8(other.width(), other.height()));
-  return BatchPixels(HostImage(other.width(), other.height(), other.format()));
+  return BatchPixels(HostImage::uninitialized(other.width(), other.height(), other.format()));
 }
 
 BatchPixels pooled_result(const BatchPixels& filtered, PoolMode pool) {
   if (pool == PoolMode::None) return filtered;
   if (std::string problem = pool_problem(filtered.width(), filtered.height()); !problem.empty())
     throw PoolRefusal("--pool " + std::string(to_string(pool)) + ": " + problem);
-  if (filtered.is_rgba8()) return BatchPixels(pool_2x2(filtered.rgba8(), pool));
-  HostImage pooled(pooled_side(filtered.width()), pooled_side(filtered.height()), filtered.format());
+  HostImage pooled = HostImage::uninitialized(pooled_side(filtered.width()), pooled_side(filtered.height()), filtered.format());
   pool_2x2(filtered.view(), pooled.view(), pool);
   return BatchPixels(std::move(pooled));
 }
@@ -172,8 +173,10 @@ class BatchEngine::Impl {
 
   // The file stages (BatchEngine::read_and_decode, encode_and_write). encode_and_write is
   // encode_to_temporary (the encode and write stages) then commit_output (the sync stage), which
-  // the pipelined run does on the publisher's threads.
-  DecodedFile read_and_decode(const std::string& path);
+  // the pipelined run does on the publisher's threads. `pinned` (when given) may lend a pinned
+  // buffer for an image of that size and format to decode into (a null lease: none).
+  using PinnedTarget = std::function<Lease(int width, int height, PixelFormat format)>;
+  DecodedFile read_and_decode(const std::string& path, const PinnedTarget& pinned = {});
   void check_item(const BatchJob& job, const DecodedFile& decoded) const;
   void encode_and_write(const std::string& path, const BatchPixels& image, const DecodedFile& source);
   std::unique_ptr<AtomicFile> encode_to_temporary(const std::string& path, const BatchPixels& image,
@@ -205,8 +208,6 @@ class BatchEngine::Impl {
     std::string fault;
     DecodedFile decoded;  // the file's pixels (8-bit as RGBA8), type and channels
     BatchPixels result;   // the output of a CPU or banded image (others download in place)
-    Lease lease;
-    ImageView staged;   // the pinned copy of the decoded image, and its result after the download
     std::unique_ptr<AtomicFile> output;  // written, waiting for the publisher to commit it
     bool banded = false;
     bool released = false;  // its memory and its place among the images in flight given back
@@ -222,8 +223,9 @@ class BatchEngine::Impl {
   // Before a CPU method filters on the calling thread: this process's share of the cores for OpenMP.
   void use_cpu_share();
 
-  // Stages, each timed into clock_. Each throws what the stage throws.
-  void read_item(Item& item);
+  // Stages, each timed into clock_. Each throws what the stage throws. read_item decodes into a
+  // pinned buffer when `pinned` lends one.
+  void read_item(Item& item, const PinnedTarget& pinned = {});
   void filter_on_cpu(Item& item);
   void filter_on_gpu_in_bands(Item& item);
   void write_item(Item& item, const BatchPixels& image);
@@ -234,7 +236,10 @@ class BatchEngine::Impl {
 
   // The pipelined run's steps.
   void start_item(const ItemPtr& item);
-  void stage_in(const ItemPtr& item);
+  // A pinned buffer for a whole image the lanes take, if one is free now (never waits: the pool's
+  // threads must not block on buffers that only the pool's encoding gives back).
+  Lease pinned_now(int width, int height, PixelFormat format);
+  void stage_in(const ItemPtr& item, Lease lease);
   void dispatcher();
   void harvest(int lane);
   // Filters a whole image through every lane in bands (drained first); `remark` goes in the notes.
@@ -357,22 +362,38 @@ void BatchEngine::Impl::use_cpu_share() {
   if (used > openmp_threads_.load()) openmp_threads_.store(used);
 }
 
-DecodedFile BatchEngine::Impl::read_and_decode(const std::string& path) {
+DecodedFile BatchEngine::Impl::read_and_decode(const std::string& path, const PinnedTarget& pinned) {
   const double t0 = clock_.now_s();
-  const std::vector<unsigned char> bytes = read_image_bytes(path);
+  // One buffer per thread for the files' bytes, kept from file to file (a fresh one cost every
+  // file 7,000 page faults, the kernel zeroing each page: docs/batch.md), but not beyond
+  // kKeptReadBufferBytes, so that one huge file does not stay in memory.
+  thread_local UninitializedBytes bytes;
+  struct Trim {
+    ~Trim() {
+      if (bytes.capacity() > kKeptReadBufferBytes) UninitializedBytes().swap(bytes);
+    }
+  } trim;
+  read_image_bytes(path, bytes);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Read, t0, t1);
   if (injected_fault(path) == "bad-alloc") throw std::bad_alloc();
-  int rgba8_channels = 0;  // the 8-bit decoders that decode into RGBA8 hand it over as it is
-  LoadedImage loaded = load_image_from_memory(bytes.data(), bytes.size(), path, {}, rgba8_channels);
+  // The 8-bit decoders that decode into RGBA8 hand it over as it is, the BMP decoder into a
+  // pinned buffer when `pinned` lends one (the lease then goes with the pixels).
+  int rgba8_channels = 0;
+  Lease lease;
+  const PixelTarget target = [&](int width, int height, PixelFormat format) {
+    if (pinned) lease = pinned(width, height, format);
+    return lease ? ImageView{lease->data, width, height, static_cast<std::size_t>(width) * bytes_per_pixel(format), format}
+                 : ImageView{};
+  };
+  LoadedImage loaded = load_image_from_memory(bytes.data(), bytes.size(), path, {}, rgba8_channels, target);
   DecodedFile decoded;
   decoded.float64_source = loaded.source_is_float64();
   decoded.pnm_maxval = loaded.maxval;
   if (rgba8_channels > 0) {
     decoded.file_format = make_pixel_format(SampleType::U8, rgba8_channels);
-    ImageRgba8 rgba8(loaded.image.width(), loaded.image.height());
-    std::memcpy(rgba8.data(), loaded.image.data(), loaded.image.size_bytes());
-    decoded.pixels = BatchPixels(std::move(rgba8));
+    decoded.pixels = loaded.decoded_into.empty() ? BatchPixels(std::move(loaded.image))
+                                                 : BatchPixels(loaded.decoded_into, std::move(lease));
   } else if (sample_type(loaded.image.format()) == SampleType::U8) {
     decoded.file_format = loaded.image.format();
     decoded.pixels = BatchPixels(to_rgba8(loaded.image.view()));  // as reduce_to_rgba8: exact for 8 bits
@@ -449,8 +470,8 @@ std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::st
       note(quoted(path) + ": " + std::to_string(clamped) + " samples clamped to the range of " +
            sample_words(*options_.output_type));
     encode_image_to(converted.view(), *format, save, write);
-  } else if (out->is_rgba8()) {  // the 8-bit encoders take the file's channels of RGBA8 as it is
-    encode_image_to(out->rgba8(), channels, *format, save.jpeg_quality, write);
+  } else if (out->is_rgba8()) {  // the 8-bit encoders take the file's channels of RGBA8 where it is
+    encode_rgba8_to(out->view(), channels, *format, save.jpeg_quality, write);
   } else if (source.pnm_maxval != 0 && !options_.output_type) {
     // A PNM whose 16-bit samples run to a maxval of its own (12-bit data): a PNM output keeps that
     // maxval (samples beyond it, from a kernel with negative weights, clamped to it); another
@@ -490,9 +511,9 @@ void BatchEngine::Impl::commit_output(AtomicFile& file) {
   clock_.add(Stage::Sync, t0, clock_.now_s());
 }
 
-void BatchEngine::Impl::read_item(Item& item) {
+void BatchEngine::Impl::read_item(Item& item, const PinnedTarget& pinned) {
   item.start_s = clock_.now_s();
-  item.decoded = read_and_decode(item.job->input);
+  item.decoded = read_and_decode(item.job->input, pinned);
   item.outcome.width = item.decoded.pixels.width();
   item.outcome.height = item.decoded.pixels.height();
   item.outcome.channels = item.decoded.channels();
@@ -607,8 +628,7 @@ void BatchEngine::Impl::release(const ItemPtr& item) {
   if (item->released) return;
   item->released = true;
   const std::size_t held = item->held_bytes;
-  item->lease.reset();
-  item->decoded.pixels.clear();
+  item->decoded.pixels.clear();  // a pinned buffer lent to them goes back
   item->result.clear();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -671,7 +691,10 @@ void BatchEngine::Impl::write_and_publish(const ItemPtr& item, const BatchPixels
 
 void BatchEngine::Impl::start_item(const ItemPtr& item) {
   try {
-    read_item(*item);
+    if (gpu_)
+      read_item(*item, [this](int width, int height, PixelFormat format) { return pinned_now(width, height, format); });
+    else
+      read_item(*item);
     const std::size_t bytes = image_bytes(item->decoded.pixels);
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -687,17 +710,18 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
     const BatchPixels& image = item->decoded.pixels;
     item->banded = options_.bands > 1 || !lanes_->fits_whole(image.width(), image.height(), image.format(), options_.params) ||
                    bytes > buffers_->budget_bytes();
-    if (item->banded) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      gpu_queue_.push_back(item);
+    if (item->banded || image.lent()) {  // decoded into a pinned buffer: on to the lanes
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        gpu_queue_.push_back(item);
+      }
     } else {
       buffers_->acquire(bytes, [this, item](Lease lease, const std::string& error) {
         if (!lease) {
           fail(item, quoted(item->job->input) + ": no host buffer for it: " + error);
           return;
         }
-        item->lease = std::move(lease);
-        stage_in(item);
+        stage_in(item, std::move(lease));
       });
       return;
     }
@@ -708,17 +732,28 @@ void BatchEngine::Impl::start_item(const ItemPtr& item) {
   changed_.notify_all();
 }
 
-void BatchEngine::Impl::stage_in(const ItemPtr& item) {
-  // Into the pinned buffer, where the copy engine reads it at full speed (counted as decoding).
+HostBufferPool::Lease BatchEngine::Impl::pinned_now(int width, int height, PixelFormat format) {
+  const std::size_t bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * bytes_per_pixel(format);
+  if (options_.bands > 1 || bytes > buffers_->budget_bytes() || !lanes_->fits_whole(width, height, format, options_.params))
+    return nullptr;  // goes through in bands, from memory of its own
+  return buffers_->try_acquire(bytes);
+}
+
+void BatchEngine::Impl::stage_in(const ItemPtr& item, Lease lease) {
+  // Into the pinned buffer, where the copy engine reads it at full speed (counted as decoding): the
+  // image decoded into memory of its own because no buffer was free then. From here on the pinned
+  // buffer holds the pixels (filtered in place, encoded from there) and the image's memory goes.
   const double t0 = clock_.now_s();
-  const BatchPixels& image = item->decoded.pixels;
-  std::memcpy(item->lease->data, image.data(), image_bytes(image));
+  BatchPixels& image = item->decoded.pixels;
+  std::memcpy(lease->data, image.data(), image_bytes(image));
+  const ImageView staged{lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
+  const std::size_t capacity = lease->capacity;
+  image = BatchPixels(staged, std::move(lease));
   clock_.add(Stage::Decode, t0, clock_.now_s());
-  item->staged = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    item->held_bytes += item->lease->capacity;
-    held_bytes_ += item->lease->capacity;
+    held_bytes_ = held_bytes_ - item->held_bytes + capacity;
+    item->held_bytes = capacity;
     gpu_queue_.push_back(item);
   }
   changed_.notify_all();
@@ -729,13 +764,7 @@ void BatchEngine::Impl::finish_gpu_item(const ItemPtr& item) {
       [this, item] {
         try {
           if (!item->banded) {
-            // Back from the pinned buffer into the decoded image's memory, which the encoder reads.
-            const double t0 = clock_.now_s();
-            BatchPixels& image = item->decoded.pixels;
-            std::memcpy(image.data(), item->lease->data, image_bytes(image));
-            item->lease.reset();
-            clock_.add(Stage::Encode, t0, clock_.now_s());
-            write_and_publish(item, image);
+            write_and_publish(item, item->decoded.pixels);  // encoded from the pinned buffer, downloaded in place
           } else {
             item->decoded.pixels.clear();
             write_and_publish(item, item->result);
@@ -800,7 +829,8 @@ void BatchEngine::Impl::dispatcher() {
     if (lanes_->busy(next_lane)) harvest(next_lane);
     GpuFault fault = gpu_fault_of(item->fault == "device-oom-once" ? "device-oom" : item->fault);
     try {
-      lanes_->submit(next_lane, item->staged, item->staged, options_.params, fault);
+      const ImageView staged = item->decoded.pixels.view();  // pinned, filtered in place
+      lanes_->submit(next_lane, staged, staged, options_.params, fault);
       lane_items_[static_cast<std::size_t>(next_lane)] = item;
       next_lane = (next_lane + 1) % lanes;
     } catch (const CudaError& error) {
@@ -860,12 +890,13 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
         BatchPixels& image = item->decoded.pixels;
         ConstImageView source = image.view();
         ImageView target;
-        if (options_.pinned) {  // stage through a pinned buffer, download in place
-          item->lease = buffers_->acquire_blocking(image_bytes(image));
+        if (options_.pinned) {  // stage through a pinned buffer, download in place, encode from there
+          Lease lease = buffers_->acquire_blocking(image_bytes(image));
           const double t0 = clock_.now_s();
-          std::memcpy(item->lease->data, image.data(), image_bytes(image));
+          std::memcpy(lease->data, image.data(), image_bytes(image));
+          target = ImageView{lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
+          image = BatchPixels(target, std::move(lease));
           clock_.add(Stage::Decode, t0, clock_.now_s());
-          target = ImageView{item->lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
           source = target;
         } else {  // the original: pageable memory both ways, a new output image per file
           item->result = BatchPixels::like(image);
@@ -876,13 +907,7 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
         clock_.add(Stage::Upload, stages.upload.start_s, stages.upload.end_s);
         clock_.add(Stage::Filter, stages.filter.start_s, stages.filter.end_s);
         clock_.add(Stage::Download, stages.download.start_s, stages.download.end_s);
-        if (options_.pinned) {
-          std::memcpy(image.data(), item->lease->data, image_bytes(image));
-          item->lease.reset();
-          write_item(*item, image);
-        } else {
-          write_item(*item, item->result);
-        }
+        write_item(*item, options_.pinned ? image : item->result);
       }
       finish(item);
     } catch (...) {

@@ -147,6 +147,19 @@ void HostBufferPool::acquire(std::size_t bytes, Ready ready) {
   ready(std::move(lease), error);
 }
 
+HostBufferPool::Lease HostBufferPool::try_acquire(std::size_t bytes) {
+  if (bytes > budget_) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!waiters_.empty()) return nullptr;  // first come, first served
+  try {
+    if (Buffer* buffer = take_locked(bytes)) return lend(buffer);
+  } catch (const std::exception&) {
+    // Out of host memory or pinning refused: the caller goes on without a buffer, and acquire
+    // reports the reason if it asks again.
+  }
+  return nullptr;
+}
+
 HostBufferPool::Lease HostBufferPool::acquire_blocking(std::size_t bytes) {
   std::mutex mutex;
   std::condition_variable done;

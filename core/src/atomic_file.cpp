@@ -26,7 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::size_t kBufferBytes = 1 << 20;
+constexpr std::size_t kBufferBytes = AtomicFile::kDirectWriteBytes;
 
 std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
 

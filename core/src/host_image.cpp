@@ -15,8 +15,19 @@ HostImage::HostImage(int width, int height, PixelFormat format) : width_(width),
   bytes_.assign(pixel_count() * bytes_per_pixel(format), 0);
 }
 
+HostImage HostImage::uninitialized(int width, int height, PixelFormat format) {
+  if (width < 0 || height < 0) throw std::invalid_argument("image size must not be negative");
+  if (!is_valid(format)) throw std::invalid_argument("unknown pixel format");
+  HostImage image;
+  image.width_ = width;
+  image.height_ = height;
+  image.format_ = format;
+  image.bytes_.resize(image.pixel_count() * bytes_per_pixel(format));
+  return image;
+}
+
 HostImage HostImage::copy_of(const ConstImageView& view) {
-  HostImage image(view.width, view.height, view.format);
+  HostImage image = uninitialized(view.width, view.height, view.format);
   for (int y = 0; y < view.height; ++y)
     std::memcpy(image.row<unsigned char>(y), view.row<unsigned char>(y), image.pitch_bytes());
   return image;

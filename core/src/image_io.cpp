@@ -128,7 +128,7 @@ LoadedImage decode(const codec::DecodeInput& in) {
 
 // Reads up to `count` more bytes of `fd` onto the end of `bytes`; stops early where the file ends
 // (it shrank while we read it: a decoder will say truncated).
-void read_more(int fd, std::vector<unsigned char>& bytes, std::uint64_t count, const std::string& path) {
+void read_more(int fd, UninitializedBytes& bytes, std::uint64_t count, const std::string& path) {
   const std::size_t start = bytes.size();
   try {
     bytes.resize(start + count);
@@ -151,7 +151,14 @@ void read_more(int fd, std::vector<unsigned char>& bytes, std::uint64_t count, c
 
 // The first bytes, then what the format can need: at most the size the file had when opened and
 // at most the limit. Opened by core's rule (open_regular_file: regular files only, never blocking).
-std::vector<unsigned char> read_image_bytes(const std::string& path, const ImageLimits& limits) {
+UninitializedBytes read_image_bytes(const std::string& path, const ImageLimits& limits) {
+  UninitializedBytes bytes;
+  read_image_bytes(path, bytes, limits);
+  return bytes;
+}
+
+void read_image_bytes(const std::string& path, UninitializedBytes& bytes, const ImageLimits& limits) {
+  bytes.clear();  // keeps its memory
   RegularFile file;
   try {
     file = open_regular_file(path, "images");
@@ -160,7 +167,6 @@ std::vector<unsigned char> read_image_bytes(const std::string& path, const Image
   }
   const std::uint64_t size = file.size_bytes();
   if (size == 0) throw ImageLoadError(in_quotes(path) + " is empty (0 bytes); it holds no image");
-  std::vector<unsigned char> bytes;
   read_more(file.fd(), bytes, std::min<std::uint64_t>({size, kPrefixBytes, limits.max_file_bytes}), path);
   const Detected kind = detect(bytes.data(), bytes.size(), path);
   if (kind == Detected::Unknown) refuse_unknown(bytes.data(), bytes.size(), path);
@@ -172,7 +178,6 @@ std::vector<unsigned char> read_image_bytes(const std::string& path, const Image
     bytes.resize(needed);
   else if (bytes.size() == std::min<std::uint64_t>(size, kPrefixBytes) && needed > bytes.size())
     read_more(file.fd(), bytes, needed - bytes.size(), path);
-  return bytes;
 }
 
 namespace {
@@ -262,9 +267,9 @@ std::string holds_text(const FormatInfo& info) {
 void encode(const ConstImageView& image, ImageFormat format, const SaveOptions& options, codec::ByteSink& sink) {
   switch (format) {
     case ImageFormat::Png: codec::encode_png(image, sink); return;
-    case ImageFormat::Jpeg: codec::encode_jpeg(to_rgba8(image), channel_count(image.format), options.jpeg_quality, sink); return;
-    case ImageFormat::Bmp: codec::encode_bmp(to_rgba8(image), channel_count(image.format), sink); return;
-    case ImageFormat::Tga: codec::encode_tga(to_rgba8(image), channel_count(image.format), sink); return;
+    case ImageFormat::Jpeg: codec::encode_jpeg(to_rgba8(image).view(), channel_count(image.format), options.jpeg_quality, sink); return;
+    case ImageFormat::Bmp: codec::encode_bmp(to_rgba8(image).view(), channel_count(image.format), sink); return;
+    case ImageFormat::Tga: codec::encode_tga(to_rgba8(image).view(), channel_count(image.format), sink); return;
     case ImageFormat::Pnm: codec::encode_pnm(image, options.pnm_maxval, sink); return;
     case ImageFormat::Tiff: codec::encode_tiff(image, options.compress, sink); return;
     case ImageFormat::Pfm: codec::encode_pfm(image, sink); return;
@@ -278,7 +283,7 @@ void encode(const ConstImageView& image, ImageFormat format, const SaveOptions& 
 
 // `channels` of an RGBA8 image: PNG, JPEG, BMP and TGA take it as it is (narrowing row by row),
 // and so does every format when all 4 channels are written; the others get a copy with `channels`.
-void encode_rgba8(const ImageRgba8& image, int channels, ImageFormat format, const SaveOptions& options,
+void encode_rgba8(const ConstImageView& image, int channels, ImageFormat format, const SaveOptions& options,
                   codec::ByteSink& sink) {
   switch (format) {
     case ImageFormat::Png: codec::encode_png(image, channels, sink); return;
@@ -288,7 +293,7 @@ void encode_rgba8(const ImageRgba8& image, int channels, ImageFormat format, con
     default: break;
   }
   if (channels == 4) {
-    encode(image.view(), format, options, sink);
+    encode(image, format, options, sink);
   } else {
     const HostImage narrowed = rgba8_channels(image, channels);
     encode(narrowed.view(), format, options, sink);
@@ -319,12 +324,12 @@ const char* refused_input_formats() {
 namespace {
 
 LoadedImage decode_checked(const void* data, std::size_t size, const std::string& name, const ImageLimits& limits,
-                           int* rgba8_channels) {
+                           int* rgba8_channels, const PixelTarget* target = nullptr) {
   if (size == 0 || data == nullptr) throw ImageLoadError(in_quotes(name) + " is empty (0 bytes); it holds no image");
   if (size > limits.max_file_bytes)
     throw ImageLoadError(in_quotes(name) + " is " + std::to_string(size) + " bytes, more than the limit of " +
                          std::to_string(limits.max_file_bytes) + " bytes read for an image file");
-  const codec::DecodeInput in{static_cast<const unsigned char*>(data), size, name, limits, rgba8_channels};
+  const codec::DecodeInput in{static_cast<const unsigned char*>(data), size, name, limits, rgba8_channels, target};
   try {
     return decode(in);
   } catch (const std::bad_alloc&) {
@@ -348,8 +353,14 @@ LoadedImage load_image_from_memory(const void* data, std::size_t size, const std
   return decode_checked(data, size, name, limits, &rgba8_channels);
 }
 
+LoadedImage load_image_from_memory(const void* data, std::size_t size, const std::string& name,
+                                   const ImageLimits& limits, int& rgba8_channels, const PixelTarget& target) {
+  rgba8_channels = 0;
+  return decode_checked(data, size, name, limits, &rgba8_channels, target ? &target : nullptr);
+}
+
 LoadedImage load_image(const std::string& path, const ImageLimits& limits) {
-  const std::vector<unsigned char> bytes = read_image_bytes(path, limits);
+  const UninitializedBytes bytes = read_image_bytes(path, limits);
   return load_image_from_memory(bytes.data(), bytes.size(), path, limits);
 }
 
@@ -404,7 +415,7 @@ LoadedRgba8 load_image_rgba8_from_memory(const void* data, std::size_t size, con
 }
 
 LoadedRgba8 load_image_rgba8(const std::string& path, const ImageLimits& limits) {
-  const std::vector<unsigned char> bytes = read_image_bytes(path, limits);
+  const UninitializedBytes bytes = read_image_bytes(path, limits);
   return load_image_rgba8_from_memory(bytes.data(), bytes.size(), path, limits);
 }
 
@@ -612,9 +623,12 @@ void encode_image_to(const ConstImageView& image, ImageFormat format, const Save
   }
 }
 
-HostImage rgba8_channels(const ImageRgba8& image, int channels) {
+HostImage rgba8_channels(const ImageRgba8& image, int channels) { return rgba8_channels(image.view(), channels); }
+
+HostImage rgba8_channels(const ConstImageView& image, int channels) {
   if (channels < 1 || channels > 4) throw ImageSaveError("save_image: channels must be 1 to 4");
-  HostImage out = HostImage::from(image);
+  if (image.format != PixelFormat::Rgba8) throw ImageSaveError("save_image: an RGBA8 image was expected");
+  HostImage out = HostImage::copy_of(image);
   out.narrow_rgba8_in_place(channels);
   return out;
 }
@@ -623,17 +637,23 @@ namespace {
 
 // What every 8-bit helper checks: the RGBA8 image and its channels, then the 8-bit image they make
 // against the format (check_encode_arguments, on a view of the same size and type).
-void check_rgba8_arguments(const ImageRgba8& image, int channels, ImageFormat format, const SaveOptions& options) {
+void check_rgba8_arguments(const ConstImageView& image, int channels, ImageFormat format, const SaveOptions& options) {
   if (image.empty()) throw ImageSaveError("save_image: the image is empty");
+  if (image.format != PixelFormat::Rgba8) throw ImageSaveError("save_image: an RGBA8 image was expected");
   if (channels < 1 || channels > 4) throw ImageSaveError("save_image: channels must be 1 to 4");
   const PixelFormat written = make_pixel_format(SampleType::U8, channels);
-  check_encode_arguments(ConstImageView(image.data(), image.width(), image.height(), image.pitch_bytes(), written),
-                         format, options);
+  check_encode_arguments(ConstImageView(image.data, image.width, image.height, image.pitch_bytes, written), format,
+                         options);
 }
 
 }  // namespace
 
 void encode_image_to(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality,
+                     const std::function<void(const void* data, std::size_t size)>& write) {
+  encode_rgba8_to(image.view(), channels, format, jpeg_quality, write);
+}
+
+void encode_rgba8_to(const ConstImageView& image, int channels, ImageFormat format, int jpeg_quality,
                      const std::function<void(const void* data, std::size_t size)>& write) {
   SaveOptions options;
   options.jpeg_quality = jpeg_quality;
@@ -650,7 +670,7 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels, 
   if (std::string problem = check_output_path(path, options); !problem.empty()) throw ImageSaveError(problem);
   const ImageFormat format = options.format ? *options.format : *image_format_from_path(path);
   try {
-    check_rgba8_arguments(image, channels, format, options);
+    check_rgba8_arguments(image.view(), channels, format, options);
   } catch (const ImageSaveError& error) {
     throw ImageSaveError("cannot write " + in_quotes(path) + ": " + error.what());
   }
@@ -659,7 +679,7 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels, 
     throw ImageSaveError(in_quotes(path) + ": a .pgm file holds grey images and this one is in colour; use .ppm or .pnm");
   if (ext == ".ppm" && channels <= 2) channels = 3;  // a .ppm holds RGB: grey is written as RGB
   write_through_atomic_file(path, options.overwrite,
-                            [&](codec::ByteSink& sink) { encode_rgba8(image, channels, format, options, sink); });
+                            [&](codec::ByteSink& sink) { encode_rgba8(image.view(), channels, format, options, sink); });
 }
 
 void save_image(const std::string& path, const ImageRgba8& image, int channels, Overwrite overwrite) {
@@ -671,10 +691,10 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels, 
 std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality) {
   SaveOptions options;
   options.jpeg_quality = jpeg_quality;
-  check_rgba8_arguments(image, channels, format, options);
+  check_rgba8_arguments(image.view(), channels, format, options);
   MemorySink sink;
   try {
-    encode_rgba8(image, channels, format, options, sink);
+    encode_rgba8(image.view(), channels, format, options, sink);
   } catch (const std::bad_alloc&) {
     throw ImageSaveError("not enough memory to encode the image");
   }

@@ -108,6 +108,32 @@ TEST(HostBufferPool, StaysWithinItsBudgetReusesBuffersAndServesWaitersInOrder) {
   EXPECT_NE(error.find("budget"), std::string::npos) << error;
 }
 
+TEST(HostBufferPool, TryAcquireLendsOnlyWhatAcquireWouldLendNowAndNeverWaits) {
+  HostBufferPool pool(HostBufferPool::Kind::Pageable, 1000);
+  HostBufferPool::Lease a = pool.try_acquire(600);
+  ASSERT_TRUE(a);
+  EXPECT_GE(a->capacity, 600u);
+  EXPECT_FALSE(pool.try_acquire(500));   // 600 + 500 would exceed the budget: no buffer, no wait
+  EXPECT_FALSE(pool.try_acquire(2000));  // more than the whole budget
+  bool served = false;
+  HostBufferPool::Lease waiting;
+  pool.acquire(500, [&](HostBufferPool::Lease lease, const std::string&) {
+    served = true;
+    waiting = std::move(lease);
+  });
+  EXPECT_FALSE(served);
+  EXPECT_FALSE(pool.try_acquire(100));  // would fit, but a request waits before it: first come, first served
+  a.reset();
+  EXPECT_TRUE(served);
+  HostBufferPool::Lease b = pool.try_acquire(400);  // beside the 500 now
+  ASSERT_TRUE(b);
+  EXPECT_LE(pool.peak_bytes(), 1000u);
+  b.reset();
+  const int before = pool.allocations();
+  EXPECT_TRUE(pool.try_acquire(300));  // the idle 400 fits: reused
+  EXPECT_EQ(pool.allocations(), before);
+}
+
 TEST(ThreadPool, UrgentTasksRunBeforeNormalOnes) {
   std::vector<std::string> order;
   std::promise<void> release;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "gausslab/batch/batch_engine.hpp"
@@ -364,6 +365,45 @@ TEST(BatchFileStages, WriteEncodesReadDecodesAndBothAreTimed) {
   EXPECT_THROW(engine.encode_and_write(path, BatchPixels(image), rgb), FileWriteError);  // exists: never replaced
   EXPECT_THROW(engine.encode_and_write(scratch.file("thin.png"), BatchPixels(ImageRgba8(1, 5)), rgb), PoolRefusal);
   EXPECT_FALSE(fs::exists(scratch.file("thin.png")));
+}
+
+TEST(BatchFileStages, PixelsInLentMemoryAreEncodedWhereTheyAreAndKeepItUntilCleared) {
+  // The pipelined GPU run decodes into a pinned buffer, filters it in place and encodes from it;
+  // here any memory stands for the pinned buffer (no GPU needed): the file is the one the image's
+  // own pixels give, byte for byte.
+  test::ScratchFolder scratch;
+  EngineOptions options;
+  options.method_id = "cpu_separable";
+  BatchEngine engine(options);
+  const ImageRgba8 image = make_random_rgba8(11, 6, 8u);
+  auto memory = std::make_shared<std::vector<Rgba8>>(image.pixels());
+  std::weak_ptr<std::vector<Rgba8>> watch = memory;
+  BatchPixels lent(ImageView{memory->data(), 11, 6, 11 * sizeof(Rgba8), PixelFormat::Rgba8}, memory);
+  memory.reset();  // the pixels hold it now
+  EXPECT_TRUE(lent.lent());
+  EXPECT_TRUE(lent.is_rgba8());
+  BatchPixels shared = lent;  // a copy shares lent memory
+  EXPECT_EQ(shared.data(), lent.data());
+  const BatchPixels own = BatchPixels::like(lent);
+  EXPECT_FALSE(own.lent());
+  EXPECT_NE(own.data(), lent.data());
+  EXPECT_EQ(own.size_bytes(), lent.size_bytes());
+  EXPECT_EQ(own.format(), PixelFormat::Rgba8);
+
+  DecodedFile rgb;
+  rgb.file_format = PixelFormat::Rgb8;
+  for (const char* name : {"lent.bmp", "lent.png", "lent.tif"}) {
+    const std::string from_lent = scratch.file(std::string("a-") + name), from_own = scratch.file(std::string("b-") + name);
+    engine.encode_and_write(from_lent, lent, rgb);
+    engine.encode_and_write(from_own, BatchPixels(image), rgb);
+    const std::string bytes = read_bytes(from_lent);
+    EXPECT_GT(bytes.size(), 11u * 6u) << name;
+    EXPECT_EQ(bytes, read_bytes(from_own)) << name;
+  }
+  lent.clear();
+  EXPECT_FALSE(watch.expired());  // the copy still holds it
+  shared.clear();
+  EXPECT_TRUE(watch.expired());   // given back with the last pixels that used it
 }
 
 }  // namespace

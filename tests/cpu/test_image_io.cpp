@@ -769,7 +769,7 @@ TEST(ImageSave, Bmp24BitRowsAreBgrBottomUpAndPaddedAtEveryWidth) {
       ++pieces;
     });
     EXPECT_EQ(streamed, bytes);
-    EXPECT_EQ(pieces, 4);  // the header, then one piece a row: never the whole file at once
+    EXPECT_EQ(pieces, 2);  // the header, then the rows (in pieces of 1 MiB or more where the file is that large)
   }
 }
 
@@ -808,7 +808,9 @@ TEST(ImageSave, StreamedEncodingGivesTheSameBytesForEveryTypeAFormatHolds) {
       EXPECT_EQ(streamed, encode_image(image.view(), file_format));
       const bool whole = file_format == ImageFormat::Tiff || file_format == ImageFormat::Exr ||
                          file_format == ImageFormat::Fits || file_format == ImageFormat::Jpeg;
-      if (!whole) {
+      if (file_format == ImageFormat::Bmp) {
+        EXPECT_EQ(pieces, 2) << "the header, then rows in pieces of 1 MiB or more, or all of them in a smaller file";
+      } else if (!whole) {
         EXPECT_GT(pieces, 7) << "a piece a row at least";
       }
       ++cases;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -276,13 +277,24 @@ LoadedImage decode_bmp(const DecodeInput& in) {
 
   LoadedImage loaded;
   loaded.format = kFormat;
-  loaded.image = allocate_image(in, kFormat, width, height, PixelFormat::Rgba8);
-  bool any_alpha = false;
+  // Every pixel is written below (each row whole, in every branch): the image is not zero-filled
+  // first, and the caller's memory (a PixelTarget, the batch's pinned buffer) serves as well as
+  // an image of our own.
   const int w = static_cast<int>(width);
+  ImageView pixels = in.target && in.rgba8_channels ? (*in.target)(w, static_cast<int>(height), PixelFormat::Rgba8) : ImageView{};
+  if (!pixels.empty()) {
+    if (pixels.width != w || pixels.height != static_cast<int>(height) || pixels.format != PixelFormat::Rgba8)
+      throw std::logic_error("decode_bmp: the pixel target's view is not the image's size and format");
+    loaded.decoded_into = pixels;
+  } else {
+    loaded.image = HostImage::uninitialized(w, static_cast<int>(height), PixelFormat::Rgba8);  // check_size above
+    pixels = loaded.image.view();
+  }
+  bool any_alpha = false;
   for (std::uint64_t row = 0; row < height; ++row) {
     const unsigned char* src = in.data + h.pixel_offset + row * stride;
     const int y = static_cast<int>(top_down ? row : height - 1 - row);
-    Rgba8* dst = loaded.image.row<Rgba8>(y);
+    Rgba8* dst = pixels.row<Rgba8>(y);
     if (h.bits <= 8) {
       const int per_byte = 8 / h.bits;
       const unsigned mask = (1U << h.bits) - 1;
@@ -312,7 +324,8 @@ LoadedImage decode_bmp(const DecodeInput& in) {
   }
   const bool use_alpha = alpha_mask || (maybe_alpha_byte && any_alpha);
   if (maybe_alpha_byte && !any_alpha)
-    for (std::size_t i = 0; i < loaded.image.pixel_count(); ++i) reinterpret_cast<Rgba8*>(loaded.image.data())[i].a = 255;
+    for (int y = 0; y < pixels.height; ++y)
+      for (int x = 0; x < w; ++x) pixels.row<Rgba8>(y)[x].a = 255;
   if (h.bits <= 8) loaded.note = palette.grey ? "palette of greys expanded to 8-bit grey" : "palette colours expanded to 8-bit RGB";
   if (h.bits == 16) loaded.note = "5- and 6-bit colour channels widened to 8 bits (round(v × 255 / max))";
   finish_rgba8(in, loaded, use_alpha ? 4 : (h.bits <= 8 && palette.grey ? 1 : 3));
@@ -332,13 +345,13 @@ void put32(std::vector<unsigned char>& out, std::uint32_t v) {
 
 }  // namespace
 
-void encode_bmp(const ImageRgba8& image, int channels, ByteSink& out) {
+void encode_bmp(const ConstImageView& image, int channels, ByteSink& out) {
   const bool alpha = channels == 2 || channels == 4;
   const std::uint64_t bytes_per_pixel = alpha ? 4 : 3;
-  const std::uint64_t stride = (static_cast<std::uint64_t>(image.width()) * bytes_per_pixel + 3) / 4 * 4;
+  const std::uint64_t stride = (static_cast<std::uint64_t>(image.width) * bytes_per_pixel + 3) / 4 * 4;
   const std::uint32_t header_size = alpha ? 108 : 40;
   const std::uint64_t pixel_offset = 14 + header_size;
-  const std::uint64_t file_size = pixel_offset + stride * static_cast<std::uint64_t>(image.height());
+  const std::uint64_t file_size = pixel_offset + stride * static_cast<std::uint64_t>(image.height);
   if (file_size > 0xFFFFFFFFULL)
     throw ImageSaveError("the image is too large for a BMP file (" + std::to_string(file_size) +
                          " bytes; BMP holds at most 4 GiB): use PNG");
@@ -350,12 +363,12 @@ void encode_bmp(const ImageRgba8& image, int channels, ByteSink& out) {
   put32(header, 0);
   put32(header, static_cast<std::uint32_t>(pixel_offset));
   put32(header, header_size);
-  put32(header, static_cast<std::uint32_t>(image.width()));
-  put32(header, static_cast<std::uint32_t>(image.height()));  // positive: bottom-up, as most readers expect
+  put32(header, static_cast<std::uint32_t>(image.width));
+  put32(header, static_cast<std::uint32_t>(image.height));  // positive: bottom-up, as most readers expect
   put16(header, 1);
   put16(header, static_cast<std::uint32_t>(bytes_per_pixel * 8));
   put32(header, alpha ? kBitfields : kRgb);
-  put32(header, static_cast<std::uint32_t>(stride * static_cast<std::uint64_t>(image.height())));
+  put32(header, static_cast<std::uint32_t>(stride * static_cast<std::uint64_t>(image.height)));
   put32(header, 2835);  // 72 dpi
   put32(header, 2835);
   put32(header, 0);
@@ -367,14 +380,28 @@ void encode_bmp(const ImageRgba8& image, int channels, ByteSink& out) {
   }
   out.write(header.data(), header.size());
 
-  std::vector<unsigned char> row(stride, 0);
-  for (int y = image.height() - 1; y >= 0; --y) {
-    const Rgba8* src = &image.at(0, y);
+  // The rows go out in pieces of at least AtomicFile::kDirectWriteBytes (each piece a whole number
+  // of rows, as evenly as they divide) where the image is that large: AtomicFile writes such a
+  // piece from this memory, where a row at a time was first copied into its buffer (one more
+  // pass over the file). The padding bytes stay the zeros they start as: no row writes them.
+  const std::uint64_t pixel_bytes = stride * static_cast<std::uint64_t>(image.height);
+  const std::uint64_t pieces = std::max<std::uint64_t>(1, pixel_bytes / (AtomicFile::kDirectWriteBytes + stride));
+  const auto first_row_of = [&](std::uint64_t piece) {
+    return static_cast<int>(static_cast<std::uint64_t>(image.height) * piece / pieces);
+  };
+  std::vector<unsigned char> chunk(static_cast<std::size_t>(stride) * static_cast<std::size_t>(first_row_of(1)) +
+                                       static_cast<std::size_t>(stride),
+                                   0);
+  int in_chunk = 0;
+  std::uint64_t piece = 0;
+  for (int y = image.height - 1; y >= 0; --y) {
+    const Rgba8* src = image.row<Rgba8>(y);
+    unsigned char* row = chunk.data() + static_cast<std::size_t>(in_chunk) * stride;
     if (channels == 3) {
-      pack_bgr(src, image.width(), row.data());
+      pack_bgr(src, image.width, row);
     } else {
-      unsigned char* dst = row.data();
-      for (int x = 0; x < image.width(); ++x) {
+      unsigned char* dst = row;
+      for (int x = 0; x < image.width; ++x) {
         const Rgba8& p = src[x];
         const bool grey = channels <= 2;
         *dst++ = grey ? p.r : p.b;
@@ -383,7 +410,13 @@ void encode_bmp(const ImageRgba8& image, int channels, ByteSink& out) {
         if (alpha) *dst++ = p.a;
       }
     }
-    out.write(row.data(), row.size());
+    // Rows written so far (bottom-up) reach the end of this piece: out it goes.
+    ++in_chunk;
+    if (image.height - y == first_row_of(piece + 1)) {
+      out.write(chunk.data(), static_cast<std::size_t>(in_chunk) * stride);
+      in_chunk = 0;
+      ++piece;
+    }
   }
 }
 

@@ -19,6 +19,9 @@ struct DecodeInput {
   // Set by load_image_rgba8_from_memory: the decoders that decode into RGBA8 leave that result as
   // it is (no narrowing to the file's channels) and store the file's channels here.
   int* rgba8_channels = nullptr;
+  // Set with rgba8_channels by the batch: memory to decode into (load_image_from_memory's
+  // PixelTarget); the decoders that use it (BMP) set LoadedImage::decoded_into, the others ignore it.
+  const PixelTarget* target = nullptr;
 };
 
 // "'photo.png' is not a valid PNG file: <problem>"

@@ -32,12 +32,13 @@ std::uint64_t pfm_bytes_needed(const unsigned char* data, std::size_t size, std:
 std::uint64_t npy_bytes_needed(const unsigned char* data, std::size_t size, std::uint64_t file_size);
 std::uint64_t fits_bytes_needed(const unsigned char* data, std::size_t size, std::uint64_t file_size);
 
-// The 8-bit encoders write `channels` (1 grey = red, 2 grey+alpha, 3 RGB, 4 RGBA) of `image` in
-// their format's nearest layout (see save_image) and throw ImageSaveError or what the sink throws.
-void encode_jpeg(const ImageRgba8& image, int channels, int quality, ByteSink& out);
-void encode_bmp(const ImageRgba8& image, int channels, ByteSink& out);
-void encode_tga(const ImageRgba8& image, int channels, ByteSink& out);
-void encode_png(const ImageRgba8& image, int channels, ByteSink& out);
+// The 8-bit encoders write `channels` (1 grey = red, 2 grey+alpha, 3 RGB, 4 RGBA) of `image` (an
+// RGBA8 view, in any memory: an image's own or the batch's pinned buffer) in their format's
+// nearest layout (see save_image) and throw ImageSaveError or what the sink throws.
+void encode_jpeg(const ConstImageView& image, int channels, int quality, ByteSink& out);
+void encode_bmp(const ConstImageView& image, int channels, ByteSink& out);
+void encode_tga(const ConstImageView& image, int channels, ByteSink& out);
+void encode_png(const ConstImageView& image, int channels, ByteSink& out);
 
 // The typed encoders write `image` in its own type and channels; image_io has checked that the
 // format holds them (check_output_type).

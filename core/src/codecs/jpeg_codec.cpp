@@ -240,7 +240,7 @@ struct JpegWriteState {
   std::vector<unsigned char> grey_row;
 };
 
-void write_jpeg(const ImageRgba8& image, int channels, int quality, JpegWriteState& st) {
+void write_jpeg(const ConstImageView& image, int channels, int quality, JpegWriteState& st) {
   Compressor& c = st.c;
   c.info.err = jpeg_std_error(&st.errors.base);
   st.errors.base.error_exit = on_error_exit;
@@ -253,18 +253,18 @@ void write_jpeg(const ImageRgba8& image, int channels, int quality, JpegWriteSta
   c.created = true;
   c.info.dest = &st.dest.base;
   const bool grey = channels <= 2;
-  c.info.image_width = static_cast<JDIMENSION>(image.width());
-  c.info.image_height = static_cast<JDIMENSION>(image.height());
+  c.info.image_width = static_cast<JDIMENSION>(image.width);
+  c.info.image_height = static_cast<JDIMENSION>(image.height);
   c.info.input_components = grey ? 1 : 4;
   c.info.in_color_space = grey ? JCS_GRAYSCALE : JCS_EXT_RGBX;  // RGBA rows go in as they are
   jpeg_set_defaults(&c.info);
   jpeg_set_quality(&c.info, quality, TRUE);
   jpeg_start_compress(&c.info, TRUE);
   while (c.info.next_scanline < c.info.image_height) {
-    const Rgba8* src = &image.at(0, static_cast<int>(c.info.next_scanline));
+    const Rgba8* src = image.row<Rgba8>(static_cast<int>(c.info.next_scanline));
     JSAMPROW row;
     if (grey) {
-      for (int x = 0; x < image.width(); ++x) st.grey_row[static_cast<std::size_t>(x)] = src[x].r;
+      for (int x = 0; x < image.width; ++x) st.grey_row[static_cast<std::size_t>(x)] = src[x].r;
       row = st.grey_row.data();
     } else {
       row = const_cast<JSAMPROW>(reinterpret_cast<const JSAMPLE*>(src));  // libjpeg does not write to it
@@ -276,12 +276,12 @@ void write_jpeg(const ImageRgba8& image, int channels, int quality, JpegWriteSta
 
 }  // namespace
 
-void encode_jpeg(const ImageRgba8& image, int channels, int quality, ByteSink& out) {
-  if (image.width() > JPEG_MAX_DIMENSION || image.height() > JPEG_MAX_DIMENSION)
+void encode_jpeg(const ConstImageView& image, int channels, int quality, ByteSink& out) {
+  if (image.width > JPEG_MAX_DIMENSION || image.height > JPEG_MAX_DIMENSION)
     throw ImageSaveError("the image is too large for JPEG (at most " + std::to_string(JPEG_MAX_DIMENSION) +
                          " pixels a side): use PNG");
   JpegWriteState state;
-  state.grey_row.resize(static_cast<std::size_t>(image.width()));
+  state.grey_row.resize(static_cast<std::size_t>(image.width));
   state.dest.buffer.resize(kOutputChunk);
   state.dest.out = &out;
   state.dest.errors = &state.errors;

@@ -324,11 +324,11 @@ void encode_png(const ConstImageView& image, ByteSink& out) {
   write_png(image, channel_count(image.format), state);
 }
 
-void encode_png(const ImageRgba8& image, int channels, ByteSink& out) {
+void encode_png(const ConstImageView& image, int channels, ByteSink& out) {
   PngWriteState state;
   state.context.out = &out;
-  state.row.resize(static_cast<std::size_t>(image.width()) * static_cast<std::size_t>(channels));
-  write_png(image.view(), channels, state);
+  state.row.resize(static_cast<std::size_t>(image.width) * static_cast<std::size_t>(channels));
+  write_png(image, channels, state);
 }
 
 }  // namespace gausslab::codec

@@ -171,28 +171,28 @@ LoadedImage decode_tga(const DecodeInput& in) {
   return loaded;
 }
 
-void encode_tga(const ImageRgba8& image, int channels, ByteSink& out) {
-  if (image.width() > 65535 || image.height() > 65535)
+void encode_tga(const ConstImageView& image, int channels, ByteSink& out) {
+  if (image.width > 65535 || image.height > 65535)
     throw ImageSaveError("the image is too large for a TGA file (at most 65535×65535): use PNG");
   const bool grey = channels <= 2;
   const int depth = channels == 1 ? 8 : channels == 2 ? 16 : channels == 3 ? 24 : 32;
   const int alpha_bits = channels == 2 || channels == 4 ? 8 : 0;
   unsigned char header[18] = {};
   header[2] = grey ? 3 : 2;
-  header[12] = static_cast<unsigned char>(image.width());
-  header[13] = static_cast<unsigned char>(image.width() >> 8);
-  header[14] = static_cast<unsigned char>(image.height());
-  header[15] = static_cast<unsigned char>(image.height() >> 8);
+  header[12] = static_cast<unsigned char>(image.width);
+  header[13] = static_cast<unsigned char>(image.width >> 8);
+  header[14] = static_cast<unsigned char>(image.height);
+  header[15] = static_cast<unsigned char>(image.height >> 8);
   header[16] = static_cast<unsigned char>(depth);
   header[17] = static_cast<unsigned char>(0x20 | alpha_bits);  // top-down
   out.write(header, sizeof header);
 
   const int pixel_bytes = depth / 8;
-  std::vector<unsigned char> row(static_cast<std::size_t>(image.width()) * static_cast<std::size_t>(pixel_bytes));
-  for (int y = 0; y < image.height(); ++y) {
+  std::vector<unsigned char> row(static_cast<std::size_t>(image.width) * static_cast<std::size_t>(pixel_bytes));
+  for (int y = 0; y < image.height; ++y) {
     unsigned char* dst = row.data();
-    for (int x = 0; x < image.width(); ++x) {
-      const Rgba8& p = image.at(x, y);
+    for (int x = 0; x < image.width; ++x) {
+      const Rgba8& p = image.row<Rgba8>(y)[x];
       if (grey) {
         *dst++ = p.r;
         if (channels == 2) *dst++ = p.a;

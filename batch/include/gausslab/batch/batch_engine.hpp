@@ -7,9 +7,10 @@
 // (AtomicFile::commit, the wait for the disk, off the pool's threads) and only then reports the
 // file. Those file stages are read_and_decode and encode_and_write below, which the MPI layer's
 // bands use too (there the sync is on the calling thread). With a GPU method, a dispatcher thread
-// feeds decoded images, staged in pooled pinned buffers, to a few GPU lanes (CUDA streams): while
-// one image uploads another is filtered and a third downloads, and the download lands in the same
-// pinned buffer. With a CPU method the pool's threads filter too
+// feeds decoded images, held in pooled pinned buffers (a BMP decoded straight into one when one is
+// free, any other image copied in once), to a few GPU lanes (CUDA streams): while one image
+// uploads another is filtered and a third downloads, the download lands in the same pinned buffer
+// and the encoder reads it there. With a CPU method the pool's threads filter too
 // (cpu_separable one image per thread; cpu_openmp one image at a time on as many OpenMP threads
 // as the pool has: this process's share of the cores, cpu_share.hpp). At most
 // max_in_flight images are held at once, and no new one is started while those held use more than
@@ -85,33 +86,35 @@ struct EngineOptions {
 std::string output_conversion_rule(SampleType from, SampleType to);
 
 // An image's pixels in the batch: an 8-bit image as RGBA8 (whatever its channels: the file's are
-// kept beside it), any other in its own format.
+// kept beside it), any other in its own format (never u8: is_rgba8 is the format). Held in an
+// image of their own, or in memory lent to them (a pooled pinned buffer: decoded there, filtered
+// in place and encoded from there, never copied in or out), which `keeper` holds until the pixels
+// are cleared. Copies share lent memory and copy their own.
 class BatchPixels {
  public:
   BatchPixels() = default;
-  explicit BatchPixels(HostImage typed) : typed_(std::move(typed)) {}
-  explicit BatchPixels(ImageRgba8 rgba8) : rgba8_(std::move(rgba8)), is_rgba8_(true) {}
-  // Zero-filled, the same size and storage as `other`.
+  explicit BatchPixels(HostImage image) : owned_(std::move(image)) {}
+  explicit BatchPixels(const ImageRgba8& rgba8) : owned_(HostImage::from(rgba8)) {}  // a copy
+  BatchPixels(const ImageView& lent, std::shared_ptr<void> keeper) : keeper_(std::move(keeper)), lent_(lent) {}
+  // The same size and format in memory of its own, not zero-filled: for an output written whole.
   static BatchPixels like(const BatchPixels& other);
-  bool is_rgba8() const { return is_rgba8_; }
-  int width() const { return is_rgba8_ ? rgba8_.width() : typed_.width(); }
-  int height() const { return is_rgba8_ ? rgba8_.height() : typed_.height(); }
-  PixelFormat format() const { return is_rgba8_ ? PixelFormat::Rgba8 : typed_.format(); }
-  std::size_t pitch_bytes() const { return is_rgba8_ ? rgba8_.pitch_bytes() : typed_.pitch_bytes(); }
+  bool is_rgba8() const { return format() == PixelFormat::Rgba8; }
+  bool lent() const { return keeper_ != nullptr; }
+  int width() const { return view().width; }
+  int height() const { return view().height; }
+  PixelFormat format() const { return view().format; }
+  std::size_t pitch_bytes() const { return view().pitch_bytes; }
   std::size_t size_bytes() const { return pitch_bytes() * static_cast<std::size_t>(height()); }
-  unsigned char* data() { return is_rgba8_ ? reinterpret_cast<unsigned char*>(rgba8_.data()) : typed_.data(); }
-  const unsigned char* data() const {
-    return is_rgba8_ ? reinterpret_cast<const unsigned char*>(rgba8_.data()) : typed_.data();
-  }
-  ImageView view() { return is_rgba8_ ? rgba8_.view() : typed_.view(); }
-  ConstImageView view() const { return is_rgba8_ ? rgba8_.view() : typed_.view(); }
-  const ImageRgba8& rgba8() const { return rgba8_; }
+  unsigned char* data() { return static_cast<unsigned char*>(view().data); }
+  const unsigned char* data() const { return static_cast<const unsigned char*>(view().data); }
+  ImageView view() { return keeper_ ? lent_ : owned_.view(); }
+  ConstImageView view() const { return keeper_ ? ConstImageView(lent_) : owned_.view(); }
   void clear() { *this = BatchPixels{}; }
 
  private:
-  HostImage typed_;
-  ImageRgba8 rgba8_;
-  bool is_rgba8_ = false;
+  HostImage owned_;
+  std::shared_ptr<void> keeper_;  // set: the pixels are in lent_
+  ImageView lent_;
 };
 
 // A file as the batch decoded it.

@@ -44,6 +44,9 @@ class HostBufferPool {
   void acquire(std::size_t bytes, Ready ready);
   // The same, waiting on this thread; throws std::runtime_error with the reason.
   Lease acquire_blocking(std::size_t bytes);
+  // A buffer now if acquire would serve one now (nobody waiting before it, a free buffer fits or
+  // the budget allows a new one); otherwise, or when allocating fails, a null lease and no wait.
+  Lease try_acquire(std::size_t bytes);
   // Allocates `count` buffers of `bytes` ahead, outside any timed region (the benchmark).
   void reserve(int count, std::size_t bytes);
 

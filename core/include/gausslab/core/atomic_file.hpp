@@ -38,9 +38,11 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  // Buffered (a block of 1 MiB or more goes to the file at once, uncopied); throws FileWriteError
-  // (the disk is full, ...), after which commit() is refused.
+  // Buffered (a block of kDirectWriteBytes or more goes to the file at once, uncopied); throws
+  // FileWriteError (the disk is full, ...), after which commit() is refused.
   void write(const void* data, std::size_t size);
+  // The buffer's size: a block this large or larger is written from the caller's memory.
+  static constexpr std::size_t kDirectWriteBytes = std::size_t(1) << 20;
   void write(std::string_view text) { write(text.data(), text.size()); }
   // Flush, fsync, close (checked), then move into place and fsync the folder; throws
   // FileWriteError on any failure, leaving nothing under `path` and no temporary file. The data

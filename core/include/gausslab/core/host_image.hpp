@@ -7,6 +7,7 @@
 
 #include "gausslab/core/image.hpp"
 #include "gausslab/core/pixel_format.hpp"
+#include "gausslab/core/uninitialized_bytes.hpp"
 
 namespace gausslab {
 
@@ -17,6 +18,10 @@ class HostImage {
   HostImage() = default;
   // Zero-filled. Throws std::invalid_argument for a negative size or an unknown format.
   HostImage(int width, int height, PixelFormat format);
+  // Not zero-filled: for a writer that sets every byte before any is read (a decoder writing
+  // every pixel, a filter's output), where the zero fill was a pass over the whole image for
+  // nothing. Throws as the constructor does.
+  static HostImage uninitialized(int width, int height, PixelFormat format);
   // A copy of a host view's pixels.
   static HostImage copy_of(const ConstImageView& view);
   // The same pixels as a typed image (RGBA8 or F32).
@@ -63,7 +68,7 @@ class HostImage {
   int width_ = 0;
   int height_ = 0;
   PixelFormat format_ = PixelFormat::Rgba8;
-  std::vector<unsigned char> bytes_;
+  UninitializedBytes bytes_;  // zero-filled by the constructor, left as they are by uninitialized()
 };
 
 // Row y's width × channels samples as float32, interleaved: integer levels as they are, halves

@@ -90,6 +90,8 @@ struct ImageLimits {
 
 struct LoadedImage {
   HostImage image;          // the file's own samples and channels (or the nearest, as `note` says)
+  // Non-empty when the decoder wrote the pixels into a PixelTarget's memory (image is then empty).
+  ImageView decoded_into;
   std::string format;       // "PNG", "JPEG", "TIFF", "OpenEXR", "FITS", "NPY", "PFM", ...
   // The file's own sample type in NumPy's words ("uint8", "uint16", "float16", "float32",
   // "float64", "int16", "int32", "uint32") or "1-bit", "2-bit", "4-bit", "palette".
@@ -97,7 +99,7 @@ struct LoadedImage {
   // PNM: the file's maxval when the u16 samples run up to it rather than 65535 (0 otherwise).
   std::uint32_t maxval = 0;
   std::string note;  // what was converted ("palette colours expanded to RGB"), or empty: image holds the samples exactly
-  int channels() const { return image.channels(); }
+  int channels() const { return channel_count(decoded_into.empty() ? image.format() : decoded_into.format); }
   bool source_is_float64() const { return source_type == "float64"; }
 };
 
@@ -114,8 +116,13 @@ LoadedImage load_image_from_memory(const void* bytes, std::size_t size, const st
 // opened, at most limits.max_file_bytes. The first bytes are read first: a file in no format
 // gausslab reads is refused before the rest is read, and for PNM, PFM, NPY and FITS only the
 // header and the raster it declares are read. Throws ImageLoadError naming the file and the problem.
-// load_image is read_image_bytes + load_image_from_memory.
-std::vector<unsigned char> read_image_bytes(const std::string& path, const ImageLimits& limits = {});
+// load_image is read_image_bytes + load_image_from_memory. The bytes are not zero-filled before
+// the file is read into them (UninitializedBytes: every byte returned was read).
+UninitializedBytes read_image_bytes(const std::string& path, const ImageLimits& limits = {});
+// The same into `bytes` (its contents replaced), in the memory it already holds when that is
+// enough: for a reader of many files, which keeps one buffer instead of a fresh one a file (for
+// the batch's 28 MB files, 7,000 page faults each, the kernel zeroing every page).
+void read_image_bytes(const std::string& path, UninitializedBytes& bytes, const ImageLimits& limits = {});
 
 // "PNG, JPEG, TIFF, OpenEXR, FITS, NPY, PFM, BMP, TGA, PNM (PBM/PGM/PPM), GIF"
 const char* supported_input_formats();
@@ -141,6 +148,17 @@ LoadedRgba8 reduce_to_rgba8(const LoadedImage& loaded);
 // types but filters 8-bit images as RGBA8 (the batch): no narrowing and widening back.
 LoadedImage load_image_from_memory(const void* bytes, std::size_t size, const std::string& name,
                                    const ImageLimits& limits, int& rgba8_channels);
+// Memory to decode into instead of an image of the decoder's own, so that the pixels land where
+// they are used next (the batch's pinned buffers, which the GPU reads) instead of being copied
+// there: called once the header is read, with the image's size and format, it returns a view of
+// exactly that size and format, or an empty view to let the decoder allocate as usual. The BMP
+// decoder uses it (the batch's format: LoadedImage::decoded_into is then the view and
+// LoadedImage::image empty); the others allocate their own. If decoding fails after the call,
+// the memory holds part of an image.
+using PixelTarget = std::function<ImageView(int width, int height, PixelFormat format)>;
+// The overload above, decoding into `target`'s memory where the decoder can.
+LoadedImage load_image_from_memory(const void* bytes, std::size_t size, const std::string& name,
+                                   const ImageLimits& limits, int& rgba8_channels, const PixelTarget& target);
 // load_image + reduce_to_rgba8, and the same from memory, with the same pixels and notes; the
 // decoders that decode into RGBA8 (BMP, TGA, GIF, libtiff's RGBA reader) skip the narrowing to the
 // file's channels and the widening back (the batch's 24-bit BMP: one copy of the pixels, no pass
@@ -207,9 +225,10 @@ void save_image(const std::string& path, const ImageRgba8& image, int channels,
                 Overwrite overwrite = Overwrite::Never);
 std::vector<unsigned char> encode_image(const ImageRgba8& image, int channels, ImageFormat format,
                                         int jpeg_quality = 90);
-// The same bytes handed to `write` piece by piece as the encoder makes them (a BMP, PNG, PNM, PFM
-// or NPY row, a PNG chunk; TIFF, OpenEXR and FITS whole, as their libraries seek back while they
-// write), never more of the file in memory than that: for a writer that times the encoder apart
+// The same bytes handed to `write` piece by piece as the encoder makes them (a PNG, PNM, PFM or
+// NPY row, a PNG chunk; BMP rows in pieces of AtomicFile::kDirectWriteBytes or more, which
+// AtomicFile writes uncopied; TIFF, OpenEXR and FITS whole, as their libraries seek back while
+// they write), never more of the file in memory than that: for a writer that times the encoder apart
 // from the disk without holding a copy of the file (the batch writes each piece into its
 // AtomicFile). Throws ImageSaveError, or what `write` throws.
 void encode_image_to(const ConstImageView& image, ImageFormat format, const SaveOptions& options,
@@ -218,8 +237,14 @@ void encode_image_to(const ConstImageView& image, ImageFormat format, const Save
 // TGA (rows are narrowed as they are written) or when all 4 channels are written.
 void encode_image_to(const ImageRgba8& image, int channels, ImageFormat format, int jpeg_quality,
                      const std::function<void(const void* data, std::size_t size)>& write);
-// `channels` of an RGBA8 image as an 8-bit image of that many channels (grey is the red channel).
+// The same from an RGBA8 view in any host memory (a HostImage of Rgba8, the batch's pinned buffer:
+// encoded where the pixels are, never copied into an image first). Throws ImageSaveError for a
+// view of another format.
+void encode_rgba8_to(const ConstImageView& image, int channels, ImageFormat format, int jpeg_quality,
+                     const std::function<void(const void* data, std::size_t size)>& write);
+// `channels` of an RGBA8 image (or view) as an 8-bit image of that many channels (grey is the red channel).
 HostImage rgba8_channels(const ImageRgba8& image, int channels);
+HostImage rgba8_channels(const ConstImageView& image, int channels);
 
 // Empty if `path` names a file save_image can write (a known extension, or any name with an
 // explicit format; an existing folder; then output_file_problem: a name that fits, not a folder,
