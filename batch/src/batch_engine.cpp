@@ -494,8 +494,10 @@ std::unique_ptr<AtomicFile> BatchEngine::Impl::encode_to_temporary(const std::st
     }
   } else {
     if (!options_.output_type)  // what became of a file that is not 8-bit, once per format
-      note(describe(out->format()) + (save.float64 ? " (float64 source)" : "") +
-           " images filtered in float32 and written in their own type");
+      note(describe(out->format()) + (save.float64 ? " (float64 source)" : "") + " images filtered in " +
+           // The CPU methods sum 16-bit samples in float64 (cuda/methods/cpu_methods.cpp: float32 sums
+           // cannot promise 0.51 levels at 16 bits); everything else is summed in float32.
+           (!gpu_ && sample_type(out->format()) == SampleType::U16 ? "float64" : "float32") + " and written in their own type");
     encode_image_to(out->view(), *format, save, write);
   }
   const double t1 = clock_.now_s();

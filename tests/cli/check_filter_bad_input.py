@@ -110,7 +110,7 @@ def main():
 
         # A 16-bit TIFF is read, filtered and written in 16 bits, and the log says so.
         c.expect("16-bit TIFF", [os.path.join(data, "chessboard_GRAY_U16.tif"), "-o", out, *cpu], 0,
-                 ["16-bit grey images filtered in float32 and written in their own type"])
+                 ["16-bit grey images filtered in float64 and written in their own type"])
         c.check("16-bit TIFF: output written", os.path.exists(out), f"{out} missing")
         os.remove(out)
 
