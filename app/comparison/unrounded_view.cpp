@@ -5,7 +5,7 @@
 namespace gausslab {
 
 void UnroundedView::follow(const Comparison& comparison) {
-  shown_ = slots_shown_ = false;
+  shown_ = slots_shown_ = uploading_ = false;
   if (comparison.settings().applied().pool != PoolMode::None) return;
   const std::optional<ComparisonNumbers> numbers = current_numbers(comparison);
   if (!numbers || !numbers->difference || !numbers->values_a) return;
@@ -25,6 +25,7 @@ void UnroundedView::follow(const Comparison& comparison) {
       banded = true;
     }
   }
+  for (int i = 0; i < 3; ++i) uploading_ = uploading_ || (*sources[i] && !textures[i]->complete());
   shown_ = difference_.complete();
   slots_shown_ = numbers->shown_a && slots_[0].complete() && slots_[1].complete();
 }

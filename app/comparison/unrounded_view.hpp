@@ -28,13 +28,17 @@ class UnroundedView {
   // A picture of more than 8 bits: the RGBA32F texture of slot i's values in levels for the A, B
   // and split views once both slots' are complete, or 0 (the slots' 8-bit pictures then).
   unsigned slot_texture(int i) const { return slots_shown_ ? slots_[i].id() : 0; }
+  // Some current values are still on their way into their texture (a band a frame): an automated
+  // run's screenshot waits for them.
+  // Only the current numbers' textures count (follow() leaves the others alone).
+  bool uploading() const { return uploading_; }
   // The values the texture holds (what the test reads back against).
   const std::shared_ptr<const std::vector<float>>& difference() const { return difference_.source(); }
 
  private:
   FloatTexture difference_;
   FloatTexture slots_[2];
-  bool shown_ = false, slots_shown_ = false;
+  bool shown_ = false, slots_shown_ = false, uploading_ = false;
 };
 
 }  // namespace gausslab

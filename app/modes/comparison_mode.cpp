@@ -120,7 +120,7 @@ void ComparisonMode::update(FrameContext& frame) {
   if (!view_.panels_hidden) status_bar(comparison_status(comparison_, view_, area_, panels_.display_range), actions_);
   picture_labels(comparison_, view_, area_);
   difference_legend(view_, area_);
-  display_map_legend(view_, display_range_.shown(), area_);
+  display_map_legend(view_, drawn_range(), comparison_.picture().processed_levels != nullptr, area_);
   inspector(comparison_, view_, area_);
   help_window(actions_, "zoom around the cursor, pan; drag the divider (split) or the panel's left edge");
   compare_all_window(comparison_.work().compare_all(), panels_.compare_all_open, view_, actions_);
@@ -166,6 +166,15 @@ bool ComparisonMode::wants_frames() const {
                      (numbers->shown_a && unrounded_.slot_texture(0) == 0));
 }
 
+DisplayRange ComparisonMode::drawn_range() const {
+  // The range is in the values' own units: a picture of more than 8 bits has them only in the float
+  // textures; its 8-bit reduction, drawn until they are complete, keeps [0, 1] (else a sky of
+  // counts 20 to 800 would draw its 8-bit copy black for those frames).
+  const bool floats_drawn = unrounded_.slot_texture(0) && unrounded_.slot_texture(1) &&
+                            comparison_.settings().applied().pool == PoolMode::None;
+  return !comparison_.picture().processed_levels || floats_drawn ? display_range_.shown() : DisplayRange{};
+}
+
 ImageDrawParams ComparisonMode::draw_params() const {
   const ResultPipeline& pipeline = comparison_.runs().pipeline();
   const auto shows_source = [&](int slot) {
@@ -199,7 +208,7 @@ ImageDrawParams ComparisonMode::draw_params() const {
   params.sampling = view_.sampling;
   params.pixel_grid = view_.pixel_grid;
   params.display = view_.display;
-  params.display_range = display_range_.shown();
+  params.display_range = drawn_range();
   params.viewport_x = area_.x;
   params.viewport_y = surface_.height() - (area_.y + area_.height);
   params.viewport_width = area_.width;

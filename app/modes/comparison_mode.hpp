@@ -46,7 +46,9 @@ class ComparisonMode final : public ViewerMode {
   std::optional<double> view_zoom() const override { return view_.transform.zoom; }
   // A method that fails is replaced and the run goes on (its summary names the fallback; exit 3).
   bool failed() const override { return false; }
-  bool busy() const override { return gausslab::busy(comparison_) || saves_.busy() || display_range_.pending(); }
+  bool busy() const override {
+    return gausslab::busy(comparison_) || saves_.busy() || display_range_.pending() || unrounded_.uploading();
+  }
   bool starting() const override { return gausslab::starting(comparison_); }
   bool wants_frames() const override;
   std::string progress() const override { return gausslab::progress(comparison_); }
@@ -62,6 +64,8 @@ class ComparisonMode final : public ViewerMode {
 
  private:
   ImageDrawParams draw_params() const;
+  // The A, B and split views' range as drawn this frame (display_range_'s, or [0, 1] meanwhile).
+  DisplayRange drawn_range() const;
   // --events: "gausslab-event: numbers A=... B=... ab_max_abs=..." once per new A-vs-B result.
   void print_numbers_event();
 

@@ -123,7 +123,8 @@ std::optional<std::string> folder_window(FolderChooser& chooser);
 void picture_labels(const Comparison& comparison, const ViewState& view, const PictureArea& area);
 void difference_legend(const ViewState& view, const PictureArea& area);
 // The A, B and split views' colour map for one channel, with the values at its ends.
-void display_map_legend(const ViewState& view, const DisplayRange& range, const PictureArea& area);
+// own_units: the picture holds more than 8 bits, and the ends are in its samples' units.
+void display_map_legend(const ViewState& view, const DisplayRange& range, bool own_units, const PictureArea& area);
 void inspector(const Comparison& comparison, const ViewState& view, const PictureArea& area);
 
 }  // namespace gausslab

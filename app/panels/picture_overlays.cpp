@@ -106,7 +106,7 @@ void difference_legend(const ViewState& view, const PictureArea& area) {
   draw->AddText(ImVec2(origin.x + bar_width - ImGui::CalcTextSize(high.c_str()).x, origin.y + bar_height + 3), text, high.c_str());
 }
 
-void display_map_legend(const ViewState& view, const DisplayRange& range, const PictureArea& area) {
+void display_map_legend(const ViewState& view, const DisplayRange& range, bool own_units, const PictureArea& area) {
   if (view.mode == CompareMode::Difference || !view.display.maps_colour() || area.width <= 0) return;
   const float scale = framebuffer_scale();
   ImDrawList* draw = ImGui::GetBackgroundDrawList();
@@ -123,10 +123,11 @@ void display_map_legend(const ViewState& view, const DisplayRange& range, const 
                         IM_COL32(static_cast<int>(c[0] * 255 + 0.5f), static_cast<int>(c[1] * 255 + 0.5f),
                                  static_cast<int>(c[2] * 255 + 0.5f), 255));
   }
-  // The ends in the picture's display units (an 8-bit level is 1/255).
+  // The ends in the picture's display units (an 8-bit level is 1/255; a wider picture's own units).
   const ImU32 text = IM_COL32(235, 235, 235, 255);
   draw->AddText(ImVec2(origin.x, origin.y - 19 * u), text,
-                (std::string(to_string(view.display.channel)) + " through the colour map (1 = 255 levels)").c_str());
+                (std::string(to_string(view.display.channel)) + " through the colour map" +
+                 (own_units ? " (the picture's own units)" : " (1 = 255 levels)")).c_str());
   const std::string low = figure(value_shown_at(0.0, view.display, range), "%.4g") + " or less";
   const std::string high = figure(value_shown_at(1.0, view.display, range), "%.4g") + " or more";
   draw->AddText(ImVec2(origin.x, origin.y + bar_height + 3), text, low.c_str());

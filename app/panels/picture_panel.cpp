@@ -27,7 +27,7 @@ void picture_panel(Comparison& comparison, PicturePanelState& state) {
   FilterState& filter = comparison.settings().requested();
   ImGui::TextWrapped("%s (%d x %d)", picture.name.c_str(), picture.original.width(), picture.original.height());
   if (picture.levels)
-    ImGui::TextColored(kDimColour, picture.processed_levels ? "%s: measured as stored, shown in 8 bits"
+    ImGui::TextColored(kDimColour, picture.processed_levels ? "%s: measured and shown as stored (8 bits until the numbers are in)"
                                                             : "%s: resampled, so measured in 8 bits",
                        picture.levels->type.c_str());
   ImGui::SetNextItemWidth(-130.0f);
