@@ -13,7 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Viewer, open_display  # noqa: E402  the viewer's event lines, X input
+from xdriver import Checks, Viewer, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1200, 900
 CENTRE = (WIDTH // 2 - 60, HEIGHT // 2 - 40, 120, 80)  # x, y, w, h: where the help window is drawn
@@ -34,13 +34,7 @@ def main() -> int:
 
     viewer = Viewer([viewer_path, "--sequence", "synthetic", "--size", "160x120", "--history", "4",
                      "--window", f"{WIDTH}x{HEIGHT}", "--path", "cpu", "--events"], os.getcwd(), dict(os.environ))
-    ok = True
-
-    def check(what, passed, detail=""):
-        nonlocal ok
-        print(("ok: " if passed else "FAIL: ") + what + (f" ({detail})" if detail else ""))
-        ok = ok and passed
-
+    check = Checks()
     try:
         viewer.frames(5)  # the window is up and drawing (interactive use starts paused)
         bar = pixels(WIDTH - 12, 4, 8, 8)
@@ -79,20 +73,13 @@ def main() -> int:
         tap("period")
         viewer.wait_line(r"gausslab-event: action step", since, "'.' to be seen")
 
-        tap("q", "Control_L")
-        viewer.wait(lambda: viewer.process.poll() is not None, "the viewer to quit on Ctrl+Q")
-        check("Ctrl+Q quits with status 0", viewer.process.returncode == 0, f"status {viewer.process.returncode}")
+        status = viewer.quit(x)
+        check("Ctrl+Q quits with status 0", status == 0, f"status {status}")
     except AssertionError as error:
-        print(f"FAIL: {error}")
-        ok = False
+        check.failed(error)
     finally:
-        if viewer.process.poll() is None:
-            viewer.process.terminate()
-            viewer.process.wait(timeout=60)
-        problems = [line for line in viewer.lines if not line.startswith("gausslab-event: frame")]
-        print("\n".join(problems[-30:]))
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        viewer.stop()
+    return check.verdict(viewer)
 
 
 if __name__ == "__main__":
