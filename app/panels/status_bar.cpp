@@ -5,9 +5,24 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gausslab/render/display_transform.hpp"
+#include "gausslab/render/image_renderer.hpp"
+#include "panels/view_input.hpp"
 #include "panels/widgets.hpp"
 
 namespace gausslab {
+
+void view_status(StatusBarContent& content, const ViewState& view, const PictureArea& area, int image_width,
+                 int image_height, const std::string& display_range) {
+  content.zoom = view.transform.zoom;
+  content.sampling = sampling_at(view.sampling, view.transform.zoom);
+  if (view.mode != CompareMode::Difference) content.display = describe(view.display, display_range);
+  const Vec2 mouse = mouse_in_picture(area);
+  if (!ImGui::GetIO().WantCaptureMouse && mouse.x >= 0 && mouse.y >= 0 && mouse.x < area.width && mouse.y < area.height) {
+    const Vec2 p = screen_to_image(view.transform, mouse, area.width, area.height);
+    if (p.x >= 0 && p.y >= 0 && p.x < image_width && p.y < image_height) content.pixel = p;
+  }
+}
 
 float status_bar_height(bool hidden) { return hidden ? 0.0f : ImGui::GetFrameHeight(); }
 
