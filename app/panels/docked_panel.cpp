@@ -62,7 +62,7 @@ void docked_side_panel(const ViewState& view, float& overlay_height, const std::
 
 void floating_overlay(const ViewState& view, const std::function<void()>& overlay) {
   if (!view.overlay_floating) return;
-  ImGui::SetNextWindowPos(ImVec2(10.0f, menu_height(view) + 10.0f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(ImVec2(scaled(10.0f), menu_height(view) + scaled(10.0f)), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.72f);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |

@@ -83,9 +83,9 @@ SequenceRequests sequence_panel(SequenceControls& c, ViewState& view, SequencePa
 void shift_plot(const SequencePanelInfo& info, const ViewState& view) {
   const ImGuiIO& io = ImGui::GetIO();
   // At the picture's bottom-left corner, above the status bar.
-  ImGui::SetNextWindowPos(ImVec2(10.0f, io.DisplaySize.y - status_bar_height(view.panels_hidden) - 10.0f),
+  ImGui::SetNextWindowPos(ImVec2(scaled(10.0f), io.DisplaySize.y - status_bar_height(view.panels_hidden) - scaled(10.0f)),
                           ImGuiCond_FirstUseEver, ImVec2(0.0f, 1.0f));
-  ImGui::SetNextWindowSize(ImVec2(460.0f * ui_scale(), 0.0f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(scaled(460.0f), 0.0f), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (!ImGui::Begin("shifts")) {
     ImGui::End();
@@ -112,7 +112,7 @@ void shift_plot(const SequencePanelInfo& info, const ViewState& view) {
       std::snprintf(overlay, sizeof overlay, "%s", label);
     ImGui::PushStyleColor(ImGuiCol_PlotLines, colour);
     ImGui::PlotLines("##plot", shown.data(), static_cast<int>(shown.size()), 0, overlay, -extent, extent,
-                     ImVec2(ImGui::GetContentRegionAvail().x, 70.0f * ui_scale()));
+                     ImVec2(ImGui::GetContentRegionAvail().x, scaled(70.0f)));
     ImGui::PopStyleColor();
     // The current frame: a vertical line across the plot.
     if (!values.empty() && info.frame_index >= 0) {

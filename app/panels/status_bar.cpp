@@ -57,11 +57,11 @@ void status_bar(const StatusBarContent& content, ActionDispatcher& actions) {
     const float right_x = ImGui::GetWindowContentRegionMax().x - right_width;
     // The message, then the progress, clipped where the right part starts.
     const ImVec2 start = ImGui::GetCursorScreenPos();
-    ImGui::PushClipRect(start, ImVec2(ImGui::GetWindowPos().x + right_x - 12.0f, start.y + height), true);
+    ImGui::PushClipRect(start, ImVec2(ImGui::GetWindowPos().x + right_x - scaled(12.0f), start.y + height), true);
     const ImVec4 colour = content.error ? kErrorColour : content.current ? ImGui::GetStyleColorVec4(ImGuiCol_Text) : kDimColour;
     if (!content.message.empty()) {
       ImGui::TextColored(colour, "%s", content.message.c_str());
-      if (!content.progress.empty()) ImGui::SameLine(0.0f, 24.0f);
+      if (!content.progress.empty()) ImGui::SameLine(0.0f, scaled(24.0f));
     }
     if (!content.progress.empty()) ImGui::TextColored(kDimColour, "%s", content.progress.c_str());
     if (content.message.empty() && content.progress.empty()) ImGui::TextColored(kDimColour, "ready");

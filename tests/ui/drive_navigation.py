@@ -8,7 +8,8 @@
            saves and the status bar shows the saved file's path, which exists; Ctrl+O opens the file
            browser: Down and Enter go into a folder, Down and Enter open the image there.
   hidpi:   with Xft.dpi 192 on the X display (the content scale GLFW reports: 2), the viewer builds
-           its font at 30 px (twice the 15 px of scale 1) and the side panel is twice as wide.
+           its font at 30 px (twice the 15 px of scale 1), the side panel is twice as wide and the
+           room its sliders leave for their labels too (the sigma field's label ends inside it).
     under_xvfb.sh python3 drive_navigation.py VIEWER DATA_DIR keys|hidpi
 Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
 import os
@@ -75,6 +76,10 @@ def main() -> int:
                 # it takes 700 pixels, and the sigma slider is in its right part.
                 check.require("the side panel grew with the scale", x0 > WIDTH - 700 - 1 and x1 - x0 >= 300,
                               f"sigma field from x {x0:.0f} to {x1:.0f}")
+                # The room its sliders leave for their labels grows too (90 units: 180 pixels), so that
+                # the field with its label ends inside the panel (16 pixels: its padding at scale 2).
+                check.require("the sigma field's label fits in the panel", x1 <= WIDTH - 16,
+                              f"the field and its label end at x {x1:.0f} of {WIDTH}")
             else:
                 viewer.wait_line(r"gausslab-event: idle after frame", 0, "the viewer to start up and go idle")
                 start = zoom_after(0, "the first title with the zoom")
