@@ -20,7 +20,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Checks, Viewer, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)
@@ -64,7 +64,7 @@ def main() -> int:
         def wait_idle(since, what):
             viewer.wait_line(r"gausslab-event: idle after frame", since, f"the viewer to go idle {what}")
 
-        try:
+        def steps():
             viewer.wait_line(r"gausslab-event: field sigma", 0, "the side panel's sigma field")
             wait_idle(0, "after start-up")
             if what == "sigma":
@@ -150,13 +150,7 @@ def main() -> int:
                 viewer.wait_line("title .*\u03c3 3( |$)", since, "Shift+Up to apply sigma 3 after the idle spell")
                 wait_idle(since, "after Shift+Up")
                 print("ok: a key after the idle spell draws and applies; then idle again")
-            status = viewer.quit(x)
-            check("Ctrl+Q quits with status 0", status == 0, f"status {status}")
-        except AssertionError as error:
-            check.failed(error)
-        finally:
-            viewer.stop()
-        return check.verdict(viewer)
+        return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

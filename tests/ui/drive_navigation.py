@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Checks, Viewer, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)
@@ -65,7 +65,7 @@ def main() -> int:
                 titles = [m.group(1) for m in map(ZOOM.search, viewer.lines[since:]) if m]
             return float(titles[-1]) if titles else float(ZOOM.search(line).group(1))
 
-        try:
+        def steps():
             if what == "hidpi":
                 scale = viewer.wait_line(r"gausslab-event: content_scale ", 0, "the content scale")
                 check.require("with Xft.dpi 192 the content scale is 2 and the font 30 px",
@@ -133,13 +133,7 @@ def main() -> int:
                 opened = viewer.wait_line(r"gausslab-event: message opened .*shots/inner\.png", since,
                                           "the browser to open shots/inner.png")
                 print(f"ok: the file browser went into shots/ and {opened.split('event: message ')[1]}")
-            status = viewer.quit(x)
-            check("Ctrl+Q quits with status 0", status == 0, f"status {status}")
-        except AssertionError as error:
-            check.failed(error)
-        finally:
-            viewer.stop()
-        return check.verdict(viewer)
+        return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from PIL import Image
 from scipy import ndimage
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Checks, Viewer, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)
@@ -122,7 +122,7 @@ def main() -> int:
             x.tap("Return")
             return since
 
-        try:
+        def steps():
             banner = viewer.wait_line(r"gausslab-event: banner ", 0, "the cpu path banner's state")
             seen = numbers(0, "ref.npy", "the first A-vs-B numbers")
             compare("A against SciPy's file: the viewer's numbers are NumPy's", seen, a_levels, b_levels)
@@ -168,13 +168,7 @@ def main() -> int:
                                          blurred(changed), b3_levels, "--watch to reload the picture and its numbers"),
                     blurred(changed), b3_levels)
 
-            status = viewer.quit(x)
-            check("Ctrl+Q quits with status 0", status == 0, f"status {status}")
-        except AssertionError as error:
-            check.failed(error)
-        finally:
-            viewer.stop()
-        return check.verdict(viewer)
+        return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

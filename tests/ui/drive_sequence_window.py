@@ -15,7 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Checks, Viewer, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1200, 900
 CENTRE = (WIDTH // 2 - 60, HEIGHT // 2 - 40, 120, 80)  # x, y, w, h: where the help window is drawn
@@ -42,7 +42,8 @@ def main() -> int:
     viewer = Viewer([viewer_path, "--sequence", "synthetic", "--size", "160x120", "--history", "4",
                      "--window", f"{WIDTH}x{HEIGHT}", "--path", "cpu", "--events"], os.getcwd(), dict(os.environ))
     check = Checks()
-    try:
+
+    def steps():
         viewer.frames(5)  # the window is up and drawing (interactive use starts paused)
         bar = pixels(WIDTH - 12, 4, 8, 8)
         check("the menu bar is drawn along the top (Dear ImGui's menu bar grey at the top right)",
@@ -92,13 +93,7 @@ def main() -> int:
         tap("period")
         viewer.wait_line(r"gausslab-event: action step", since, "'.' to be seen")
 
-        status = viewer.quit(x)
-        check("Ctrl+Q quits with status 0", status == 0, f"status {status}")
-    except AssertionError as error:
-        check.failed(error)
-    finally:
-        viewer.stop()
-    return check.verdict(viewer)
+    return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

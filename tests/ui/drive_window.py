@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Checks, Viewer, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)  # over the picture: left of the side panel, below the menu bar
@@ -47,7 +47,7 @@ def main() -> int:
                 meta = json.load(f)
             print(f"ok: saved {name} with its sidecar (sigma {meta['sigma']}, method {meta['method_a']})")
 
-        try:
+        def steps():
             viewer.frames(3)  # the window is up and drawing
             move(*PICTURE)
             viewer.frames(2)
@@ -129,13 +129,7 @@ def main() -> int:
             tap("s", "Control_L")
             expect_saved("gausslab-auto-sigma4-reflect-10x10-2.png", since)
 
-            status = viewer.quit(x)
-            check("Ctrl+Q quits with status 0", status == 0, f"status {status}")
-        except AssertionError as error:
-            check.failed(error)
-        finally:
-            viewer.stop()
-        return check.verdict(viewer)
+        return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

@@ -120,6 +120,23 @@ class Checks:
         return 0 if self.ok else 1
 
 
+def drive(viewer, x, check, steps):
+    """Runs a driver's `steps`, then quits with Ctrl+Q (status 0 checked); a wait that timed out or a
+    required check stops them (a FAIL line, the viewer's last lines); the viewer is ended whatever
+    happens. Returns the exit status: `steps`' own when it returns one (77: skipped), else the verdict."""
+    try:
+        status = steps()
+        if status is not None:
+            return status
+        status = viewer.quit(x)
+        check("Ctrl+Q quits with status 0", status == 0, f"status {status}")
+    except AssertionError as error:
+        check.failed(error)
+    finally:
+        viewer.stop()
+    return check.verdict(viewer)
+
+
 class _XImage(ctypes.Structure):
     _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("xoffset", ctypes.c_int),
                 ("format", ctypes.c_int), ("data", ctypes.c_void_p), ("byte_order", ctypes.c_int),
