@@ -79,7 +79,7 @@ void ComparisonMode::update(FrameContext& frame) {
   if (frame.automated) comparison_.poll_files();  // the interactive loop polls on every wake-up (viewer.cpp)
   if (commands_.mouse()) place_mouse(*commands_.mouse());
   FrameTrace& trace = FrameTrace::instance();
-  area_ = comparison_layout(view_, frame.surface.width(), frame.surface.height());
+  area_ = docked_layout(view_, frame.surface.width(), frame.surface.height());
   trace.mark("layout");
   if (frame.live) {
     actions_.dispatch(frame.input, [&](const Action& action) { commands_.perform(action, frame, area_); });

@@ -11,6 +11,7 @@
 #include "gausslab/render/image_renderer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
 #include "modes/view_actions.hpp"
+#include "panels/docked_panel.hpp"
 #include "panels/mode_shell.hpp"
 #include "viewer/run_report.hpp"
 #include "viewer/sequence_startup.hpp"
@@ -45,7 +46,8 @@ SequenceMode::SequenceMode(const ViewerOptions& options, GlSurface& surface)
       pipeline_(std::make_unique<ResultPipeline>(options.best_path)),
       renderer_(std::make_unique<ImageRenderer>()),
       timer_(4, history_frames(options)),
-      actions_([this](const Action& action) { return offer(action); }, options.events) {
+      actions_([this](const Action& action) { return offer(action); }, options.events),
+      messages_(options.events) {
   const SequenceBackend backend = choose_backend(options, *pipeline_);
   player_ = std::make_unique<SequencePlayer>(backend);
   const Backend methods = backend == SequenceBackend::Gpu ? Backend::Cuda : Backend::Cpu;
@@ -65,7 +67,7 @@ SequenceMode::SequenceMode(const ViewerOptions& options, GlSurface& surface)
   player_->configure(settings_from(controls_), nullptr);
   applied_ = controls_;
   open_input(options.sequence_input);
-  open_text_ = options.sequence_input;
+  panels_.open_text = options.sequence_input;
 }
 
 SequenceMode::~SequenceMode() {
@@ -118,9 +120,11 @@ void SequenceMode::open_file(const std::string& path) {
   try {
     open_input(path);
     error_.clear();
-    open_text_ = path;
+    panels_.open_text = path;
+    messages_.say("opened " + path);
   } catch (const std::exception& error) {
     error_ = std::string("could not open: ") + error.what() + " (the current sequence stays)";
+    messages_.say(error_, true);
   }
 }
 
@@ -139,13 +143,14 @@ ActionOffer SequenceMode::offer(const Action& action) const {
       break;
     case ActionId::StepFrame: offer.help = "one frame on (while paused)"; break;
     case ActionId::CloseWindow: offer.help = "the help"; break;
+    case ActionId::ToggleOverlay: offer.checked = !view_.overlay_hidden; break;
     case ActionId::Quit: case ActionId::NextView: case ActionId::ViewA: case ActionId::ViewB:
     case ActionId::ViewSplit: case ActionId::ViewDifference: case ActionId::GainUp: case ActionId::GainDown:
     case ActionId::Fit: case ActionId::OneToOne: case ActionId::ToggleSampling: case ActionId::Help:
     case ActionId::ZoomIn: case ActionId::ZoomOut: case ActionId::TogglePixelGrid:
     case ActionId::ExposureUp: case ActionId::ExposureDown: case ActionId::NextChannel:
     case ActionId::OffsetUp: case ActionId::OffsetDown: case ActionId::ToggleChannelMap: case ActionId::NextTransfer:
-    case ActionId::ResetDisplay:
+    case ActionId::ResetDisplay: case ActionId::TogglePanels:
       break;
     default: offer.offered = false;  // methods, sigma, saving, ... belong to the comparison mode
   }
@@ -153,11 +158,13 @@ ActionOffer SequenceMode::offer(const Action& action) const {
 }
 
 void SequenceMode::perform(const Action& action) {
-  if (perform_view_action(action.id, view_, GainRange{0.125, 1024.0}, player_->width(), player_->height(),
-                          surface_.width(), surface_.height()))
+  if (perform_view_action(action.id, view_, GainRange{0.125, 1024.0}, player_->width(), player_->height(), area_.width,
+                          area_.height))
     return;
   switch (action.id) {
-    case ActionId::Open: focus_open_field_ = true; break;
+    case ActionId::TogglePanels: view_.panels_hidden = !view_.panels_hidden; break;
+    case ActionId::ToggleOverlay: view_.overlay_hidden = !view_.overlay_hidden; break;
+    case ActionId::Open: panels_.focus_open_field = true; break;
     case ActionId::Reload: open_file(input_); break;
     case ActionId::ToggleContinuous: controls_.playing = !controls_.playing; break;
     case ActionId::StepFrame: step_requested_ = true; break;
@@ -206,6 +213,7 @@ void SequenceMode::apply_settings(FrameContext& frame) {
     frame.frame_ms.clear();
   } catch (const std::exception& error) {
     error_ = std::string("not applied: ") + error.what();
+    messages_.say(error_, true);
     controls_.history = applied_.history;
     controls_.degree = applied_.degree;
     controls_.gamma = applied_.gamma;
@@ -231,9 +239,9 @@ void SequenceMode::show(FrameContext& frame, bool advance) {
     pipeline_->process({a, b}, &frame.gl_timer);
     needs_display_ = false;
   } catch (const std::exception& error) {
-    run_failed_ = true;
     run_failure_ = error.what();
     error_ = std::string("failed: ") + error.what();
+    messages_.say(error_, true);
     controls_.playing = false;
     std::fprintf(stderr, "gausslab: %s\n", error_.c_str());
   }
@@ -267,22 +275,30 @@ SequencePanelInfo SequenceMode::panel_info() const {
 }
 
 void SequenceMode::update(FrameContext& frame) {
+  area_ = docked_layout(view_, frame.surface.width(), frame.surface.height());
   if (frame.live) {
     actions_.dispatch(frame.input, [this](const Action& action) { perform(action); });
-    handle_view_mouse(view_, drag_, PictureArea{0, 0, surface_.width(), surface_.height()}, -1.0f);  // panels float
+    handle_view_mouse(view_, drag_, area_, side_panel_edge(view_));
   }
   bool step = step_requested_;
   step_requested_ = false;
-  menu_bar(actions_);
   const SequencePanelInfo info = panel_info();
-  const SequenceRequests requests = sequence_panel(controls_, view_, open_text_, focus_open_field_, info);
-  shift_plot(info);
+  const auto overlay = [&] {
+    sequence_overlay_contents(info, controls_, view_, overlay_.stages, overlay_.gl, overlay_.frame_ms);
+  };
+  SequenceRequests requests;
+  if (!view_.panels_hidden) {
+    menu_bar(actions_);
+    docked_side_panel(view_, panels_.docked_overlay_height,
+                      [&] { requests = sequence_panel(controls_, view_, panels_, info); }, overlay);
+    shift_plot(info, view_);
+  }
   if (frame.live) {
     if (requests.open_input) open_file(*requests.open_input);
     if (requests.fit) view_.fit = true;
     if (requests.one_to_one) {
       view_.fit = false;
-      view_.transform = one_to_one_view(player_->width(), player_->height(), surface_.width(), surface_.height());
+      view_.transform = one_to_one_view(player_->width(), player_->height(), area_.width, area_.height);
     }
     apply_settings(frame);
     show(frame, controls_.playing || step || requests.step);
@@ -291,12 +307,14 @@ void SequenceMode::update(FrameContext& frame) {
     if (now - overlay_.refreshed > std::chrono::milliseconds(250))
       overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), now};
   }
-  sequence_overlay(info, controls_, view_, overlay_.stages, overlay_.gl, overlay_.frame_ms);
-  help_window(actions_, "zoom around the cursor, pan; drag the divider (split)");
+  if (!view_.panels_hidden && !view_.overlay_hidden) floating_overlay(view_, overlay);
+  if (!view_.panels_hidden) status_bar(sequence_status(messages_, view_, area_, player_->width(), player_->height()), actions_);
+  help_window(actions_, "zoom around the cursor, pan; drag the divider (split) or the panel's left edge");
 }
 
-void SequenceMode::draw(FrameContext& frame) {
-  const int view_width = frame.surface.width(), view_height = frame.surface.height();
+void SequenceMode::draw(FrameContext& /*frame*/) {
+  if (area_.width <= 0 || area_.height <= 0) return;
+  const int view_width = area_.width, view_height = area_.height;
   if (view_.fit) view_.transform = fit_view(player_->width(), player_->height(), view_width, view_height);
   ImageDrawParams params;
   params.texture_a = pipeline_->has_result(0) ? pipeline_->result_texture(0) : pipeline_->source_texture();
@@ -310,6 +328,8 @@ void SequenceMode::draw(FrameContext& frame) {
   params.sampling = view_.sampling;
   params.pixel_grid = view_.pixel_grid;
   params.display = view_.display;
+  params.viewport_x = area_.x;
+  params.viewport_y = surface_.height() - (area_.y + area_.height);
   params.viewport_width = view_width;
   params.viewport_height = view_height;
   renderer_->draw(params);
@@ -320,8 +340,8 @@ int SequenceMode::finish_automated(FrameContext& frame, const std::function<Imag
   pipeline_->synchronize();
   timer_.flush();
   player_->collect(true);
-  if (run_failed_) {
-    std::fprintf(stderr, "gausslab: error: sequence %s\n", run_failure_.c_str());
+  if (run_failure_) {
+    std::fprintf(stderr, "gausslab: error: sequence %s\n", run_failure_->c_str());
     return 1;
   }
   const Overwrite overwrite = options_.overwrite ? Overwrite::Allowed : Overwrite::Never;

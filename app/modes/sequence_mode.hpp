@@ -2,8 +2,8 @@
 // The sequence mode (gausslab --sequence INPUT): an image sequence played frame by frame through
 // the whitening engine (sequence/), A = the frame, B = the whitened frame (or the pre-filtered one),
 // the comparison views and the timing overlay of the picture mode, the shifts plotted over time; the
-// menu, the keys and the help from the viewer's action table (the actions this mode offers), as in
-// the comparison mode.
+// menu, the keys and the help from the viewer's action table (the actions this mode offers), the
+// side panel with the overlay docked at its bottom and the status bar, as in the comparison mode.
 //   update: actions (keys, menu, script) and mouse → panels → settings changes (start over) → the
 //           next frame when playing
 //           [SequencePlayer: upload, pre-filter, shifts, coefficients, whitening on its stream]
@@ -11,6 +11,7 @@
 //   draw:   the two results through ImageRenderer (A, B, split, difference)
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,10 @@ class SequenceMode final : public ViewerMode {
   void draw(FrameContext& frame) override;
   void open_file(const std::string& path) override;
   std::string window_title() const override;
-  bool failed() const override { return run_failed_; }
-  bool wants_frames() const override { return controls_.playing || needs_display_ || step_requested_; }
+  bool failed() const override { return run_failure_.has_value(); }
+  bool wants_frames() const override {
+    return controls_.playing || needs_display_ || step_requested_ || messages_.current();  // a message dims in time
+  }
   std::string run_command(const std::string& command, const std::string& argument) override;
   int finish_automated(FrameContext& frame, const std::function<ImageRgba8()>& capture_view) override;
   void shut_down() override;
@@ -65,10 +68,12 @@ class SequenceMode final : public ViewerMode {
   SequenceControls controls_, applied_;
   ViewState view_;
   MouseDrag drag_ = MouseDrag::None;
-  std::string open_text_, input_, error_;
+  PictureArea area_;  // beside the side panel, between the menu and status bars (docked_panel.hpp)
+  SequencePanels panels_;
+  StatusMessages messages_;  // the status bar's
+  std::string input_, error_;  // error_: the panel's latest refusal, until a setting is taken
   bool needs_display_ = true;  // the displays must run again (new frame, new mapping)
   bool step_requested_ = false;  // a script's "step", the Step button or '.'
-  bool focus_open_field_ = false;  // Open (Ctrl+O): the input field takes the keys
 
   // The overlay's readouts, refreshed a few times a second so that they can be read.
   struct OverlayReadouts {
@@ -77,8 +82,7 @@ class SequenceMode final : public ViewerMode {
     std::chrono::steady_clock::time_point refreshed{};
   };
   OverlayReadouts overlay_;
-  bool run_failed_ = false;
-  std::string run_failure_;
+  std::optional<std::string> run_failure_;  // a failed run's reason
 };
 
 }  // namespace gausslab

@@ -19,18 +19,7 @@ void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_
   const FilterState& asked = comparison.settings().requested();
   const MethodChoices& choices = comparison.settings().choices();
   const OverlayTimings& timings = comparison.timing().overlay();
-  const Rgba8 badge = path_badge_colour(pipeline.path());
-  const ImVec2 corner = ImGui::GetCursorScreenPos();
-  const float side = std::round(kPathBadgeSide * ui_scale());  // HiDPI: as large as the text
-  ImGui::GetWindowDrawList()->AddRectFilled(
-      corner, ImVec2(corner.x + side, corner.y + side), IM_COL32(badge.r, badge.g, badge.b, 255));
-  ImGui::Dummy(ImVec2(side, side));
-  ImGui::SameLine();
-  ImGui::Text("%s path", to_string(pipeline.path()));
-  ImGui::SameLine();
-  if (ImGui::SmallButton(view.overlay_floating ? "dock" : "float")) view.overlay_floating = !view.overlay_floating;
-  tooltip(view.overlay_floating ? "Back to the bottom of the side panel (T hides it)."
-                                : "A window of its own, to drag anywhere, over the picture too (T hides it).");
+  overlay_path_line(pipeline.path(), (std::string(to_string(pipeline.path())) + " path").c_str(), view);
   ImGui::PushTextWrapPos(view.overlay_floating ? ImGui::GetFontSize() * 30.0f : 0.0f);
   ImGui::TextColored(kDimColour, "GL: %s", comparison.machine().gl.renderer.c_str());
   ImGui::PopTextWrapPos();
@@ -76,18 +65,7 @@ void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_
 }
 
 void comparison_overlay(const Comparison& comparison, ViewState& view, bool timed_run) {
-  if (!view.overlay_floating) return;  // docked: the side panel draws it (side_panel.cpp)
-  // It starts at the picture's top-left corner, where the user floated it from.
-  ImGui::SetNextWindowPos(ImVec2(10.0f, menu_height(view) + 10.0f), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowBgAlpha(0.72f);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                 ImGuiWindowFlags_NoNav;
-  if (ImGui::Begin("##timings", nullptr, flags)) {
-    keep_on_screen();
-    overlay_contents(comparison, view, timed_run);
-  }
-  ImGui::End();
+  floating_overlay(view, [&] { overlay_contents(comparison, view, timed_run); });
 }
 
 }  // namespace gausslab

@@ -17,6 +17,7 @@
 
 #include "actions/action_dispatcher.hpp"
 #include "comparison/comparison.hpp"
+#include "panels/docked_panel.hpp"
 #include "panels/file_browser.hpp"
 #include "panels/status_bar.hpp"
 #include "viewer/viewer_state.hpp"
@@ -70,7 +71,7 @@ struct ComparisonPanels {
   FolderChooser folder;
   bool compare_all_open = false;
   bool timed_run = false;  // --frames: every frame processes (the overlay says so)
-  float docked_overlay_height = 0.0f;  // the docked overlay's height last frame (side_panel.cpp)
+  float docked_overlay_height = 0.0f;  // the docked overlay's height last frame (docked_panel.hpp)
   std::string display_range;  // the A, B and split views' range as worked out (DisplayRangeWorker::note)
   FileBrowser browser;
 };
@@ -81,13 +82,6 @@ void reference_file_window(Comparison& comparison, ReferenceFileField& field);
 // A file dropped on the window: into the slot under the cursor in the split view, else into B (the
 // reference slot); with Shift held it opens as the picture instead.
 void drop_file(Comparison& comparison, const ViewState& view, const PictureArea& area, const std::string& path);
-
-// The picture's area beside the side panel, below the menu bar and above the status bar
-// (framebuffer pixels); keeps the panel's width within kNarrowestPanel units (x the content scale)
-// and 70 % of the window.
-PictureArea comparison_layout(ViewState& view, int surface_width, int surface_height);
-// The menu bar's height in ImGui units (0 while the panels are hidden).
-float menu_height(const ViewState& view);
 
 void comparison_side_panel(Comparison& comparison, ViewState& view, ComparisonPanels& panels, ActionDispatcher& actions,
                            const std::string& save_folder, GlfwWindow* window);

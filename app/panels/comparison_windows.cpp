@@ -16,8 +16,8 @@ namespace gausslab {
 void compare_all_window(const CompareAll& compare_all, bool& open, const ViewState& view, ActionDispatcher& actions) {
   if (!open) return;
   const ImGuiIO& io = ImGui::GetIO();
-  ImGui::SetNextWindowPos(ImVec2(20.0f, menu_height(view) + 40.0f), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(std::min(900.0f, io.DisplaySize.x - 40.0f), 320.0f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(ImVec2(scaled(20.0f), menu_height(view) + scaled(40.0f)), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(std::min(scaled(900.0f), io.DisplaySize.x - scaled(40.0f)), scaled(320.0f)), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(1.0f);
   if (!ImGui::Begin("compare all methods", &open, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
@@ -109,7 +109,7 @@ void compare_all_window(const CompareAll& compare_all, bool& open, const ViewSta
 
 std::optional<std::string> folder_window(FolderChooser& chooser) {
   if (!chooser.open) return std::nullopt;
-  ImGui::SetNextWindowSize(ImVec2(460, 360), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(scaled(460.0f), scaled(360.0f)), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("save folder", &chooser.open, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
     return std::nullopt;

@@ -51,7 +51,7 @@ std::optional<std::string> file_browser_window(FileBrowser& browser) {
   namespace fs = std::filesystem;
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowSize(ImVec2(std::min(560.0f, io.DisplaySize.x * 0.9f), std::min(420.0f, io.DisplaySize.y * 0.8f)),
+  ImGui::SetNextWindowSize(ImVec2(std::min(scaled(560.0f), io.DisplaySize.x * 0.9f), std::min(scaled(420.0f), io.DisplaySize.y * 0.8f)),
                            ImGuiCond_Appearing);
   if (!ImGui::Begin("open an image (Enter opens, Backspace goes up, Esc closes)", &browser.open,
                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {

@@ -14,7 +14,7 @@ namespace gausslab {
 
 bool filter_panel(FilterState& filter, FilterPanelState& state) {
   const FilterState before = filter;
-  ImGui::SetNextItemWidth(-90.0f);
+  ImGui::SetNextItemWidth(-scaled(90.0f));
   if (const std::optional<double> sigma =
           committed_slider("\u03c3 sigma", filter.params.sigma, kMinSigma, kMaxSigma, "%.4g px",
                            ImGuiSliderFlags_Logarithmic, state.sigma_typed)) {
@@ -31,7 +31,7 @@ bool filter_panel(FilterState& filter, FilterPanelState& state) {
           shortcut_list(first_action(ActionId::SigmaUpSmall)) + " / " +
           shortcut_list(first_action(ActionId::SigmaDownSmall)) + " by 0.1.");
   if (!state.sigma_refusal.empty()) wrapped(kErrorColour, state.sigma_refusal + " (not applied)");
-  ImGui::SetNextItemWidth(-90.0f);
+  ImGui::SetNextItemWidth(-scaled(90.0f));
   if (const std::optional<double> truncate = committed_slider("truncate", filter.params.truncate, kMinTruncate,
                                                               kMaxTruncate, "%.2f", 0, state.truncate_typed)) {
     FilterParams params = filter.params;
@@ -56,14 +56,14 @@ bool filter_panel(FilterState& filter, FilterPanelState& state) {
     static const PoolMode kModes[] = {PoolMode::None, PoolMode::Max2x2, PoolMode::Avg2x2};
     static const char* kLabels[] = {"off", "max 2x2", "average 2x2"};
     int current = static_cast<int>(filter.pool);
-    ImGui::SetNextItemWidth(-90.0f);
+    ImGui::SetNextItemWidth(-scaled(90.0f));
     if (ImGui::Combo("pooling", &current, kLabels, 3)) state.pool_asked = kModes[current];
     action_tooltip(ActionId::TogglePooling);
   }
   ImGui::Checkbox("continuous processing", &filter.continuous);
   action_tooltip(ActionId::ToggleContinuous);
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(80.0f);
+  ImGui::SetNextItemWidth(scaled(80.0f));
   if (ImGui::BeginCombo("repeat", ("x" + std::to_string(filter.repeat)).c_str())) {
     for (int n : {1, 4, 16, 64})
       if (ImGui::Selectable(("x" + std::to_string(n)).c_str(), filter.repeat == n)) filter.repeat = n;

@@ -44,7 +44,7 @@ void help_window(ActionDispatcher& actions, const char* mouse) {
   if (!open) return;
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowSizeConstraints(ImVec2(200, 100), ImVec2(io.DisplaySize.x * 0.95f, io.DisplaySize.y * 0.95f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(scaled(200.0f), scaled(100.0f)), ImVec2(io.DisplaySize.x * 0.95f, io.DisplaySize.y * 0.95f));
   ImGui::SetNextWindowBgAlpha(0.95f);
   if (ImGui::Begin("help: actions and keys (? or F1 closes)", &open,
                    ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {

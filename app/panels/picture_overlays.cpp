@@ -36,9 +36,10 @@ void picture_labels(const Comparison& comparison, const ViewState& view, const P
   const char* names[2] = {swapped ? "B" : "A", swapped ? "A" : "B"};
   const auto label = [&](float x, float y, const std::string& text, bool right) {
     const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-    const float left = right ? x - size.x - 12 : x;
-    draw->AddRectFilled(ImVec2(left, y), ImVec2(left + size.x + 12, y + size.y + 6), IM_COL32(0, 0, 0, 170), 4.0f);
-    draw->AddText(ImVec2(left + 6, y + 3), IM_COL32(255, 235, 120, 255), text.c_str());
+    const float pad = scaled(6.0f);  // HiDPI: the label's margin grows with its text
+    const float left = right ? x - size.x - 2 * pad : x;
+    draw->AddRectFilled(ImVec2(left, y), ImVec2(left + size.x + 2 * pad, y + size.y + pad), IM_COL32(0, 0, 0, 170), 4.0f);
+    draw->AddText(ImVec2(left + pad, y + pad / 2), IM_COL32(255, 235, 120, 255), text.c_str());
   };
   // At the picture's bottom edge (HiDPI: the offsets grow with the text).
   const float top = (area.y + area.height) / scale - 34.0f * ui_scale();

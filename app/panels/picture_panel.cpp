@@ -30,7 +30,7 @@ void picture_panel(Comparison& comparison, PicturePanelState& state) {
     ImGui::TextColored(kDimColour, picture.processed_levels ? "%s: measured and shown as stored (8 bits until the numbers are in)"
                                                             : "%s: resampled, so measured in 8 bits",
                        picture.levels->type.c_str());
-  ImGui::SetNextItemWidth(-130.0f);
+  ImGui::SetNextItemWidth(-scaled(130.0f));
   const bool enter = ImGui::InputTextWithHint("##open", "path of an image, or drop a file", &state.open_path,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
@@ -63,7 +63,7 @@ void picture_panel(Comparison& comparison, PicturePanelState& state) {
   } else {
     tooltip("The picture is resampled once to this size, so the timings show what a method costs at it.");
   }
-  ImGui::SetNextItemWidth(150.0f);
+  ImGui::SetNextItemWidth(scaled(150.0f));
   ImGui::InputInt2("##custom", state.custom_size);
   ImGui::SameLine();
   if (ImGui::Button("custom size")) {

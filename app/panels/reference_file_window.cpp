@@ -11,7 +11,7 @@ namespace gausslab {
 
 void reference_file_window(Comparison& comparison, ReferenceFileField& field) {
   if (!field.open) return;
-  ImGui::SetNextWindowSize(ImVec2(520, 0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(scaled(520.0f), 0.0f), ImGuiCond_Always);
   const char* title = field.slot == 0 ? "A: image file###reference file" : "B: image file###reference file";
   if (!ImGui::Begin(title, &field.open, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
     ImGui::End();
@@ -24,7 +24,7 @@ void reference_file_window(Comparison& comparison, ReferenceFileField& field) {
     ImGui::SetKeyboardFocusHere();
     field.focus = false;
   }
-  ImGui::SetNextItemWidth(-80.0f);
+  ImGui::SetNextItemWidth(-scaled(80.0f));
   const bool enter = ImGui::InputTextWithHint("##reference path", "path of an image file", &field.path,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "panels/path_badge.hpp"
+#include "panels/docked_panel.hpp"
 #include "panels/widgets.hpp"
 
 namespace gausslab {
@@ -28,25 +28,16 @@ bool slider_double(const char* label, double& value, double lo, double hi, const
 
 }  // namespace
 
-SequenceRequests sequence_panel(SequenceControls& c, ViewState& view, std::string& open_text,
-                                bool& focus_open_field, const SequencePanelInfo& info) {
+SequenceRequests sequence_panel(SequenceControls& c, ViewState& view, SequencePanels& panels,
+                                const SequencePanelInfo& info) {
   SequenceRequests requests;
-  const ImGuiIO& io = ImGui::GetIO();
-  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 10.0f, ImGui::GetFrameHeight() + 10.0f), ImGuiCond_FirstUseEver,
-                          ImVec2(1.0f, 0.0f));
-  ImGui::SetNextWindowSize(ImVec2(380.0f, 0.0f), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowBgAlpha(0.92f);
-  if (!ImGui::Begin("gausslab sequence")) {
-    ImGui::End();
-    return requests;
-  }
-  if (focus_open_field) {
+  if (panels.focus_open_field) {
     ImGui::SetKeyboardFocusHere();
-    focus_open_field = false;
+    panels.focus_open_field = false;
   }
-  ImGui::InputTextWithHint("##input", "a folder, a video or synthetic", &open_text);
+  ImGui::InputTextWithHint("##input", "a folder, a video or synthetic", &panels.open_text);
   ImGui::SameLine();
-  if (ImGui::Button("Open") && !open_text.empty()) requests.open_input = open_text;
+  if (ImGui::Button("Open") && !panels.open_text.empty()) requests.open_input = panels.open_text;
   if (!info.error.empty()) ImGui::TextColored(kErrorColour, "%s", info.error.c_str());
 
   if (ImGui::Button(c.playing ? "Pause" : "Play")) c.playing = !c.playing;
@@ -86,14 +77,15 @@ SequenceRequests sequence_panel(SequenceControls& c, ViewState& view, std::strin
   if (ImGui::Button("Fit")) requests.fit = true;
   ImGui::SameLine();
   if (ImGui::Button("1:1")) requests.one_to_one = true;
-  ImGui::End();
   return requests;
 }
 
-void shift_plot(const SequencePanelInfo& info) {
+void shift_plot(const SequencePanelInfo& info, const ViewState& view) {
   const ImGuiIO& io = ImGui::GetIO();
-  ImGui::SetNextWindowPos(ImVec2(10.0f, io.DisplaySize.y - 10.0f), ImGuiCond_FirstUseEver, ImVec2(0.0f, 1.0f));
-  ImGui::SetNextWindowSize(ImVec2(460.0f, 0.0f), ImGuiCond_FirstUseEver);
+  // At the picture's bottom-left corner, above the status bar.
+  ImGui::SetNextWindowPos(ImVec2(scaled(10.0f), io.DisplaySize.y - status_bar_height(view.panels_hidden) - scaled(10.0f)),
+                          ImGuiCond_FirstUseEver, ImVec2(0.0f, 1.0f));
+  ImGui::SetNextWindowSize(ImVec2(scaled(460.0f), 0.0f), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (!ImGui::Begin("shifts")) {
     ImGui::End();
@@ -120,7 +112,7 @@ void shift_plot(const SequencePanelInfo& info) {
       std::snprintf(overlay, sizeof overlay, "%s", label);
     ImGui::PushStyleColor(ImGuiCol_PlotLines, colour);
     ImGui::PlotLines("##plot", shown.data(), static_cast<int>(shown.size()), 0, overlay, -extent, extent,
-                     ImVec2(ImGui::GetContentRegionAvail().x, 70.0f));
+                     ImVec2(ImGui::GetContentRegionAvail().x, scaled(70.0f)));
     ImGui::PopStyleColor();
     // The current frame: a vertical line across the plot.
     if (!values.empty() && info.frame_index >= 0) {
@@ -139,25 +131,12 @@ void shift_plot(const SequencePanelInfo& info) {
   ImGui::End();
 }
 
-void sequence_overlay(const SequencePanelInfo& info, const SequenceControls& c, const ViewState& view,
-                      const std::vector<StageTiming>& stages, const std::vector<StageTiming>& gl, double frame_ms) {
-  ImGui::SetNextWindowPos(ImVec2(10.0f, ImGui::GetFrameHeight() + 10.0f), ImGuiCond_Always);
-  ImGui::SetNextWindowBgAlpha(0.72f);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                                 ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
-  if (!ImGui::Begin("##sequence-timings", nullptr, flags)) {
-    ImGui::End();
-    return;
-  }
-  const Rgba8 badge = path_badge_colour(info.path);
-  const ImVec2 corner = ImGui::GetCursorScreenPos();
-  ImGui::GetWindowDrawList()->AddRectFilled(
-      corner, ImVec2(corner.x + kPathBadgeSide, corner.y + kPathBadgeSide), IM_COL32(badge.r, badge.g, badge.b, 255));
-  ImGui::Dummy(ImVec2(static_cast<float>(kPathBadgeSide), static_cast<float>(kPathBadgeSide)));
-  ImGui::SameLine();
-  ImGui::Text("%s path, whitening on the %s", to_string(info.path), info.engine.c_str());
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+void sequence_overlay_contents(const SequencePanelInfo& info, const SequenceControls& c, ViewState& view,
+                               const std::vector<StageTiming>& stages, const std::vector<StageTiming>& gl,
+                               double frame_ms) {
+  overlay_path_line(info.path, (std::string(to_string(info.path)) + " path, whitening on the " + info.engine).c_str(),
+                    view);
+  ImGui::PushTextWrapPos(view.overlay_floating ? ImGui::GetFontSize() * 30.0f : 0.0f);
   ImGui::TextColored(kDimColour, "%s", info.path_reason.c_str());
   if (info.gl) ImGui::TextColored(kDimColour, "GL: %s", info.gl->renderer.c_str());
   if (info.path != OutputPath::Cpu) ImGui::TextColored(kDimColour, "CUDA: %s", info.cuda_device.c_str());
@@ -185,7 +164,17 @@ void sequence_overlay(const SequencePanelInfo& info, const SequenceControls& c, 
   }
   if (frame_ms > 0) ImGui::Text("frame %.2f ms (%.0f fps)%s", frame_ms, 1000.0 / frame_ms, c.playing ? "" : ", paused");
   if (!info.status.empty()) ImGui::TextColored(kDimColour, "%s", info.status.c_str());
-  ImGui::End();
+}
+
+StatusBarContent sequence_status(const StatusMessages& messages, const ViewState& view, const PictureArea& area,
+                                 int width, int height) {
+  StatusBarContent content;
+  const TimedMessage& latest = messages.latest();
+  content.message = latest.text;
+  content.error = latest.error;
+  content.current = messages.current() != nullptr;
+  view_status(content, view, area, width, height, "");
+  return content;
 }
 
 }  // namespace gausslab

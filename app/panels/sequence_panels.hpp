@@ -1,14 +1,17 @@
 #pragma once
-// The sequence mode's ImGui panels: the controls (input, playback, whitening, pre-filter, view), the
-// shifts plotted over time, and the timing overlay. Functions over plain state, as
-// comparison_panels.hpp's.
+// The sequence mode's ImGui panels: in the side panel (docked as the comparison's: docked_panel.hpp)
+// the controls (input, playback, whitening, pre-filter, view); the timing overlay docked at its
+// bottom or floating; the shifts plotted over time; the status bar's content. Functions over plain
+// state, as comparison_panels.hpp's.
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "comparison/status_messages.hpp"
 #include "gausslab/cuda/stage_timer.hpp"
 #include "gausslab/render/gl_surface.hpp"
 #include "gausslab/render/result_pipeline.hpp"
+#include "panels/status_bar.hpp"
 #include "viewer/viewer_state.hpp"
 
 namespace gausslab {
@@ -54,6 +57,13 @@ struct SequencePanelInfo {
   std::string warning;  // a history too long for the frames (history_warning)
 };
 
+// What the panels keep between frames.
+struct SequencePanels {
+  std::string open_text;          // the input field's text
+  bool focus_open_field = false;  // Open (Ctrl+O): the input field takes the keys (then cleared)
+  float docked_overlay_height = 0.0f;  // the docked overlay's height last frame (docked_panel.hpp)
+};
+
 struct SequenceRequests {
   std::optional<std::string> open_input;
   bool step = false;
@@ -61,16 +71,23 @@ struct SequenceRequests {
   bool one_to_one = false;
 };
 
-// The control panel (top right, below the menu bar). `open_text` is the input field's text, kept
-// between frames; `focus_open_field` gives it the keys (and is cleared).
-SequenceRequests sequence_panel(SequenceControls& controls, ViewState& view, std::string& open_text,
-                                bool& focus_open_field, const SequencePanelInfo& info);
+// The side panel's contents: the controls.
+SequenceRequests sequence_panel(SequenceControls& controls, ViewState& view, SequencePanels& panels,
+                                const SequencePanelInfo& info);
 
-// The estimated shifts over the input frames (bottom left): dx and dy, the current frame marked.
-void shift_plot(const SequencePanelInfo& info);
+// The estimated shifts over the input frames (a window at the picture's bottom left): dx and dy,
+// the current frame marked.
+void shift_plot(const SequencePanelInfo& info, const ViewState& view);
 
-// The timing overlay (top left, below the menu bar): path, devices, the sequence and the frame, stages with medians.
-void sequence_overlay(const SequencePanelInfo& info, const SequenceControls& controls, const ViewState& view,
-                      const std::vector<StageTiming>& stages, const std::vector<StageTiming>& gl, double frame_ms);
+// The timing overlay's contents (docked or floating, docked_panel.hpp): path, devices, the sequence
+// and the frame, stages with medians.
+void sequence_overlay_contents(const SequencePanelInfo& info, const SequenceControls& controls, ViewState& view,
+                               const std::vector<StageTiming>& stages, const std::vector<StageTiming>& gl,
+                               double frame_ms);
+
+// The status bar's content: the latest message, the zoom, the sampling, the display transform and
+// the pixel of the width x height sequence under the cursor.
+StatusBarContent sequence_status(const StatusMessages& messages, const ViewState& view, const PictureArea& area,
+                                 int width, int height);
 
 }  // namespace gausslab

@@ -5,9 +5,24 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gausslab/render/display_transform.hpp"
+#include "gausslab/render/image_renderer.hpp"
+#include "panels/view_input.hpp"
 #include "panels/widgets.hpp"
 
 namespace gausslab {
+
+void view_status(StatusBarContent& content, const ViewState& view, const PictureArea& area, int image_width,
+                 int image_height, const std::string& display_range) {
+  content.zoom = view.transform.zoom;
+  content.sampling = sampling_at(view.sampling, view.transform.zoom);
+  if (view.mode != CompareMode::Difference) content.display = describe(view.display, display_range);
+  const Vec2 mouse = mouse_in_picture(area);
+  if (!ImGui::GetIO().WantCaptureMouse && mouse.x >= 0 && mouse.y >= 0 && mouse.x < area.width && mouse.y < area.height) {
+    const Vec2 p = screen_to_image(view.transform, mouse, area.width, area.height);
+    if (p.x >= 0 && p.y >= 0 && p.x < image_width && p.y < image_height) content.pixel = p;
+  }
+}
 
 float status_bar_height(bool hidden) { return hidden ? 0.0f : ImGui::GetFrameHeight(); }
 
@@ -42,11 +57,11 @@ void status_bar(const StatusBarContent& content, ActionDispatcher& actions) {
     const float right_x = ImGui::GetWindowContentRegionMax().x - right_width;
     // The message, then the progress, clipped where the right part starts.
     const ImVec2 start = ImGui::GetCursorScreenPos();
-    ImGui::PushClipRect(start, ImVec2(ImGui::GetWindowPos().x + right_x - 12.0f, start.y + height), true);
+    ImGui::PushClipRect(start, ImVec2(ImGui::GetWindowPos().x + right_x - scaled(12.0f), start.y + height), true);
     const ImVec4 colour = content.error ? kErrorColour : content.current ? ImGui::GetStyleColorVec4(ImGuiCol_Text) : kDimColour;
     if (!content.message.empty()) {
       ImGui::TextColored(colour, "%s", content.message.c_str());
-      if (!content.progress.empty()) ImGui::SameLine(0.0f, 24.0f);
+      if (!content.progress.empty()) ImGui::SameLine(0.0f, scaled(24.0f));
     }
     if (!content.progress.empty()) ImGui::TextColored(kDimColour, "%s", content.progress.c_str());
     if (content.message.empty() && content.progress.empty()) ImGui::TextColored(kDimColour, "ready");

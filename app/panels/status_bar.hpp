@@ -26,6 +26,13 @@ struct StatusBarContent {
   std::optional<Vec2> pixel;  // the picture pixel under the cursor, if it is over the picture
 };
 
+// The view's part of the bar, as both modes fill it: the zoom, the sampling drawing it, the display
+// transform (not in the difference view; display_range: its range as worked out) and the pixel of
+// the image_width x image_height picture under the cursor, when the cursor is over the picture in
+// `area` and not over a panel.
+void view_status(StatusBarContent& content, const ViewState& view, const PictureArea& area, int image_width,
+                 int image_height, const std::string& display_range);
+
 // The bar's height in ImGui units (one line of text with the frame padding), 0 while `hidden`.
 float status_bar_height(bool hidden);
 // Draws the bar at the display's bottom edge, full width.

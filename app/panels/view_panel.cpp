@@ -18,7 +18,7 @@ void display_transform_controls(DisplayTransform& display, ActionDispatcher& act
   static const char* kTransfers[] = {"linear (as stored)", "sRGB", "gamma"};
   static const char* kRanges[] = {"nominal [0, 1]", "min - max", "percentiles"};
   int channel = static_cast<int>(display.channel);
-  ImGui::SetNextItemWidth(-90.0f);
+  ImGui::SetNextItemWidth(-scaled(90.0f));
   if (ImGui::Combo("channel", &channel, kChannels, static_cast<int>(ChannelView::Count)))
     display.channel = static_cast<ChannelView>(channel);
   action_tooltip(ActionId::NextChannel);
@@ -27,12 +27,12 @@ void display_transform_controls(DisplayTransform& display, ActionDispatcher& act
   ImGui::EndDisabled();
   action_tooltip(ActionId::ToggleChannelMap);
   int range = static_cast<int>(display.range);
-  ImGui::SetNextItemWidth(-90.0f);
+  ImGui::SetNextItemWidth(-scaled(90.0f));
   if (ImGui::Combo("range", &range, kRanges, static_cast<int>(RangeMode::Count))) display.range = static_cast<RangeMode>(range);
   action_tooltip(ActionId::NextRange);
   if (display.range == RangeMode::Percentiles) {
     float low = static_cast<float>(display.low_percentile), high = static_cast<float>(display.high_percentile);
-    ImGui::SetNextItemWidth(-90.0f);
+    ImGui::SetNextItemWidth(-scaled(90.0f));
     if (ImGui::DragFloatRange2("percentiles", &low, &high, 0.05f, 0.0f, 100.0f, "%.2f", "%.2f", ImGuiSliderFlags_AlwaysClamp) &&
         low < high) {
       display.low_percentile = low;
@@ -41,25 +41,25 @@ void display_transform_controls(DisplayTransform& display, ActionDispatcher& act
     tooltip("The percentiles that map to black and white (of A's and B's values together, NaN and infinities left out)");
   }
   if (display.range != RangeMode::Nominal) ImGui::TextColored(kDimColour, "  %s", range_note.c_str());
-  ImGui::SetNextItemWidth(-90.0f);
+  ImGui::SetNextItemWidth(-scaled(90.0f));
   float stops = static_cast<float>(display.exposure_stops);
   if (ImGui::SliderFloat("exposure", &stops, static_cast<float>(-kMaxExposureStops), static_cast<float>(kMaxExposureStops),
                          "%+.1f stops", ImGuiSliderFlags_AlwaysClamp))
     display.exposure_stops = stops;
   action_tooltip(ActionId::ExposureUp);
-  ImGui::SetNextItemWidth(-90.0f);
+  ImGui::SetNextItemWidth(-scaled(90.0f));
   float offset = static_cast<float>(display.offset);
   if (ImGui::SliderFloat("offset", &offset, -1.0f, 1.0f, "%+.3f", ImGuiSliderFlags_None))
     display.offset = std::clamp(static_cast<double>(offset), -kMaxDisplayOffset, kMaxDisplayOffset);
   action_tooltip(ActionId::OffsetUp);
   int transfer = static_cast<int>(display.transfer);
-  ImGui::SetNextItemWidth(-90.0f);
+  ImGui::SetNextItemWidth(-scaled(90.0f));
   if (ImGui::Combo("transfer", &transfer, kTransfers, static_cast<int>(Transfer::Count)))
     display.transfer = static_cast<Transfer>(transfer);
   action_tooltip(ActionId::NextTransfer);
   if (display.transfer == Transfer::Gamma) {
     float gamma = static_cast<float>(display.gamma);
-    ImGui::SetNextItemWidth(-90.0f);
+    ImGui::SetNextItemWidth(-scaled(90.0f));
     if (ImGui::SliderFloat("gamma", &gamma, static_cast<float>(kMinDisplayGamma), static_cast<float>(kMaxDisplayGamma), "%.2f",
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
       display.gamma = gamma;
@@ -87,7 +87,7 @@ void view_panel(ViewState& view, ActionDispatcher& actions, const std::string& r
     ImGui::SameLine();
     ImGui::Checkbox("false colour", &view.false_colour);
     action_tooltip(ActionId::FalseColour);
-    ImGui::SetNextItemWidth(-90.0f);
+    ImGui::SetNextItemWidth(-scaled(90.0f));
     float gain = static_cast<float>(view.gain);
     if (ImGui::SliderFloat("gain", &gain, 1.0f, static_cast<float>(kMaxDifferenceGain), "x%.0f", ImGuiSliderFlags_Logarithmic))
       view.gain = std::max(1.0f, gain);

@@ -12,6 +12,8 @@ namespace gausslab {
 
 float ui_scale() { return ImGui::GetFontSize() / kBaseFontPixels; }
 
+float scaled(float units) { return units * ui_scale(); }
+
 void tooltip(const std::string& text) {
   if (!text.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
     ImGui::BeginTooltip();

@@ -34,6 +34,10 @@ extern const char* const kTypedValueKeys;
 // The text's scale against kBaseFontPixels (the window's content scale, imgui_session.hpp): fixed
 // sizes of the panels (the side panel's width) are multiplied by it.
 float ui_scale();
+// A fixed size of the panels (an item's width, the room left for its label, a window's first size,
+// a margin) given in ImGui units at a content scale of 1: at this one, so that the room grows with
+// the text it holds (HiDPI: 180 at 2 for 90).
+float scaled(float units);
 // A figure as the panels print it ("inf" for an infinite one).
 std::string figure(double value, const char* format = "%.4g");
 

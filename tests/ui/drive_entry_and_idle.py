@@ -20,7 +20,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Viewer, open_display  # noqa: E402  the viewer's event lines, X input
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)
@@ -47,6 +47,7 @@ def main() -> int:
         path = [] if what == "menu" else ["--path", "cpu"]  # the menu case: no GPU, not a chosen cpu path
         viewer = Viewer([viewer_path, "--window", f"{WIDTH}x{HEIGHT}", *path, "--events"], folder, env)
         sigma_title = re.compile("title .*\u03c3 ([0-9.]+)")
+        check = Checks()
 
         def titles_since(since):
             """The sigmas the title took since line `since` (a title that changes for another reason,
@@ -63,7 +64,7 @@ def main() -> int:
         def wait_idle(since, what):
             viewer.wait_line(r"gausslab-event: idle after frame", since, f"the viewer to go idle {what}")
 
-        try:
+        def steps():
             viewer.wait_line(r"gausslab-event: field sigma", 0, "the side panel's sigma field")
             wait_idle(0, "after start-up")
             if what == "sigma":
@@ -94,28 +95,21 @@ def main() -> int:
                 viewer.wait_line("title .*\u03c3 12( |$)", since, "sigma 12 applied on Enter")
                 wait_idle(since, "after sigma 12")
                 applied = titles_since(since)
-                if applied != ["12"]:
-                    print(f"FAIL: typing 12 and Enter applied sigma {applied}, expected just 12")
-                    return 1
-                print("ok: 1, 2, Enter applied sigma 12 once (never 1)")
+                check.require("1, 2, Enter applied sigma 12 once (never 1)", applied == ["12"], f"applied {applied}")
 
                 since = viewer.mark()
                 type_into_sigma("500", lambda: tap("Return"))
                 viewer.frames(3)
                 wait_idle(since, "after 500 was refused")
-                if titles_since(since):
-                    print(f"FAIL: 500 (beyond 200) changed sigma: {titles_since(since)}")
-                    return 1
-                print("ok: 500 and Enter refused, sigma stays 12")
+                check.require("500 (beyond 200) and Enter refused, sigma stays 12", not titles_since(since),
+                              f"applied {titles_since(since)}")
 
                 since = viewer.mark()
                 type_into_sigma("3", lambda: (move(*PICTURE), viewer.frames(2), click()))
                 viewer.wait_line("title .*\u03c3 3( |$)", since, "sigma 3 applied when the field lost the focus")
                 wait_idle(since, "after sigma 3")
-                if titles_since(since) != ["3"]:
-                    print(f"FAIL: typing 3 and clicking elsewhere applied {titles_since(since)}")
-                    return 1
-                print("ok: 3 and a click on the picture applied sigma 3")
+                check.require("3 and a click on the picture applied sigma 3", titles_since(since) == ["3"],
+                              f"applied {titles_since(since)}")
             elif what == "menu":
                 banner = viewer.wait_line(r"gausslab-event: banner ", 0, "the cpu path banner's state")
                 if "banner none" in banner:
@@ -146,33 +140,17 @@ def main() -> int:
                 with viewer.cond:
                     frames = viewer.frame - frame_before
                 fraction = cpu_used / wall
-                print(f"idle: {frames} frames drawn and {cpu_used:.3f} s of CPU in {wall:.1f} s "
-                      f"({100 * fraction:.2f} % of a core)")
-                if frames > 0 or fraction >= IDLE_CORE_FRACTION:
-                    print(f"FAIL: an idle viewer must draw nothing and use under {100 * IDLE_CORE_FRACTION:.0f} % of a core")
-                    return 1
+                check.require(f"an idle viewer draws nothing and uses under {100 * IDLE_CORE_FRACTION:.0f} % of a core",
+                              frames == 0 and fraction < IDLE_CORE_FRACTION,
+                              f"{frames} frames drawn and {cpu_used:.3f} s of CPU in {wall:.1f} s, "
+                              f"{100 * fraction:.2f} % of a core")
                 since = viewer.mark()
                 move(*PICTURE)
                 tap("Up", "Shift_L")
                 viewer.wait_line("title .*\u03c3 3( |$)", since, "Shift+Up to apply sigma 3 after the idle spell")
                 wait_idle(since, "after Shift+Up")
                 print("ok: a key after the idle spell draws and applies; then idle again")
-            since = viewer.mark()
-            tap("q", "Control_L")
-            viewer.process.wait(timeout=60)
-            if viewer.process.returncode != 0:
-                print(f"FAIL: Ctrl+Q ended the viewer with status {viewer.process.returncode}")
-                return 1
-        except AssertionError as error:
-            print(f"FAIL: {error}")
-            with viewer.cond:
-                print("\n".join(viewer.lines[-30:]))
-            return 1
-        finally:
-            if viewer.process.poll() is None:
-                viewer.process.kill()
-    print("PASS")
-    return 0
+        return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,10 @@
            saves and the status bar shows the saved file's path, which exists; Ctrl+O opens the file
            browser: Down and Enter go into a folder, Down and Enter open the image there.
   hidpi:   with Xft.dpi 192 on the X display (the content scale GLFW reports: 2), the viewer builds
-           its font at 30 px (twice the 15 px of scale 1) and the side panel is twice as wide.
+           its font at 30 px (twice the 15 px of scale 1), the side panel is twice as wide and the
+           room its sliders leave for their labels too (the sigma field's label ends inside it).
     under_xvfb.sh python3 drive_navigation.py VIEWER DATA_DIR keys|hidpi
 Exit status 0 pass, 1 fail, 77 skipped (no libXtst)."""
-import ctypes
 import os
 import re
 import shutil
@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from drive_window import Viewer  # noqa: E402  the viewer process and its event lines
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)
@@ -29,39 +29,10 @@ ZOOM = re.compile(r"gausslab-event: title .* \u2013 ([0-9.]+) %$")
 
 def main() -> int:
     viewer_path, data, what = sys.argv[1], sys.argv[2], sys.argv[3]
-    try:
-        x11 = ctypes.CDLL("libX11.so.6")
-        xtest = ctypes.CDLL("libXtst.so.6")
-    except OSError as error:
-        print(f"SKIP: {error} (apt install libxtst6)")
-        return 77
-    x11.XOpenDisplay.restype = ctypes.c_void_p
-    x11.XStringToKeysym.restype = ctypes.c_ulong
-    x11.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
-    x11.XDefaultRootWindow.restype = ctypes.c_ulong
-    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
-    x11.XInternAtom.restype = ctypes.c_ulong
-    x11.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
-    x11.XChangeProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_int,
-                                    ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
-    display = ctypes.c_void_p(x11.XOpenDisplay(None))
-    if not display:
-        print("FAIL: no X display (run under xvfb-run)")
-        return 1
-
-    def tap(name, *modifiers):
-        code = lambda n: x11.XKeysymToKeycode(display, x11.XStringToKeysym(n.encode()))  # noqa: E731
-        for m in modifiers:
-            xtest.XTestFakeKeyEvent(display, code(m), True, 0)
-        xtest.XTestFakeKeyEvent(display, code(name), True, 0)
-        xtest.XTestFakeKeyEvent(display, code(name), False, 0)
-        for m in reversed(modifiers):
-            xtest.XTestFakeKeyEvent(display, code(m), False, 0)
-        x11.XFlush(display)
-
-    def move(x, y):
-        xtest.XTestFakeMotionEvent(display, -1, x, y, 0)
-        x11.XFlush(display)
+    x, status = open_display()
+    if not x:
+        return status
+    tap, move = x.tap, x.move
 
     def window_title():
         """The viewer window's _NET_WM_NAME as X has it (xprop), or None without xprop."""
@@ -78,18 +49,15 @@ def main() -> int:
                 return name
         return None
 
-    if what == "hidpi":  # the display's resources, as a desktop sets them, before the viewer starts
-        resources = b"Xft.dpi:\t192\n"
-        root = x11.XDefaultRootWindow(display)
-        x11.XChangeProperty(display, root, x11.XInternAtom(display, b"RESOURCE_MANAGER", 0), 31, 8, 0, resources, len(resources))
-        x11.XFlush(display)
-        x11.XSync(display, 0)
+    if what == "hidpi":
+        x.set_resources("Xft.dpi:\t192\n")
 
     with tempfile.TemporaryDirectory() as folder:
         os.makedirs(os.path.join(folder, "shots"))
         shutil.copy(os.path.join(data, "palette_color.png"), os.path.join(folder, "shots", "inner.png"))
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(folder, "config"))
         viewer = Viewer([viewer_path, "--window", f"{WIDTH}x{HEIGHT}", "--path", "cpu", "--events"], folder, env)
+        check = Checks()
 
         def zoom_after(since, what):
             line = viewer.wait_line(r"gausslab-event: title .* %$", since, what)
@@ -97,21 +65,21 @@ def main() -> int:
                 titles = [m.group(1) for m in map(ZOOM.search, viewer.lines[since:]) if m]
             return float(titles[-1]) if titles else float(ZOOM.search(line).group(1))
 
-        try:
+        def steps():
             if what == "hidpi":
                 scale = viewer.wait_line(r"gausslab-event: content_scale ", 0, "the content scale")
-                print(f"ok: {scale.split('event: ')[1]}")
-                if "content_scale 2 font 30" not in scale:
-                    print("FAIL: with Xft.dpi 192 the content scale is 2 and the font 30 px")
-                    return 1
+                check.require("with Xft.dpi 192 the content scale is 2 and the font 30 px",
+                              "content_scale 2 font 30" in scale, scale.split("event: ")[1])
                 field = viewer.wait_line(r"gausslab-event: field sigma ", 0, "the sigma field's place")
                 x0, y0, x1, y1 = (float(v) for v in field.split()[-4:])
                 # The panel is 400 units wide at scale 1 (70 % of a 1000-pixel window at most): at 2
                 # it takes 700 pixels, and the sigma slider is in its right part.
-                if not x0 > WIDTH - 700 - 1 or x1 - x0 < 300:
-                    print(f"FAIL: the side panel did not grow with the scale (sigma field at {x0}..{x1})")
-                    return 1
-                print(f"ok: the side panel grew with the scale (sigma field from x {x0:.0f} to {x1:.0f})")
+                check.require("the side panel grew with the scale", x0 > WIDTH - 700 - 1 and x1 - x0 >= 300,
+                              f"sigma field from x {x0:.0f} to {x1:.0f}")
+                # The room its sliders leave for their labels grows too (90 units: 180 pixels), so that
+                # the field with its label ends inside the panel (16 pixels: its padding at scale 2).
+                check.require("the sigma field's label fits in the panel", x1 <= WIDTH - 16,
+                              f"the field and its label end at x {x1:.0f} of {WIDTH}")
             else:
                 viewer.wait_line(r"gausslab-event: idle after frame", 0, "the viewer to start up and go idle")
                 start = zoom_after(0, "the first title with the zoom")
@@ -120,30 +88,23 @@ def main() -> int:
                 since = viewer.mark()
                 tap("plus", "Shift_L")
                 up = zoom_after(since, "'+' to zoom in")
-                if not up > start:
-                    print(f"FAIL: '+' took the zoom from {start} % to {up} %")
-                    return 1
+                check.require("'+' zooms in", up > start, f"from {start} % to {up} %")
                 since = viewer.mark()
                 tap("equal")
                 up2 = zoom_after(since, "'=' to zoom in")
-                if abs(up2 / up - 2 ** 0.5) > 0.01:
-                    print(f"FAIL: '=' after '+' took the zoom from {up} % to {up2} %, not one step of x1.41")
-                    return 1
+                check.require("'=' after '+' zooms in one step of x1.41", abs(up2 / up - 2 ** 0.5) <= 0.01,
+                              f"from {up} % to {up2} %")
                 since = viewer.mark()
                 tap("minus")
                 down = zoom_after(since, "'-' to zoom out")
-                if down != up:
-                    print(f"FAIL: '-' took the zoom from {up2} % back to {down} %, not {up} %")
-                    return 1
-                print(f"ok: '+' {start} -> {up} %, '=' -> {up2} %, '-' -> {down} % in the title")
+                check.require("'-' zooms back out one step, the title says each zoom", down == up,
+                              f"'+' {start} -> {up} %, '=' -> {up2} %, '-' -> {down} %")
                 status = viewer.wait_line(rf"gausslab-event: status_view zoom {down:g} %", since, "the status bar's zoom")
                 print(f"ok: the status bar says {status.split('status_view ')[1]}")
                 x_title = window_title()
                 if x_title is not None:
-                    if f"{down:g} %" not in x_title:
-                        print(f"FAIL: the window's title through X does not say {down:g} %: {x_title}")
-                        return 1
-                    print(f"ok: X has the title {x_title.split('=', 1)[1].strip()}")
+                    check.require(f"the window's title through X says {down:g} %", f"{down:g} %" in x_title,
+                                  x_title.split("=", 1)[-1].strip())
                 since = viewer.mark()
                 tap("Up")
                 viewer.wait_line("title .*\u03c3 2.1 ", since, "Up to step sigma to 2.1")
@@ -156,10 +117,8 @@ def main() -> int:
                 tap("s", "Control_L")
                 line = viewer.wait_line(r"gausslab-event: status saved ", since, "the status bar to show the save")
                 path = re.match(r"gausslab-event: status saved (.*\.png) \(\+ \.json\)$", line).group(1)
-                if not os.path.isabs(path) or not os.path.exists(path):
-                    print(f"FAIL: the status bar's saved path {path!r} is not an existing absolute path")
-                    return 1
-                print(f"ok: the status bar shows the saved file {path}, which exists")
+                check.require("the status bar shows the saved file's path, absolute and existing",
+                              os.path.isabs(path) and os.path.exists(path), path)
 
                 since = viewer.mark()
                 tap("o", "Control_L")
@@ -174,22 +133,7 @@ def main() -> int:
                 opened = viewer.wait_line(r"gausslab-event: message opened .*shots/inner\.png", since,
                                           "the browser to open shots/inner.png")
                 print(f"ok: the file browser went into shots/ and {opened.split('event: message ')[1]}")
-            since = viewer.mark()
-            tap("q", "Control_L")
-            viewer.process.wait(timeout=60)
-            if viewer.process.returncode != 0:
-                print(f"FAIL: Ctrl+Q ended the viewer with status {viewer.process.returncode}")
-                return 1
-        except AssertionError as error:
-            print(f"FAIL: {error}")
-            with viewer.cond:
-                print("\n".join(line for line in viewer.lines[-40:] if "event: frame" not in line))
-            return 1
-        finally:
-            if viewer.process.poll() is None:
-                viewer.process.kill()
-    print("PASS")
-    return 0
+        return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from PIL import Image
 from scipy import ndimage
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Viewer, open_display  # noqa: E402  the viewer's event lines, X input
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)
@@ -64,13 +64,7 @@ def main() -> int:
     x, status = open_display()
     if not x:
         return status
-    ok = True
-
-    def check(what, passed, detail=""):
-        nonlocal ok
-        print(("ok: " if passed else "FAIL: ") + what + (f" ({detail})" if detail else ""))
-        ok = ok and passed
-
+    check = Checks()
     with tempfile.TemporaryDirectory() as folder:
         shutil.copy(os.path.join(data, "chelsea.png"), os.path.join(folder, "pic.png"))
         picture = np.asarray(Image.open(os.path.join(folder, "pic.png")).convert("RGB")).astype(np.float64)
@@ -128,7 +122,7 @@ def main() -> int:
             x.tap("Return")
             return since
 
-        try:
+        def steps():
             banner = viewer.wait_line(r"gausslab-event: banner ", 0, "the cpu path banner's state")
             seen = numbers(0, "ref.npy", "the first A-vs-B numbers")
             compare("A against SciPy's file: the viewer's numbers are NumPy's", seen, a_levels, b_levels)
@@ -174,20 +168,7 @@ def main() -> int:
                                          blurred(changed), b3_levels, "--watch to reload the picture and its numbers"),
                     blurred(changed), b3_levels)
 
-            x.tap("q", "Control_L")
-            viewer.wait(lambda: viewer.process.poll() is not None, "the viewer to quit on Ctrl+Q")
-            check("Ctrl+Q quits with status 0", viewer.process.returncode == 0, f"status {viewer.process.returncode}")
-        except AssertionError as error:
-            print(f"FAIL: {error}")
-            ok = False
-        finally:
-            if viewer.process.poll() is None:
-                viewer.process.terminate()
-                viewer.process.wait(timeout=60)
-            if not ok:
-                print("\n".join([line for line in viewer.lines if not line.startswith("gausslab-event: frame")][-40:]))
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

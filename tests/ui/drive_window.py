@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xdriver import Viewer, open_display  # noqa: E402  the viewer's event lines, X input
+from xdriver import Checks, Viewer, drive, open_display  # noqa: E402  the viewer's event lines, X input, the verdict
 
 WIDTH, HEIGHT = 1000, 700
 PICTURE = (250, 400)  # over the picture: left of the side panel, below the menu bar
@@ -34,22 +34,20 @@ def main() -> int:
         shutil.copy(os.path.join(data, "truncated.jpg"), os.path.join(folder, "t-j.jpg"))
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(folder, "config"))  # no remembered save folder
         viewer = Viewer([viewer_path, "--window", f"{WIDTH}x{HEIGHT}", "--path", "cpu", "--events"], folder, env)
-        ok = True
+        check = Checks()
 
         def expect_saved(name, since):
-            nonlocal ok
             viewer.wait_line(r"gausslab-event: (message saved|error) ", since, f"the message after saving {name}")
             path = os.path.join(folder, name)
             if not os.path.exists(path):
-                print(f"FAIL: {name} was not saved; the folder holds {sorted(os.listdir(folder))}")
-                ok = False
+                check(f"{name} saved", False, f"the folder holds {sorted(os.listdir(folder))}")
                 return
             sidecar = os.path.splitext(path)[0] + ".json"
             with open(sidecar) as f:
                 meta = json.load(f)
             print(f"ok: saved {name} with its sidecar (sigma {meta['sigma']}, method {meta['method_a']})")
 
-        try:
+        def steps():
             viewer.frames(3)  # the window is up and drawing
             move(*PICTURE)
             viewer.frames(2)
@@ -131,23 +129,7 @@ def main() -> int:
             tap("s", "Control_L")
             expect_saved("gausslab-auto-sigma4-reflect-10x10-2.png", since)
 
-            since = viewer.mark()
-            tap("q", "Control_L")
-            viewer.wait(lambda: viewer.process.poll() is not None, "the viewer to quit on Ctrl+Q")
-            if viewer.process.returncode != 0:
-                print(f"FAIL: the viewer quit with status {viewer.process.returncode}")
-                ok = False
-        except AssertionError as error:
-            print(f"FAIL: {error}")
-            ok = False
-        finally:
-            if viewer.process.poll() is None:
-                viewer.process.terminate()
-                viewer.process.wait(timeout=60)
-            problems = [line for line in viewer.lines if not line.startswith("gausslab-event: frame")]
-            print("\n".join(problems[-40:]))
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+        return drive(viewer, x, check, steps)
 
 
 if __name__ == "__main__":

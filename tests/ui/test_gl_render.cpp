@@ -35,6 +35,21 @@ namespace {
 
 constexpr int kViewWidth = 96, kViewHeight = 80;
 
+Rgba8 opaque(Rgba8 p) { return {p.r, p.g, p.b, 255}; }
+
+// How many (x, y) of a width x height grid meet the condition.
+int count_where(int width, int height, const std::function<bool(int, int)>& condition) {
+  int count = 0;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) count += condition(x, y);
+  return count;
+}
+
+// How many pixels of two views of one size differ.
+int differing_pixels(const ImageRgba8& a, const ImageRgba8& b) {
+  return count_where(a.width(), a.height(), [&](int x, int y) { return !(a.at(x, y) == b.at(x, y)); });
+}
+
 class GlRender : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -62,22 +77,53 @@ class GlRender : public ::testing::Test {
     return texture;
   }
 
+  // What draws a width x height picture from texture A one to one with nearest sampling (a test
+  // sets what it varies on top).
+  static ImageDrawParams picture_params(unsigned texture_a, int width, int height) {
+    ImageDrawParams params;
+    params.texture_a = texture_a;
+    params.image_width = width;
+    params.image_height = height;
+    params.view = one_to_one_view(width, height, kViewWidth, kViewHeight);
+    params.sampling = Sampling::Nearest;
+    return params;
+  }
+
+  // A one-to-one view read back: the whole view, and the picture's pixels in it.
+  struct Drawn {
+    ImageRgba8 view;  // top row first
+    int x0 = 0, y0 = 0;  // where the picture's pixel (0, 0) is shown
+    int width = 0, height = 0;  // the picture's size
+    Rgba8 at(int x, int y) const { return view.at(x0 + x, y0 + y); }  // picture pixel (x, y) as shown
+  };
+
+  // Draws params (a one-to-one view: the picture's pixels on whole screen pixels) and reads it back.
+  static Drawn draw_one_to_one(const ImageDrawParams& params) {
+    const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+    Drawn drawn{draw(params), static_cast<int>(origin.x), static_cast<int>(origin.y), params.image_width,
+                params.image_height};
+    EXPECT_EQ(origin.x, drawn.x0) << "a one-to-one view puts the picture on whole pixels";
+    EXPECT_EQ(origin.y, drawn.y0) << "a one-to-one view puts the picture on whole pixels";
+    return drawn;
+  }
+
+  // The largest difference of a colour channel (r, g, b) between each picture pixel as drawn and
+  // expected(x, y).
+  static int worst_channel_difference(const Drawn& drawn, const std::function<Rgba8(int, int)>& expected) {
+    int worst = 0;
+    for (int y = 0; y < drawn.height; ++y)
+      for (int x = 0; x < drawn.width; ++x) {
+        const Rgba8 shown = drawn.at(x, y), want = expected(x, y);
+        worst = std::max({worst, std::abs(shown.r - want.r), std::abs(shown.g - want.g), std::abs(shown.b - want.b)});
+      }
+    return worst;
+  }
+
   // The image drawn one to one, compared with the view: mismatched pixels.
   static int one_to_one_mismatches(const Texture& texture, const ImageRgba8& image) {
-    ImageDrawParams params;
-    params.texture_a = texture.id();
-    params.image_width = image.width();
-    params.image_height = image.height();
-    params.view = one_to_one_view(image.width(), image.height(), kViewWidth, kViewHeight);
-    params.sampling = Sampling::Nearest;
-    const ImageRgba8 view = draw(params);
-    const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
-    const int x0 = static_cast<int>(origin.x), y0 = static_cast<int>(origin.y);
-    int mismatches = 0;
-    for (int y = 0; y < image.height(); ++y)
-      for (int x = 0; x < image.width(); ++x)
-        if (!(view.at(x0 + x, y0 + y) == Rgba8{image.at(x, y).r, image.at(x, y).g, image.at(x, y).b, 255})) ++mismatches;
-    return mismatches;
+    const Drawn drawn = draw_one_to_one(picture_params(texture.id(), image.width(), image.height()));
+    return count_where(image.width(), image.height(),
+                       [&](int x, int y) { return !(drawn.at(x, y) == opaque(image.at(x, y))); });
   }
 
   // Draws with the given parameters into the whole view and reads it back (top row first).
@@ -98,8 +144,6 @@ std::unique_ptr<EglOffscreen> GlRender::surface_;
 std::unique_ptr<ImageRenderer> GlRender::renderer_;
 std::string GlRender::skip_reason_;
 
-Rgba8 opaque(Rgba8 p) { return {p.r, p.g, p.b, 255}; }
-
 TEST_F(GlRender, ReportsTheRenderer) {
   EXPECT_FALSE(surface_->info().renderer.empty());
   EXPECT_NE(surface_->info().platform.find("EGL"), std::string::npos) << surface_->info().platform;
@@ -111,36 +155,24 @@ TEST_F(GlRender, OneToOneShowsTheExactPixelsWithEitherSampling) {
   const ImageRgba8 image = make_random_rgba8(41, 29, 7);
   const Texture texture = texture_of(image);
   for (Sampling sampling : {Sampling::Nearest, Sampling::Linear}) {
-    ImageDrawParams params;
-    params.texture_a = texture.id();
-    params.image_width = image.width();
-    params.image_height = image.height();
-    params.view = one_to_one_view(image.width(), image.height(), kViewWidth, kViewHeight);
+    ImageDrawParams params = picture_params(texture.id(), image.width(), image.height());
     params.sampling = sampling;
-    const ImageRgba8 view = draw(params);
-    const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
-    const int x0 = static_cast<int>(origin.x), y0 = static_cast<int>(origin.y);
-    ASSERT_EQ(origin.x, x0);
-    int mismatches = 0;
-    for (int y = 0; y < image.height(); ++y)
-      for (int x = 0; x < image.width(); ++x)
-        if (!(view.at(x0 + x, y0 + y) == opaque(image.at(x, y)))) ++mismatches;
-    EXPECT_EQ(mismatches, 0) << to_string(sampling);
+    const Drawn drawn = draw_one_to_one(params);
+    EXPECT_EQ(count_where(image.width(), image.height(),
+                          [&](int x, int y) { return !(drawn.at(x, y) == opaque(image.at(x, y))); }),
+              0)
+        << to_string(sampling);
     // Outside the image: the background, not a stretched edge.
-    EXPECT_FALSE(view.at(x0 - 1, y0) == opaque(image.at(0, 0)));
-    EXPECT_EQ(view.at(0, 0), view.at(kViewWidth - 1, kViewHeight - 1));
+    EXPECT_FALSE(drawn.at(-1, 0) == opaque(image.at(0, 0)));
+    EXPECT_EQ(drawn.view.at(0, 0), drawn.view.at(kViewWidth - 1, kViewHeight - 1));
   }
 }
 
 TEST_F(GlRender, ZoomedPixelsLandWhereTheViewMathsSays) {
   const ImageRgba8 image = make_random_rgba8(16, 12, 11);
   const Texture texture = texture_of(image);
-  ImageDrawParams params;
-  params.texture_a = texture.id();
-  params.image_width = image.width();
-  params.image_height = image.height();
+  ImageDrawParams params = picture_params(texture.id(), image.width(), image.height());
   params.view = ViewTransform{4.75, {6.3, 5.1}};
-  params.sampling = Sampling::Nearest;
   const ImageRgba8 view = draw(params);
   int checked = 0, mismatches = 0;
   for (int sy = 0; sy < kViewHeight; ++sy)
@@ -161,10 +193,7 @@ TEST_F(GlRender, ZoomedPixelsLandWhereTheViewMathsSays) {
 TEST_F(GlRender, AutoSamplingIsNearestWhenZoomedInAndLinearWhenZoomedOut) {
   const ImageRgba8 image = make_random_rgba8(12, 10, 5);
   const Texture texture = texture_of(image);
-  ImageDrawParams params;
-  params.texture_a = texture.id();
-  params.image_width = image.width();
-  params.image_height = image.height();
+  ImageDrawParams params = picture_params(texture.id(), image.width(), image.height());
   params.sampling = Sampling::Auto;
   params.pixel_grid = false;
   params.view = ViewTransform{6.0, {6.0, 5.0}};  // each picture pixel 6 x 6 screen pixels, on whole pixels
@@ -184,23 +213,13 @@ TEST_F(GlRender, AutoSamplingIsNearestWhenZoomedInAndLinearWhenZoomedOut) {
   EXPECT_EQ(uneven, 0) << "at 600 % auto sampling must be nearest: every screen pixel of a picture pixel its exact colour";
   // The same zoom with linear sampling blends neighbours: many screen pixels are no picture pixel's.
   params.sampling = Sampling::Linear;
-  const ImageRgba8 linear = draw(params);
-  int blended = 0;
-  for (int y = 0; y < kViewHeight; ++y)
-    for (int x = 0; x < kViewWidth; ++x)
-      if (!(linear.at(x, y) == zoomed.at(x, y))) ++blended;
-  EXPECT_GT(blended, 1000);
+  EXPECT_GT(differing_pixels(draw(params), zoomed), 1000);
   // Below 100 %: auto is linear.
   params.view = ViewTransform{0.75, {6.0, 5.0}};
   params.sampling = Sampling::Auto;
   const ImageRgba8 small_auto = draw(params);
   params.sampling = Sampling::Linear;
-  const ImageRgba8 small_linear = draw(params);
-  int differ = 0;
-  for (int y = 0; y < kViewHeight; ++y)
-    for (int x = 0; x < kViewWidth; ++x)
-      if (!(small_auto.at(x, y) == small_linear.at(x, y))) ++differ;
-  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(differing_pixels(small_auto, draw(params)), 0);
 }
 
 // From kPixelGridZoom up a one-pixel line runs along each picture pixel's left and top edges (and
@@ -209,10 +228,7 @@ TEST_F(GlRender, PixelGridLinesRunAlongPixelEdgesWhenZoomedFarIn) {
   ImageRgba8 image(8, 6);
   for (std::size_t i = 0; i < image.pixel_count(); ++i) image.data()[i] = {200, 200, 200, 255};  // light: the line darkens it
   const Texture texture = texture_of(image);
-  ImageDrawParams params;
-  params.texture_a = texture.id();
-  params.image_width = image.width();
-  params.image_height = image.height();
+  ImageDrawParams params = picture_params(texture.id(), image.width(), image.height());
   params.sampling = Sampling::Auto;
   params.view = ViewTransform{kPixelGridZoom, {4.0, 3.0}};  // the picture's pixel edges on screen-pixel edges
   const ImageRgba8 grid = draw(params);
@@ -240,11 +256,10 @@ TEST_F(GlRender, PixelGridLinesRunAlongPixelEdgesWhenZoomedFarIn) {
     params.view = ViewTransform{zoom, {4.0, 3.0}};
     params.pixel_grid = on;
     const ImageRgba8 plain = draw(params);
-    int dark = 0;
-    for (int y = 0; y < kViewHeight; ++y)
-      for (int x = 0; x < kViewWidth; ++x)
-        if (plain.at(x, y).r < 160 && plain.at(x, y).r > 40) ++dark;  // not the background (33)
-    EXPECT_EQ(dark, 0) << "zoom " << zoom << " grid " << on;
+    EXPECT_EQ(count_where(kViewWidth, kViewHeight,
+                          [&](int x, int y) { return plain.at(x, y).r < 160 && plain.at(x, y).r > 40; }),  // not the background (33)
+              0)
+        << "zoom " << zoom << " grid " << on;
   }
 }
 
@@ -261,38 +276,24 @@ TEST_F(GlRender, DifferenceViewAgreesWithDifferenceColour) {
     p.g = static_cast<std::uint8_t>(std::max(0, p.g - static_cast<int>(i % 3)));
     if (i % 17 == 0) p.b = static_cast<std::uint8_t>(255 - p.b);
   }
+  EXPECT_GT(differing_pixels(a, b), 100);  // enough differences to see the colours of
   const Texture texture_a = texture_of(a), texture_b = texture_of(b);
   for (bool signed_values : {false, true})
     for (bool false_colour : {false, true})
       for (double gain : {1.0, 8.0, 37.5}) {
         SCOPED_TRACE(std::string(signed_values ? "signed" : "absolute") + (false_colour ? ", false colour" : ", grey") +
                      ", gain " + std::to_string(gain));
-        ImageDrawParams params;
-        params.texture_a = texture_a.id();
+        ImageDrawParams params = picture_params(texture_a.id(), a.width(), a.height());
         params.texture_b = texture_b.id();
-        params.image_width = a.width();
-        params.image_height = a.height();
-        params.view = one_to_one_view(a.width(), a.height(), kViewWidth, kViewHeight);
         params.mode = CompareMode::Difference;
         params.gain = gain;
         params.signed_difference = signed_values;
         params.false_colour = false_colour;
-        params.sampling = Sampling::Nearest;
-        const ImageRgba8 view = draw(params);
-        const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
         const DifferenceStyle style{gain, signed_values, false_colour};
-        int worst = 0, differing = 0;
-        for (int y = 0; y < a.height(); ++y)
-          for (int x = 0; x < a.width(); ++x) {
-            const Rgba8 shown = view.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
-            const Rgba8 expected = difference_colour(a.at(x, y), b.at(x, y), style);
-            worst = std::max({worst, std::abs(shown.r - expected.r), std::abs(shown.g - expected.g),
-                              std::abs(shown.b - expected.b)});
-            differing += !(a.at(x, y) == b.at(x, y));
-          }
         // GL's float arithmetic and float-to-8-bit conversion may round the other way at halves.
-        EXPECT_LE(worst, 1);
-        EXPECT_GT(differing, 100);
+        EXPECT_LE(worst_channel_difference(draw_one_to_one(params),
+                                           [&](int x, int y) { return difference_colour(a.at(x, y), b.at(x, y), style); }),
+                  1);
       }
 }
 
@@ -317,33 +318,27 @@ TEST_F(GlRender, UnroundedDifferenceViewAgreesWithDifferenceColour) {
       for (bool false_colour : {false, true}) {
         SCOPED_TRACE(std::string(swapped ? "swapped, " : "") + (signed_values ? "signed" : "absolute") +
                      (false_colour ? ", false colour" : ", grey"));
-        ImageDrawParams params;
-        params.texture_a = params.texture_b = eight_bit.id();  // no difference in 8 bits
+        ImageDrawParams params = picture_params(eight_bit.id(), width, height);
+        params.texture_b = eight_bit.id();  // no difference in 8 bits
         params.difference_texture = texture.id();
         params.difference_swapped = swapped;
-        params.image_width = width;
-        params.image_height = height;
-        params.view = one_to_one_view(width, height, kViewWidth, kViewHeight);
         params.mode = CompareMode::Difference;
         params.gain = 0.5 * 255 / 0.01;
         params.signed_difference = signed_values;
         params.false_colour = false_colour;
-        params.sampling = Sampling::Nearest;
-        const ImageRgba8 view = draw(params);
-        const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
+        const Drawn drawn = draw_one_to_one(params);
         const DifferenceStyle style{params.gain, signed_values, false_colour};
         const double sign = swapped ? -1 : 1;
-        int worst = 0, lit = 0;
-        for (int y = 0; y < height; ++y)
-          for (int x = 0; x < width; ++x) {
-            const float* d = levels->data() + (static_cast<std::size_t>(y) * width + x) * 4;
-            const Rgba8 shown = view.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
-            const Rgba8 expected = difference_colour({sign * d[0], sign * d[1], sign * d[2]}, style);
-            worst = std::max({worst, std::abs(shown.r - expected.r), std::abs(shown.g - expected.g),
-                              std::abs(shown.b - expected.b)});
-            lit += std::max({shown.r, shown.g, shown.b}) >= 64;
-          }
-        EXPECT_LE(worst, 1);
+        EXPECT_LE(worst_channel_difference(drawn,
+                                           [&](int x, int y) {
+                                             const float* d = levels->data() + (static_cast<std::size_t>(y) * width + x) * 4;
+                                             return difference_colour({sign * d[0], sign * d[1], sign * d[2]}, style);
+                                           }),
+                  1);
+        const int lit = count_where(width, height, [&](int x, int y) {
+          const Rgba8 shown = drawn.at(x, y);
+          return std::max({shown.r, shown.g, shown.b}) >= 64;
+        });
         EXPECT_GT(lit, width * height / 4);  // the sub-level differences are seen
       }
 }
@@ -447,30 +442,19 @@ TEST_F(GlRender, DisplayTransformAgreesWithDisplayedColour) {
   for (const Case& c : cases)
     for (CompareMode mode : {CompareMode::A, CompareMode::B}) {
       SCOPED_TRACE(std::string(c.name) + ", view " + to_string(mode));
-      ImageDrawParams params;
-      params.texture_a = params.texture_b = eight_bit.id();
+      ImageDrawParams params = picture_params(eight_bit.id(), width, height);
+      params.texture_b = eight_bit.id();
       params.float_a = params.float_b = texture.id();
-      params.image_width = width;
-      params.image_height = height;
-      params.view = one_to_one_view(width, height, kViewWidth, kViewHeight);
       params.mode = mode;
-      params.sampling = Sampling::Nearest;
       params.display = c.transform;
       params.display_range = c.range;
-      const ImageRgba8 view = draw(params);
-      const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
-      int worst = 0, distinct = 0;
-      Rgba8 first{};
-      for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x) {
-          const float* v = rgba->data() + (static_cast<std::size_t>(y) * width + x) * 4;
-          const Rgba8 expected = displayed_colour({v[0] / 255.0, v[1] / 255.0, v[2] / 255.0, v[3] / 255.0}, c.transform, c.range);
-          const Rgba8 shown = view.at(static_cast<int>(origin.x) + x, static_cast<int>(origin.y) + y);
-          worst = std::max({worst, std::abs(shown.r - expected.r), std::abs(shown.g - expected.g), std::abs(shown.b - expected.b)});
-          if (x == 0 && y == 0) first = shown;
-          distinct += !(shown == first);
-        }
+      const Drawn drawn = draw_one_to_one(params);
+      const int worst = worst_channel_difference(drawn, [&](int x, int y) {
+        const float* v = rgba->data() + (static_cast<std::size_t>(y) * width + x) * 4;
+        return displayed_colour({v[0] / 255.0, v[1] / 255.0, v[2] / 255.0, v[3] / 255.0}, c.transform, c.range);
+      });
       EXPECT_LE(worst, 1);  // GL's float arithmetic may round the other way at halves
+      const int distinct = count_where(width, height, [&](int x, int y) { return !(drawn.at(x, y) == drawn.at(0, 0)); });
       EXPECT_GT(distinct, width * height / 2);  // not a flat picture that any transform would match
     }
 }
@@ -481,26 +465,15 @@ TEST_F(GlRender, APooledResultIsShownWhereTheBlurredOneWas) {
   const ImageRgba8 picture = make_random_rgba8(41, 31, 4);
   const ImageRgba8 pooled = pool_2x2(picture, PoolMode::Max2x2);
   const Texture texture = texture_of(pooled);
-  ImageDrawParams params;
-  params.texture_a = texture.id();
+  ImageDrawParams params = picture_params(texture.id(), picture.width(), picture.height());
   params.texture_b = texture.id();
-  params.image_width = picture.width();
-  params.image_height = picture.height();
-  params.view = one_to_one_view(picture.width(), picture.height(), kViewWidth, kViewHeight);
   params.mode = CompareMode::A;
-  params.sampling = Sampling::Nearest;
   params.pooled_a = true;
-  const ImageRgba8 view = draw(params);
-  const Vec2 origin = image_to_screen(params.view, {0, 0}, kViewWidth, kViewHeight);
-  const int x0 = static_cast<int>(origin.x), y0 = static_cast<int>(origin.y);
-  int mismatches = 0;
-  for (int y = 0; y < 30; ++y)
-    for (int x = 0; x < 40; ++x)
-      if (!(view.at(x0 + x, y0 + y) == opaque(pooled.at(x / 2, y / 2)))) ++mismatches;
-  EXPECT_EQ(mismatches, 0);
-  const Rgba8 background = view.at(0, 0);  // outside the picture
-  EXPECT_EQ(view.at(x0 + 40, y0 + 5), background);  // the column pooling drops
-  EXPECT_EQ(view.at(x0 + 5, y0 + 30), background);  // and the row
+  const Drawn drawn = draw_one_to_one(params);
+  EXPECT_EQ(count_where(40, 30, [&](int x, int y) { return !(drawn.at(x, y) == opaque(pooled.at(x / 2, y / 2))); }), 0);
+  const Rgba8 background = drawn.view.at(0, 0);  // outside the picture
+  EXPECT_EQ(drawn.at(40, 5), background);  // the column pooling drops
+  EXPECT_EQ(drawn.at(5, 30), background);  // and the row
 }
 
 TEST_F(GlRender, SplitShowsALeftBRightAndTheDivider) {

@@ -1,7 +1,8 @@
 """What the window drivers share (drive_window.py, drive_entry_and_idle.py, drive_sequence_window.py,
-drive_reference_slot.py): the viewer process and its --events lines (Viewer: wait on a line or a
-frame count, never on a fixed sleep), and synthetic X input through XTest plus screen reads
-(XInput: keys, typed text, pointer motion, buttons, pixels)."""
+drive_reference_slot.py, drive_navigation.py): the viewer process and its --events lines (Viewer:
+wait on a line or a frame count, never on a fixed sleep; quit with Ctrl+Q; end it after a failure),
+synthetic X input through XTest plus screen reads (XInput: keys, typed text, pointer motion,
+buttons, pixels, the display's resources) and the driver's verdict (Checks)."""
 import ctypes
 import re
 import subprocess
@@ -67,6 +68,73 @@ class Viewer:
         with self.cond:
             target = self.frame + count
         self.wait(lambda: self.frame >= target, f"frame {target}")
+
+    def quit(self, x):
+        """Ctrl+Q through the X input `x`; waits for the viewer to end and returns its status."""
+        x.tap("q", "Control_L")
+        self.wait(lambda: self.process.poll() is not None, "the viewer to quit on Ctrl+Q")
+        return self.process.returncode
+
+    def stop(self):
+        """Ends the viewer if it still runs (a check failed before Ctrl+Q) and reaps it."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=TIMEOUT)
+
+    def events(self, last):
+        """Its last `last` lines other than the frame counts: what it said, to print after a failure."""
+        with self.cond:
+            said = [line for line in self.lines if not line.startswith("gausslab-event: frame")]
+        return "\n".join(said[-last:])
+
+
+class Checks:
+    """A driver's checks, a line each ('ok: ...' or 'FAIL: ...'), and its verdict."""
+
+    def __init__(self):
+        self.ok = True
+
+    def __call__(self, what, passed, detail=""):
+        """One check; the driver goes on after a failure. Returns whether it passed."""
+        print(("ok: " if passed else "FAIL: ") + what + (f" ({detail})" if detail else ""))
+        self.ok = self.ok and passed
+        return passed
+
+    def require(self, what, passed, detail=""):
+        """A check the rest depends on: a failure stops the driver, as a wait that timed out does
+        (an AssertionError, which the driver hands to failed())."""
+        if not passed:
+            raise AssertionError(what + (f" ({detail})" if detail else ""))
+        self(what, True, detail)
+
+    def failed(self, error):
+        """What stopped the driver (an AssertionError: a wait timed out, the viewer ended, a required check)."""
+        print(f"FAIL: {error}")
+        self.ok = False
+
+    def verdict(self, viewer, last=40):
+        """PASS (status 0) or FAIL (status 1), after a failure with what the viewer said last."""
+        if not self.ok:
+            print(viewer.events(last))
+        print("PASS" if self.ok else "FAIL")
+        return 0 if self.ok else 1
+
+
+def drive(viewer, x, check, steps):
+    """Runs a driver's `steps`, then quits with Ctrl+Q (status 0 checked); a wait that timed out or a
+    required check stops them (a FAIL line, the viewer's last lines); the viewer is ended whatever
+    happens. Returns the exit status: `steps`' own when it returns one (77: skipped), else the verdict."""
+    try:
+        status = steps()
+        if status is not None:
+            return status
+        status = viewer.quit(x)
+        check("Ctrl+Q quits with status 0", status == 0, f"status {status}")
+    except AssertionError as error:
+        check.failed(error)
+    finally:
+        viewer.stop()
+    return check.verdict(viewer)
 
 
 class _XImage(ctypes.Structure):
@@ -142,6 +210,14 @@ class XInput:
         self.x11.XFree(image)
         return rows
 
+    def set_resources(self, text):
+        """Sets the display's resources (RESOURCE_MANAGER on the root window, as a desktop does; e.g.
+        Xft.dpi, from which GLFW reads the content scale): before the viewer starts."""
+        data = text.encode()
+        atom = self.x11.XInternAtom(self.display, b"RESOURCE_MANAGER", 0)
+        self.x11.XChangeProperty(self.display, self.root, atom, 31, 8, 0, data, len(data))  # XA_STRING, 8-bit, replace
+        self.x11.XSync(self.display, 0)
+
 
 def open_display():
     """(XInput, None) on the current X display, or (None, exit status): 77 without libXtst, 1 without
@@ -161,6 +237,11 @@ def open_display():
                               ctypes.c_uint, ctypes.c_ulong, ctypes.c_int]
     x11.XGetImage.restype = ctypes.POINTER(_XImage)
     x11.XFree.argtypes = [ctypes.c_void_p]
+    x11.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    x11.XInternAtom.restype = ctypes.c_ulong
+    x11.XChangeProperty.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_int,
+                                    ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    x11.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
     display = ctypes.c_void_p(x11.XOpenDisplay(None))
     if not display:
         print("FAIL: no X display (run under xvfb-run)")
