@@ -72,6 +72,14 @@ void ImGuiSession::new_frame(int surface_width, int surface_height, double delta
   ImGuiIO& keys_io = ImGui::GetIO();
   for (int key : release_next_frame_) keys_io.KeysDown[key] = false;
   release_next_frame_.clear();
+  // The characters held back last frame come first, before those typed since.
+  if (!deferred_characters_.empty()) {
+    ImVector<ImWchar> typed_since;
+    typed_since.swap(keys_io.InputQueueCharacters);
+    for (unsigned c : deferred_characters_) keys_io.InputQueueCharacters.push_back(static_cast<ImWchar>(c));
+    for (ImWchar c : typed_since) keys_io.InputQueueCharacters.push_back(c);
+    deferred_characters_.clear();
+  }
   for (const KeyEvent& event : keys) {
     const bool in_range = event.key >= 0 && event.key < IM_ARRAYSIZE(keys_io.KeysDown);
     if (in_range && event.kind == KeyEvent::Kind::Press && !keys_io.KeysDown[event.key]) {
@@ -84,6 +92,17 @@ void ImGuiSession::new_frame(int surface_width, int surface_height, double delta
     keys_io.KeyCtrl = down[GLFW_KEY_LEFT_CONTROL] || down[GLFW_KEY_RIGHT_CONTROL];
     keys_io.KeyShift = down[GLFW_KEY_LEFT_SHIFT] || down[GLFW_KEY_RIGHT_SHIFT];
     keys_io.KeyAlt = down[GLFW_KEY_LEFT_ALT] || down[GLFW_KEY_RIGHT_ALT];
+    // A text field takes no characters while Ctrl or Alt is down: text typed within the same frame
+    // as a Ctrl or Alt tap (Ctrl+A, then the new name) waits for the next frame, when the tap is
+    // released, instead of being lost.
+    const auto tapped = [&](int key) {
+      return std::find(release_next_frame_.begin(), release_next_frame_.end(), key) != release_next_frame_.end();
+    };
+    if (tapped(GLFW_KEY_LEFT_CONTROL) || tapped(GLFW_KEY_RIGHT_CONTROL) || tapped(GLFW_KEY_LEFT_ALT) ||
+        tapped(GLFW_KEY_RIGHT_ALT)) {
+      for (ImWchar c : keys_io.InputQueueCharacters) deferred_characters_.push_back(c);
+      keys_io.InputQueueCharacters.resize(0);
+    }
   }
   ImGui_ImplOpenGL3_NewFrame();
   if (platform_backend_) {

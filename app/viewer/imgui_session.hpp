@@ -20,7 +20,8 @@ struct ImGuiSession {
   // Starts an ImGui frame; offscreen, with the surface's size and the frame interval. `keys`: the
   // window's key events since the last frame. Dear ImGui 1.86 reads held state, so a key pressed
   // and released between two frames would be lost to its widgets (Enter in a text field): such a
-  // key is held down for this frame and released at the start of the next.
+  // key is held down for this frame and released at the start of the next (and characters typed in
+  // the frame of a Ctrl or Alt tap wait for the next, as a text field drops them while it is down).
   void new_frame(int surface_width, int surface_height, double delta_seconds, const std::vector<KeyEvent>& keys);
   // Draws ImGui's draw data into the bound framebuffer.
   void render_draw_data();
@@ -33,6 +34,7 @@ struct ImGuiSession {
  private:
   void shutdown();
   std::vector<int> release_next_frame_;
+  std::vector<unsigned> deferred_characters_;  // typed in the frame of a Ctrl or Alt tap (ImWchar's)
   bool platform_backend_ = false;
   bool renderer_backend_ = false;
   float scale_ = 0.0f;  // 0: no font yet
