@@ -31,6 +31,8 @@ class DisplayRangeWorker {
   DisplayRange shown() const;
   // The range asked for is not in yet (the numbers are, so it will be).
   bool pending() const;
+  // Blocks until the range asked for is worked out (tests).
+  void wait_idle() { thread_.wait_idle(); }
   // For the panel and the status bar: "[-0.6, 2.6]", "waiting for the numbers", "working it out",
   // with the NaN and infinities left out, and "constant" when the values do not spread.
   std::string note() const;
