@@ -53,6 +53,28 @@ ImageRgba8 cpu_filtered(const ImageRgba8& picture, const FilterParams& params) {
   return out;
 }
 
+// A picture of more than 8 bits as the viewer holds it: its samples in 8-bit levels, channel planes
+// from value(channel, pixel index), and its 8-bit copy (clamped to 255, rounded half up).
+struct WidePicture {
+  std::shared_ptr<PictureLevels> levels;
+  ImageRgba8 shown;
+};
+template <class Value>
+WidePicture wide_picture(int w, int h, const std::string& type, Value value) {
+  WidePicture p{std::make_shared<PictureLevels>(), ImageRgba8(w, h)};
+  p.levels->width = w;
+  p.levels->height = h;
+  p.levels->type = type;
+  p.levels->planes.resize(static_cast<std::size_t>(w) * h * 4);
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < w * h; ++i) {
+      const float v = value(c, i);
+      p.levels->planes[static_cast<std::size_t>(c) * w * h + i] = v;
+      (&p.shown.data()[i].r)[c] = static_cast<std::uint8_t>(std::min(v, 255.0f) + 0.5f);
+    }
+  return p;
+}
+
 class ComparisonCore : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -298,23 +320,15 @@ TEST_F(ComparisonCore, APictureOfMoreThanEightBitsIsMeasuredAsItsOwnSamples) {
   // picture as them and the exact Gaussian is of them: A = cpu_separable is within float32's error
   // of it (against the 8-bit copy's exact Gaussian it would be off by up to half a level).
   const int w = 29, h = 17;
-  auto levels = std::make_shared<PictureLevels>();
-  levels->width = w;
-  levels->height = h;
-  levels->type = "uint16, 4 channels";
-  levels->planes.resize(static_cast<std::size_t>(w) * h * 4);
-  ImageRgba8 shown(w, h);
   std::uint32_t state = 7;
-  for (int c = 0; c < 4; ++c)
-    for (int i = 0; i < w * h; ++i) {
-      state = state * 1664525u + 1013904223u;
-      const float v = c == 3 ? 255.0f : static_cast<float>(state >> 16) * 255.0f / 65535.0f;
-      levels->planes[static_cast<std::size_t>(c) * w * h + i] = v;
-      (&shown.data()[i].r)[c] = static_cast<std::uint8_t>(v + 0.5f);
-    }
-  // One red sample beyond the 8-bit reduction's range, as a float file's 1.57 would be.
-  levels->planes[2 * w + 3] = 400.0f;
-  shown.data()[2 * w + 3].r = 255;
+  WidePicture picture = wide_picture(w, h, "uint16, 4 channels", [&](int c, int i) {
+    state = state * 1664525u + 1013904223u;
+    // One red sample beyond the 8-bit reduction's range, as a float file's 1.57 would be.
+    if (c == 0 && i == 2 * w + 3) return 400.0f;
+    return c == 3 ? 255.0f : static_cast<float>(state >> 16) * 255.0f / 65535.0f;
+  });
+  const std::shared_ptr<PictureLevels>& levels = picture.levels;
+  const ImageRgba8& shown = picture.shown;
   std::unique_ptr<Comparison> comparison = make(shown, "cpu_separable", kOriginalPicture, levels);
   comparison->settings().select(1, kExactGaussian);
   frame(*comparison);
@@ -370,18 +384,11 @@ TEST_F(ComparisonCore, AutosLabelNamesWhatRanForThePicturesType) {
   // explanation name that choice, not the one for the slot's 8-bit copy. An 8-bit picture keeps the
   // 8-bit choice, though its numbers ran auto on float planes too.
   const int w = 23, h = 15;
-  auto levels = std::make_shared<PictureLevels>();
-  levels->width = w;
-  levels->height = h;
-  levels->type = "float32, 4 channels";
-  levels->planes.resize(static_cast<std::size_t>(w) * h * 4);
-  ImageRgba8 shown(w, h);
-  for (int c = 0; c < 4; ++c)
-    for (int i = 0; i < w * h; ++i) {
-      const float v = c == 3 ? 255.0f : static_cast<float>((i * 37 + c * 11) % 400);  // beyond 255 too
-      levels->planes[static_cast<std::size_t>(c) * w * h + i] = v;
-      (&shown.data()[i].r)[c] = static_cast<std::uint8_t>(std::min(v, 255.0f));
-    }
+  const WidePicture picture = wide_picture(w, h, "float32, 4 channels", [](int c, int i) {
+    return c == 3 ? 255.0f : static_cast<float>((i * 37 + c * 11) % 400);  // beyond 255 too
+  });
+  const std::shared_ptr<PictureLevels>& levels = picture.levels;
+  const ImageRgba8& shown = picture.shown;
   const int auto_index = method_index("auto");
   ASSERT_GE(auto_index, 0);
   for (const bool samples : {true, false}) {
