@@ -3,7 +3,6 @@
 #include "viewer/sequence_startup.hpp"
 
 #include "gausslab/core/run_inputs.hpp"
-#include "viewer/script.hpp"
 #include "viewer/startup.hpp"
 
 namespace gausslab {
@@ -61,14 +60,7 @@ StartupPlan plan_sequence_startup(const ViewerOptions& options) {
   inputs.add(options.script);
   check_screenshot("--screenshot", options.screenshot, options.overwrite, inputs);
   check_screenshot("--screenshot-view", options.screenshot_view, options.overwrite, inputs);
-  // The script, as in the comparison mode (without it an offscreen run with --script never ended).
-  if (!options.script.empty()) {
-    try {
-      plan.script = load_script(options.script);
-    } catch (const std::exception& error) {
-      throw StartupError(error.what());
-    }
-  }
+  plan.script = startup_script(options);  // as in the comparison mode
   return plan;
 }
 

@@ -44,6 +44,15 @@ int resolve_method(const std::string& flag, const std::string& id, const FilterP
 
 }  // namespace
 
+std::vector<ScriptStep> startup_script(const ViewerOptions& options) {
+  if (options.script.empty()) return {};
+  try {
+    return load_script(options.script);
+  } catch (const std::exception& error) {
+    throw StartupError(error.what());
+  }
+}
+
 void check_screenshot(const char* flag, const std::string& path, bool overwrite, const RunInputs& inputs) {
   if (path.empty() || path == kStandardOutputName) return;  // standard output: checked by the options
   if (std::string problem = inputs.refusal(path, "gausslab", "give the screenshot another name"); !problem.empty())
@@ -141,14 +150,8 @@ StartupPlan plan_startup(const ViewerOptions& options) {
         throw StartupError("--save-folder: cannot create the folder '" + options.save_folder + "': " + error.message());
     }
   }
-  // 4. The script, so that a typo is a message now rather than a step skipped later.
-  if (!options.script.empty()) {
-    try {
-      plan.script = load_script(options.script);
-    } catch (const std::exception& error) {
-      throw StartupError(error.what());
-    }
-  }
+  // 4. The script.
+  plan.script = startup_script(options);
   return plan;
 }
 

@@ -41,6 +41,9 @@ class RunInputs;
 // A --screenshot or --screenshot-view path: refused (StartupError) when it would replace one of
 // the run's inputs (with or without --overwrite) or when save_image would refuse it.
 void check_screenshot(const char* flag, const std::string& path, bool overwrite, const RunInputs& inputs);
+// --script read and checked now (a typo is a message before the first frame, not a step skipped
+// later); none when not given. Throws StartupError.
+std::vector<ScriptStep> startup_script(const ViewerOptions& options);
 
 // Loads and checks everything; throws StartupError.
 StartupPlan plan_startup(const ViewerOptions& options);
