@@ -84,6 +84,14 @@ bool is_out_of_memory(const CudaError& error) { return error.code() == cudaError
 // The largest read buffer a thread keeps for its next file (read_and_decode).
 constexpr std::size_t kKeptReadBufferBytes = std::size_t(256) << 20;
 
+// The image copied into a pinned buffer, which holds its pixels from then on (filtered in place and
+// encoded from there); its own memory goes back.
+void move_into_pinned(BatchPixels& image, Lease lease) {
+  std::memcpy(lease->data, image.data(), image_bytes(image));
+  const ImageView pinned{lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
+  image = BatchPixels(pinned, std::move(lease));
+}
+
 }  // namespace
 
 BatchPixels BatchPixels::like(const BatchPixels& other) {
@@ -746,11 +754,8 @@ void BatchEngine::Impl::stage_in(const ItemPtr& item, Lease lease) {
   // image decoded into memory of its own because no buffer was free then. From here on the pinned
   // buffer holds the pixels (filtered in place, encoded from there) and the image's memory goes.
   const double t0 = clock_.now_s();
-  BatchPixels& image = item->decoded.pixels;
-  std::memcpy(lease->data, image.data(), image_bytes(image));
-  const ImageView staged{lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
   const std::size_t capacity = lease->capacity;
-  image = BatchPixels(staged, std::move(lease));
+  move_into_pinned(item->decoded.pixels, std::move(lease));
   clock_.add(Stage::Decode, t0, clock_.now_s());
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -895,9 +900,8 @@ void BatchEngine::Impl::run_sequential(const std::vector<BatchJob>& jobs) {
         if (options_.pinned) {  // stage through a pinned buffer, download in place, encode from there
           Lease lease = buffers_->acquire_blocking(image_bytes(image));
           const double t0 = clock_.now_s();
-          std::memcpy(lease->data, image.data(), image_bytes(image));
-          target = ImageView{lease->data, image.width(), image.height(), image.pitch_bytes(), image.format()};
-          image = BatchPixels(target, std::move(lease));
+          move_into_pinned(image, std::move(lease));
+          target = image.view();
           clock_.add(Stage::Decode, t0, clock_.now_s());
           source = target;
         } else {  // the original: pageable memory both ways, a new output image per file
