@@ -55,16 +55,6 @@ void load_extended_row(const ConstImageView& src, int y, int reach, BorderMode b
   }
 }
 
-// A float64 sum to a 16-bit level by store_row_samples' rule: half up (or floor, ceil), saturated,
-// NaN to 0.
-std::uint16_t to_level16(double value, IntegerRounding rounding) {
-  if (!(value > 0.0)) return 0;
-  if (value >= 65535.0) return 65535;
-  return static_cast<std::uint16_t>(rounding == IntegerRounding::Floor  ? std::floor(value)
-                                    : rounding == IntegerRounding::Ceil ? std::ceil(value)
-                                                                        : std::floor(value + 0.5));
-}
-
 void store_row(const float* sums, const ImageView& dst, int y, IntegerRounding rounding) {
   store_row_samples(sums, dst, y, rounding);
 }
@@ -73,7 +63,7 @@ void store_row(const float* sums, const ImageView& dst, int y, IntegerRounding r
 void store_row(const double* sums, const ImageView& dst, int y, IntegerRounding rounding) {
   std::uint16_t* out = dst.row<std::uint16_t>(y);
   const std::size_t n = static_cast<std::size_t>(dst.width) * channel_count(dst.format);
-  for (std::size_t i = 0; i < n; ++i) out[i] = to_level16(sums[i], rounding);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint16_t>(round_to_level(sums[i], rounding, 65535));
 }
 
 // The division of a normalised kernel, then the store by the params' rounding.

@@ -111,5 +111,15 @@ GAUSSLAB_HD int round_to_level(float value, IntegerRounding rounding, int max_le
                                                                                             : floorf(value + 0.5f);
   return static_cast<int>(rounded);
 }
+// The same rule for a float64 value (the CPU methods' 16-bit sums, core/src/cpu_filter.cpp: rounded
+// from the sum itself, not from its float32 rounding). Host only.
+inline int round_to_level(double value, IntegerRounding rounding, int max_level) {
+  if (!(value > 0.0)) return 0;
+  if (value >= static_cast<double>(max_level)) return max_level;
+  const double rounded = rounding == IntegerRounding::Floor  ? std::floor(value)
+                         : rounding == IntegerRounding::Ceil ? std::ceil(value)
+                                                             : std::floor(value + 0.5);
+  return static_cast<int>(rounded);
+}
 
 }  // namespace gausslab
