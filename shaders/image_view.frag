@@ -102,23 +102,25 @@ void main() {
     out_colour = vec4(u_background, 1.0);  // the row or column a pooled result drops
     return;
   }
-  vec4 a = texture(u_image_a, image / u_extent_a);
-  vec4 b = texture(u_image_b, image / u_extent_b);
-  if (u_float_slots == 1 && u_mode != 3) {
-    a = texture(u_float_a, image / u_image_size) / 255.0;
-    b = texture(u_float_b, image / u_image_size) / 255.0;
-  }
-  if (u_mode == 0) {
-    out_colour = vec4(displayed(a), 1.0);
-  } else if (use_b) {
-    out_colour = vec4(displayed(b), 1.0);
-  } else if (u_mode == 2) {
-    out_colour = vec4(displayed(a), 1.0);
+  // Only the textures this pixel shows are read (a 3840x2160 slot is 33 MiB, and reading both
+  // slots' textures for every pixel of A alone doubled the draw's texture traffic). textureLod at
+  // level 0: the lookups sit in branches, where implicit derivatives are undefined; the textures
+  // have one level, so this is the lookup texture() made.
+  if (u_mode != 3) {
+    vec4 c;
+    if (u_float_slots == 1)
+      c = (use_b ? textureLod(u_float_b, image / u_image_size, 0.0) : textureLod(u_float_a, image / u_image_size, 0.0)) /
+          255.0;
+    else
+      c = use_b ? textureLod(u_image_b, image / u_extent_b, 0.0) : textureLod(u_image_a, image / u_extent_a, 0.0);
+    out_colour = vec4(displayed(c), 1.0);
   } else {
     // 8-bit textures hold level / 255: back to whole levels first, so that equal differences in
     // two channels stay equal (the largest channel is chosen the same way as in the C++).
-    vec3 levels = u_unrounded == 1 ? u_difference_sign * texture(u_difference, image / u_image_size).rgb
-                                   : floor((a.rgb - b.rgb) * 255.0 + 0.5);
+    vec3 levels = u_unrounded == 1
+                      ? u_difference_sign * textureLod(u_difference, image / u_image_size, 0.0).rgb
+                      : floor((textureLod(u_image_a, image / u_extent_a, 0.0).rgb -
+                               textureLod(u_image_b, image / u_extent_b, 0.0).rgb) * 255.0 + 0.5);
     out_colour = vec4(difference(levels), 1.0);
   }
   if (u_grid == 1) {
