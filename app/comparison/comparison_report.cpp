@@ -141,6 +141,8 @@ RunSummary automated_summary(const Comparison& comparison, const ViewState& view
   summary.method_id = choices.id(applied.method_a);
   summary.auto_runs = choices.chosen(applied.method_a);
   summary.auto_why = choices.chosen_why(applied.method_a);
+  if (const std::string live = choices.chosen_for_slots(applied.method_a); live != summary.auto_runs)
+    summary.stages_method = live;
   if (compare_given || view.mode != CompareMode::A) {
     summary.compare = choices.id(applied.method_b);
     summary.display = to_string(view.mode);

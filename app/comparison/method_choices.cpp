@@ -60,6 +60,11 @@ std::string MethodChoices::chosen(int method) const {
   return c ? c->id : std::string();
 }
 
+std::string MethodChoices::chosen_for_slots(int method) const {
+  if (method < 0 || method >= static_cast<int>(chosen_.size())) return {};
+  return chosen_[static_cast<std::size_t>(method)].id;
+}
+
 std::string MethodChoices::chosen_why(int method) const {
   const Chosen* c = chosen_entry(method);
   return c ? c->why : std::string();

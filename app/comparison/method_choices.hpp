@@ -51,6 +51,9 @@ class MethodChoices {
   // "" for a method that is no auto entry or has not chosen yet; the samples' choice where there is one.
   std::string chosen(int method) const;
   std::string chosen_why(int method) const;
+  // What the slot's own run (on its 8-bit copy) uses: chosen() for an 8-bit picture; for a picture of
+  // more than 8 bits the choice whose stages the overlay and the summary list, which may differ.
+  std::string chosen_for_slots(int method) const;
   // The format chosen() was chosen for: the slot's RGBA8, or the samples' float planes (F32).
   PixelFormat chosen_format(int method) const;
   // id() with an auto entry's choice: "auto → cpu_openmp" (the title, the overlay).

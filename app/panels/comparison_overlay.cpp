@@ -27,6 +27,13 @@ void overlay_contents(const Comparison& comparison, ViewState& view, bool timed_
               applied.params.radius(), to_string(applied.params.border));
   ImGui::Text("A: %s   B: %s   view %s%s", choices.id_with_choice(applied.method_a).c_str(), choices.id_with_choice(applied.method_b).c_str(),
               to_string(view.mode), applied.pool == PoolMode::None ? "" : (std::string("  pooled ") + to_string(applied.pool)).c_str());
+  // A picture of more than 8 bits: the label names auto's choice for its samples (what the views
+  // draw), the stages below are the live run's on the 8-bit copy, which may be another method.
+  const std::string live_a = choices.chosen_for_slots(applied.method_a), live_b = choices.chosen_for_slots(applied.method_b);
+  const bool a_other = live_a != choices.chosen(applied.method_a), b_other = live_b != choices.chosen(applied.method_b);
+  if (a_other || b_other)
+    ImGui::TextColored(kDimColour, "stages: the 8-bit copy's runs (%s%s%s)", a_other ? ("A " + live_a).c_str() : "",
+                       a_other && b_other ? ", " : "", b_other ? ("B " + live_b).c_str() : "");
   if (ImGui::BeginTable("stages", 3, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("stage");
     ImGui::TableSetupColumn("last ms");

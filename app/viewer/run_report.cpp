@@ -91,6 +91,7 @@ std::string summary_line(const RunSummary& s) {
   }
   if (!s.picture_samples.empty()) line += " picture_samples=" + quoted(s.picture_samples);
   if (!s.compare_samples.empty()) line += " compare_samples=" + quoted(s.compare_samples);
+  if (!s.stages_method.empty()) line += " stages_method=" + s.stages_method;
   if (!s.auto_runs.empty()) line += " auto_runs=" + s.auto_runs + " auto_why=" + quoted(s.auto_why);
   if (!s.display_transform.empty()) line += " display_transform=" + quoted(s.display_transform);
   if (s.frames_drawn > 0) line += " frames_drawn=" + std::to_string(s.frames_drawn);

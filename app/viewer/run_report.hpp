@@ -58,6 +58,9 @@ struct RunSummary {
   double units_per_level = 0;
   // A's auto entry: the method it runs and why (auto_runs=cpu_openmp auto_why="no CUDA device: ...").
   std::string auto_runs, auto_why;
+  // When A's stages (stages_ms and the names after it) are another run's than auto_runs names: the
+  // live run on a picture's 8-bit copy, for a picture of more than 8 bits (stages_method=separable_int8).
+  std::string stages_method;
   // B (or A) holds an image file (the reference slot): its samples (compare_samples="float32, 3 channels").
   std::string compare_samples;
   // The A, B and split views' display transform where not the default, with its range's values

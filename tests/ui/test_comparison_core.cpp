@@ -404,11 +404,15 @@ TEST_F(ComparisonCore, AutosLabelNamesWhatRanForThePicturesType) {
       EXPECT_EQ(choices.chosen(auto_index), numbers->auto_a->method_id);
       EXPECT_EQ(choices.chosen_format(auto_index), PixelFormat::F32);
       EXPECT_EQ(choices.id_with_choice(auto_index), "auto \u2192 " + numbers->auto_a->method_id);
+      // The slot's live run on the 8-bit copy chose for RGBA8: what its stages are (the overlay and
+      // the summary's stages_method= name it where it differs).
+      EXPECT_FALSE(choices.chosen_for_slots(auto_index).empty());
       EXPECT_NE(label.find("on the picture's samples as float32 planes"), std::string::npos) << label;
       EXPECT_NE(why.headline.find("on the picture's samples"), std::string::npos) << why.headline;
     } else {
       EXPECT_EQ(choices.chosen_format(auto_index), PixelFormat::Rgba8);
       EXPECT_FALSE(choices.chosen(auto_index).empty());
+      EXPECT_EQ(choices.chosen_for_slots(auto_index), choices.chosen(auto_index));
       EXPECT_EQ(label.find("samples"), std::string::npos) << label;
     }
   }
