@@ -81,9 +81,6 @@ BandPlan subdivide(const BandPlan& plan, int max_rows) {
 
 bool is_out_of_memory(const CudaError& error) { return error.code() == cudaErrorMemoryAllocation; }
 
-// The largest read buffer a thread keeps for its next file (read_and_decode).
-constexpr std::size_t kKeptReadBufferBytes = std::size_t(256) << 20;
-
 // The image copied into a pinned buffer, which holds its pixels from then on (filtered in place and
 // encoded from there); its own memory goes back.
 void move_into_pinned(BatchPixels& image, Lease lease) {
@@ -206,6 +203,8 @@ class BatchEngine::Impl {
   std::unique_ptr<ThreadPool> publisher_;
   int max_syncing_ = 0;
   std::size_t host_budget_ = 0;
+  // Each thread's kept read buffer (read_and_decode), and all of them together: counted as held.
+  std::size_t kept_read_bytes_ = 0, kept_read_total_ = 0;
   std::vector<std::string> notes_;
   mutable std::mutex notes_mutex_;
 
@@ -300,6 +299,10 @@ BatchEngine::Impl::Impl(const EngineOptions& options) : options_(options) {
   host_budget_ = options.host_budget_bytes ? options.host_budget_bytes
                                            : static_cast<std::size_t>(physical * kHostMemoryShare) / sharers;
   if (host_budget_ == 0) host_budget_ = std::size_t(8) << 30;
+  // The pool's threads and the caller's (a sequential run, the MPI layer) read files.
+  const int readers = threads_ + 1;
+  kept_read_bytes_ = kept_read_buffer_bytes(host_budget_, readers);
+  kept_read_total_ = kept_read_bytes_ * static_cast<std::size_t>(readers);
   const std::size_t pinned_budget =
       physical ? static_cast<std::size_t>(physical * kPinnedMemoryShare) / sharers : std::size_t(4) << 30;
 
@@ -374,13 +377,15 @@ DecodedFile BatchEngine::Impl::read_and_decode(const std::string& path, const Pi
   const double t0 = clock_.now_s();
   // One buffer per thread for the files' bytes, kept from file to file (a fresh one cost every
   // file 7,000 page faults, the kernel zeroing each page: docs/batch.md), but not beyond
-  // kKeptReadBufferBytes, so that one huge file does not stay in memory.
+  // kept_read_bytes_ (kept_read_buffer_bytes: within a share of the host budget), so that one
+  // huge file does not stay in memory.
   thread_local UninitializedBytes bytes;
   struct Trim {
+    std::size_t keep;
     ~Trim() {
-      if (bytes.capacity() > kKeptReadBufferBytes) UninitializedBytes().swap(bytes);
+      if (bytes.capacity() > keep) UninitializedBytes().swap(bytes);
     }
-  } trim;
+  } trim{kept_read_bytes_};
   read_image_bytes(path, bytes);
   const double t1 = clock_.now_s();
   clock_.add(Stage::Read, t0, t1);
@@ -959,7 +964,7 @@ EngineReport BatchEngine::Impl::run(const std::vector<BatchJob>& jobs, const OnF
       {
         std::unique_lock<std::mutex> lock(mutex_);
         // Room for one more image: fewer than max_in_flight, and the ones held within the budget.
-        while (!(in_flight_ == 0 || (in_flight_ < max_in_flight && held_bytes_ < host_budget_))) {
+        while (!(in_flight_ == 0 || (in_flight_ < max_in_flight && held_bytes_ + kept_read_total_ < host_budget_))) {
           changed_.wait_for(lock, std::chrono::milliseconds(50));
           if (poll) {
             lock.unlock();

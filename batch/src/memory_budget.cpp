@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +28,12 @@ std::size_t status_field_bytes(const char* field) {
 std::size_t host_physical_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+}
+
+std::size_t kept_read_buffer_bytes(std::size_t host_budget, int threads) {
+  constexpr std::size_t kMostKept = std::size_t(256) << 20;
+  const auto share = static_cast<std::size_t>(static_cast<double>(host_budget) * kReadBufferShare);
+  return std::min(kMostKept, share / static_cast<std::size_t>(std::max(1, threads)));
 }
 
 std::size_t peak_resident_bytes() { return status_field_bytes("VmHWM"); }

@@ -161,6 +161,23 @@ TEST(MemorySizes, ParsedInBinaryUnitsAndPrinted) {
   EXPECT_GT(peak_resident_bytes(), 0u);
 }
 
+// The read buffers threads keep from file to file stay within a quarter of the host budget between
+// them (16 threads under a 1 GiB budget: 16 MiB each, not 256), and never above 256 MiB each.
+TEST(MemorySizes, KeptReadBuffersStayWithinAShareOfTheHostBudget) {
+  const std::size_t gib = std::size_t(1) << 30;
+  for (const std::size_t budget : {std::size_t(64) << 20, gib, 8 * gib, 64 * gib})
+    for (const int threads : {1, 3, 16, 129}) {
+      const std::size_t kept = kept_read_buffer_bytes(budget, threads);
+      EXPECT_LE(kept * static_cast<std::size_t>(threads), static_cast<std::size_t>(budget * kReadBufferShare))
+          << budget << " B, " << threads << " threads";
+      EXPECT_LE(kept, std::size_t(256) << 20);
+    }
+  EXPECT_EQ(kept_read_buffer_bytes(gib, 16), std::size_t(16) << 20);
+  EXPECT_EQ(kept_read_buffer_bytes(64 * gib, 4), std::size_t(256) << 20);
+  EXPECT_EQ(kept_read_buffer_bytes(0, 4), 0u);
+  EXPECT_EQ(kept_read_buffer_bytes(gib, 0), std::size_t(256) << 20);  // no threads: taken as one
+}
+
 TEST(CpuShare, RanksOnOneHostShareItsCoresUnlessThreadsAreGiven) {
   const int cores = host_cores();
   EXPECT_GE(cores, 1);

@@ -10,6 +10,12 @@ namespace gausslab {
 inline constexpr double kHostMemoryShare = 0.5;    // images in flight: decoded, on loan, encoded
 inline constexpr double kPinnedMemoryShare = 0.25;  // of that, page-locked buffers
 inline constexpr double kDeviceMemoryShare = 0.8;   // of the device memory free at the start
+inline constexpr double kReadBufferShare = 0.25;    // of the host budget: the threads' kept read buffers
+
+// The largest read buffer (a file's bytes) each of `threads` threads keeps for its next file: at
+// most 256 MiB, and less where that many threads would hold more than kReadBufferShare of the host
+// budget between them (the batch's admission of images counts them as held). 0: none kept.
+std::size_t kept_read_buffer_bytes(std::size_t host_budget, int threads);
 
 // Physical memory of this host (sysconf), bytes; 0 if unknown.
 std::size_t host_physical_bytes();
