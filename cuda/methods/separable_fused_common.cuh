@@ -111,7 +111,7 @@ struct FusedPolicyFor<F, false> {
   static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
   using type = FusedPolicy<32, 64, 8, 8, 4, kMaxExactRadius, 3>;
 };
-// The smallest radii (F32 0–3, RGBA8 0–2), where the kernel waits on memory more than it computes:
+// The smallest radii (F32 0–3, RGBA8 and RGBA32F 0–2, RGBA16 0–4), where the kernel waits on memory more than it computes:
 // wide, short tiles (a fill row is TileW + 2r contiguous pixels, 512 B and more for F32; more blocks
 // an SM) and streaming stores. On the H100 (4096², gausslab-bench, 2026-11-25) F32 7×7 went from
 // 0.0595 ms (64 × 64 tiles) to 0.0560-0.0563 and RGBA8 sigma 0.5 (radius 2) from 0.1013 to
@@ -124,10 +124,13 @@ struct FusedSmallRadiusPolicy<PixelFormat::F32> {
   static constexpr int kMaxRadius = 3;
   using type = FusedPolicy<128, 32, 8, 16, 16, kMaxRadius, 5, true>;
 };
+// RGBA16 fills twice RGBA8's bytes a pixel and keeps the wide tiles up to radius 4: on the H200
+// (4096², gausslab-bench, 2026-12-02, two rounds) sigma 1 went from 0.1423 to 0.1357-0.1358 ms;
+// up to radius 8 sigma 2 went from 0.186 to 0.219 ms, so radii 5-8 keep the square tiles.
 template <PixelFormat F>
 struct FusedSmallRadiusPolicy {
   static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
-  static constexpr int kMaxRadius = 2;
+  static constexpr int kMaxRadius = F == PixelFormat::Rgba16 ? 4 : 2;
   using type = FusedPolicy<64, 32, 8, 8, 8, kMaxRadius, 4, true>;
 };
 template <PixelFormat F>

@@ -450,6 +450,10 @@ TEST(SeparableFusedPolicy, TheSmallestRadiiRunTheWideTiles) {
   EXPECT_EQ(policy_of_radius<PixelFormat::F32>(4), "64x64");
   for (int radius = 0; radius <= 2; ++radius) EXPECT_EQ(policy_of_radius<PixelFormat::Rgba8>(radius), "64x32") << radius;
   EXPECT_EQ(policy_of_radius<PixelFormat::Rgba8>(3), "32x64");
+  for (int radius = 0; radius <= 4; ++radius) EXPECT_EQ(policy_of_radius<PixelFormat::Rgba16>(radius), "64x32") << radius;
+  EXPECT_EQ(policy_of_radius<PixelFormat::Rgba16>(5), "32x64");
+  EXPECT_EQ(policy_of_radius<PixelFormat::Rgba32F>(2), "64x32");
+  EXPECT_EQ(policy_of_radius<PixelFormat::Rgba32F>(3), "32x64");
 }
 
 TEST(SeparableFusedPolicy, RowPassReadsAndWritesWithoutBankConflicts) {
