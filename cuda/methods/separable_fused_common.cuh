@@ -124,9 +124,8 @@ struct FusedSmallRadiusPolicy<PixelFormat::F32> {
   static constexpr int kMaxRadius = 3;
   using type = FusedPolicy<128, 32, 8, 16, 16, kMaxRadius, 5, true>;
 };
-// RGBA16 fills twice RGBA8's bytes a pixel and keeps the wide tiles up to radius 4: on the H200
-// (4096², gausslab-bench, 2026-12-02, two rounds) sigma 1 went from 0.1423 to 0.1357-0.1358 ms;
-// up to radius 8 sigma 2 went from 0.186 to 0.219 ms, so radii 5-8 keep the square tiles.
+// RGBA16 fills twice RGBA8's bytes a pixel and keeps the wide tiles up to radius 4 (sigma 1); at
+// radii 5-8 they were slower (docs/methods/separable_fused.md, "Wide tiles").
 template <PixelFormat F>
 struct FusedSmallRadiusPolicy {
   static_assert(channel_count(F) == 4, "the RGBA policy; F32 has its own");
