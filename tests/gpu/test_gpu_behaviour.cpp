@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "gausslab/cuda/cuda_check.hpp"
@@ -26,6 +27,13 @@ FilterProblem problem_of(int width, int height, PixelFormat format, double sigma
   FilterProblem problem{width, height, format, {}};
   problem.params.sigma = sigma;
   problem.params.border = border;
+  return problem;
+}
+
+// A 1D signal of `length` float samples (FilterAxes::RowsOnly): what tiled_1d takes.
+FilterProblem signal_of(int length, double sigma, BorderMode border) {
+  FilterProblem problem = problem_of(length, 1, PixelFormat::F32, sigma, border);
+  problem.params.axes = FilterAxes::RowsOnly;
   return problem;
 }
 
@@ -51,8 +59,7 @@ std::string image_key(const char* test, const FilterProblem& problem, std::uint3
 // ---- determinism ------------------------------------------------------------------------------
 
 TEST_P(GpuMethodBehaviour, RepeatedRunsAndFreshInstancesGiveIdenticalResults) {
-  FilterProblem signal = problem_of(4099, 1, PixelFormat::F32, 3.0, BorderMode::Mirror);
-  signal.params.axes = FilterAxes::RowsOnly;  // a 1D signal: the methods that filter along x only
+  const FilterProblem signal = signal_of(4099, 3.0, BorderMode::Mirror);  // the methods that filter along x only
   const std::vector<FilterProblem> candidates = {problem_of(127, 61, PixelFormat::Rgba8, 2.5, BorderMode::Reflect),
                                                  problem_of(127, 61, PixelFormat::F32, 8.0, BorderMode::Wrap),
                                                  problem_of(61, 127, PixelFormat::Rgba8, 1.0, BorderMode::Nearest),
@@ -93,31 +100,40 @@ TEST_P(GpuMethodBehaviour, TwoInstancesWithDifferentSigmasAlternateOnOneStream) 
   // __constant__ weights, static scratch buffers) gives one of them the other's result.
   int tested = 0;
   std::string refusals;
-  for (const PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32}) {
-    FilterProblem problem_a = problem_of(64, 48, format, 1.0, BorderMode::Reflect);
-    const FilterProblem problem_b = problem_of(96, 40, format, 6.0, BorderMode::Mirror);
+  // RGBA8, float and a 1D signal (tiled_1d), each kind's A and B of other sizes and sigmas.
+  const std::pair<FilterProblem, FilterProblem> pairs[] = {
+      {problem_of(64, 48, PixelFormat::Rgba8, 1.0, BorderMode::Reflect),
+       problem_of(96, 40, PixelFormat::Rgba8, 6.0, BorderMode::Mirror)},
+      {problem_of(64, 48, PixelFormat::F32, 1.0, BorderMode::Reflect),
+       problem_of(96, 40, PixelFormat::F32, 6.0, BorderMode::Mirror)},
+      {signal_of(4099, 1.0, BorderMode::Reflect), signal_of(2011, 6.0, BorderMode::Mirror)}};
+  for (auto [problem_a, problem_b] : pairs) {
     const std::unique_ptr<Method> a = create_method(id()), b = create_method(id());
-    // A method that decimates (multires: sigma 4 up) gets sigma 4 for A, still not B's 6.
-    if (!a->unsupported_reason(problem_a).empty()) problem_a = problem_of(64, 48, format, 4.0, BorderMode::Reflect);
+    // A method that decimates (multires: sigma 4 up) gets sigma 4 for A, still not B's 6; one whose
+    // radius stops below 24 (lut_2d 8, separable_mma 12) sigma 1.8 for B, still not A's 1.
+    if (!a->unsupported_reason(problem_a).empty()) problem_a.params.sigma = 4.0;
+    if (!b->unsupported_reason(problem_b).empty()) problem_b.params.sigma = 1.8;
     const std::string refused_a = a->unsupported_reason(problem_a), refused_b = b->unsupported_reason(problem_b);
     if (!refused_a.empty() || !refused_b.empty()) {
-      refusals += std::string(to_string(format)) + ": " + refused_a + " " + refused_b + "; ";
+      refusals += where(id(), problem_a) + ": " + refused_a + " " + refused_b + "; ";
       continue;
     }
     ++tested;
-    const TestImage src_a = TestImage::random(64, 48, format, 21), src_b = TestImage::random(96, 40, format, 22);
+    const PixelFormat format = problem_a.format;
+    const int wa = problem_a.width, ha = problem_a.height, wb = problem_b.width, hb = problem_b.height;
+    const TestImage src_a = TestImage::random(wa, ha, format, 21), src_b = TestImage::random(wb, hb, format, 22);
     a->prepare(problem_a);
     b->prepare(problem_b);  // both prepared before either runs, as two views of the viewer would be
 
     DeviceImage d_src_a, d_src_b;
     d_src_a.upload(src_a.view(), stream());
     d_src_b.upload(src_b.view(), stream());
-    DeviceImage d_out[4] = {{64, 48, format}, {96, 40, format}, {64, 48, format}, {96, 40, format}};
+    DeviceImage d_out[4] = {{wa, ha, format}, {wb, hb, format}, {wa, ha, format}, {wb, hb, format}};
     a->run(d_src_a.view(), d_out[0].view(), nullptr, stream());
     b->run(d_src_b.view(), d_out[1].view(), nullptr, stream());
     a->run(d_src_a.view(), d_out[2].view(), nullptr, stream());
     b->run(d_src_b.view(), d_out[3].view(), nullptr, stream());
-    TestImage out[4] = {{64, 48, format}, {96, 40, format}, {64, 48, format}, {96, 40, format}};
+    TestImage out[4] = {{wa, ha, format}, {wb, hb, format}, {wa, ha, format}, {wb, hb, format}};
     for (int i = 0; i < 4; ++i) d_out[i].download(out[i].view(), stream());
     GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream()));
 
@@ -153,6 +169,8 @@ TEST_P(GpuMethodBehaviour, TightDestinationPitchAndOddSourcePitch) {
   int tested = 0;
   std::string refusals;
   for (const FilterProblem& problem : {problem_of(61, 37, PixelFormat::Rgba8, 2.5, BorderMode::Mirror),
+                                       problem_of(61, 37, PixelFormat::Rgba8, 1.5, BorderMode::Reflect),  // lut_2d: radius 8 at most
+                                       signal_of(61, 2.5, BorderMode::Mirror),                            // tiled_1d
                                        problem_of(61, 37, PixelFormat::Rgba8, 16.0, BorderMode::Wrap),
                                        problem_of(61, 37, PixelFormat::F32, 8.0, BorderMode::Nearest),
                                        problem_of(1, 37, PixelFormat::F32, 1.0, BorderMode::Reflect),
@@ -230,6 +248,8 @@ std::vector<FilterProblem> changing_problems() {
   FilterProblem fixed = problem_of(200, 150, PixelFormat::F32, 3.0, BorderMode::Nearest);
   fixed.params.fixed_radius = 2;  // radius set directly
   problems.push_back(fixed);
+  problems.push_back(signal_of(4099, 3.0, BorderMode::Mirror));  // 1D signals (tiled_1d): the length
+  problems.push_back(signal_of(1000, 8.0, BorderMode::Wrap));    // and sigma and border change
   problems.push_back(problems.front());  // and back to the start
   return problems;
 }
@@ -269,24 +289,32 @@ TEST_P(GpuMethodBehaviour, PrepareWhileTheLastRunIsStillInFlight) {
   const int big_side = quick_mode() ? 384 : 2048;
   int tested = 0;
   std::string refusals;
-  for (const PixelFormat format : {PixelFormat::Rgba8, PixelFormat::F32}) {
+  // RGBA8 and float images of big_side², and a 1D signal of as many samples (tiled_1d).
+  for (const int kind : {0, 1, 2}) {
     const std::unique_ptr<Method> method = create_method(id());
-    // Sigma 8, or 5 for a method whose radius stops below 32 (separable_tf32).
-    FilterProblem big = problem_of(big_side, big_side, format, 8.0, BorderMode::Reflect);
-    if (!method->unsupported_reason(big).empty())
-      big = problem_of(big_side, big_side, format, 5.0, BorderMode::Reflect);
-    FilterProblem next = problem_of(big_side, big_side, format, 2.0, BorderMode::Mirror);
+    const PixelFormat format = kind == 0 ? PixelFormat::Rgba8 : PixelFormat::F32;
+    const auto problem = [&](double sigma, BorderMode border) {
+      return kind == 2 ? signal_of(big_side * big_side, sigma, border) : problem_of(big_side, big_side, format, sigma, border);
+    };
+    // Sigma 8, or 5 for a method whose radius stops below 32 (separable_tf32), or 2 below 20
+    // (lut_2d: 8, separable_mma: 12).
+    FilterProblem big = problem(8.0, BorderMode::Reflect);
+    if (!method->unsupported_reason(big).empty()) big = problem(5.0, BorderMode::Reflect);
+    if (!method->unsupported_reason(big).empty()) big = problem(2.0, BorderMode::Reflect);
+    FilterProblem next = problem(2.0, BorderMode::Mirror);
     // Sigma 5 for a method that decimates (multires: sigma 4 up): still another sigma than the big run's.
-    if (!method->unsupported_reason(next).empty()) next = problem_of(big_side, big_side, format, 5.0, BorderMode::Mirror);
-    if (next.params.sigma == big.params.sigma) next = problem_of(big_side, big_side, format, 6.0, BorderMode::Mirror);
+    if (!method->unsupported_reason(next).empty()) next = problem(5.0, BorderMode::Mirror);
+    if (next.params.sigma == big.params.sigma) next = problem(6.0, BorderMode::Mirror);
+    if (!method->unsupported_reason(next).empty()) next = problem(1.0, BorderMode::Mirror);
     const std::string refused = method->unsupported_reason(big) + method->unsupported_reason(next);
     if (!refused.empty()) {
-      refusals += std::string(to_string(format)) + ": " + refused + "; ";
+      refusals += std::string(kind == 2 ? "a 1D signal" : to_string(format)) + ": " + refused + "; ";
       continue;
     }
     ++tested;
-    const TestImage src = TestImage::random(big_side, big_side, format, 51);
-    DeviceImage d_src, d_out_big(big_side, big_side, format), d_out_next(big_side, big_side, format);
+    const int width = big.width, height = big.height;
+    const TestImage src = TestImage::random(width, height, format, 51);
+    DeviceImage d_src, d_out_big(width, height, format), d_out_next(width, height, format);
     d_src.upload(src.view(), stream());
     GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream()));
 
@@ -294,7 +322,7 @@ TEST_P(GpuMethodBehaviour, PrepareWhileTheLastRunIsStillInFlight) {
     method->run(d_src.view(), d_out_big.view(), nullptr, stream());
     method->prepare(next);  // no synchronisation: the big run may still be executing
     method->run(d_src.view(), d_out_next.view(), nullptr, stream());
-    TestImage out_big(big_side, big_side, format), out_next(big_side, big_side, format);
+    TestImage out_big(width, height, format), out_next(width, height, format);
     d_out_big.download(out_big.view(), stream());
     d_out_next.download(out_next.view(), stream());
     GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -320,7 +348,9 @@ TEST_P(GpuMethodBehaviour, StageTimerRecordsTheMethodsStages) {
   const std::optional<FilterProblem> problem =
       first_supported(*method, {problem_of(256, 128, PixelFormat::Rgba8, 3.0, BorderMode::Reflect),
                                 problem_of(256, 128, PixelFormat::F32, 3.0, BorderMode::Reflect),
-                                problem_of(256, 128, PixelFormat::Rgba8, 5.0, BorderMode::Reflect)},  // multires: sigma 4 up
+                                problem_of(256, 128, PixelFormat::Rgba8, 5.0, BorderMode::Reflect),  // multires: sigma 4 up
+                                problem_of(256, 128, PixelFormat::Rgba8, 1.5, BorderMode::Reflect),  // lut_2d: radius 8 at most
+                                signal_of(4099, 3.0, BorderMode::Reflect)},                          // tiled_1d
                       refusals);
   if (!problem) GTEST_SKIP() << id() << " refuses every problem this test tries: " << refusals;
 

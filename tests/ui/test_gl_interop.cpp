@@ -156,10 +156,66 @@ TEST_F(GlInterop, BothPathsDeliverTheMethodsOutputToTheTextures) {
   }
 }
 
-// Every frame's result must be in the texture drawn, whichever texture of the ring it went into,
-// also when B runs only in some frames (its next texture stays mapped ahead meanwhile), when a host
-// result is shown between GPU results, and across a new picture of the same size and of another
-// size (textures mapped ahead are handed back first).
+// Nine frames of fills, B run in only some of them and a host result shown in A after the fifth:
+// each frame's result must be in the texture drawn. Returns the textures A was drawn from.
+std::set<unsigned> expect_every_frame_shown(ResultPipeline& pipeline, const FilterProblem& problem, StageTimer& timer,
+                                            GlTimer* gl_timer) {
+  FillMethod fill_a(0), fill_b(0);
+  fill_a.prepare(problem);
+  fill_b.prepare(problem);
+  std::set<unsigned> shown_a;
+  const auto all_are = [](const ImageRgba8& image, int value) {
+    const auto v = static_cast<unsigned char>(value);
+    return std::all_of(image.pixels().begin(), image.pixels().end(), [&](const Rgba8& p) { return p == Rgba8{v, v, v, v}; });
+  };
+  for (int frame = 0; frame < 9; ++frame) {
+    const int value_a = 1 + 7 * frame, value_b = 250 - 3 * frame;
+    const bool run_b = frame % 3 != 1;
+    fill_a.set_value(value_a);
+    fill_b.set_value(value_b);
+    timer.begin_frame();
+    if (gl_timer) gl_timer->begin_frame();
+    pipeline.process({ResultPipeline::Job{&fill_a, &timer}, ResultPipeline::Job{run_b ? &fill_b : nullptr, nullptr}},
+                     gl_timer);
+    if (gl_timer) gl_timer->end_frame();
+    timer.end_frame();
+    shown_a.insert(pipeline.result_texture(0));
+    EXPECT_TRUE(all_are(pipeline.read_result(0), value_a)) << "frame " << frame << ": A";
+    if (run_b) {
+      EXPECT_TRUE(all_are(pipeline.read_result(1), value_b)) << "frame " << frame << ": B";
+    }
+    if (frame == 4) {  // a host result (a CPU method's on its worker) between GPU results
+      const auto host = std::make_shared<const ImageRgba8>(make_random_rgba8(problem.width, problem.height, 40));
+      pipeline.show_host_result(0, host, nullptr);
+      EXPECT_FALSE(pipeline.host_upload_pending(0));
+      EXPECT_EQ(pipeline.read_result(0).pixels(), host->pixels());
+    }
+  }
+  timer.flush();
+  return shown_a;
+}
+
+// A new picture of the same size and one of another size: `frames` frames of a copy each show it.
+void expect_new_pictures_shown(ResultPipeline& pipeline, const FilterProblem& problem, int frames) {
+  CopyMethod copy;
+  copy.prepare(problem);
+  const ImageRgba8 same_size = make_random_rgba8(problem.width, problem.height, 8);
+  pipeline.set_source(same_size);
+  pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
+  EXPECT_EQ(pipeline.read_result(0).pixels(), same_size.pixels());
+  const ImageRgba8 smaller = make_random_rgba8(64, 31, 9);
+  pipeline.set_source(smaller);
+  copy.prepare(FilterProblem{64, 31, PixelFormat::Rgba8, FilterParams{}});
+  for (int frame = 0; frame < frames; ++frame) {
+    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
+    EXPECT_EQ(pipeline.read_result(0).pixels(), smaller.pixels()) << "frame " << frame;
+  }
+}
+
+// Registered textures: every frame's result must be in the texture drawn, whichever texture of the
+// ring it went into, also when B runs only in some frames (its next texture stays mapped ahead
+// meanwhile), when a host result is shown between GPU results, and across a new picture of the same
+// size and of another size (textures mapped ahead are handed back first).
 TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheTexturesInTurn) {
   const ImageRgba8 source = make_random_rgba8(333, 217, 5);
   const FilterProblem problem{source.width(), source.height(), PixelFormat::Rgba8, FilterParams{}};
@@ -168,58 +224,12 @@ TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheTexturesInTurn) {
     ResultPipeline pipeline(OutputPath::Interop, buffers);
     pipeline.set_source(source);
     if (pipeline.path() != OutputPath::Interop) GTEST_SKIP() << pipeline.path_reason();
-    FillMethod fill_a(0), fill_b(0);
-    fill_a.prepare(problem);
-    fill_b.prepare(problem);
     StageTimer timer;
-    std::set<unsigned> shown_a;  // the textures A was drawn from
-    for (int frame = 0; frame < 9; ++frame) {
-      const int value_a = 1 + 7 * frame, value_b = 250 - 3 * frame;
-      const bool run_b = frame % 3 != 1;
-      fill_a.set_value(value_a);
-      fill_b.set_value(value_b);
-      timer.begin_frame();
-      pipeline.process({ResultPipeline::Job{&fill_a, &timer}, ResultPipeline::Job{run_b ? &fill_b : nullptr, nullptr}},
-                       nullptr);
-      timer.end_frame();
-      const auto a_value = static_cast<unsigned char>(value_a), b_value = static_cast<unsigned char>(value_b);
-      shown_a.insert(pipeline.result_texture(0));
-      const ImageRgba8 a = pipeline.read_result(0);
-      ASSERT_TRUE(std::all_of(a.pixels().begin(), a.pixels().end(),
-                              [&](const Rgba8& p) { return p == Rgba8{a_value, a_value, a_value, a_value}; }))
-          << "frame " << frame << ": A";
-      if (run_b) {
-        const ImageRgba8 b = pipeline.read_result(1);
-        ASSERT_TRUE(std::all_of(b.pixels().begin(), b.pixels().end(),
-                                [&](const Rgba8& p) { return p == Rgba8{b_value, b_value, b_value, b_value}; }))
-            << "frame " << frame << ": B";
-      }
-      if (frame == 4) {  // a host result (a CPU method's on its worker) between GPU results
-        const auto host = std::make_shared<const ImageRgba8>(make_random_rgba8(333, 217, 40));
-        pipeline.show_host_result(0, host, nullptr);
-        ASSERT_FALSE(pipeline.host_upload_pending(0));
-        EXPECT_EQ(pipeline.read_result(0).pixels(), host->pixels());
-      }
-    }
-    timer.flush();
-    EXPECT_EQ(shown_a.size(), static_cast<std::size_t>(buffers));
+    EXPECT_EQ(expect_every_frame_shown(pipeline, problem, timer, nullptr).size(), static_cast<std::size_t>(buffers));
     std::vector<std::string> expected_stages{"fill", "map_wait", "to_texture", "unmap", "map_next"};
     if (buffers == 1) expected_stages = {"fill", "map", "to_texture", "unmap"};  // nothing to map ahead
     EXPECT_EQ(names(timer.stages()), expected_stages);
-
-    CopyMethod copy;
-    copy.prepare(problem);
-    const ImageRgba8 same_size = make_random_rgba8(333, 217, 8);
-    pipeline.set_source(same_size);
-    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
-    EXPECT_EQ(pipeline.read_result(0).pixels(), same_size.pixels());
-    const ImageRgba8 smaller = make_random_rgba8(64, 31, 9);
-    pipeline.set_source(smaller);
-    copy.prepare(FilterProblem{64, 31, PixelFormat::Rgba8, FilterParams{}});
-    for (int frame = 0; frame < 2; ++frame) {
-      pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
-      EXPECT_EQ(pipeline.read_result(0).pixels(), smaller.pixels());
-    }
+    expect_new_pictures_shown(pipeline, problem, 2);
     EXPECT_EQ(pipeline.path(), OutputPath::Interop);
   }
 }
@@ -238,63 +248,16 @@ TEST_F(GlInterop, SharedTexturesShowEveryFrameWithoutAMap) {
     EXPECT_TRUE(pipeline.shares_textures()) << shared_texture_unsupported_reason();
   }
   if (!pipeline.shares_textures()) GTEST_SKIP() << pipeline.path_reason();
-  FillMethod fill_a(0), fill_b(0);
-  fill_a.prepare(problem);
-  fill_b.prepare(problem);
   StageTimer timer;
   GlTimer gl_timer;
-  std::set<unsigned> shown_a;
-  for (int frame = 0; frame < 9; ++frame) {
-    const int value_a = 1 + 7 * frame, value_b = 250 - 3 * frame;
-    const bool run_b = frame % 3 != 1;
-    fill_a.set_value(value_a);
-    fill_b.set_value(value_b);
-    timer.begin_frame();
-    gl_timer.begin_frame();
-    pipeline.process({ResultPipeline::Job{&fill_a, &timer}, ResultPipeline::Job{run_b ? &fill_b : nullptr, nullptr}},
-                     &gl_timer);
-    gl_timer.end_frame();
-    timer.end_frame();
-    shown_a.insert(pipeline.result_texture(0));
-    const auto a_value = static_cast<unsigned char>(value_a), b_value = static_cast<unsigned char>(value_b);
-    const ImageRgba8 a = pipeline.read_result(0);
-    ASSERT_TRUE(std::all_of(a.pixels().begin(), a.pixels().end(),
-                            [&](const Rgba8& p) { return p == Rgba8{a_value, a_value, a_value, a_value}; }))
-        << "frame " << frame << ": A";
-    if (run_b) {
-      const ImageRgba8 b = pipeline.read_result(1);
-      ASSERT_TRUE(std::all_of(b.pixels().begin(), b.pixels().end(),
-                              [&](const Rgba8& p) { return p == Rgba8{b_value, b_value, b_value, b_value}; }))
-          << "frame " << frame << ": B";
-    }
-    if (frame == 4) {
-      const auto host = std::make_shared<const ImageRgba8>(make_random_rgba8(333, 217, 40));
-      pipeline.show_host_result(0, host, nullptr);
-      ASSERT_FALSE(pipeline.host_upload_pending(0));
-      EXPECT_EQ(pipeline.read_result(0).pixels(), host->pixels());
-    }
-  }
-  timer.flush();
+  EXPECT_EQ(expect_every_frame_shown(pipeline, problem, timer, &gl_timer).size(),
+            static_cast<std::size_t>(SharedTextureRing::kDefaultCount));
   gl_timer.flush();
-  EXPECT_EQ(shown_a.size(), static_cast<std::size_t>(SharedTextureRing::kDefaultCount));
   EXPECT_EQ(names(timer.stages()), (std::vector<std::string>{"fill", "to_texture"}));
   EXPECT_TRUE(gl_timer.stages().empty());
-
   pipeline.show_device_result(1, pipeline.device_source(), nullptr);
   EXPECT_EQ(pipeline.read_result(1).pixels(), source.pixels());
-  CopyMethod copy;
-  copy.prepare(problem);
-  const ImageRgba8 same_size = make_random_rgba8(333, 217, 8);
-  pipeline.set_source(same_size);
-  pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
-  EXPECT_EQ(pipeline.read_result(0).pixels(), same_size.pixels());
-  const ImageRgba8 smaller = make_random_rgba8(64, 31, 9);
-  pipeline.set_source(smaller);
-  copy.prepare(FilterProblem{64, 31, PixelFormat::Rgba8, FilterParams{}});
-  for (int frame = 0; frame < 4; ++frame) {
-    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
-    EXPECT_EQ(pipeline.read_result(0).pixels(), smaller.pixels());
-  }
+  expect_new_pictures_shown(pipeline, problem, 4);
   EXPECT_TRUE(pipeline.shares_textures());
 }
 
