@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -24,7 +23,6 @@
 #include "gausslab/cuda/surface_copy.hpp"
 #include "gausslab/render/gl_error.hpp"
 #include "gausslab/render/run_clock.hpp"
-#include "gausslab/render/shared_texture.hpp"
 #include "gausslab/render/texture.hpp"
 #include "gausslab/render/texture_ring.hpp"
 
@@ -65,9 +63,6 @@ struct Slot {
   // (resources[i] is ring->texture(i)); shows_ring: the slot's result is ring's shown texture,
   // not `texture`.
   std::unique_ptr<TextureRing> ring;  // made by the constructor
-  // interop with shared textures (shared_texture.hpp: CUDA's memory, no map): the slot's results go
-  // here instead of into `ring`; made by ensure_interop while the pipeline uses shared textures.
-  std::unique_ptr<SharedTextureRing> shared;
   std::vector<cudaGraphicsResource_t> resources;
   std::vector<cudaEvent_t> map_done;  // map_done[i]: recorded on the map stream after texture i's map ahead
   // The surface over each mapped texture's array (what the copy writes through), made again when a
@@ -91,13 +86,6 @@ struct Slot {
   void show_host_texture() {
     shows_ring = false;
     ring->forget_shown();
-    if (shared) shared->forget_shown();
-  }
-  // The texture of the ring or of the shared ring that holds the shown result, or null.
-  const Texture* shown_ring_texture() const {
-    if (!shows_ring) return nullptr;
-    if (shared && shared->shown_index() >= 0) return &shared->texture(shared->shown_index());
-    return ring->shown_index() >= 0 ? &ring->texture(ring->shown_index()) : nullptr;
   }
 };
 
@@ -119,19 +107,6 @@ struct ResultPipeline::Impl {
   // only, and the main stream waits for it (map_done) just before the copy into that texture.
   cudaStream_t map_stream = nullptr;
   cudaEvent_t staging_done = nullptr;
-  // Interop through shared textures (the constructor decides; a failure to make them falls back to
-  // the registered ring for good), and the event after the copies into them, which the host waits
-  // for before GL draws them.
-  bool use_shared = false;
-  cudaEvent_t shared_written = nullptr;
-  // Recorded and not yet waited for: the first read of a result texture (the frame's drawing,
-  // after the host has built the overlay meanwhile) waits for it.
-  bool shared_write_pending = false;
-  void finish_shared_writes() {
-    if (!shared_write_pending) return;
-    shared_write_pending = false;
-    GAUSSLAB_CUDA_CHECK(cudaEventSynchronize(shared_written));
-  }
 
   ImageRgba8 source;
   DeviceImage d_source;
@@ -150,11 +125,6 @@ struct ResultPipeline::Impl {
   }
 
   void release_interop(Slot& slot) {
-    if (slot.shared && slot.shared->allocated()) {
-      if (stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(stream));  // the last copies into them
-      shared_write_pending = false;
-      slot.shared->release();
-    }
     if (!slot.ring->mapped().empty() && map_stream) GAUSSLAB_CUDA_LOG(cudaStreamSynchronize(map_stream));
     for (int index : slot.ring->mapped()) {  // a texture mapped ahead: unmapped before it is unregistered
       GAUSSLAB_CUDA_LOG(cudaGraphicsUnmapResources(1, &slot.resources.at(static_cast<std::size_t>(index)), stream));
@@ -189,7 +159,6 @@ struct ResultPipeline::Impl {
     // resources is non-empty only while every texture of the ring is registered: a failed
     // registration falls back to staging, which releases every slot (release_interop empties it).
     if (!slot.resources.empty() && slot.ring->width() == width() && slot.ring->height() == height()) return true;
-    if (use_shared && ensure_shared(slot)) return true;
     release_interop(slot);
     // Errors left by earlier GL calls must not be taken for this allocation's: report and clear them.
     if (std::string earlier = gl_error_message("earlier drawing"); !earlier.empty())
@@ -221,30 +190,6 @@ struct ResultPipeline::Impl {
     return true;
   }
 
-  // The slot's shared textures for the current size; false (and registered textures from now on,
-  // every slot) when they cannot be made.
-  bool ensure_shared(Slot& slot) {
-    if (!slot.shared) slot.shared = std::make_unique<SharedTextureRing>();
-    if (slot.shared->allocated() && slot.shared->width() == width() && slot.shared->height() == height()) return true;
-    try {
-      release_interop(slot);
-      slot.shared->allocate(width(), height());
-      return true;
-    } catch (const std::exception& error) {
-      cudaGetLastError();
-      gl_error_message("making shared textures");  // drained: the registered textures start clean
-      use_shared = false;
-      for (Slot& other : slots) {
-        if (other.shared && other.shared->shown_index() >= 0) other.shows_ring = other.has_result = false;
-        if (other.shared) release_interop(other);
-        other.shared.reset();
-      }
-      reason += std::string(", through registered textures: shared ones failed (") + error.what() + ")";
-      std::fprintf(stderr, "gausslab: note: %s\n", reason.c_str());
-      return false;
-    }
-  }
-
   // Why registration may have failed, from CUDA's view of the current GL context.
   static std::string gl_device_hint() {
     unsigned int count = 0;
@@ -270,7 +215,6 @@ struct ResultPipeline::Impl {
   // Delivers the results into the slots' textures on the interop path; false when mapping failed
   // (the path is then staging, and the results are still to deliver).
   bool deliver_interop(const Results& results, StageTimer* timer);
-  void deliver_shared(const Results& results, StageTimer* timer);
   void map_ahead(StageTimer* timer);
   void deliver_staging(const Results& results, const Timers& timers, StageTimer* timer, GlTimer* gl_timer);
   // Runs every GPU slot's writer and delivers its result on the current path (interop, or staging
@@ -299,10 +243,6 @@ struct ResultPipeline::Impl {
 //               method times).
 // The methods' own stages come before them all.
 bool ResultPipeline::Impl::deliver_interop(const Results& results, StageTimer* timer) {
-  if (use_shared) {
-    deliver_shared(results, timer);
-    return true;
-  }
   std::array<int, kSlots> write{};  // the ring texture each GPU slot's result goes into this frame
   std::vector<cudaGraphicsResource_t> cold, written;
   std::vector<int> cold_slots;
@@ -404,39 +344,6 @@ bool ResultPipeline::Impl::deliver_interop(const Results& results, StageTimer* t
   return true;
 }
 
-// The shared-texture path: for each result, the slot's next texture once GL has finished drawing
-// it (its fence: a host wait, signalled long since), the copy into it ("to_texture"), and an event
-// after the copies. GL may draw a texture only once they are done, and nothing on the GPU orders
-// GL after CUDA here: the host waits for that event where a result texture is next asked for
-// (result_texture, read_result), so that the frame's other host work overlaps the runs. No map, no
-// unmap, no stream waiting for GL.
-void ResultPipeline::Impl::deliver_shared(const Results& results, StageTimer* timer) {
-  std::array<int, kSlots> write{};
-  bool any = false;
-  {
-    ScopedStage stage(timer, "to_texture", stream);
-    for (int i = 0; i < kSlots; ++i) {
-      if (!results[i].data) continue;
-      write[i] = slots[i].shared->acquire_for_write();
-      launch_copy_to_surface(results[i], slots[i].shared->surface(write[i]), stream);
-      any = true;
-    }
-  }
-  if (!any) return;
-  GAUSSLAB_CUDA_CHECK(cudaEventRecord(shared_written, stream));
-  shared_write_pending = true;  // waited for where a result texture is first asked for
-  mark("pipeline_to_texture");
-  for (int i = 0; i < kSlots; ++i) {
-    if (!results[i].data) continue;
-    Slot& slot = slots[i];
-    slot.host_upload.cancel();  // a newer result than a host result on its way
-    slot.shared->show(write[i]);
-    slot.shows_ring = true;
-    slot.pooled = false;
-    slot.has_result = true;
-  }
-}
-
 // Maps every texture that is drawn no more now, while this frame's drawing is not yet issued: the
 // map orders the map stream after the GL commands issued so far (earlier frames' drawing, among
 // them the last reader of that texture), not after this frame's; the main stream waits for it
@@ -504,8 +411,7 @@ void ResultPipeline::Impl::deliver_staging(const Results& results, const Timers&
   }
 }
 
-ResultPipeline::ResultPipeline(OutputPath best_allowed, int textures_per_slot, InteropTextures textures)
-    : impl_(std::make_unique<Impl>()) {
+ResultPipeline::ResultPipeline(OutputPath best_allowed, int textures_per_slot) : impl_(std::make_unique<Impl>()) {
   Impl& p = *impl_;
   for (Slot& slot : p.slots) slot.ring = std::make_unique<TextureRing>(textures_per_slot);
   const CudaDeviceStatus& device = cuda_device_status();
@@ -531,20 +437,9 @@ ResultPipeline::ResultPipeline(OutputPath best_allowed, int textures_per_slot, I
     p.reason = "the staging path was chosen (--path staging): results are copied through host memory";
     return;
   }
-  // Registration with the first image decides; this is the hopeful start. Shared textures when
-  // asked for (InteropTextures::SharedFirst or GAUSSLAB_SHARED_TEXTURES=1) and they can be made.
+  // Registration with the first image decides; this is the hopeful start.
   p.path = OutputPath::Interop;
   p.reason = "CUDA writes straight into the OpenGL textures on " + device.name + " (no host copies)";
-  const char* shared_setting = std::getenv("GAUSSLAB_SHARED_TEXTURES");
-  const bool shared_asked = textures == InteropTextures::SharedFirst || (shared_setting && std::string(shared_setting) == "1");
-  const std::string unsupported = shared_asked ? shared_texture_unsupported_reason() : std::string("not asked for");
-  if (unsupported.empty()) {
-    GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&p.shared_written, cudaEventDisableTiming | cudaEventBlockingSync));
-    p.use_shared = true;
-    p.reason += ", in its own memory shared with OpenGL (no map per frame)";
-  } else {
-    p.reason += ", through registered textures" + (shared_asked ? " (no shared ones: " + unsupported + ")" : std::string());
-  }
 }
 
 ResultPipeline::~ResultPipeline() {
@@ -553,13 +448,11 @@ ResultPipeline::~ResultPipeline() {
   p.run_clock.release();
   for (Slot& slot : p.slots) p.release_interop(slot);
   if (p.staging_done) GAUSSLAB_CUDA_LOG(cudaEventDestroy(p.staging_done));
-  if (p.shared_written) GAUSSLAB_CUDA_LOG(cudaEventDestroy(p.shared_written));
   if (p.map_stream) GAUSSLAB_CUDA_LOG(cudaStreamDestroy(p.map_stream));
   if (p.stream) GAUSSLAB_CUDA_LOG(cudaStreamDestroy(p.stream));
 }
 
 OutputPath ResultPipeline::path() const { return impl_->path; }
-bool ResultPipeline::shares_textures() const { return impl_->path == OutputPath::Interop && impl_->use_shared; }
 const std::string& ResultPipeline::path_reason() const { return impl_->reason; }
 const ImageRgba8& ResultPipeline::source() const { return impl_->source; }
 int ResultPipeline::width() const { return impl_->width(); }
@@ -568,21 +461,14 @@ cudaStream_t ResultPipeline::stream() const { return impl_->stream; }
 unsigned ResultPipeline::source_texture() const { return impl_->source_texture.id(); }
 namespace {
 const Texture& shown_texture(const Slot& slot) {
-  const Texture* ring_texture = slot.shown_ring_texture();
-  return ring_texture ? *ring_texture : slot.texture;
+  return slot.shows_ring && slot.ring->shown_index() >= 0 ? slot.ring->texture(slot.ring->shown_index()) : slot.texture;
 }
 }  // namespace
 
-unsigned ResultPipeline::result_texture(int slot) const {
-  impl_->finish_shared_writes();
-  return shown_texture(impl_->slots.at(slot)).id();
-}
+unsigned ResultPipeline::result_texture(int slot) const { return shown_texture(impl_->slots.at(slot)).id(); }
 bool ResultPipeline::has_result(int slot) const { return impl_->slots.at(slot).has_result; }
 bool ResultPipeline::result_is_pooled(int slot) const { return impl_->slots.at(slot).pooled; }
-ImageRgba8 ResultPipeline::read_result(int slot) const {
-  impl_->finish_shared_writes();
-  return shown_texture(impl_->slots.at(slot)).read();
-}
+ImageRgba8 ResultPipeline::read_result(int slot) const { return shown_texture(impl_->slots.at(slot)).read(); }
 
 void ResultPipeline::fall_back_to_cpu(const std::string& why) {
   Impl& p = *impl_;
@@ -607,7 +493,6 @@ void ResultPipeline::fall_back_to_cpu(const std::string& why) {
     slot.resources.clear();
     slot.shows_ring = false;
     slot.ring->release();
-    if (slot.shared) slot.shared->release();
     slot.d_result.release();
     slot.h_staging.release();
     slot.has_result = false;
@@ -615,10 +500,6 @@ void ResultPipeline::fall_back_to_cpu(const std::string& why) {
   p.d_source.release();
   p.run_clock.release();
   if (p.staging_done) cudaEventDestroy(p.staging_done);
-  if (p.shared_written) cudaEventDestroy(p.shared_written);
-  p.shared_written = nullptr;
-  p.shared_write_pending = false;
-  p.use_shared = false;
   if (p.stream) cudaStreamDestroy(p.stream);
   if (p.map_stream) cudaStreamDestroy(p.map_stream);
   cudaGetLastError();
@@ -731,7 +612,6 @@ void ResultPipeline::clear_result(int slot) {
 }
 
 void ResultPipeline::synchronize() {
-  impl_->shared_write_pending = false;  // the stream's sync covers the copies
   if (impl_->stream) GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
   if (impl_->map_stream) GAUSSLAB_CUDA_CHECK(cudaStreamSynchronize(impl_->map_stream));
 }

@@ -28,14 +28,6 @@ Texture& Texture::operator=(Texture&& other) noexcept {
   return *this;
 }
 
-Texture Texture::adopt(unsigned id, int width, int height) {
-  Texture texture;
-  texture.id_ = id;
-  texture.width_ = width;
-  texture.height_ = height;
-  return texture;
-}
-
 void Texture::resize(int width, int height) {
   if (id_ && width == width_ && height == height_) return;
   if (width < 1 || height < 1) throw std::invalid_argument("Texture: size must be at least 1x1");

@@ -18,7 +18,6 @@
 #include "gausslab/render/egl_offscreen.hpp"
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
-#include "gausslab/render/shared_texture.hpp"
 #include "gausslab/render/texture.hpp"
 
 namespace gausslab {
@@ -156,66 +155,10 @@ TEST_F(GlInterop, BothPathsDeliverTheMethodsOutputToTheTextures) {
   }
 }
 
-// Nine frames of fills, B run in only some of them and a host result shown in A after the fifth:
-// each frame's result must be in the texture drawn. Returns the textures A was drawn from.
-std::set<unsigned> expect_every_frame_shown(ResultPipeline& pipeline, const FilterProblem& problem, StageTimer& timer,
-                                            GlTimer* gl_timer) {
-  FillMethod fill_a(0), fill_b(0);
-  fill_a.prepare(problem);
-  fill_b.prepare(problem);
-  std::set<unsigned> shown_a;
-  const auto all_are = [](const ImageRgba8& image, int value) {
-    const auto v = static_cast<unsigned char>(value);
-    return std::all_of(image.pixels().begin(), image.pixels().end(), [&](const Rgba8& p) { return p == Rgba8{v, v, v, v}; });
-  };
-  for (int frame = 0; frame < 9; ++frame) {
-    const int value_a = 1 + 7 * frame, value_b = 250 - 3 * frame;
-    const bool run_b = frame % 3 != 1;
-    fill_a.set_value(value_a);
-    fill_b.set_value(value_b);
-    timer.begin_frame();
-    if (gl_timer) gl_timer->begin_frame();
-    pipeline.process({ResultPipeline::Job{&fill_a, &timer}, ResultPipeline::Job{run_b ? &fill_b : nullptr, nullptr}},
-                     gl_timer);
-    if (gl_timer) gl_timer->end_frame();
-    timer.end_frame();
-    shown_a.insert(pipeline.result_texture(0));
-    EXPECT_TRUE(all_are(pipeline.read_result(0), value_a)) << "frame " << frame << ": A";
-    if (run_b) {
-      EXPECT_TRUE(all_are(pipeline.read_result(1), value_b)) << "frame " << frame << ": B";
-    }
-    if (frame == 4) {  // a host result (a CPU method's on its worker) between GPU results
-      const auto host = std::make_shared<const ImageRgba8>(make_random_rgba8(problem.width, problem.height, 40));
-      pipeline.show_host_result(0, host, nullptr);
-      EXPECT_FALSE(pipeline.host_upload_pending(0));
-      EXPECT_EQ(pipeline.read_result(0).pixels(), host->pixels());
-    }
-  }
-  timer.flush();
-  return shown_a;
-}
-
-// A new picture of the same size and one of another size: `frames` frames of a copy each show it.
-void expect_new_pictures_shown(ResultPipeline& pipeline, const FilterProblem& problem, int frames) {
-  CopyMethod copy;
-  copy.prepare(problem);
-  const ImageRgba8 same_size = make_random_rgba8(problem.width, problem.height, 8);
-  pipeline.set_source(same_size);
-  pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
-  EXPECT_EQ(pipeline.read_result(0).pixels(), same_size.pixels());
-  const ImageRgba8 smaller = make_random_rgba8(64, 31, 9);
-  pipeline.set_source(smaller);
-  copy.prepare(FilterProblem{64, 31, PixelFormat::Rgba8, FilterParams{}});
-  for (int frame = 0; frame < frames; ++frame) {
-    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
-    EXPECT_EQ(pipeline.read_result(0).pixels(), smaller.pixels()) << "frame " << frame;
-  }
-}
-
-// Registered textures: every frame's result must be in the texture drawn, whichever texture of the
-// ring it went into, also when B runs only in some frames (its next texture stays mapped ahead
-// meanwhile), when a host result is shown between GPU results, and across a new picture of the same
-// size and of another size (textures mapped ahead are handed back first).
+// Every frame's result must be in the texture drawn, whichever texture of the ring it went into,
+// also when B runs only in some frames (its next texture stays mapped ahead meanwhile), when a host
+// result is shown between GPU results, and across a new picture of the same size and of another
+// size (textures mapped ahead are handed back first).
 TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheTexturesInTurn) {
   const ImageRgba8 source = make_random_rgba8(333, 217, 5);
   const FilterProblem problem{source.width(), source.height(), PixelFormat::Rgba8, FilterParams{}};
@@ -224,72 +167,70 @@ TEST_F(GlInterop, EveryFrameReachesTheTextureWithTheTexturesInTurn) {
     ResultPipeline pipeline(OutputPath::Interop, buffers);
     pipeline.set_source(source);
     if (pipeline.path() != OutputPath::Interop) GTEST_SKIP() << pipeline.path_reason();
+    FillMethod fill_a(0), fill_b(0);
+    fill_a.prepare(problem);
+    fill_b.prepare(problem);
     StageTimer timer;
-    EXPECT_EQ(expect_every_frame_shown(pipeline, problem, timer, nullptr).size(), static_cast<std::size_t>(buffers));
+    std::set<unsigned> shown_a;  // the textures A was drawn from
+    for (int frame = 0; frame < 9; ++frame) {
+      const int value_a = 1 + 7 * frame, value_b = 250 - 3 * frame;
+      const bool run_b = frame % 3 != 1;
+      fill_a.set_value(value_a);
+      fill_b.set_value(value_b);
+      timer.begin_frame();
+      pipeline.process({ResultPipeline::Job{&fill_a, &timer}, ResultPipeline::Job{run_b ? &fill_b : nullptr, nullptr}},
+                       nullptr);
+      timer.end_frame();
+      const auto a_value = static_cast<unsigned char>(value_a), b_value = static_cast<unsigned char>(value_b);
+      shown_a.insert(pipeline.result_texture(0));
+      const ImageRgba8 a = pipeline.read_result(0);
+      ASSERT_TRUE(std::all_of(a.pixels().begin(), a.pixels().end(),
+                              [&](const Rgba8& p) { return p == Rgba8{a_value, a_value, a_value, a_value}; }))
+          << "frame " << frame << ": A";
+      if (run_b) {
+        const ImageRgba8 b = pipeline.read_result(1);
+        ASSERT_TRUE(std::all_of(b.pixels().begin(), b.pixels().end(),
+                                [&](const Rgba8& p) { return p == Rgba8{b_value, b_value, b_value, b_value}; }))
+            << "frame " << frame << ": B";
+      }
+      if (frame == 4) {  // a host result (a CPU method's on its worker) between GPU results
+        const auto host = std::make_shared<const ImageRgba8>(make_random_rgba8(333, 217, 40));
+        pipeline.show_host_result(0, host, nullptr);
+        ASSERT_FALSE(pipeline.host_upload_pending(0));
+        EXPECT_EQ(pipeline.read_result(0).pixels(), host->pixels());
+      }
+    }
+    timer.flush();
+    EXPECT_EQ(shown_a.size(), static_cast<std::size_t>(buffers));
     std::vector<std::string> expected_stages{"fill", "map_wait", "to_texture", "unmap", "map_next"};
     if (buffers == 1) expected_stages = {"fill", "map", "to_texture", "unmap"};  // nothing to map ahead
     EXPECT_EQ(names(timer.stages()), expected_stages);
-    expect_new_pictures_shown(pipeline, problem, 2);
+
+    CopyMethod copy;
+    copy.prepare(problem);
+    const ImageRgba8 same_size = make_random_rgba8(333, 217, 8);
+    pipeline.set_source(same_size);
+    pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
+    EXPECT_EQ(pipeline.read_result(0).pixels(), same_size.pixels());
+    const ImageRgba8 smaller = make_random_rgba8(64, 31, 9);
+    pipeline.set_source(smaller);
+    copy.prepare(FilterProblem{64, 31, PixelFormat::Rgba8, FilterParams{}});
+    for (int frame = 0; frame < 2; ++frame) {
+      pipeline.process({ResultPipeline::Job{&copy, nullptr}, ResultPipeline::Job{}}, nullptr);
+      EXPECT_EQ(pipeline.read_result(0).pixels(), smaller.pixels());
+    }
     EXPECT_EQ(pipeline.path(), OutputPath::Interop);
   }
 }
 
-// Shared textures (CUDA's memory, imported by GL): every frame's result is in the texture drawn,
-// the three textures in turn, with B run only in some frames, a host result and a device result
-// shown between, and new pictures of the same and of another size; no map, no unmap, no GL upload.
-TEST_F(GlInterop, SharedTexturesShowEveryFrameWithoutAMap) {
-  const bool nvidia_gl = surface_->info().renderer.find("NVIDIA") != std::string::npos;
-  const ImageRgba8 source = make_random_rgba8(333, 217, 5);
-  const FilterProblem problem{source.width(), source.height(), PixelFormat::Rgba8, FilterParams{}};
-  ResultPipeline pipeline(OutputPath::Interop, 3, InteropTextures::SharedFirst);
-  pipeline.set_source(source);
-  std::printf("path %s (%s)\n", to_string(pipeline.path()), pipeline.path_reason().c_str());
-  if (nvidia_gl) {
-    EXPECT_TRUE(pipeline.shares_textures()) << shared_texture_unsupported_reason();
-  }
-  if (!pipeline.shares_textures()) GTEST_SKIP() << pipeline.path_reason();
-  StageTimer timer;
-  GlTimer gl_timer;
-  EXPECT_EQ(expect_every_frame_shown(pipeline, problem, timer, &gl_timer).size(),
-            static_cast<std::size_t>(SharedTextureRing::kDefaultCount));
-  gl_timer.flush();
-  EXPECT_EQ(names(timer.stages()), (std::vector<std::string>{"fill", "to_texture"}));
-  EXPECT_TRUE(gl_timer.stages().empty());
-  pipeline.show_device_result(1, pipeline.device_source(), nullptr);
-  EXPECT_EQ(pipeline.read_result(1).pixels(), source.pixels());
-  expect_new_pictures_shown(pipeline, problem, 4);
-  EXPECT_TRUE(pipeline.shares_textures());
-}
-
-// The ring's order: a texture being written is never the one shown, and the three take turns.
-TEST_F(GlInterop, SharedTextureRingNeverWritesTheShownTexture) {
-  if (std::string why = shared_texture_unsupported_reason(); !why.empty()) GTEST_SKIP() << why;
-  SharedTextureRing ring;
-  ring.allocate(7, 5);
-  std::vector<int> written;
-  for (int frame = 0; frame < 7; ++frame) {
-    const int index = ring.acquire_for_write();
-    EXPECT_NE(index, ring.shown_index()) << "frame " << frame;
-    written.push_back(index);
-    ring.show(index);
-    if (frame == 3) ring.forget_shown();
-  }
-  EXPECT_EQ(written, (std::vector<int>{0, 1, 2, 0, 1, 2, 0}));
-  EXPECT_THROW(ring.show(3), std::out_of_range);
-}
-
-// The copy into the texture at the viewer's large sizes keeps every pixel, in shared and in
-// registered textures; its GPU time (stage "to_texture") is printed beside, not asserted.
+// The copy into the texture at the viewer's large sizes keeps every pixel; its GPU time (stage
+// "to_texture") is printed beside, not asserted.
 TEST_F(GlInterop, LargeResultsReachTheTextureWhole) {
-  const std::pair<int, int> sizes[] = {{3840, 2160}, {4096, 4096}, {3837, 2161}};
-  const InteropTextures kinds[] = {InteropTextures::SharedFirst, InteropTextures::Registered};
-  for (int run = 0; run < 6; ++run) {
-    const auto [width, height] = sizes[run / 2];
-    ResultPipeline pipeline(OutputPath::Interop, 3, kinds[run % 2]);
+  for (const auto& [width, height] : {std::pair{3840, 2160}, std::pair{4096, 4096}, std::pair{3837, 2161}}) {
+    ResultPipeline pipeline(OutputPath::Interop);
     const ImageRgba8 source = make_random_rgba8(width, height, 3);
     pipeline.set_source(source);
     if (pipeline.path() != OutputPath::Interop) GTEST_SKIP() << pipeline.path_reason();
-    std::printf("  %s textures", pipeline.shares_textures() ? "shared" : "registered");
     CopyMethod copy;
     copy.prepare(FilterProblem{width, height, PixelFormat::Rgba8, FilterParams{}});
     StageTimer timer;

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "gausslab/render/shared_texture.hpp"
 #include "gausslab/render/texture_ring.hpp"
 
 namespace gausslab {
@@ -165,16 +164,6 @@ TEST(TextureRing, ForgettingTheShownTextureFreesIt) {
   ring.show();
   EXPECT_EQ(ring.shown_index(), 1);
   EXPECT_EQ(ring.ahead_indices(), std::vector<int>{0});
-}
-
-// A shared ring needs one texture to show and another to write: fewer is refused up front (its
-// textures come with allocate(), on a GPU machine: tests/ui/test_gl_interop.cpp).
-TEST(SharedTextureRing, RefusesFewerThanTwoTextures) {
-  EXPECT_THROW(SharedTextureRing(1), std::invalid_argument);
-  EXPECT_THROW(SharedTextureRing(0), std::invalid_argument);
-  SharedTextureRing ring(2);
-  EXPECT_FALSE(ring.allocated());
-  EXPECT_THROW(ring.acquire_for_write(), std::logic_error);
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
 #pragma once
 // The interop class: how the methods' results reach the screen, on one of three paths.
 //   interop  the method writes a device image of the pipeline's, and a kernel copies it through a
-//            surface object (cuda/surface_copy.hpp) straight into the OpenGL texture that is drawn.
-//            Registered textures by default: each registered once per image size with
-//            cudaGraphicsGLRegisterImage for surface
-//            stores; mapped from before that copy until just after it. No host copies, no host waits, no
+//            surface object (cuda/surface_copy.hpp) straight into the OpenGL texture that is drawn
+//            (each registered once per image size with cudaGraphicsGLRegisterImage for surface
+//            stores; mapped from before that copy until just after it). No host copies, no host waits, no
 //            GL copy. Each slot cycles through three textures (TextureRing): every texture drawn no
 //            more is mapped ahead (all slots in one call, on a stream of the pipeline's own) right
 //            after this frame's is unmapped and before its drawing is issued, so a map waits for
@@ -37,11 +36,6 @@
 namespace gausslab {
 
 enum class OutputPath : int { Interop, Staging, Cpu, Count };
-// The interop path's textures: registered ones (the default), or shared ones where they can be made
-// (shared_texture.hpp: CUDA's memory, which GL imports; no map, one host wait a frame for the
-// copies before GL draws them), else registered ones. On the H200 shared textures made the viewer's
-// frame slower, not faster (shared_texture.hpp says by how much and why): they are there to compare.
-enum class InteropTextures : int { Registered, SharedFirst };
 
 const char* to_string(OutputPath path);  // "interop", "staging", "cpu"
 std::optional<OutputPath> output_path_from_string(std::string_view name);
@@ -71,9 +65,7 @@ class ResultPipeline {
   // runs, and the copy waits for the map; 2: each is mapped a frame before it is written; 3: two
   // frames before). The viewer at 3840x2160 on the H200 (docs/results/h200/): 0.91 ms a frame with
   // 3, 1.86 ms with 2, where the map ahead was not done in time for its copy.
-  // textures: GAUSSLAB_SHARED_TEXTURES=1 in the environment also asks for shared ones.
-  explicit ResultPipeline(OutputPath best_allowed, int textures_per_slot = 3,
-                          InteropTextures textures = InteropTextures::Registered);
+  explicit ResultPipeline(OutputPath best_allowed, int textures_per_slot = 3);
   ~ResultPipeline();
   ResultPipeline(const ResultPipeline&) = delete;
   ResultPipeline& operator=(const ResultPipeline&) = delete;
@@ -82,9 +74,6 @@ class ResultPipeline {
   // Why this path: "CUDA and OpenGL share ...", "cudaGraphicsGLRegisterBuffer failed: ...", ...
   const std::string& path_reason() const;
   bool runs_gpu_methods() const { return path() != OutputPath::Cpu; }
-  // True while the interop path writes shared textures (false on the other paths, and after they
-  // failed to be made).
-  bool shares_textures() const;
   // After a CUDA failure that leaves the device unusable (a lost context, a sticky launch error):
   // drops every CUDA resource it can, and goes on as the cpu path with `why` as the reason.
   void fall_back_to_cpu(const std::string& why);

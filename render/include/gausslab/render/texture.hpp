@@ -17,10 +17,6 @@ class Texture {
   Texture(Texture&& other) noexcept;
   Texture& operator=(Texture&& other) noexcept;
 
-  // Takes ownership of an existing RGBA8 texture name of width × height (deleted on release), such
-  // as one whose storage came from elsewhere (shared_texture.hpp).
-  static Texture adopt(unsigned id, int width, int height);
-
   // Allocates width × height RGBA8 storage; does nothing when the size is unchanged.
   void resize(int width, int height);
   void release();
