@@ -264,6 +264,30 @@ def check_peer_files(tool, scratch):
             want = data.astype(DTYPES[kind]) if kind != "f32" else data.astype(np.float32)
             check(f"astropy {name}: {kind}, row 0 = data[0]", info["type"] == kind and same_bits(back[:, :, 0], want) and
                   (note is None and info["note"] == "" or note is not None and note in info["note"]), info["note"])
+    # 64-bit integers are narrowed to float32 without float64 in between (53 bits would lose
+    # 2^62 + i before the count of rounded samples saw it), and float64 beyond float32's range says so.
+    big = (2**62 + np.arange(99, dtype=np.int64)).reshape(9, 11)
+    small = rng.integers(-2**24, 2**24, (9, 11), dtype=np.int64)
+    huge = rng.standard_normal((9, 11))
+    huge[4, 5] = 1e300
+    for name, data, note in (("int64 2^62 + i", big, "98 rounded to the nearest float32"),  # 2^62 itself is exact
+                             ("int64 within 2^24", small, "every sample exactly"),
+                             ("uint64 2^63 + i", (2**63 + np.arange(99, dtype=np.uint64)).reshape(9, 11),
+                              "rounded to the nearest float32"),
+                             ("float64 with 1e300", huge, "1 beyond float32's range")):
+        path = os.path.join(scratch, f"astropy-{name.split()[0]}-{len(note)}.fits")
+        fits.PrimaryHDU(data).writeto(path, overwrite=True)
+        info, back = read(path)
+        if info:
+            with np.errstate(over="ignore"):
+                want = data.astype(np.float32)
+            check(f"astropy {name}: float32 of each sample (numpy's rounding), the note says '{note}'",
+                  info["type"] == "f32" and same_bits(back[:, :, 0], want) and note in info["note"], info["note"])
+    np.save(os.path.join(scratch, "huge.npy"), huge)
+    info, back = read(os.path.join(scratch, "huge.npy"))
+    if info:
+        check("numpy float64 with 1e300: inf there, and the note says so",
+              np.isinf(back[4, 5, 0]) and "1 beyond float32's range" in info["note"], info["note"])
     cube = rng.integers(0, 65536, (3, 9, 11), dtype=np.uint16)
     fits.PrimaryHDU(cube).writeto(os.path.join(scratch, "cube.fits"), overwrite=True)
     info, back = read(os.path.join(scratch, "cube.fits"))

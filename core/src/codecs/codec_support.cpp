@@ -1,5 +1,6 @@
 #include "codec_support.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace gausslab::codec {
@@ -69,6 +70,41 @@ void add_note(std::string& note, const std::string& more) {
   if (more.empty()) return;
   if (!note.empty()) note += "; ";
   note += more;
+}
+
+float Float32Narrowing::narrow(double wide) {
+  const float v = static_cast<float>(wide);
+  if (std::isinf(v) && std::isfinite(wide)) ++overflowed_;
+  else if (static_cast<double>(v) != wide && !std::isnan(wide)) ++rounded_;
+  return v;
+}
+
+float Float32Narrowing::narrow(std::int64_t wide) {
+  const float v = static_cast<float>(wide);  // |v| <= 2^63: always finite
+  // 2^63 (the float of the largest int64s) is no int64; below it the cast back is exact.
+  const bool exact = v < 9223372036854775808.0f && v >= -9223372036854775808.0f && static_cast<std::int64_t>(v) == wide;
+  if (!exact) ++rounded_;
+  return v;
+}
+
+float Float32Narrowing::narrow(std::uint64_t wide) {
+  const float v = static_cast<float>(wide);  // at most 2^64: always finite
+  const bool exact = v < 18446744073709551616.0f && static_cast<std::uint64_t>(v) == wide;
+  if (!exact) ++rounded_;
+  return v;
+}
+
+std::string Float32Narrowing::describe(std::uint64_t of) const {
+  if (inexact() == 0) return "every sample exactly";
+  const std::string total = of ? " of " + std::to_string(of) + " samples" : std::string();
+  std::string text;
+  if (rounded_) text = std::to_string(rounded_) + total + " rounded to the nearest float32";
+  if (overflowed_) {
+    if (!text.empty()) text += ", ";
+    text += std::to_string(overflowed_) + (rounded_ ? std::string() : total) +
+            " beyond float32's range (|v| > 3.4e38) became ±inf";
+  }
+  return text;
 }
 
 const char* source_type_name(SampleType sample) {

@@ -57,6 +57,24 @@ inline std::uint8_t reduce_16_to_8(std::uint16_t value) { return scale_to_8bit(v
 // "a; b": notes joined.
 void add_note(std::string& note, const std::string& more);
 
+// Samples wider than float32 (float64, 32- and 64-bit integers) narrowed to it, counted so that the
+// load's note says what happened: exactly, rounded to the nearest float32, or, for finite values
+// beyond float32's range (|v| > 3.4e38), turned into ±inf as IEEE rounding does. A 64-bit integer
+// is compared with its float32 without passing through float64, which holds only 53 bits.
+class Float32Narrowing {
+ public:
+  float narrow(double wide);
+  float narrow(std::int64_t wide);
+  float narrow(std::uint64_t wide);
+  std::uint64_t inexact() const { return rounded_ + overflowed_; }
+  // "every sample exactly", "N rounded to the nearest float32", "..., M beyond float32's range
+  // became ±inf"; `of` (when not 0) adds " of <of> samples".
+  std::string describe(std::uint64_t of = 0) const;
+
+ private:
+  std::uint64_t rounded_ = 0, overflowed_ = 0;
+};
+
 // The sample type names of LoadedImage::source_type for our own types: "uint8", "uint16",
 // "float16", "float32".
 const char* source_type_name(SampleType sample);

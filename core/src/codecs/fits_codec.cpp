@@ -511,15 +511,20 @@ LoadedImage decode_fits(const DecodeInput& in) {
     case 8: loaded.source_type = "uint8"; break;
     case 16: loaded.source_type = equivalent == USHORT_IMG ? "uint16" : "int16"; break;
     case 32: loaded.source_type = equivalent == ULONG_IMG ? "uint32" : "int32"; break;
-    case 64: loaded.source_type = "int64"; break;
+    case 64: loaded.source_type = bscale == 1 && bzero == 9223372036854775808.0 ? "uint64" : "int64"; break;
     case -32: loaded.source_type = "float32"; break;
     default: loaded.source_type = "float64"; break;
   }
   if (equivalent == SBYTE_IMG) loaded.source_type = "int8";
 
   std::vector<double> row(width);
-  std::uint64_t inexact = 0, blanks = 0;
+  std::uint64_t blanks = 0;
+  Float32Narrowing narrowing;
   const bool exact_float32 = bitpix == -32 && !scaled;
+  // 64-bit integers (BZERO 2^63 and BSCALE 1: unsigned) are read as integers: through float64,
+  // which holds 53 bits, 2^62 + 1 would already be 2^62 before its float32 was compared with it.
+  const bool unsigned64 = bitpix == 64 && bscale == 1 && bzero == 9223372036854775808.0;
+  const bool integer64 = bitpix == 64 && (!scaled || unsigned64);
   const int sample_bytes = static_cast<int>(bytes_per_sample(type));
   for (LONGLONG c = 0; c < channels; ++c)
     for (std::uint64_t y = 0; y < height; ++y) {
@@ -548,15 +553,35 @@ LoadedImage decode_fits(const DecodeInput& in) {
         for (std::uint64_t x = 0; x < width; ++x) out[x * channels + c] = line[x];
         continue;
       }
+      if (integer64) {
+        static_assert(sizeof(LONGLONG) == sizeof(double) && sizeof(ULONGLONG) == sizeof(double), "a row of doubles holds a row of 64-bit integers");
+        void* line = row.data();
+        if (fits_read_pixll(f.fits, unsigned64 ? TULONGLONG : TLONGLONG, first, static_cast<LONGLONG>(width), nullptr,
+                            line, &any_null, &status))
+          fail(in, kFormat, "cfitsio could not read row " + std::to_string(y + 1) + ": " + fits_message(status) +
+                                " (the file is damaged or truncated)");
+        for (std::uint64_t x = 0; x < width; ++x) {
+          ULONGLONG u = 0;
+          std::memcpy(&u, static_cast<unsigned char*>(line) + x * 8, 8);
+          // BLANK names the stored value: for unsigned data, the value less 2^63.
+          const LONGLONG stored = static_cast<LONGLONG>(unsigned64 ? u ^ (1ULL << 63) : u);
+          if (has_blank && stored == blank) {
+            ++blanks;
+            out[x * channels + c] = std::numeric_limits<float>::quiet_NaN();
+          } else {
+            out[x * channels + c] = unsigned64 ? narrowing.narrow(static_cast<std::uint64_t>(u))
+                                               : narrowing.narrow(static_cast<std::int64_t>(stored));
+          }
+        }
+        continue;
+      }
       if (fits_read_pixll(f.fits, TDOUBLE, first, static_cast<LONGLONG>(width), has_blank ? &null_value : nullptr,
                           row.data(), &any_null, &status))
         fail(in, kFormat, "cfitsio could not read row " + std::to_string(y + 1) + ": " + fits_message(status) +
                               " (the file is damaged or truncated)");
       for (std::uint64_t x = 0; x < width; ++x) {
-        const float v = static_cast<float>(row[x]);
         if (std::isnan(row[x])) ++blanks;  // only BLANK pixels are NaN in an integer image
-        else if (static_cast<double>(v) != row[x]) ++inexact;
-        out[x * channels + c] = v;
+        out[x * channels + c] = narrowing.narrow(row[x]);
       }
     }
 
@@ -566,9 +591,7 @@ LoadedImage decode_fits(const DecodeInput& in) {
                               " applied (v × BSCALE + BZERO)");
   if (type == SampleType::F32 && !exact_float32)
     add_note(loaded.note, loaded.source_type + " samples as float32 (" +
-                              (inexact ? std::to_string(inexact) + " rounded to the nearest float32"
-                                       : std::string("every sample exactly")) +
-                              ")");
+                              narrowing.describe() + ")");
   if (has_blank)
     add_note(loaded.note, "BLANK " + std::to_string(blank) + " pixels as NaN (" + std::to_string(blanks) + " of them)");
   return loaded;

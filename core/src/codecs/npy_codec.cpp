@@ -115,7 +115,7 @@ LoadedImage decode_npy(const DecodeInput& in) {
   const unsigned char* data = in.data + header.data_offset;
   unsigned char* out = loaded.image.data();
   const std::size_t out_bytes = bytes_per_sample(dtype.stored);
-  std::uint64_t inexact = 0;
+  Float32Narrowing narrowing;
   for (std::uint64_t i = 0; i < samples; ++i) {
     // Sample i of the C-order result is (y, x, c); in a Fortran-order file it is at y + H (x + W c).
     std::uint64_t at = i;
@@ -129,19 +129,14 @@ LoadedImage decode_npy(const DecodeInput& in) {
     if (dtype.float64) {
       double wide;
       std::memcpy(&wide, bytes, 8);
-      const float v = static_cast<float>(wide);
-      if (static_cast<double>(v) != wide && !std::isnan(wide)) ++inexact;
+      const float v = narrowing.narrow(wide);
       std::memcpy(out + i * 4, &v, 4);
     } else {
       std::memcpy(out + i * out_bytes, bytes, out_bytes);
     }
   }
   if (dtype.float64)
-    loaded.note = "float64 samples converted to float32, in which they are filtered (" +
-                  (inexact ? std::to_string(inexact) + " of " + std::to_string(samples) +
-                                 " samples rounded to the nearest float32"
-                           : std::string("every sample exactly")) +
-                  ")";
+    loaded.note = "float64 samples converted to float32, in which they are filtered (" + narrowing.describe(samples) + ")";
   return loaded;
 }
 

@@ -229,43 +229,42 @@ const char* source_name(const Layout& l) {
 
 // Copies one sample from the decoded chunk to the result; returns false when float32 could not
 // hold it exactly (32-bit integers beyond 2^24, most float64 values).
-bool copy_sample(const unsigned char* src, unsigned char* dst, const Layout& l) {
+void copy_sample(const unsigned char* src, unsigned char* dst, const Layout& l, Float32Narrowing& narrowing) {
   switch (l.source) {
-    case Source::AsStored: std::memcpy(dst, src, bytes_per_sample(l.stored)); return true;
+    case Source::AsStored: std::memcpy(dst, src, bytes_per_sample(l.stored)); return;
     case Source::Int8: {
       const float v = static_cast<float>(static_cast<std::int8_t>(*src));
       std::memcpy(dst, &v, 4);
-      return true;
+      return;
     }
     case Source::Int16: {
       std::int16_t i;
       std::memcpy(&i, src, 2);
       const float v = i;
       std::memcpy(dst, &v, 4);
-      return true;
+      return;
     }
     case Source::Int32:
     case Source::UInt32: {
       std::uint32_t u;
       std::memcpy(&u, src, 4);
       const double wide = l.source == Source::Int32 ? static_cast<double>(static_cast<std::int32_t>(u)) : u;
-      const float v = static_cast<float>(wide);
+      const float v = narrowing.narrow(wide);
       std::memcpy(dst, &v, 4);
-      return static_cast<double>(v) == wide;
+      return;
     }
     case Source::Float64: {
       double wide;
       std::memcpy(&wide, src, 8);
-      const float v = static_cast<float>(wide);
+      const float v = narrowing.narrow(wide);
       std::memcpy(dst, &v, 4);
-      return static_cast<double>(v) == wide || std::isnan(wide);
+      return;
     }
   }
-  return true;
 }
 
-// Reads every strip or tile into `image`; returns the number of samples float32 could not hold exactly.
-std::uint64_t read_samples(const DecodeInput& in, TIFF* tif, MemoryFile& file, const Layout& l, HostImage& image) {
+// Reads every strip or tile into `image`; returns how the samples wider than float32 were narrowed.
+Float32Narrowing read_samples(const DecodeInput& in, TIFF* tif, MemoryFile& file, const Layout& l, HostImage& image) {
   const bool tiled = TIFFIsTiled(tif) != 0;
   const bool separate = l.planar == PLANARCONFIG_SEPARATE;
   const std::uint64_t chunk_bytes = tiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif);
@@ -290,7 +289,7 @@ std::uint64_t read_samples(const DecodeInput& in, TIFF* tif, MemoryFile& file, c
   const int channels = l.channels();
   const std::size_t out_sample = bytes_per_sample(l.stored);
   std::vector<unsigned char> buffer(chunk_bytes);
-  std::uint64_t inexact = 0;
+  Float32Narrowing narrowing;
 
   for (std::uint32_t chunk = 0; chunk < chunks; ++chunk) {
     const int plane = static_cast<int>(chunk / per_plane);
@@ -315,12 +314,12 @@ std::uint64_t read_samples(const DecodeInput& in, TIFF* tif, MemoryFile& file, c
         for (int s = 0; s < chunk_samples; ++s) {
           const int sample = separate ? plane : s;
           if (sample >= channels) continue;
-          if (!copy_sample(src + (c * chunk_samples + s) * sample_bytes, dst + (c * channels + sample) * out_sample, l))
-            ++inexact;
+          copy_sample(src + (c * chunk_samples + s) * sample_bytes, dst + (c * channels + sample) * out_sample, l,
+                      narrowing);
         }
     }
   }
-  return inexact;
+  return narrowing;
 }
 
 // max − v for the colour samples of a min-is-white image (1 − v for floats).
@@ -418,15 +417,12 @@ LoadedImage decode_tiff(const DecodeInput& in) {
     loaded.image = allocate_image(in, kFormat, l.width, l.height, result, chunk_bytes);
     loaded.source_type = source_name(l);
     file.decoding = true;
-    const std::uint64_t inexact = read_samples(in, h.tif, file, l, loaded.image);
+    const Float32Narrowing narrowing = read_samples(in, h.tif, file, l, loaded.image);
     if (l.source == Source::Int8 || l.source == Source::Int16)
       add_note(loaded.note, std::string("signed ") + std::to_string(l.bits) + "-bit integers as float32 (exactly)");
     if (l.source == Source::Int32 || l.source == Source::UInt32 || l.source == Source::Float64)
       add_note(loaded.note, std::string(l.source == Source::Float64 ? "64-bit floats" : "32-bit integers") +
-                                " converted to float32 (" +
-                                (inexact ? std::to_string(inexact) + " samples rounded to the nearest float32"
-                                         : std::string("every sample exactly")) +
-                                ")");
+                                " converted to float32 (" + narrowing.describe() + ")");
     if (l.inverted) {
       invert(loaded.image, l.colour_samples);
       add_note(loaded.note, is_float(l.stored) ? "min-is-white inverted (1 − v)" : "min-is-white inverted (max − v, exactly)");
