@@ -52,6 +52,7 @@ std::string filter_usage(const std::string& method_ids) {
          "                      rounds half up; float to integer clamps to [0, 1], x the maximum, rounds\n"
          "                      half up (NaN as 0); integer to float divides by the maximum (0..1);\n"
          "                      f32 -> f16 rounds to the nearest half. The run says which rule it used.\n"
+         "                      Images only: 1D signals keep their dtype (refused with --output-type).\n"
          "                      A type the output format cannot hold is refused before any work\n"
          "                      (an input's own type: before that file is filtered). Formats holding\n"
          "                      u8: " + formats_for(SampleType::U8) + "\n"
@@ -133,6 +134,13 @@ namespace {
 int parse_count(const std::string& flag, const std::string& text, int max) { return parse_int(flag, text, 1, max); }
 
 }  // namespace
+
+std::string signal_output_type_refusal(const std::optional<SampleType>& output_type) {
+  if (!output_type) return {};
+  return "is a 1D signal: signals keep their own dtype (float32 or float64 .npy), and --output-type " +
+         std::string(to_string(*output_type)) +
+         " converts images only; filter signals in a run without --output-type (or convert the result with NumPy)";
+}
 
 FilterOptions parse_filter_options(int argc, const char* const* argv) {
   FilterOptions options;
@@ -288,6 +296,9 @@ FilterOptions parse_filter_options(int argc, const char* const* argv) {
       throw UsageError("--output-type " + std::string(to_string(*options.output_type)) + " with --format " +
                        to_string(format) + ": " + problem);
   }
+  if (std::string refusal = signal_output_type_refusal(options.output_type); !refusal.empty())
+    for (const std::string& input : options.inputs)
+      if (is_npy_signal(input)) throw UsageError("'" + input + "' " + refusal);
   if (options.pool != PoolMode::None)
     for (const std::string& input : options.inputs)
       if (is_npy_signal(input))

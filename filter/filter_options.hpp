@@ -56,6 +56,11 @@ struct FilterOptions {
 // --out-dir); the method and the files are checked when the jobs are planned.
 FilterOptions parse_filter_options(int argc, const char* const* argv);
 
+// Why a 1D signal cannot take --output-type T ("" when none is given): a signal is written in its
+// own dtype (float32 or float64 .npy), and no conversion of signals is offered. The text follows
+// the signal's quoted name.
+std::string signal_output_type_refusal(const std::optional<SampleType>& output_type);
+
 // The --help text; method_ids lists the registered methods.
 std::string filter_usage(const std::string& method_ids);
 

@@ -60,6 +60,11 @@ FilterProblem signal_problem(std::size_t length, const FilterParams& params) {
 
 FileResult filter_signal_file(const FilterOptions& options, Method& method, const BatchJob& job) {
   FileResult result;
+  if (std::string refusal = signal_output_type_refusal(options.output_type); !refusal.empty()) {
+    result.status = FileResult::Status::Refused;  // a signal found in a folder or a list
+    result.message = "'" + job.input + "' " + refusal;
+    return result;
+  }
   NpySignal signal;
   try {
     signal = read_npy_1d(job.input);

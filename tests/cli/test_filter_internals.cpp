@@ -311,6 +311,31 @@ TEST(FilterRunner, SignalsAndImagesInOneBatchEachGetTheirOwnMethodAndOutput) {
   EXPECT_NE(log.find("bad.npy': not a NumPy .npy file"), std::string::npos) << log;
 }
 
+TEST(FilterRunner, OutputTypesAreRefusedForSignalsNamedOrFoundInAFolder) {
+  test::ScratchFolder scratch;
+  const float samples[5] = {1, 2, 3, 4, 5};
+  std::filesystem::create_directory(scratch.file("in"));
+  write_npy_1d(scratch.file("in/s.npy"), samples, 5);
+  const std::string signal = scratch.file("in/s.npy"), out = scratch.file("t.npy");
+  // Named on the command line: refused before any work, naming the signal and the way out.
+  const std::string refusal = usage_message({signal.c_str(), "-o", out.c_str(), "--sigma", "1", "--output-type", "u8"});
+  EXPECT_NE(refusal.find("s.npy' is a 1D signal"), std::string::npos) << refusal;
+  EXPECT_NE(refusal.find("without --output-type"), std::string::npos) << refusal;
+  // f32 too: a float64 signal would have stayed float64.
+  EXPECT_NE(usage_message({signal.c_str(), "-o", out.c_str(), "--sigma", "1", "--output-type", "f32"}).find("1D signal"),
+            std::string::npos);
+  std::string log;
+  // Found in a folder: that file is refused and nothing is written for it (it had been written
+  // as float32 while the run asked for f16).
+  const std::string dir = scratch.file("in"), out_dir = scratch.file("out");
+  EXPECT_NE(run_filter_here(parse({dir.c_str(), "--out-dir", out_dir.c_str(), "--method", "cpu_openmp", "--sigma", "1",
+                                   "--output-type", "f16", "--format", "npy"}),
+                            log),
+            kExitDone);
+  EXPECT_FALSE(std::filesystem::exists(scratch.file("out/s.npy"))) << log;
+  EXPECT_NE(log.find("is a 1D signal"), std::string::npos) << log;
+}
+
 TEST(FilterRunner, PooledImagesAreHalfTheSizeAndTinyOnesAreRefused) {
   test::ScratchFolder scratch;
   const std::string good = test::test_data_path("camera.png"), out = scratch.file("p.png");
