@@ -221,6 +221,25 @@ def check_peer_files(tool, scratch):
                 if info:
                     check(f"tifffile {kind} x{channels} {variant}: same samples", same_bits(back, a) and not info["note"],
                           info["note"])
+    # More pages or frames than the one read: the first, and a note that says so.
+    pages = rng.integers(0, 65536, (3, 9, 11), dtype=np.uint16)
+    for i, page in enumerate(pages):  # three pages of 9 x 11
+        tifffile.imwrite(os.path.join(scratch, "pages.tif"), page, photometric="minisblack", append=i > 0)
+    info, back = read(os.path.join(scratch, "pages.tif"))
+    if info:
+        check("tifffile three pages: page 1, and the note says 'page 1 of 3'",
+              same_bits(back[:, :, 0], pages[0]) and "page 1 of 3" in info["note"], info["note"])
+    from PIL import Image
+    frames = [Image.fromarray(rng.integers(0, 256, (9, 11, 3), dtype=np.uint8)).quantize(16) for _ in range(3)]
+    frames[0].save(os.path.join(scratch, "anim.gif"), save_all=True, append_images=frames[1:])
+    frames[0].save(os.path.join(scratch, "still.gif"))
+    info, _ = read(os.path.join(scratch, "anim.gif"))
+    if info:
+        check("PIL animated GIF of 3 frames: the note says the first frame only", "first frame only" in info["note"],
+              info["note"])
+    info, _ = read(os.path.join(scratch, "still.gif"))
+    if info:
+        check("PIL GIF of one frame: no word of other frames", "frame" not in info["note"], info["note"])
     # TIFF conversions: float64, int16, min-is-white, premultiplied alpha.
     f64 = rng.standard_normal((9, 11)) * 1e6
     tifffile.imwrite(os.path.join(scratch, "f64.tif"), f64)

@@ -1,5 +1,5 @@
-// GIF through giflib (Debian's giflib 5.2), record by record: only the first frame is decoded
-// (giflib's DGifSlurp would read every frame into memory first).
+// GIF through giflib (Debian's giflib 5.2), record by record: only the first frame is decoded, and the
+// note says when more follow (giflib's DGifSlurp would read every frame into memory first).
 //
 // The picture is the logical screen (grown to hold the frame if the frame lies partly outside
 // it); pixels the frame does not cover and pixels of the transparent colour are transparent
@@ -18,6 +18,23 @@ namespace gausslab::codec {
 namespace {
 
 constexpr const char* kFormat = "GIF";
+
+// After the first frame's pixels: whether an image record comes before the end. Extensions are
+// skipped; a file damaged after its first frame counts as holding no more (that frame is whole).
+bool another_frame_follows(GifFileType* gif) {
+  for (;;) {
+    GifRecordType record = UNDEFINED_RECORD_TYPE;
+    if (DGifGetRecordType(gif, &record) == GIF_ERROR) return false;
+    if (record == IMAGE_DESC_RECORD_TYPE) return true;
+    if (record == TERMINATE_RECORD_TYPE) return false;
+    if (record != EXTENSION_RECORD_TYPE) continue;
+    int code = 0;
+    GifByteType* block = nullptr;
+    if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return false;
+    while (block)
+      if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return false;
+  }
+}
 constexpr std::uint64_t kMaxPixelsPerByte = 4 * 4096;
 constexpr std::uint64_t kLargestEmptyScreen = 1u << 24;
 
@@ -141,6 +158,10 @@ LoadedImage decode_gif(const DecodeInput& in) {
     loaded.source_type = "palette";
     loaded.note = "palette colours expanded to 8-bit RGB";
     finish_rgba8(in, loaded, any_transparent || !covers ? 4 : 3);
+    if (another_frame_follows(gif))
+      add_note(loaded.note,
+               "the first frame only (an animated GIF: the later frames are not read; for every frame, split it "
+               "first, e.g. ffmpeg -i in.gif frame%04d.png)");
     return loaded;
   }
 }

@@ -369,6 +369,13 @@ LoadedImage decode_tiff(const DecodeInput& in) {
   h.tif = TIFFClientOpenExt(in.name.c_str(), "rm", &file, read_proc, write_proc, seek_proc, close_proc, size_proc,
                             map_proc, unmap_proc, h.options);
   if (!h.tif) fail(in, kFormat, libtiff_error(file, "libtiff could not read its header"));
+  // Only the first page (image file directory) is read; the load says so when there are more.
+  const tdir_t pages = TIFFNumberOfDirectories(h.tif);
+  const std::string pages_note =
+      pages > 1 ? "page 1 of " + std::to_string(pages) +
+                      " read (a multi-page TIFF: the other pages are not; split it into one file a page first, e.g. "
+                      "tiffsplit)"
+                : std::string();
   file.error[0] = '\0';  // what the directory's reading said was about tags; the pixels start clean
 
   Layout l;
@@ -435,6 +442,7 @@ LoadedImage decode_tiff(const DecodeInput& in) {
     }
     if (l.samples > l.channels())
       add_note(loaded.note, std::to_string(l.samples - l.channels()) + " extra sample(s) that are not alpha dropped");
+    add_note(loaded.note, pages_note);
     return loaded;
   }
 
@@ -469,6 +477,7 @@ LoadedImage decode_tiff(const DecodeInput& in) {
     add_note(loaded.note, "alpha un-premultiplied after libtiff's RGBA reader (round(v × 255 / a))");
   }
   finish_rgba8(in, loaded, grey ? (alpha ? 2 : 1) : (alpha ? 4 : 3));
+  add_note(loaded.note, pages_note);
   return loaded;
 }
 
