@@ -176,8 +176,12 @@ std::string explain(const std::string& path, int error_number) {
       return "no permission to create files in the folder " + folder + " (" + system + ")";
     case EROFS:
       return "the folder " + folder + " is on a read-only file system (" + system + ")";
-    case ENOENT:
+    case ENOENT: {
+      std::error_code ec;
+      if (fs::is_directory(folder_of(path), ec))  // /proc and such: a folder that takes no new files
+        return "the folder " + folder + " takes no new files (" + system + "; a special file system such as /proc?); write elsewhere";
       return "the folder " + folder + " does not exist (" + system + ")";
+    }
     case ENOTDIR:
       return "part of the path is not a folder (" + system + ")";
     case EIO:

@@ -516,7 +516,8 @@ std::string check_output_path(const std::string& path, const SaveOptions& option
   const fs::path parent = fs::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec))
-    return in_quotes(path) + ": the folder " + in_quotes(parent.string()) + " does not exist";
+    return in_quotes(path) + (fs::exists(parent, ec) ? ": " + in_quotes(parent.string()) + " is a file, not a folder"
+                                                   : ": the folder " + in_quotes(parent.string()) + " does not exist");
   // The file itself by AtomicFile's rule: a name too long, a folder, device or FIFO, an existing
   // file or a link to nothing.
   return output_file_problem(path, options.overwrite);

@@ -390,7 +390,8 @@ std::string check_npy_output_path(const std::string& path, Overwrite overwrite) 
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   std::error_code ec;
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    return quoted(path) + ": the folder " + quoted(parent.string()) + " does not exist";
+    return quoted(path) + (std::filesystem::exists(parent, ec) ? ": " + quoted(parent.string()) + " is a file, not a folder"
+                                                   : ": the folder " + quoted(parent.string()) + " does not exist");
   if (std::filesystem::is_directory(path, ec)) return quoted(path) + " is a folder; give a file name";
   if (overwrite == Overwrite::Never && std::filesystem::exists(path, ec))
     return quoted(path) + " already exists; gausslab never overwrites files, so choose another name (or pass --overwrite)";

@@ -899,6 +899,9 @@ TEST(ImageSave, CheckOutputPathExplainsEachProblem) {
   const std::string missing = check_output_path(folder.file("nowhere/out.png"), Overwrite::Never);
   EXPECT_TRUE(contains(missing, "does not exist")) << missing;
   EXPECT_TRUE(contains(missing, "nowhere")) << missing;
+  std::ofstream(folder.file("plain.png")) << "a file";
+  const std::string under_a_file = check_output_path(folder.file("plain.png/out.png"), Overwrite::Never);
+  EXPECT_TRUE(contains(under_a_file, "plain.png' is a file, not a folder")) << under_a_file;
 
   fs::create_directory(folder.path() / "looks-like.png");
   const std::string is_folder = check_output_path(folder.file("looks-like.png"), Overwrite::Allowed);
