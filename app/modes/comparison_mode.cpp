@@ -237,6 +237,10 @@ int ComparisonMode::finish_automated(FrameContext& frame, const std::function<Im
       std::fprintf(stderr, "gausslab: error: no result to save (%s)\n", why.c_str());
       return 1;
     }
+    if (comparison_.picture().levels)  // the picture holds more than 8 bits: say what the file holds
+      std::fprintf(stderr,
+                   "gausslab: note: the screenshot holds result A as 8-bit RGBA, the display copy of this 16-bit or "
+                   "float picture (gausslab-filter writes results in the picture's own type)\n");
     if (options_.screenshot == kStandardOutputName)
       write_standard_output(*result, 4, options_.screenshot_format);
     else

@@ -79,8 +79,11 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.frames = parse_int(arg, value(arg), 1, 1000000);
     } else if (arg == "--screenshot") {
       options.screenshot = value(arg);
+      if (options.screenshot.empty()) throw UsageError("--screenshot: the file name is empty; give a name such as a.png");
     } else if (arg == "--screenshot-view") {
       options.screenshot_view = value(arg);
+      if (options.screenshot_view.empty())
+        throw UsageError("--screenshot-view: the file name is empty; give a name such as view.png");
     } else if (arg == "--screenshot-format") {
       const std::string name = value(arg);
       const std::optional<ImageFormat> format = image_format_from_string(name);
@@ -217,8 +220,9 @@ std::string viewer_usage() {
       "  --frames N             run N frames processing every frame, print one line of timings and the\n"
       "                         whole-image errors (unrounded, 8-bit levels), exit\n"
       "  --script FILE          replay timed actions (see docs/viewer.md), print frame-time percentiles\n"
-      "  --screenshot PATH      after the run, save the full-resolution result A (.png, .jpg,\n"
-      "                         .bmp, .tga or .pnm, by the extension)\n"
+      "  --screenshot PATH      after the run, save the full-resolution result A as 8-bit RGBA (.png,\n"
+      "                         .jpg, .bmp, .tga, .pnm, ..., by the extension; of a 16-bit or float\n"
+      "                         picture the display copy: gausslab-filter writes results in their own type)\n"
       "  --screenshot-view PATH after the run, save the rendered view with its overlay\n"
       "                         (PATH '-': either one to standard output, and the summary line to stderr)\n"
       "  --screenshot-format F  the format of a screenshot to standard output: png (default), pnm, bmp, tga,\n"

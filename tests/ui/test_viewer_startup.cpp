@@ -80,6 +80,8 @@ TEST(ViewerOptions, BadValuesNameTheFlag) {
   expect_usage_error({"--offscreen"}, "--frames");
   expect_usage_error({"--screenshot", "x.png"}, "--frames");
   expect_usage_error({"--frames", "2", "--screenshot", "x.png", "--screenshot-view", "x.png"}, "same file");
+  expect_usage_error({"--frames", "2", "--screenshot", ""}, "file name is empty");
+  expect_usage_error({"--frames", "2", "--screenshot-view", ""}, "file name is empty");
   expect_usage_error({"--display", "split"}, "--compare");
   expect_usage_error({"--method"}, "needs a value");
 }
