@@ -97,9 +97,9 @@ def expected_after(fmt, a):
     c = a.shape[2]
     if fmt in NO_ALPHA and c in (2, 4):
         a = a[:, :, :c - 1]
-    if fmt == "bmp":  # 24-bit for grey and RGB, 32-bit RGBA for alpha
-        if a.shape[2] <= 2:
-            a = np.concatenate([a[:, :, :1]] * 3 + ([a[:, :, 1:2]] if a.shape[2] == 2 else []), axis=2)
+    if fmt == "bmp":  # 8-bit grey indices for grey, 24-bit RGB, 32-bit RGBA for alpha (grey+alpha too)
+        if a.shape[2] == 2:
+            a = np.concatenate([a[:, :, :1]] * 3 + [a[:, :, 1:2]], axis=2)
     return a
 
 

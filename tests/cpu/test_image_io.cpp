@@ -719,15 +719,17 @@ TEST(ImageSave, PngRoundTripsOneToFourChannels) {
 }
 
 TEST(ImageSave, BmpRoundTripsOneToFourChannels) {
-  // BMP as we write it: 24-bit for 1 and 3 channels (grey expanded to RGB), 32-bit with alpha
-  // for 4, and for grey + alpha too (saved as RGBA so that the alpha is not lost).
+  // BMP as we write it: grey as 8-bit indices into a grey ramp (read back as grey, with no note),
+  // 24-bit for 3 channels, 32-bit with alpha for 4, and for grey + alpha too (saved as RGBA so that
+  // the alpha is not lost).
   ScratchFolder folder;
   const ImageRgba8 image = make_random_rgba8(13, 7, 4);  // odd width: rows need padding in BMP
   for (int channels = 1; channels <= 4; ++channels) {
     const std::string path = folder.file("round-trip-" + std::to_string(channels) + ".BMP");
     save_image(path, image, channels);
     const LoadedRgba8 loaded = load_image_rgba8(path);
-    EXPECT_EQ(loaded.source_channels, channels == 4 || channels == 2 ? 4 : 3) << channels << " channels";
+    EXPECT_EQ(loaded.source_channels, channels == 4 || channels == 2 ? 4 : channels) << channels << " channels";
+    if (channels == 1) EXPECT_EQ(load_image(path).note, "") << "the grey ramp is the levels themselves";
     ASSERT_EQ(loaded.image.width(), 13);
     ASSERT_EQ(loaded.image.height(), 7);
     for (std::size_t i = 0; i < image.pixel_count(); ++i)

@@ -11,8 +11,8 @@
 // only if some pixel has it non-zero (many writers leave it 0, which would make the picture
 // invisible otherwise).
 //
-// Writes 24-bit BI_RGB (grey and RGB) and 32-bit BI_BITFIELDS with a V4 header and an alpha mask
-// (grey+alpha and RGBA), bottom-up, rows padded to 4 bytes.
+// Writes grey as 8-bit indices into a ramp of the 256 greys (read back as grey), 24-bit BI_RGB (RGB) and
+// 32-bit BI_BITFIELDS with a V4 header and an alpha mask (grey+alpha and RGBA), bottom-up, rows padded to 4 bytes.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -214,6 +214,7 @@ void pack_bgr(const Rgba8* src, int width, unsigned char* dst) {
 struct Palette {
   std::vector<Rgba8> colours;
   bool grey = true;
+  bool identity = true;  // entry i is grey level i: the indices are the grey levels themselves
 };
 
 Palette read_palette(const DecodeInput& in, const Header& h, ByteReader& r) {
@@ -234,7 +235,9 @@ Palette read_palette(const DecodeInput& in, const Header& h, ByteReader& r) {
     const unsigned char* bgr = r.take(entry, "palette");
     c = {bgr[2], bgr[1], bgr[0], 255};
     palette.grey = palette.grey && c.r == c.g && c.g == c.b;
+    palette.identity = palette.identity && c.r == &c - palette.colours.data() && c.r == c.g && c.g == c.b;
   }
+  palette.identity = palette.identity && h.bits == 8;
   return palette;
 }
 
@@ -326,7 +329,8 @@ LoadedImage decode_bmp(const DecodeInput& in) {
   if (maybe_alpha_byte && !any_alpha)
     for (int y = 0; y < pixels.height; ++y)
       for (int x = 0; x < w; ++x) pixels.row<Rgba8>(y)[x].a = 255;
-  if (h.bits <= 8) loaded.note = palette.grey ? "palette of greys expanded to 8-bit grey" : "palette colours expanded to 8-bit RGB";
+  if (h.bits <= 8 && !palette.identity)  // an 8-bit grey ramp (as gausslab writes grey) needs no word
+    loaded.note = palette.grey ? "palette of greys expanded to 8-bit grey" : "palette colours expanded to 8-bit RGB";
   if (h.bits == 16) loaded.note = "5- and 6-bit colour channels widened to 8 bits (round(v × 255 / max))";
   finish_rgba8(in, loaded, use_alpha ? 4 : (h.bits <= 8 && palette.grey ? 1 : 3));
   return loaded;
@@ -347,10 +351,13 @@ void put32(std::vector<unsigned char>& out, std::uint32_t v) {
 
 void encode_bmp(const ConstImageView& image, int channels, ByteSink& out) {
   const bool alpha = channels == 2 || channels == 4;
-  const std::uint64_t bytes_per_pixel = alpha ? 4 : 3;
+  // Grey as 8 bits an index into a ramp of the 256 greys: one channel read back, as written.
+  const bool grey_indices = channels == 1;
+  const std::uint64_t bytes_per_pixel = grey_indices ? 1 : alpha ? 4 : 3;
   const std::uint64_t stride = (static_cast<std::uint64_t>(image.width) * bytes_per_pixel + 3) / 4 * 4;
   const std::uint32_t header_size = alpha ? 108 : 40;
-  const std::uint64_t pixel_offset = 14 + header_size;
+  const std::uint32_t palette_bytes = grey_indices ? 256 * 4 : 0;
+  const std::uint64_t pixel_offset = 14 + header_size + palette_bytes;
   const std::uint64_t file_size = pixel_offset + stride * static_cast<std::uint64_t>(image.height);
   if (file_size > 0xFFFFFFFFULL)
     throw ImageSaveError("the image is too large for a BMP file (" + std::to_string(file_size) +
@@ -371,13 +378,15 @@ void encode_bmp(const ConstImageView& image, int channels, ByteSink& out) {
   put32(header, static_cast<std::uint32_t>(stride * static_cast<std::uint64_t>(image.height)));
   put32(header, 2835);  // 72 dpi
   put32(header, 2835);
-  put32(header, 0);
+  put32(header, grey_indices ? 256 : 0);  // colours used
   put32(header, 0);
   if (alpha) {
     for (std::uint32_t mask : {0x00FF0000U, 0x0000FF00U, 0x000000FFU, 0xFF000000U}) put32(header, mask);
     put32(header, 0x73524742);  // 'sRGB' colour space
     header.resize(header.size() + 48, 0);  // endpoints and gamma, unused with sRGB
   }
+  if (grey_indices)
+    for (std::uint32_t level = 0; level < 256; ++level) put32(header, level * 0x010101U);  // B, G, R, 0
   out.write(header.data(), header.size());
 
   // The rows go out in pieces of at least AtomicFile::kDirectWriteBytes (each piece a whole number
@@ -399,6 +408,8 @@ void encode_bmp(const ConstImageView& image, int channels, ByteSink& out) {
     unsigned char* row = chunk.data() + static_cast<std::size_t>(in_chunk) * stride;
     if (channels == 3) {
       pack_bgr(src, image.width, row);
+    } else if (grey_indices) {
+      for (int x = 0; x < image.width; ++x) row[x] = src[x].r;
     } else {
       unsigned char* dst = row;
       for (int x = 0; x < image.width; ++x) {
