@@ -33,7 +33,18 @@ std::string identity(const std::string& path) { return resolved_path(path); }
 // would refuse only after the work (a name too long, a link to nothing); with --output-type, the
 // format must hold that type (the input's own type is checked when it is read, before filtering).
 std::string output_problem(const std::string& input, const std::string& output, const FilterOptions& options) {
-  if (is_npy_signal(input)) return check_npy_output_path(output, options.overwrite);
+  if (is_npy_signal(input)) {
+    // A .npy whose header does not parse is neither signal nor image: its own problem comes first
+    // (else a damaged file with an image output was told to give the output a .npy name).
+    if (npy_dimension_count(input) < 0 && std::filesystem::is_regular_file(input)) {
+      try {
+        (void)read_npy_1d(input);
+      } catch (const NpyError& error) {
+        return error.what();
+      }
+    }
+    return check_npy_output_path(output, options.overwrite);
+  }
   SaveOptions save;
   save.overwrite = options.overwrite;
   if (!options.output_type) return check_output_path(output, save);

@@ -336,6 +336,18 @@ TEST(FilterRunner, OutputTypesAreRefusedForSignalsNamedOrFoundInAFolder) {
   EXPECT_NE(log.find("is a 1D signal"), std::string::npos) << log;
 }
 
+TEST(FilterRunner, ADamagedNpyWithAnImageOutputIsToldWhatIsWrongWithTheFile) {
+  test::ScratchFolder scratch;
+  const std::string bad = scratch.file("bad.npy"), out = scratch.file("x.png");
+  std::ofstream(bad) << "random bytes, no NumPy header";
+  std::string log;
+  EXPECT_NE(run_filter_here(parse({bad.c_str(), "-o", out.c_str(), "--method", "cpu_openmp", "--sigma", "1"}), log),
+            kExitDone);
+  EXPECT_NE(log.find("not a NumPy .npy file"), std::string::npos) << log;
+  EXPECT_EQ(log.find("give a name ending in .npy"), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(FilterRunner, PooledImagesAreHalfTheSizeAndTinyOnesAreRefused) {
   test::ScratchFolder scratch;
   const std::string good = test::test_data_path("camera.png"), out = scratch.file("p.png");
