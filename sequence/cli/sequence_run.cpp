@@ -171,6 +171,10 @@ OutputPaths prepare_outputs(const SequenceOptions& o, bool whitening, int total,
   p.previews_dir = (dir / "previews").string();
   refuse_outputs_over_inputs(p, o, whitening, total, inputs);
   std::error_code error;
+  for (const std::string& input : o.inputs)
+    if (fs::is_directory(input, error) && fs::weakly_canonical(input, error) == fs::weakly_canonical(dir, error))
+      throw UsageError("--out-dir '" + o.out_dir + "' is the input folder: shifts.csv, whitened.npy and the rest would "
+                       "go among the frames (and be read as frames by the next run); choose another folder");
   fs::create_directories(o.out_dir, error);
   if (!fs::is_directory(o.out_dir))
     throw UsageError("--out-dir: cannot create the folder '" + o.out_dir + "'" +

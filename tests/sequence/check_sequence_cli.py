@@ -212,6 +212,10 @@ def main():
         c.expect("a named pipe is refused at once (never opened)", [fifo, "--out-dir", out, *common], 2,
                  words=["named pipe"], timeout=20)
         c.check("nothing was written for the refused runs", not os.path.exists(os.path.join(out, "shifts.csv")))
+        before = sorted(os.listdir(folder))
+        c.expect("--out-dir the input folder itself", [folder, "--out-dir", folder + "/", *common], 2,
+                 words=["is the input folder"])
+        c.check("nothing was written among the frames", sorted(os.listdir(folder)) == before)
         usage = subprocess.run([args.sequence, "--help"], capture_output=True, text=True).stdout
         c.check("--help says the units of the outputs",
                 all(w in usage for w in ("in px", "fractions of full scale", "frames.csv", "--strict", "--weights")))
