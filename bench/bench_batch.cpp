@@ -456,6 +456,8 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
     if (mpi.root() && !mkdtemp(base.data())) throw std::runtime_error("cannot make a temporary folder under /tmp");
     dir = base;
     mpi.broadcast(dir);
+  } else if (std::error_code ec; fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    throw UsageError("--batch-dir '" + dir + "' is a file, not a folder; give a folder (made when missing)");
   }
   std::vector<BatchJob> inputs;
   std::string error;
