@@ -11,6 +11,15 @@ namespace gausslab {
 namespace {
 
 int parse_size_item(std::string_view flag, std::string_view text) { return parse_int(flag, text, 1, 32768); }
+// A synthetic sky's frame size, within the sizes the sky is made for (sequence/src/synthetic.cpp):
+// refused while the options are read, not after the output folder was made.
+std::pair<int, int> parse_sequence_size(std::string_view flag, std::string_view text) {
+  const std::pair<int, int> size = parse_size(flag, text);
+  if (size.first < 16 || size.second < 16 || size.first > 16384 || size.second > 16384)
+    throw UsageError(std::string(flag) + ": '" + std::string(text) +
+                     "': synthetic frames are 16 to 16384 pixels on each side");
+  return size;
+}
 
 int parse_kernel_item(std::string_view flag, std::string_view text) {
   const int k = parse_int(flag, text, 3, 2 * kMaxRadius + 1);
@@ -327,7 +336,7 @@ BenchOptions parse_bench_options(int argc, const char* const* argv) {
     } else if (arg == "--sequence") {
       options.sequence = true;
     } else if (arg == "--sequence-sizes") {
-      options.sequence_sizes = parse_list<std::pair<int, int>>(arg, reader.value(arg), parse_size);
+      options.sequence_sizes = parse_list<std::pair<int, int>>(arg, reader.value(arg), parse_sequence_size);
       options.sequence = true;
     } else if (arg == "--sequence-history") {
       options.sequence_history = parse_int(arg, reader.value(arg), 1, 64);

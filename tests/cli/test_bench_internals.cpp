@@ -127,6 +127,8 @@ TEST(BenchOptions, BadValuesAreUsageErrors) {
   EXPECT_THROW(parse({"--kernels", "1"}), UsageError);    // sigma 0
   EXPECT_THROW(parse({"--sigmas", "0.05"}), UsageError);  // below 0.1
   EXPECT_THROW(parse({"--sigmas", "1,,2"}), UsageError);  // empty item
+  EXPECT_THROW(parse({"--sequence-sizes", "8x8"}), UsageError);        // below the synthetic sky's 16
+  EXPECT_THROW(parse({"--sequence-sizes", "512x20000"}), UsageError);  // above its 16384
   EXPECT_THROW(parse({"--sizes", "0"}), UsageError);
   EXPECT_THROW(parse({"--formats", "rgb12"}), UsageError);
   EXPECT_THROW(parse({"--sweep-formats", "rgba"}), UsageError);
