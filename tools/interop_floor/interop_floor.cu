@@ -12,7 +12,7 @@
 // 50 frames of warm-up, then 1000 timed on the host clock (glFinish and a stream sync at the end).
 // Two rounds of every case at 16×16 (the fixed cost) and 3840×2160 in a 1920×1080 view.
 //
-// Measured on the H200 (2026-12-02, docs/results/h200/README.md): both 0.009 ms a frame at 16×16,
+// Measured on the H200 (2026-12-02, docs/results/h200/interop-floor.txt): both 0.008–0.010 ms a frame at 16×16,
 // interop 0.34 ms: the hand-over, not the switch between GL and CUDA, is the fixed cost.
 #include <glad/gl.h>  // before EGL, which must not pull in another GL header
 
@@ -78,7 +78,8 @@ void open_context() {
   const EGLDisplay display = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[0], nullptr);
   EGLint major = 0, minor = 0;
   if (!eglInitialize(display, &major, &minor) || !eglBindAPI(EGL_OPENGL_API)) fail("EGL has no desktop OpenGL here");
-  const EGLint config_attributes[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+  // A pbuffer-capable config (the device platform has no window configs); the context stays surfaceless.
+  const EGLint config_attributes[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
   EGLConfig config = nullptr;
   EGLint configs = 0;
   if (!eglChooseConfig(display, config_attributes, &config, 1, &configs) || configs == 0) fail("no OpenGL config");
