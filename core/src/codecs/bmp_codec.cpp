@@ -11,8 +11,9 @@
 // only if some pixel has it non-zero (many writers leave it 0, which would make the picture
 // invisible otherwise).
 //
-// Writes grey as 8-bit indices into a ramp of the 256 greys (read back as grey), 24-bit BI_RGB (RGB) and
-// 32-bit BI_BITFIELDS with a V4 header and an alpha mask (grey+alpha and RGBA), bottom-up, rows padded to 4 bytes.
+// Writes grey as 8-bit indices into a ramp of the 256 greys (read back as grey), 24-bit BI_RGB (RGB)
+// and 32-bit BI_BITFIELDS with a V4 header and an alpha mask (grey+alpha and RGBA), bottom-up, rows
+// padded to 4 bytes.
 #include <algorithm>
 #include <array>
 #include <cstring>

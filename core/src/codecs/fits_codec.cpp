@@ -554,7 +554,8 @@ LoadedImage decode_fits(const DecodeInput& in) {
         continue;
       }
       if (integer64) {
-        static_assert(sizeof(LONGLONG) == sizeof(double) && sizeof(ULONGLONG) == sizeof(double), "a row of doubles holds a row of 64-bit integers");
+        static_assert(sizeof(LONGLONG) == sizeof(double) && sizeof(ULONGLONG) == sizeof(double),
+                      "a row of doubles holds a row of 64-bit integers");
         void* line = row.data();
         if (fits_read_pixll(f.fits, unsigned64 ? TULONGLONG : TLONGLONG, first, static_cast<LONGLONG>(width), nullptr,
                             line, &any_null, &status))
@@ -586,7 +587,7 @@ LoadedImage decode_fits(const DecodeInput& in) {
     }
 
   if (!where.empty()) add_note(loaded.note, where);
-  if (scaled && type == SampleType::F32 && !(bitpix == 16 && equivalent == USHORT_IMG))
+  if (scaled && type == SampleType::F32 && !(bitpix == 16 && equivalent == USHORT_IMG) && !unsigned64)
     add_note(loaded.note, "BZERO " + number_text(bzero) + " and BSCALE " + number_text(bscale) +
                               " applied (v × BSCALE + BZERO)");
   if (type == SampleType::F32 && !exact_float32)
