@@ -729,7 +729,9 @@ TEST(ImageSave, BmpRoundTripsOneToFourChannels) {
     save_image(path, image, channels);
     const LoadedRgba8 loaded = load_image_rgba8(path);
     EXPECT_EQ(loaded.source_channels, channels == 4 || channels == 2 ? 4 : channels) << channels << " channels";
-    if (channels == 1) EXPECT_EQ(load_image(path).note, "") << "the grey ramp is the levels themselves";
+    if (channels == 1) {
+      EXPECT_EQ(load_image(path).note, "") << "the grey ramp is the levels themselves";
+    }
     ASSERT_EQ(loaded.image.width(), 13);
     ASSERT_EQ(loaded.image.height(), 7);
     for (std::size_t i = 0; i < image.pixel_count(); ++i)
