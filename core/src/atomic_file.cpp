@@ -238,6 +238,14 @@ std::string output_file_problem(const std::string& path, Overwrite overwrite) {
   return {};
 }
 
+std::string output_folder_problem(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  std::error_code ec;
+  if (parent.empty() || fs::is_directory(parent, ec)) return {};
+  return in_quotes(path) + (fs::exists(parent, ec) ? ": " + in_quotes(parent.string()) + " is a file, not a folder"
+                                                   : ": the folder " + in_quotes(parent.string()) + " does not exist");
+}
+
 AtomicFile::AtomicFile(std::string path, Overwrite overwrite) : path_(std::move(path)), overwrite_(overwrite) {
   if (std::string problem = output_file_problem(path_, overwrite_); !problem.empty()) throw FileWriteError(problem);
   const std::size_t name_limit = longest_name(path_);

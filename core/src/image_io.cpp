@@ -513,11 +513,7 @@ std::string check_output_path(const std::string& path, const SaveOptions& option
   if (options.format && by_name && *options.format != *by_name)
     return in_quotes(path) + ": the name says " + to_string(*by_name) + " but the format asked for is " +
            to_string(*options.format) + "; give the file a " + file_extension(*options.format) + " name";
-  const fs::path parent = fs::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !fs::is_directory(parent, ec))
-    return in_quotes(path) + (fs::exists(parent, ec) ? ": " + in_quotes(parent.string()) + " is a file, not a folder"
-                                                   : ": the folder " + in_quotes(parent.string()) + " does not exist");
+  if (std::string problem = output_folder_problem(path); !problem.empty()) return problem;
   // The file itself by AtomicFile's rule: a name too long, a folder, device or FIFO, an existing
   // file or a link to nothing.
   return output_file_problem(path, options.overwrite);

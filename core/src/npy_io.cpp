@@ -387,11 +387,8 @@ void write_npy_1d(const std::string& path, const NpySignal& signal, Overwrite ov
 std::string check_npy_output_path(const std::string& path, Overwrite overwrite) {
   if (path.empty()) return "the output file name is empty";
   if (!is_npy_path(path)) return quoted(path) + ": a 1D signal is written as a .npy file; give a name ending in .npy";
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (std::string problem = output_folder_problem(path); !problem.empty()) return problem;
   std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    return quoted(path) + (std::filesystem::exists(parent, ec) ? ": " + quoted(parent.string()) + " is a file, not a folder"
-                                                   : ": the folder " + quoted(parent.string()) + " does not exist");
   if (std::filesystem::is_directory(path, ec)) return quoted(path) + " is a folder; give a file name";
   if (overwrite == Overwrite::Never && std::filesystem::exists(path, ec))
     return quoted(path) + " already exists; gausslab never overwrites files, so choose another name (or pass --overwrite)";

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "gausslab/core/atomic_file.hpp"
+#include "gausslab/core/image_io.hpp"
+#include "gausslab/core/npy_io.hpp"
 #include "support/test_support.hpp"
 
 namespace gausslab {
@@ -189,6 +191,25 @@ TEST(AtomicFile, ALinkToNothingIsAnExistingNameFoundBeforeWriting) {
   write_file_atomically(link, "now a file", Overwrite::Allowed);
   EXPECT_EQ(read_text(link), "now a file");
   EXPECT_FALSE(fs::exists(folder.file("missing.png")));
+}
+
+// The output's folder, missing or a file: one check (output_folder_problem), so the image and the
+// .npy writers' path checks say it in the same words.
+TEST(AtomicFile, AMissingFolderOrAFileInItsPlaceIsSaidOnceForEveryWriter) {
+  ScratchFolder folder;
+  std::ofstream(folder.file("plain")) << "a file";
+  EXPECT_EQ(output_folder_problem(folder.file("fine.png")), "");
+  EXPECT_EQ(output_folder_problem("fine.png"), "") << "no folder part: the working folder";
+  const std::string missing = output_folder_problem(folder.file("nowhere/out.png"));
+  EXPECT_EQ(missing, "'" + folder.file("nowhere/out.png") + "': the folder '" + folder.file("nowhere") +
+                         "' does not exist");
+  const std::string under_a_file = output_folder_problem(folder.file("plain/out.png"));
+  EXPECT_EQ(under_a_file, "'" + folder.file("plain/out.png") + "': '" + folder.file("plain") + "' is a file, not a folder");
+  for (const char* name : {"nowhere/out", "plain/out"}) {
+    const std::string image = folder.file(name) + ".png", npy = folder.file(name) + ".npy";
+    EXPECT_EQ(check_output_path(image, Overwrite::Never), output_folder_problem(image)) << name;
+    EXPECT_EQ(check_npy_output_path(npy, Overwrite::Never), output_folder_problem(npy)) << name;
+  }
 }
 
 // Each failing step of writing leaves no file and says what went wrong.

@@ -81,6 +81,11 @@ class AtomicFile {
 // in a refusal to write.
 std::string output_file_problem(const std::string& path, Overwrite overwrite);
 
+// Empty when the folder that `path` goes into is a folder (or `path` names no folder); otherwise
+// "'PATH': the folder 'F' does not exist" or "'PATH': 'F' is a file, not a folder". The writers'
+// path checks (check_output_path, check_npy_output_path) ask it before output_file_problem.
+std::string output_folder_problem(const std::string& path);
+
 // The whole content at once through an AtomicFile.
 void write_file_atomically(const std::string& path, std::string_view content, Overwrite overwrite);
 
