@@ -36,13 +36,9 @@ std::string output_problem(const std::string& input, const std::string& output, 
   if (is_npy_signal(input)) {
     // A .npy whose header does not parse is neither signal nor image: its own problem comes first
     // (else a damaged file with an image output was told to give the output a .npy name).
-    if (npy_dimension_count(input) < 0 && std::filesystem::is_regular_file(input)) {
-      try {
-        (void)read_npy_1d(input);
-      } catch (const NpyError& error) {
-        return error.what();
-      }
-    }
+    // Its header alone is read for that (the samples of a large file are not).
+    if (std::filesystem::is_regular_file(input))
+      if (std::string problem = npy_header_problem(input); !problem.empty()) return problem;
     return check_npy_output_path(output, options.overwrite);
   }
   SaveOptions save;

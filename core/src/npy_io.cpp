@@ -406,28 +406,51 @@ bool is_npy_path(const std::string& path) {
 
 namespace gausslab {
 
-int npy_dimension_count(const std::string& path) {
-  // Only the header is read: a regular file opened without blocking (never a FIFO's writer awaited).
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -1;
+namespace {
+
+// The header of the .npy file at `path`, at most kMaxNpyHeaderBytes of it read, from a regular
+// file opened without blocking (never a FIFO's writer awaited). Throws NpyError, in read_npy_1d's
+// words for the same problems.
+NpyRawHeader read_npy_file_header(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot open: " + errno_text());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return -1;
-  }
+  if (::fstat(fd, &info) != 0) fail(path, "cannot read: " + errno_text());
+  if (S_ISDIR(info.st_mode)) fail(path, "is a folder, not a .npy file");
+  if (!S_ISREG(info.st_mode)) fail(path, "is not a regular file (a FIFO, device or socket); save the array to a file");
+  if (info.st_size == 0) fail(path, "the file is empty; save the array with np.save");
   std::vector<unsigned char> head(12 + kMaxNpyHeaderBytes);
   std::size_t got = 0;
   while (got < head.size()) {
     const ssize_t n = ::read(fd, head.data() + got, head.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n < 0) fail(path, "cannot read: " + errno_text());
+    if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
-  ::close(fd);
+  return parse_npy_header(head.data(), got, path);
+}
+
+}  // namespace
+
+int npy_dimension_count(const std::string& path) {
   try {
-    return static_cast<int>(parse_npy_header(head.data(), got, path).shape.size());
+    return static_cast<int>(read_npy_file_header(path).shape.size());
   } catch (const NpyError&) {
     return -1;
+  }
+}
+
+std::string npy_header_problem(const std::string& path) {
+  try {
+    (void)read_npy_file_header(path);
+    return {};
+  } catch (const NpyError& error) {
+    return error.what();
   }
 }
 

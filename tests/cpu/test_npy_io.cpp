@@ -75,6 +75,40 @@ TEST(NpyIo, TheDimensionCountComesFromTheHeaderAlone) {
   EXPECT_FALSE(is_npy_signal(scratch.file("image.png")));
 }
 
+// What npy_dimension_count's -1 hides: the header's problem in read_npy_1d's words, from the header
+// alone (a file whose samples are cut short has a header that parses).
+TEST(NpyIo, TheHeadersProblemIsSaidInTheReadersWordsWithoutReadingTheSamples) {
+  ScratchFolder scratch;
+  const auto file = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(scratch.file(name), std::ios::binary) << bytes;
+    return scratch.file(name);
+  };
+  const auto reader_error = [](const std::string& path) {
+    try {
+      (void)read_npy_1d(path);
+    } catch (const NpyError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  const std::string data(16, '\0');
+  for (const std::string& path :
+       {file("junk.npy", "not numpy"), file("empty.npy", ""),
+        file("cut-header.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }").substr(0, 30)),
+        file("structured.npy", npy_bytes("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (4,), }", data)),
+        file("no-shape.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, }", data)), scratch.file("none.npy"),
+        scratch.path().string()}) {
+    const std::string problem = npy_header_problem(path);
+    EXPECT_NE(problem, "") << path;
+    EXPECT_EQ(problem, reader_error(path)) << path;
+    EXPECT_EQ(npy_dimension_count(path), -1) << path;
+  }
+  const std::string cut_samples = file("cut-samples.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, "
+                                                                    "'shape': (1000,), }", data));
+  EXPECT_EQ(npy_header_problem(cut_samples), "");
+  EXPECT_NE(reader_error(cut_samples).find("truncated"), std::string::npos);
+}
+
 TEST(NpyIo, Float32RoundTripsBitForBitThroughAFile) {
   ScratchFolder folder;
   std::vector<float> samples = {0.0f, -0.0f, 1.5f, -3.25e-38f, std::numeric_limits<float>::max(),

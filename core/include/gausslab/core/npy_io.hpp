@@ -71,6 +71,11 @@ bool is_npy_path(const std::string& path);
 // The number of axes of the array in the .npy file at `path`, from its header alone (at most
 // kMaxNpyHeaderBytes read; a regular file only); -1 when it cannot be read as a .npy header.
 int npy_dimension_count(const std::string& path);
+// The same header read, for its problem: "" when the header of the .npy file at `path` parses,
+// otherwise NpyError's message naming the file and what is wrong (not a .npy file, empty, a
+// truncated or malformed header, a structured dtype; a file that cannot be opened or is not a
+// regular file), which npy_dimension_count's -1 does not say. The samples are not read.
+std::string npy_header_problem(const std::string& path);
 // The filter's test for a 1D signal: a .npy name whose array is not 2D or 3D (a 2D H×W or 3D
 // H×W×C array is an image, read by load_image; an unreadable one goes to the signal reader, which
 // names the problem).
