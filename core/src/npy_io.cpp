@@ -62,8 +62,7 @@ class DictReader {
       const std::string key = read_string();
       expect(':');
       if (key == "descr") {
-        if (peek_is('[')) fail(name_, "the array has a structured dtype (named fields); gausslab reads plain number "
-                                     "arrays" + std::string(kConvertHint));
+        if (peek_is('[')) refuse_structured();
         descr = read_string();
       } else if (key == "fortran_order") {
         fortran_order = read_bool();
@@ -144,6 +143,41 @@ class DictReader {
   }
 
  private:
+
+  // A structured (record) dtype, [('a', '<f4'), ('b', '<i4')]: refused naming its fields and what
+  // gausslab reads instead (the signal, image and kernel readers all start here).
+  [[noreturn]] void refuse_structured() const {
+    std::vector<std::string> fields;
+    int depth = 0;
+    bool field_next = false;
+    for (std::size_t at = pos_; at < text_.size() && fields.size() < 8; ++at) {
+      const char c = text_[at];
+      if (c == '\'' || c == '"') {
+        const std::size_t end = text_.find(c, at + 1);
+        if (end == std::string_view::npos) break;
+        if (field_next && depth == 2 && end > at + 1) fields.emplace_back(text_.substr(at + 1, end - at - 1));
+        field_next = false;
+        at = end;
+      } else if (c == '[' || c == '(') {
+        ++depth;
+        field_next = depth == 2;  // a field's tuple opens: its name comes first
+      } else if (c == ']' || c == ')') {
+        if (--depth <= 0) break;
+        field_next = false;
+      } else if (!std::isspace(static_cast<unsigned char>(c))) {
+        field_next = false;
+      }
+    }
+    std::string names;
+    for (std::size_t i = 0; i < fields.size(); ++i) names += (i ? ", '" : "'") + fields[i] + "'";
+    const std::string one = fields.empty() ? "name" : fields.front();
+    fail(name_, "the array is a structured (record) array, its dtype made of named fields" +
+                    (names.empty() ? std::string() : " (" + names + ")") +
+                    ", which gausslab does not read; it reads plain arrays of uint8, uint16, float16, float32 or "
+                    "float64: 1D signals (float32 or float64) and 2D or 3D images (height, width, channels); save "
+                    "one field, np.save(path, a['" + one + "']), or every field as the last axis, np.save(path, "
+                    "numpy.lib.recfunctions.structured_to_unstructured(a))");
+  }
 
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;

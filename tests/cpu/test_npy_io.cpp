@@ -183,9 +183,30 @@ TEST(NpyIo, WrongDtypesAreRefusedNamingTheDtypeAndTheConversion) {
     EXPECT_NE(error.find("float32 or float64"), std::string::npos) << error;
     EXPECT_NE(error.find("astype"), std::string::npos) << error;
   }
-  const std::string structured =
-      read_error(npy_bytes("{'descr': [('a', '<f4'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,), }", data));
-  EXPECT_NE(structured.find("structured dtype"), std::string::npos) << structured;
+}
+
+// A structured (record) array is said to be one, with its fields and what gausslab reads instead;
+// the advice is what NumPy does (a.astype(np.float32) raises for several fields).
+TEST(NpyIo, AStructuredArrayIsNamedAsSuchWithWhatIsRead) {
+  const std::string data(16, '\0');
+  for (const std::string& descr : {std::string("[('a', '<f4'), ('b', '<i4')]"),
+                                   std::string("[('a', '<f4'), ('', '|V4'), ('b', '|i1'), ('', '|V7')]"),
+                                   std::string("[(\"a\", '<f4', (2,)), ('b', [('c', '<i2')])]")}) {
+    const std::string error =
+        read_error(npy_bytes("{'descr': " + descr + ", 'fortran_order': False, 'shape': (2,), }", data));
+    EXPECT_NE(error.find("'x.npy': the array is a structured (record) array"), std::string::npos) << error;
+    EXPECT_NE(error.find("('a', 'b')"), std::string::npos) << descr << ": " << error;
+    EXPECT_NE(error.find("uint8, uint16, float16, float32 or float64"), std::string::npos) << error;
+    EXPECT_NE(error.find("1D signals"), std::string::npos) << error;
+    EXPECT_NE(error.find("2D or 3D images"), std::string::npos) << error;
+    EXPECT_NE(error.find("a['a']"), std::string::npos) << error;
+    EXPECT_NE(error.find("structured_to_unstructured"), std::string::npos) << error;
+    EXPECT_EQ(error.find("damaged"), std::string::npos) << error;
+    EXPECT_EQ(error.find("astype"), std::string::npos) << error;
+  }
+  // A list that never closes is still said to be structured, without reading past the header.
+  const std::string open = read_error(npy_bytes("{'descr': [('a', '<f4'", data));
+  EXPECT_NE(open.find("structured (record) array"), std::string::npos) << open;
 }
 
 TEST(NpyIo, ADtypeWithAnAbsurdItemSizeIsRefusedWithoutOverflow) {
