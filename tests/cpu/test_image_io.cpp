@@ -19,6 +19,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gausslab/core/image_io.hpp"
@@ -531,6 +532,25 @@ TEST(ImageLoad, DamagedTiffPixelDataIsRefusedWhereLibtiffWouldFillRowsIn) {
   const std::string jpeg = malformed_error("tiff_jpeg_strips_cut.tif");
   EXPECT_TRUE(contains(jpeg, "Premature end of JPEG file")) << jpeg;
   for (const std::string& message : {g4, jpeg}) EXPECT_TRUE(contains(message, "damaged or truncated")) << message;
+}
+
+// A directory libtiff cannot read (cut short, or beyond the file's end): said in our words, with
+// where the header puts it and libtiff's detail, not libtiff's raw "TIFFFetchDirectory: NAME: ...".
+TEST(ImageLoad, ATiffDirectoryThatCannotBeReadIsSaidToBeCutShort) {
+  for (const auto& [name, where, detail] :
+       {std::tuple<const char*, const char*, const char*>{"tiff_directory_cut_short.tif", "at byte 8 of the file's 46",
+                                                          "(libtiff: Can not read TIFF directory)"},
+        {"tiff_directory_beyond_the_file.tif", "the header puts it at byte 5000, beyond the file's 904 bytes",
+         "(libtiff: Can not read TIFF directory count)"}}) {
+    const std::string path = test_data_path(std::string("malformed/") + name);
+    const std::string message = load_error(path);
+    EXPECT_TRUE(contains(message, "'" + path + "' is not a valid TIFF file: its image directory")) << message;
+    EXPECT_TRUE(contains(message, where)) << message;
+    EXPECT_TRUE(contains(message, "cannot be read whole: the file is truncated or damaged")) << message;
+    EXPECT_TRUE(contains(message, detail)) << message;
+    EXPECT_FALSE(contains(message, "TIFFFetchDirectory")) << message;
+    EXPECT_EQ(without(message, path).find(name), std::string::npos) << "the name once: " << message;
+  }
 }
 
 TEST(ImageLoad, AFitsFileWithoutItsLastRecordsPaddingLoads) {

@@ -390,6 +390,10 @@ def malformed_files(valid):
 
     tif = valid["tiff_grey16.tif"]
     f["tiff_truncated.tif"] = tif[: len(tif) // 2]
+    # Its first directory (9 entries at byte 8, before the samples) cut after 3 entries, and the
+    # header pointing at a directory beyond the file's end: libtiff cannot read the directory.
+    f["tiff_directory_cut_short.tif"] = tif[: 8 + 2 + 3 * 12]
+    f["tiff_directory_beyond_the_file.tif"] = tif[:4] + struct.pack("<I", len(tif) + 4096) + tif[8:]
     f["tiff_huge_header.tif"] = (b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", 6) +
                                  struct.pack("<HHII", 256, 4, 1, 200000) + struct.pack("<HHII", 257, 4, 1, 200000) +
                                  struct.pack("<HHII", 258, 3, 1, 8) + struct.pack("<HHII", 262, 3, 1, 1) +

@@ -50,6 +50,8 @@ struct MemoryFile {
   bool decoding = false;  // once the header is read: from then on a warning means lost pixels
   bool bogus_byte_counts = false;  // libtiff ignored a strip byte count too small for the raster
   char error[512] = {};
+  char error_module[64] = {};  // the first problem's libtiff function ("TIFFFetchDirectory")
+  char error_text[400] = {};   // and its text alone
 };
 
 std::uint64_t file_size(const MemoryFile& file) { return file.in ? file.in->size : file.out->size(); }
@@ -94,6 +96,8 @@ void remember(MemoryFile& file, const char* prefix, const char* module, const ch
   char text[400];
   std::vsnprintf(text, sizeof text, format, args);
   std::snprintf(file.error, sizeof file.error, "%s%s%s%s", prefix, module ? module : "", module ? ": " : "", text);
+  std::snprintf(file.error_module, sizeof file.error_module, "%s", module ? module : "");
+  std::snprintf(file.error_text, sizeof file.error_text, "%s", text);
 }
 
 int on_error(TIFF*, void* user, const char* module, const char* format, va_list args) {
@@ -138,6 +142,31 @@ struct Handle {
 
 std::string libtiff_error(const MemoryFile& file, const char* otherwise) {
   return file.error[0] ? std::string(file.error) : std::string(otherwise);
+}
+
+// Why the file could not be opened. A directory (the table of tags that describes an image) that
+// libtiff cannot read is said in our words: it is cut short, or where the header points there is no
+// directory (libtiff's own words, "TIFFFetchDirectory: NAME: Can not read TIFF directory count",
+// follow without the function and the file's name).
+std::string open_problem(const DecodeInput& in, const MemoryFile& file) {
+  const std::string module = file.error_module;
+  if (module != "TIFFFetchDirectory" && module != "TIFFReadDirectory")
+    return libtiff_error(file, "libtiff could not read its header");
+  std::string detail = file.error_text;
+  if (const std::string name = in.name + ": "; detail.compare(0, name.size(), name) == 0) detail.erase(0, name.size());
+  std::string where;
+  const unsigned char* d = in.data;
+  if (in.size >= 8 && ((d[0] == 'I' && d[1] == 'I') || (d[0] == 'M' && d[1] == 'M')) && d[2] + d[3] == 42) {
+    const bool little = d[0] == 'I';
+    const std::uint64_t offset = little ? d[4] | d[5] << 8 | d[6] << 16 | std::uint64_t{d[7]} << 24
+                                        : std::uint64_t{d[4]} << 24 | d[5] << 16 | d[6] << 8 | d[7];
+    where = offset >= in.size ? " (the header puts it at byte " + std::to_string(offset) + ", beyond the file's " +
+                                    std::to_string(in.size) + " bytes)"
+                              : " (at byte " + std::to_string(offset) + " of the file's " + std::to_string(in.size) +
+                                    ")";
+  }
+  return "its image directory, the table of tags that describes the image" + where +
+         ", cannot be read whole: the file is truncated or damaged (libtiff: " + detail + ")";
 }
 
 // Fails when libtiff reported a problem while it decoded pixels, even where the call succeeded.
@@ -368,7 +397,7 @@ LoadedImage decode_tiff(const DecodeInput& in) {
   TIFFOpenOptionsSetWarningHandlerExtR(h.options, on_warning, &file);
   h.tif = TIFFClientOpenExt(in.name.c_str(), "rm", &file, read_proc, write_proc, seek_proc, close_proc, size_proc,
                             map_proc, unmap_proc, h.options);
-  if (!h.tif) fail(in, kFormat, libtiff_error(file, "libtiff could not read its header"));
+  if (!h.tif) fail(in, kFormat, open_problem(in, file));
   // Only the first page (image file directory) is read; the load says so when there are more.
   const tdir_t pages = TIFFNumberOfDirectories(h.tif);
   const std::string pages_note =
