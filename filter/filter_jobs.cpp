@@ -1,5 +1,6 @@
 #include "filter_jobs.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -25,6 +26,41 @@ std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
 
 // A path's identity for comparisons: its resolved form (symbolic links and "..", as far as it exists).
 std::string identity(const std::string& path) { return resolved_path(path); }
+
+// A folder's resolved form without a trailing separator ("photos/" and "./photos" are "photos").
+fs::path folder_identity(const std::string& folder) {
+  std::error_code ec;
+  fs::path resolved = fs::weakly_canonical(fs::absolute(folder, ec), ec).lexically_normal();
+  if (!resolved.has_filename() && resolved.has_parent_path() && resolved != resolved.root_path())
+    resolved = resolved.parent_path();
+  return resolved;
+}
+
+bool is_inside(const fs::path& path, const fs::path& folder) {
+  auto [f, p] = std::mismatch(folder.begin(), folder.end(), path.begin(), path.end());
+  return f == folder.end() && p != path.end();
+}
+
+// --out-dir an input folder itself, or with --recursive a folder inside one: the outputs would go
+// among the inputs, and the next run would take them as inputs (and refuse them only then, as
+// outputs over inputs). Refused before the first run does any work.
+void refuse_out_dir_among_inputs(const FilterOptions& options, const std::vector<InputFile>& inputs) {
+  const fs::path out = folder_identity(options.out_dir);
+  std::set<std::string> folders;
+  for (const InputFile& input : inputs)
+    if (!input.folder.empty()) folders.insert(input.folder);
+  for (const std::string& folder : folders) {
+    const fs::path in = folder_identity(folder);
+    if (out == in)
+      throw UsageError("--out-dir " + in_quotes(options.out_dir) + " is the input folder " + in_quotes(folder) +
+                       ": the outputs would go among its images, and the next run would take them as inputs; "
+                       "choose a folder outside it");
+    if (options.recursive && is_inside(out, in))
+      throw UsageError("--out-dir " + in_quotes(options.out_dir) + " is inside the input folder " + in_quotes(folder) +
+                       ", which --recursive reads with all its subfolders: the outputs would be taken as inputs by "
+                       "the next run; choose a folder outside " + in_quotes(folder));
+  }
+}
 
 }  // namespace
 
@@ -103,6 +139,7 @@ std::vector<BatchJob> plan_filter_jobs(const FilterOptions& options, const std::
     return jobs;
   }
 
+  refuse_out_dir_among_inputs(options, inputs);
   std::error_code ec;
   const bool folder_exists = fs::is_directory(options.out_dir, ec);
   if (!folder_exists && fs::exists(options.out_dir, ec))

@@ -26,6 +26,7 @@ std::string batch_output_path(const std::string& relative_stem, const std::strin
                               const std::string& extension);
 
 // One job per input. Throws UsageError for a bad output name or type, an --out-dir that is a file,
+// an --out-dir that is an input folder (or, with --recursive, inside one),
 // an existing output without --overwrite, two inputs that would write one output, or an output
 // that would replace its own input. Inputs are not opened here: an unreadable input is that file's
 // failure, not a usage error. Creates nothing.

@@ -63,7 +63,7 @@ void add_folder(const std::string& folder, bool recursive, std::vector<InputFile
   for (const fs::path& path : found) {
     fs::path relative = path.lexically_relative(folder);
     relative.replace_extension();
-    out.push_back({path.string(), relative.string(), size_of(path.string())});
+    out.push_back({path.string(), relative.string(), size_of(path.string()), folder});
   }
 }
 

@@ -67,7 +67,11 @@ TEST(Inputs, RecursiveKeepsTheTreeInTheOutputNames) {
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(files[0].relative_stem, "top");
   EXPECT_EQ(files[1].relative_stem, "trip/day1/cat");
+  for (const InputFile& file : files) EXPECT_EQ(file.folder, scratch.path().string()) << "the folder it was found in";
   EXPECT_TRUE(notes.empty());
+  const std::vector<InputFile> named = expand(spec({scratch.file("top.png")}, "", true), "", notes);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0].folder, "") << "a file named itself was found in no folder";
 }
 
 TEST(Inputs, PatternsExpandSortedAndOneWithoutMatchesIsRefused) {

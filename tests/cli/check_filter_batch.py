@@ -150,6 +150,17 @@ def main():
         differ = [p for p in same_tree(join("single", "out"), join("recursive")) if not p.startswith("more/")]
         c.check("--recursive: the top-level outputs equal the folder run's", not differ, str(differ))
 
+        # An --out-dir inside the tree --recursive reads: refused on the first run, nothing written.
+        before = sorted(os.path.relpath(os.path.join(d, f), images) for d, _, fs in os.walk(images) for f in fs)
+        c.expect("--recursive --out-dir inside the input tree is refused up front",
+                 [images, "--recursive", "--out-dir", os.path.join(images, "more", "out"), *cpu], 2,
+                 ["is inside the input folder", "choose a folder outside"])
+        c.expect("--out-dir the input folder itself is refused up front",
+                 [images, "--out-dir", images, "--format", "tga", *cpu], 2, ["is the input folder"])
+        after = sorted(os.path.relpath(os.path.join(d, f), images) for d, _, fs in os.walk(images) for f in fs)
+        c.check("--out-dir among the inputs: nothing written or made in the input tree",
+                before == after and not os.path.exists(os.path.join(images, "more", "out")), str(set(after) - set(before)))
+
         listed = [os.path.join(images, n) for n in ("tall.png", "camera.png", "ga.png")]
         stdin = "# three of them\n" + "\n".join(listed) + "\n\n"
         c.expect("--from-list -", ["--from-list", "-", "--list-comments", "--out-dir", join("listed"), *cpu], 0,

@@ -157,6 +157,41 @@ TEST(FilterJobs, RefusesCollisionsExistingOutputsAndTheInputItself) {
   EXPECT_THROW(plan_filter_jobs(single, {{"a.png", "a", 0}}), UsageError);  // exists, no --overwrite
 }
 
+// An --out-dir that is an input folder, or with --recursive inside one, is refused on the first run
+// (it used to be refused only by the next run, once the outputs were found among the inputs).
+TEST(FilterJobs, AnOutDirAmongTheInputsIsRefusedBeforeTheFirstRun) {
+  test::ScratchFolder scratch;
+  const std::string tree = scratch.file("photos");
+  std::filesystem::create_directories(tree + "/trip");
+  const std::vector<InputFile> found = {{tree + "/a.png", "a", 0, tree + "/"}, {tree + "/trip/b.png", "trip/b", 0, tree + "/"}};
+  const auto refusal = [&](std::vector<const char*> args) {
+    args.insert(args.end(), {"--method", "cpu_openmp", "--sigma", "2"});
+    try {
+      (void)plan_filter_jobs(parse(args), found);
+    } catch (const UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  const std::string inside = tree + "/trip/out", beside = scratch.file("out");
+  const std::string recursive = refusal({tree.c_str(), "--recursive", "--out-dir", inside.c_str()});
+  EXPECT_NE(recursive.find("--out-dir '" + inside + "' is inside the input folder '" + tree + "/', which --recursive "
+                           "reads"), std::string::npos) << recursive;
+  EXPECT_NE(recursive.find("choose a folder outside"), std::string::npos) << recursive;
+  const std::string dot_dot = tree + "/trip/../out";  // spelt another way, and not made yet
+  EXPECT_NE(refusal({tree.c_str(), "--recursive", "--out-dir", dot_dot.c_str()}).find("is inside the input folder"),
+            std::string::npos);
+  const std::string same = tree + "/.";
+  const std::string itself = refusal({tree.c_str(), "--out-dir", same.c_str(), "--format", "jpg"});
+  EXPECT_NE(itself.find("is the input folder"), std::string::npos) << itself;
+  // Without --recursive a subfolder is not read, so it may take the outputs; a folder beside is fine.
+  EXPECT_EQ(refusal({tree.c_str(), "--out-dir", inside.c_str()}), "");
+  EXPECT_EQ(refusal({tree.c_str(), "--recursive", "--out-dir", beside.c_str()}), "");
+  const std::string prefix = tree + "-blurred";  // shares the name's start, not the folder
+  EXPECT_EQ(refusal({tree.c_str(), "--recursive", "--out-dir", prefix.c_str()}), "");
+  EXPECT_FALSE(std::filesystem::exists(inside));
+}
+
 TEST(FilterRunner, ProgressBar) {
   EXPECT_EQ(progress_bar(0, 4, 8), "[........]");
   EXPECT_EQ(progress_bar(1, 4, 8), "[##......]");

@@ -16,6 +16,8 @@ struct InputFile {
   // a folder its path below that folder ("trip/day1/photo"), so a recursive batch keeps its tree.
   std::string relative_stem;
   std::uint64_t size_bytes = 0;  // 0 where the file cannot be examined (it fails when read)
+  // The folder it was found in, as given (named, matched or listed); empty for a file named itself.
+  std::string folder = {};
 };
 
 struct InputSpec {
