@@ -429,6 +429,12 @@ FilterParams batch_workload_params(const BatchBenchOptions& options) {
 }
 
 int make_test_image(int width, int height, const std::string& path, bool overwrite, std::ostream& log) {
+  // What the writer would refuse (an unknown extension, a missing folder, an existing file, a format
+  // that cannot hold RGBA8) is a usage error, said before the noise is made (minutes at 32768²).
+  SaveOptions save;
+  save.overwrite = overwrite ? Overwrite::Allowed : Overwrite::Never;
+  if (std::string problem = check_output_path(path, save, PixelFormat::Rgba8); !problem.empty())
+    throw UsageError("--make-image: " + problem);
   const auto start = Clock::now();
   const ImageRgba8 image = make_random_rgba8(width, height, 32768u);
   const double made = seconds_since(start);

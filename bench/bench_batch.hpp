@@ -50,7 +50,9 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
 
 // gausslab-bench --make-image WxH PATH: a deterministic RGBA8 noise image of that size, written
 // in the format of PATH's extension (e.g. .tga for a 32768×32768 RGBA8 image: 4 GiB, which a BMP's
-// 32-bit size field cannot hold). Returns 0, or throws.
+// 32-bit size field cannot hold). Returns 0. Throws UsageError, before any work, for a path the
+// writer would refuse (check_output_path: an unknown extension, a missing folder, an existing file
+// without `overwrite`, a format that cannot hold RGBA8); ImageSaveError when writing fails.
 int make_test_image(int width, int height, const std::string& path, bool overwrite, std::ostream& log);
 
 }  // namespace gausslab

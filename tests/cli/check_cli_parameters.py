@@ -83,7 +83,12 @@ def check_bench(c, tool, out):
                         ("--cpu-cap-seconds", "nan"), ("--formats", "rgb"), ("--border", "zero"),
                         ("--methods", "gaussian9000"), ("--sweep-sigmas", "0")):
         c.refused(tool, [flag, value, "--out", out], [flag])
-    c.check("bench: nothing was written by refused commands", not os.path.exists(out), f"{out} exists")
+    # --make-image's path as the writer would refuse it: a usage error (it exited 1), before any noise is made.
+    for path, words in ((out + ".xyz", ["unknown output type '.xyz'", ".png"]), (out, ["unknown output type ''"]),
+                        (os.path.join(out, "missing", "x.png"), ["does not exist"])):
+        c.refused(tool, ["--make-image", "16x16", path], ["--make-image", *words])
+    c.check("bench: nothing was written by refused commands", not os.path.exists(out) and
+            not os.path.exists(out + ".xyz"), f"{out} exists")
 
 
 def check_viewer(c, tool):

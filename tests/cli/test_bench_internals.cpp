@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 
 #include "bench_accuracy.hpp"
 #include "bench_batch.hpp"
@@ -15,6 +17,7 @@
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/cpu_filter.hpp"
 #include "gpu_timing.hpp"
+#include "support/test_support.hpp"
 
 namespace gausslab {
 namespace {
@@ -120,6 +123,20 @@ TEST(BenchOptions, EveryFlagOfTheHelpTextSaysWhereItApplies) {
     EXPECT_TRUE(bench_flag_has_scope(flag)) << flag << " is in the help text but not in kFlagScopes (bench_options.cpp)";
   }
   EXPECT_GT(flags, 40);
+}
+
+// --make-image's path is checked as the writer would check it, as a usage error before the noise
+// is made (an unknown extension exited 1).
+TEST(BenchMakeImage, APathTheWriterWouldRefuseIsAUsageErrorBeforeAnyWork) {
+  test::ScratchFolder scratch;
+  std::ostringstream log;
+  for (const std::string name : {"noise.xyz", "noise", "missing/noise.png", "noise.pfm"}) {
+    EXPECT_THROW(make_test_image(8, 8, scratch.file(name), false, log), UsageError) << name;
+    EXPECT_FALSE(std::filesystem::exists(scratch.file(name))) << name;
+  }
+  EXPECT_EQ(make_test_image(8, 8, scratch.file("noise.png"), false, log), 0);
+  EXPECT_THROW(make_test_image(8, 8, scratch.file("noise.png"), false, log), UsageError);  // exists, no --overwrite
+  EXPECT_EQ(make_test_image(8, 8, scratch.file("noise.png"), true, log), 0);
 }
 
 TEST(BenchOptions, BadValuesAreUsageErrors) {
