@@ -30,13 +30,19 @@ bool is_result_file(const std::string& name) {
 
 }  // namespace
 
-void prepare_output_folder(const std::string& dir, bool overwrite) {
+void check_output_folder(const std::string& dir, bool overwrite) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw UsageError("--out: " + in_quotes(dir) + " exists and is not a folder; give a folder name");
   if (!fs::exists(dir, ec)) {
-    fs::create_directories(dir, ec);
-    if (ec) throw UsageError("--out: cannot create the folder " + in_quotes(dir) + ": " + ec.message());
+    // To be made: the nearest part of the path that exists must be a folder ('a.png/results').
+    for (fs::path above = fs::path(dir).parent_path(); !above.empty(); above = above.parent_path()) {
+      if (fs::is_directory(above, ec)) break;
+      if (fs::exists(above, ec))
+        throw UsageError("--out: cannot create the folder " + in_quotes(dir) + ": " + in_quotes(above.string()) +
+                         " is a file, not a folder");
+      if (above == above.parent_path()) break;
+    }
     return;
   }
   if (overwrite) return;
@@ -45,6 +51,14 @@ void prepare_output_folder(const std::string& dir, bool overwrite) {
       throw UsageError("--out: " + in_quotes(dir) + " already holds results (" + entry.path().filename().string() +
                        "); gausslab-bench never overwrites them: choose another --out folder or pass --overwrite");
   if (ec) throw UsageError("--out: cannot read the folder " + in_quotes(dir) + ": " + ec.message());
+}
+
+void prepare_output_folder(const std::string& dir, bool overwrite) {
+  check_output_folder(dir, overwrite);
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("--out: cannot create the folder " + in_quotes(dir) + ": " + ec.message());
 }
 
 void refuse_results_over_inputs(const std::string& dir, const std::vector<std::string>& names, const RunInputs& inputs) {

@@ -16,6 +16,9 @@ inline constexpr const char* kResultFiles[] = {"results.csv", "results.json", "r
 // already holds results (results.csv/json/md or time_vs_*.png) and `overwrite` is false. A
 // results.partial*.csv left by an interrupted run does not count: it is kept, and not a result.
 void prepare_output_folder(const std::string& dir, bool overwrite);
+// The same refusals without creating anything: for a run that measures first and makes its folder
+// only when it has results to put there (--codecs), so that a failure leaves no empty folder.
+void check_output_folder(const std::string& dir, bool overwrite);
 
 class RunInputs;
 // Throws UsageError when one of the files `names` in `dir` would replace a file the run reads

@@ -83,13 +83,21 @@ int run_codec_bench(const BenchOptions& options, int argc, char** argv) {
   RunInputs inputs;
   inputs.add(options.codec_images);
   refuse_results_over_inputs(options.out_dir, names, inputs);
-  prepare_output_folder(options.out_dir, options.overwrite);
+  // The folder is made once there are rates to write: an image that cannot be read leaves none.
+  check_output_folder(options.out_dir, options.overwrite);
   const BenchHeader header = collect_environment(argc, argv);
   const std::vector<CodecRate> rates = measure_codec_rates(options.codec_images, options.quick ? 0.05 : 0.5);
   const std::string markdown = codec_rates_markdown(rates, header.cpu_model);
-  std::cout << markdown << std::flush;
-  const std::vector<std::string> unwritten = write_result_files(
-      options.out_dir, {{names[0], markdown}, {names[1], codec_rates_csv(rates)}}, options.overwrite);
+  std::cout << markdown << std::flush;  // the rates whatever becomes of the files
+  std::vector<std::string> unwritten;
+  try {
+    prepare_output_folder(options.out_dir, options.overwrite);
+  } catch (const UsageError& error) {
+    unwritten.push_back(error.what());
+  }
+  if (unwritten.empty())
+    unwritten = write_result_files(options.out_dir, {{names[0], markdown}, {names[1], codec_rates_csv(rates)}},
+                                   options.overwrite);
   for (const std::string& failure : unwritten) std::cerr << "gausslab-bench: " << failure << "\n";
   return unwritten.empty() ? kExitDone : kExitProblems;
 }

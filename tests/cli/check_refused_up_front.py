@@ -8,6 +8,8 @@
   the work as a file that "appeared while gausslab was writing");
 - gausslab-bench --batch-images 3 without --batch is refused at once (it ran the whole default
   comparison), naming --batch; nothing is written;
+- gausslab-bench --codecs with an image that cannot be read fails naming it and leaves no folder
+  (its --out folder was made first, and left empty);
 - a pipe that closes under gausslab-filter (| head) ends the run with status 1, not SIGPIPE: the
   message is on stderr when stderr is not the pipe; under a pipe of one page read for two lines then
   closed, every output written is whole and no temporary file is left.
@@ -85,6 +87,20 @@ def check_bench_flags(c, bench, work):
             and not os.path.exists(os.path.join(work, "results")), f"status {done.returncode}: {done.stderr[-300:]}")
 
 
+def check_codecs_leave_no_folder(c, bench, data, work):
+    # A --codecs image that cannot be read fails the run (status 1, naming it) before any folder is made.
+    shutil.copy(os.path.join(data, "malformed", "png_truncated.png"), os.path.join(work, "cut.png"))
+    for image, words in (("missing.png", "cannot open 'missing.png'"), ("cut.png", "'cut.png' is not a valid PNG")):
+        done = run([bench, "--codecs", image, "--quick", "--out", "codecs/a/b"], work)
+        c.check(f"gausslab-bench --codecs {image}: status 1, the image named, no folder left",
+                done.returncode == 1 and words in done.stderr and not os.path.exists(os.path.join(work, "codecs")),
+                f"status {done.returncode}: {done.stderr[-300:]}")
+    done = run([bench, "--codecs", "cut.png", "--quick", "--out", "cut.png/results"], work)
+    c.check("gausslab-bench --codecs --out under a file: refused before any work",
+            done.returncode == 2 and "'cut.png' is a file, not a folder" in done.stderr, f"status {done.returncode}: "
+            f"{done.stderr[-300:]}")
+
+
 def check_broken_pipe(c, tool, data, work):
     # stdout a pipe whose reader has gone: the first write to it fails. The message reaches stderr.
     read_end, write_end = os.pipe()
@@ -147,6 +163,7 @@ def main():
         check_long_names(c, args.filter, args.viewer, args.data, work)
         check_dangling_link(c, args.filter, args.data, work)
         check_bench_flags(c, args.bench, work)
+        check_codecs_leave_no_folder(c, args.bench, args.data, work)
         check_broken_pipe(c, args.filter, args.data, work)
     return c.summary()
 
