@@ -453,6 +453,36 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
       !options.gpu_method.empty() ? options.gpu_method : choose_default_method(params, device).id;
   if (device && !find_method(gpu_method)) throw UsageError("--batch-method: unknown method '" + gpu_method + "'");
 
+  // What of --batch-configs can run here, decided before any image is made: every rank alike (under
+  // mpirun only mpi-files and mpi-rows run, whatever each rank's device).
+  std::vector<std::string> not_here;
+  int runnable = 0;
+  for (const std::string& name : batch_config_names()) {
+    if (!wanted(options, name)) continue;
+    const bool mpi_config = name.rfind("mpi-", 0) == 0;
+    std::string reason;
+    if (mpi_config && mpi.size() == 1)
+      reason = "runs only under mpirun -np N with N >= 2";
+    else if (!mpi_config && mpi.size() > 1)
+      reason = "runs only in one process, without mpirun";
+    else if (name.rfind("gpu-", 0) == 0 && !device)
+      reason = "needs a CUDA device: " + cuda_device_status().reason;
+    if (reason.empty())
+      ++runnable;
+    else
+      not_here.push_back(name + " " + reason);
+  }
+  std::string not_here_text;
+  for (const std::string& item : not_here) not_here_text += (not_here_text.empty() ? "" : "; ") + item;
+  if (runnable == 0) {
+    if (mpi.root())
+      log << "gausslab-bench --batch: nothing to measure here: of --batch-configs, " << not_here_text
+          << "; choose configurations that run here (cpu-1-thread, cpu-openmp and cpu-pool run anywhere alone)\n";
+    return 1;
+  }
+  if (mpi.root())
+    for (const std::string& item : not_here) log << "gausslab-bench --batch: not run here: " << item << "\n";
+
   // The images: made by rank 0 in a folder every rank sees (--batch-dir on a shared file system for
   // several hosts), kept when --batch-dir is given.
   const bool own_dir = options.work_dir.empty();
@@ -620,6 +650,7 @@ int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir
        << (codecs.empty() ? "" : "One core, each output format, into and from memory, on the first image (noise: the worst "
                                  "case for PNG and JPEG), median of 3:\n\n" + codecs + "\n")
        << "Identical outputs (byte for byte): " << identical_groups(rows) << "\n";
+    if (!not_here.empty()) md << "\nAsked for and not run here: " << not_here_text << ".\n";
     if (baseline && pipelined) {
       const double speedup = baseline->wall_s / pipelined->wall_s;
       const BoundCheck check = check_bound(pipelined->report);

@@ -44,7 +44,10 @@ FilterParams batch_workload_params(const BatchBenchOptions& options);
 const std::vector<std::string>& batch_config_names();
 
 // Runs the batch benchmark; rank 0 prints the table to `out` and writes batch.md and batch.csv (or
-// batch-mpiN.*) into out_dir. Returns 0, or 1 when a configuration failed a file.
+// batch-mpiN.*) into out_dir. Returns 0, or 1 when a configuration failed a file, or when none of
+// --batch-configs can run here (a GPU one without a device, mpi-* without mpirun, the others under
+// it: said so before any image is made). Those asked for that cannot run here are named in the log
+// and in batch.md.
 int run_batch_bench(const BatchBenchOptions& options, const std::string& out_dir, bool overwrite, MpiSession& mpi,
                     std::ostream& out, std::ostream& log);
 

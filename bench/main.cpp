@@ -2,6 +2,7 @@
 // timed on this machine's GPU (and CPU), with accuracy, into CSV, JSON, Markdown and charts.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "gausslab/batch/mpi_main.hpp"
 #include "gausslab/core/cli_args.hpp"
 #include "gausslab/core/run_inputs.hpp"
+#include "gausslab/cuda/device.hpp"
 #include "gausslab/cuda/registry.hpp"
 #include "program_version.hpp"
 
@@ -26,7 +28,7 @@ namespace {
 using namespace gausslab;
 
 constexpr int kExitDone = 0;
-constexpr int kExitProblems = 1;  // a configuration failed or missed its accuracy bound
+constexpr int kExitProblems = 1;  // a configuration failed or missed its accuracy bound, or nothing was measured
 constexpr int kExitUsage = 2;
 
 // How the numbers were taken, for every output: the reader should not have to read the code.
@@ -77,6 +79,44 @@ std::vector<std::string> timing_notes(const BenchOptions& options, const BenchHe
   return notes;
 }
 
+// Why rows were not measured, most common first as they came: "12 × no CUDA device (...); 2 × ...".
+std::string unmeasured_reasons(const std::vector<BenchRow>& rows) {
+  std::vector<std::pair<std::string, int>> reasons;
+  for (const BenchRow& row : rows) {
+    if (row.status == BenchRow::Status::Ok) continue;
+    const std::string reason = std::string(to_string(row.status)) + ": " + (row.note.empty() ? "no reason given" : row.note);
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == reason; });
+    if (it == reasons.end())
+      reasons.emplace_back(reason, 1);
+    else
+      ++it->second;
+  }
+  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (std::size_t i = 0; i < reasons.size() && i < 3; ++i)
+    text += (i ? "; " : "") + std::to_string(reasons[i].second) + " × " + reasons[i].first;
+  if (reasons.size() > 3) text += "; and " + std::to_string(reasons.size() - 3) + " other reasons";
+  return text;
+}
+
+// Before any work: every configuration asked for is of a GPU method and there is no device, so
+// nothing can be measured. "" when something can.
+std::string nothing_to_measure_here(const std::vector<BenchCase>& cases) {
+  const CudaDeviceStatus& device = cuda_device_status();
+  if (device.available) return {};
+  std::vector<std::string> methods;
+  for (const BenchCase& config : cases) {
+    if (!config.is_gpu()) return {};
+    if (std::find(methods.begin(), methods.end(), config.method->info.id) == methods.end())
+      methods.push_back(config.method->info.id);
+  }
+  std::string list;
+  for (const std::string& id : methods) list += (list.empty() ? "" : ", ") + id;
+  return "nothing to measure here: every configuration asked for (" + std::to_string(cases.size()) +
+         ") is of a GPU method (" + list + "), and they cannot run without a CUDA device (" + device.reason +
+         "); add a CPU method (--methods cpu_separable,cpu_openmp) or run on a machine with a CUDA device";
+}
+
 // --codecs: the image formats' decode/encode rates on one core, in memory.
 int run_codec_bench(const BenchOptions& options, int argc, char** argv) {
   const std::vector<std::string> names = {"codecs.md", "codecs.csv"};
@@ -121,6 +161,10 @@ int run(int argc, char** argv, MpiSession& mpi) {
   const std::vector<BenchCase> cases = plan_cases(options, methods);
   if (cases.empty())
     throw UsageError("nothing to measure: --sizes, --kernels, --sigmas and --formats leave no configuration");
+  if (const std::string nothing = nothing_to_measure_here(cases); !nothing.empty()) {
+    std::cerr << "gausslab-bench: " << nothing << "\n";
+    return kExitProblems;  // nothing was written
+  }
   prepare_output_folder(options.out_dir, options.overwrite);
 
   BenchHeader header = collect_environment(argc, argv);
@@ -159,14 +203,21 @@ int run(int argc, char** argv, MpiSession& mpi) {
   std::cout << console_summary(header, rows);
   std::cout.flush();
 
-  int failed = 0, outside_bound = 0;
+  int failed = 0, outside_bound = 0, measured = 0;
   for (const BenchRow& row : rows) {
     failed += row.status == BenchRow::Status::Failed;
     outside_bound += row.status == BenchRow::Status::Ok && !row.within_bound;
+    measured += row.status == BenchRow::Status::Ok;
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << "gausslab-bench: results in " << dir << "/ (results.csv, results.json, results.md); total time "
             << format_number("%.1f s", total) << "\n";
+  if (measured == 0) {  // asked for measurements, got none: not a success
+    std::cerr << "gausslab-bench: nothing was measured: none of the " << rows.size()
+              << " configurations ran (" << unmeasured_reasons(rows)
+              << "); the results files list each with its reason (see results.md)\n";
+    return kExitProblems;
+  }
   if (failed || outside_bound) {
     std::cerr << "gausslab-bench: " << failed << " configuration(s) failed and " << outside_bound
               << " missed their accuracy bound; see results.md\n";

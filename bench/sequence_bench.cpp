@@ -347,6 +347,15 @@ int run_sequence_bench(const BenchOptions& options, int argc, const char* const*
                        std::ostream& out) {
   const auto start = Clock::now();
   namespace fs = std::filesystem;
+  // Only the GPU path asked for, and no device: nothing can be measured, and nothing is made.
+  if (const CudaDeviceStatus& device = cuda_device_status();
+      !device.available && std::find(options.sequence_backends.begin(), options.sequence_backends.end(), "cpu") ==
+                               options.sequence_backends.end()) {
+    log << "gausslab-bench --sequence: nothing to measure here: --sequence-paths asks for the GPU path alone, and it "
+           "cannot run without a CUDA device ("
+        << device.reason << "); add the CPU path (--sequence-paths gpu,cpu) or run on a machine with a CUDA device\n";
+    return 1;
+  }
   std::error_code error;
   fs::create_directories(options.out_dir, error);
   if (!fs::is_directory(options.out_dir)) throw UsageError("--out: cannot create the folder '" + options.out_dir + "'");
@@ -460,6 +469,11 @@ int run_sequence_bench(const BenchOptions& options, int argc, const char* const*
   }
   log << "gausslab-bench --sequence: results in " << options.out_dir << "/ (sequence.md, sequence.csv, "
       << "sequence_timeline.csv); " << format_number("%.1f s", ms_between(start, Clock::now()) / 1000.0) << "\n";
+  if (std::none_of(rows.begin(), rows.end(), [](const SequenceBenchRow& r) { return r.status == "ok"; })) {
+    log << "gausslab-bench --sequence: nothing was measured: none of the " << rows.size()
+        << " rows ran (each row's status in sequence.md says why)\n";
+    return 1;
+  }
   for (const SequenceBenchRow& r : rows)
     if (r.status.rfind("failed", 0) == 0) return 1;
   return 0;

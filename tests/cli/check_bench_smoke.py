@@ -4,7 +4,9 @@ results.csv, results.json and results.md exist, parse and agree; every configura
 the CPU methods were measured with sane numbers and accuracy within their bound; GPU methods
 without a device are skipped with the reason; the chart script made its PNGs; a second run into
 the same folder is refused and leaves the results untouched; bad options exit 2; a tiny --batch
-run names the original system's weights and writes the same bytes every way it runs.
+run names the original system's weights and writes the same bytes every way it runs; a run that
+measures nothing (every configuration skipped, GPU methods alone without a device, --batch-configs
+that cannot run here) exits 1 saying so.
 
 usage: check_bench_smoke.py --bench PATH/gausslab-bench [--plot-script bench/plot_results.py]
 Exit status 0 passed, 1 failed. Charts are checked only where matplotlib imports.
@@ -203,6 +205,38 @@ def main():
         c.check("--batch: every way of running wrote the same bytes",
                 "Identical outputs (byte for byte): cpu-1-thread = cpu-openmp = cpu-pool" in batch.stdout,
                 batch.stdout[-600:])
+
+        # Nothing measured is not a success. Every configuration skipped (a CPU cap below any run): exit 1,
+        # saying so, the results files kept with each reason.
+        capped_out = os.path.join(work, "capped")
+        capped = subprocess.run([args.bench, "--sizes", "40", "--kernels", "7", "--formats", "f32", "--methods",
+                                 "cpu_separable", "--cpu-cap-seconds", "1e-9", "--quick", "--no-plot", "--out",
+                                 capped_out], capture_output=True, text=True, timeout=300)
+        c.check("every configuration skipped: exit 1, 'nothing was measured' with the reason",
+                capped.returncode == 1 and "nothing was measured" in capped.stderr and "--cpu-cap-seconds" in capped.stderr
+                and os.path.exists(os.path.join(capped_out, "results.md")),
+                f"exit {capped.returncode}: {capped.stderr[-600:]}")
+        if not cuda["available"]:  # GPU methods alone on a machine without a device: refused before any work
+            gpu_out = os.path.join(work, "gpu-only")
+            gpu_only = subprocess.run([args.bench, "--sizes", "40", "--kernels", "7", "--formats", "f32", "--methods",
+                                       "separable_shared", "--quick", "--no-plot", "--out", gpu_out],
+                                      capture_output=True, text=True, timeout=300)
+            c.check("GPU methods alone without a device: exit 1, 'nothing to measure here', no folder made",
+                    gpu_only.returncode == 1 and "nothing to measure here" in gpu_only.stderr
+                    and "--methods cpu_separable" in gpu_only.stderr and not os.path.exists(gpu_out),
+                    f"exit {gpu_only.returncode}: {gpu_only.stderr[-600:]}")
+        lone_out = os.path.join(work, "batch-mpi-alone")
+        lone = subprocess.run([args.bench, "--batch", "--batch-images", "2", "--batch-size", "64x48", "--batch-configs",
+                               "mpi-files", "--out", lone_out], capture_output=True, text=True, timeout=300)
+        c.check("--batch-configs mpi-files without mpirun: exit 1, 'nothing to measure here' and why, no folder made",
+                lone.returncode == 1 and "nothing to measure here" in lone.stderr and "runs only under mpirun" in lone.stderr
+                and not os.path.exists(lone_out), f"exit {lone.returncode}: {lone.stderr[-600:]}")
+        some_out = os.path.join(work, "batch-some")
+        some = subprocess.run([args.bench, "--batch", "--batch-images", "2", "--batch-size", "64x48", "--batch-configs",
+                               "cpu-pool,mpi-rows", "--out", some_out], capture_output=True, text=True, timeout=300)
+        c.check("--batch-configs cpu-pool,mpi-rows alone: cpu-pool measured (exit 0), mpi-rows named as not run here",
+                some.returncode == 0 and "not run here: mpi-rows" in some.stderr
+                and "Asked for and not run here: mpi-rows" in some.stdout, f"exit {some.returncode}: {some.stderr[-600:]}")
 
         if c.failures:
             print("the bench's stderr, for the diagnosis:\n" + done.stderr[-4000:])

@@ -45,6 +45,14 @@ def main():
         for word in ("ms/frame", "as a CUDA graph", "% copy", "coefficients", "target removal", "correlation"):
             if word not in markdown:
                 failures.append(f"sequence.md does not mention {word!r}")
+        if any(r["path"] == "gpu" and r["status"].startswith("skipped") for r in rows):
+            # No device: the GPU path alone measures nothing, and says so before making the folder.
+            gpu_out = os.path.join(work, "gpu-only")
+            gpu_only = subprocess.run([args.bench, "--sequence", "--sequence-sizes", "40x40", "--sequence-paths", "gpu",
+                                       "--quick", "--out", gpu_out], capture_output=True, text=True, timeout=600)
+            if gpu_only.returncode != 1 or "nothing to measure here" not in gpu_only.stderr or os.path.exists(gpu_out):
+                failures.append(f"--sequence-paths gpu without a device: exit {gpu_only.returncode}, "
+                                f"folder made: {os.path.exists(gpu_out)}: {gpu_only.stderr[-300:]}")
         again = subprocess.run(command, capture_output=True, text=True, timeout=600)
         if again.returncode != 2 or "already exists" not in again.stderr:
             failures.append(f"a second run did not refuse to overwrite: exit {again.returncode} {again.stderr[-300:]}")
