@@ -1,6 +1,7 @@
 #include "viewer/viewer_options.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -25,6 +26,24 @@ CompareMode parse_display(std::string_view flag, std::string_view text) {
 OutputPath parse_path(std::string_view flag, std::string_view text) {
   if (auto path = output_path_from_string(text)) return *path;
   throw UsageError(std::string(flag) + ": unknown path '" + std::string(text) + "'; use interop, staging or cpu");
+}
+
+// --keys: every character must stand for a key (key_for_typed_character); one that does not is
+// refused naming it and listing those that do (it used to be dropped without a word).
+void check_typed_keys(const std::string& keys) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto c = static_cast<unsigned char>(keys[i]);
+    if (key_for_typed_character(c)) continue;
+    std::string accepted;
+    for (unsigned k = 32; k < 127; ++k)
+      if (key_for_typed_character(k)) accepted += k == ' ' ? std::string(" Space") : " " + std::string(1, static_cast<char>(k));
+    char code[8];
+    std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(c));
+    const std::string shown = c >= 32 && c < 127 ? "'" + std::string(1, static_cast<char>(c)) + "'" : "the byte " + std::string(code);
+    throw UsageError("--keys: " + shown + " (character " + std::to_string(i + 1) + " of '" + keys +
+                     "') stands for no key of the viewer; --keys takes these characters (an upper-case letter is "
+                     "Shift and its key):" + accepted + " (gausslab --help says what each does)");
+  }
 }
 
 }  // namespace
@@ -102,6 +121,7 @@ ViewerOptions parse_viewer_args(int argc, const char* const* argv) {
       options.script = value(arg);
     } else if (arg == "--keys") {
       options.keys = value(arg);
+      check_typed_keys(options.keys);
     } else if (arg == "--path") {
       options.best_path = parse_path(arg, value(arg));
     } else if (arg == "--sequence") {
@@ -229,7 +249,8 @@ std::string viewer_usage() {
       "                         jpg, pfm or npy (tiff, exr and fits seek back while written: files only)\n"
       "  --overwrite            let the screenshots replace existing files\n"
       "  --keys TEXT            type these keys in the first frame (a letter or digit stands for its key,\n"
-      "                         an upper-case letter for Shift+key), e.g. \"++m\"\n"
+      "                         an upper-case letter for Shift+key; a character that stands for no\n"
+      "                         key is refused, listing those that do), e.g. \"++m\"\n"
       "  --soak N               N frames cycling through every method (A and B), sigma, border, view,\n"
       "                         slot, image reload and window size; prints the device memory in use\n"
       "                         (cudaMemGetInfo) and the host RSS after one cycle and at the end\n"

@@ -110,6 +110,8 @@ def check_viewer(c, tool):
         c.refused(tool, [flag, first, *run, f"{flag}={second}"], [f"{flag} is given twice", f"'{first}' and '{second}'"],
                   f"{flag} twice")
     c.refused(tool, ["--offscreen", "--frames", "1", "--frames", "2"], ["--frames is given twice", "'1' and '2'"])
+    # A --keys character that stands for no key: named, with the keys that --keys takes (it was ignored).
+    c.refused(tool, ["--keys", "m%", *run], ["--keys: '%' (character 2 of 'm%')", "stands for no key", "takes these"])
 
 
 def check_radius_beyond_image(c, tool, work):

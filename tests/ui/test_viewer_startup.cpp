@@ -86,6 +86,27 @@ TEST(ViewerOptions, BadValuesNameTheFlag) {
   expect_usage_error({"--method"}, "needs a value");
 }
 
+// --keys: a character that stands for no key is refused naming it and listing the ones that do (it
+// was dropped without a word); the tests' key strings all stand for keys.
+TEST(ViewerOptions, KeysThatStandForNoKeyAreRefusedNamingThemAndListingTheKeys) {
+  for (const char* keys : {"1+_++=-m", "]]}ykKF", "p", "3", "B ?"}) EXPECT_EQ(parse({"--keys", keys}).keys, keys);
+  for (const auto& [keys, named] : std::vector<std::pair<std::string, std::string>>{
+           {"m%", "'%' (character 2 of 'm%')"}, {"\t", "the byte 0x09 (character 1"}, {"m\xc3\xa9", "the byte 0xC3"}}) {
+    try {
+      parse({"--keys", keys.c_str()});
+      ADD_FAILURE() << keys << " was taken";
+    } catch (const UsageError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("--keys: " + named), std::string::npos) << message;
+      EXPECT_NE(message.find("stands for no key"), std::string::npos) << message;
+      EXPECT_NE(message.find(" + "), std::string::npos) << message;  // the list: zoom in
+      EXPECT_NE(message.find(" m "), std::string::npos) << message;  // the next view
+      EXPECT_NE(message.find(" 1 "), std::string::npos) << message;  // slot A's first method
+      EXPECT_EQ(message.find(" % "), std::string::npos) << message;
+    }
+  }
+}
+
 TEST(ViewerOptions, TheDisplayTransformsFlagsAndTheirRefusals) {
   const ViewerOptions o = parse({"--exposure", "-1.5", "--offset=0.25", "--channel", "luminance", "--colour-map",
                                  "--transfer", "gamma:1.8", "--range", "0.5,99.5"});
