@@ -422,11 +422,9 @@ std::string check_npy_output_path(const std::string& path, Overwrite overwrite) 
   if (path.empty()) return "the output file name is empty";
   if (!is_npy_path(path)) return quoted(path) + ": a 1D signal is written as a .npy file; give a name ending in .npy";
   if (std::string problem = output_folder_problem(path); !problem.empty()) return problem;
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return quoted(path) + " is a folder; give a file name";
-  if (overwrite == Overwrite::Never && std::filesystem::exists(path, ec))
-    return quoted(path) + " already exists; gausslab never overwrites files, so choose another name (or pass --overwrite)";
-  return {};
+  // The file itself by AtomicFile's rule, as check_output_path asks it: a name too long, a folder,
+  // device or FIFO, an existing file or a link to nothing (refused before the work, not after).
+  return output_file_problem(path, overwrite);
 }
 
 bool is_npy_path(const std::string& path) {

@@ -5,6 +5,8 @@
 // (tests/cli/check_filter_vs_scipy.py reads and writes files through NumPy itself.)
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gausslab/core/atomic_file.hpp"
 #include "gausslab/core/npy_io.hpp"
 #include "support/test_support.hpp"
 
@@ -304,6 +307,25 @@ TEST(NpyIo, FilesAreNeverOverwrittenUnlessAskedAndNoTemporaryIsLeft) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(folder.path())) files += entry.is_regular_file();
   EXPECT_EQ(files, 1);
+}
+
+// What the writer would refuse only after the work is refused by the path check, in
+// output_file_problem's words (a link to nothing and a 256-byte name used to pass it).
+TEST(NpyIo, TheOutputCheckRefusesWhatTheWriterWouldRefuse) {
+  ScratchFolder folder;
+  const std::string link = folder.file("dangling.npy");
+  ASSERT_EQ(::symlink("missing.npy", link.c_str()), 0);
+  const std::string too_long = folder.file(std::string(252, 'n') + ".npy");
+  for (const std::string& path : {link, too_long}) {
+    const std::string problem = check_npy_output_path(path, Overwrite::Never);
+    EXPECT_NE(problem, "") << path;
+    EXPECT_EQ(problem, output_file_problem(path, Overwrite::Never)) << path;
+  }
+  EXPECT_NE(check_npy_output_path(link, Overwrite::Never).find("symbolic link to 'missing.npy'"), std::string::npos);
+  EXPECT_EQ(check_npy_output_path(link, Overwrite::Allowed), "");
+  std::filesystem::create_directory(folder.file("looks-like.npy"));
+  EXPECT_NE(check_npy_output_path(folder.file("looks-like.npy"), Overwrite::Allowed).find("is a folder"), std::string::npos);
+  EXPECT_EQ(check_npy_output_path(folder.file("fine.npy"), Overwrite::Never), "");
 }
 
 TEST(NpyIo, MissingFilesAndFoldersAreNamed) {

@@ -62,8 +62,9 @@ void write_npy_1d(const std::string& path, const double* samples, std::size_t co
 // The signal in its own dtype.
 void write_npy_1d(const std::string& path, const NpySignal& signal, Overwrite overwrite = Overwrite::Never);
 
-// Empty if write_npy_1d can write `path` (a .npy name, an existing folder, and no existing file
-// unless Overwrite::Allowed); otherwise the reason.
+// Empty if write_npy_1d can write `path` (a .npy name, an existing folder, then output_file_problem:
+// a name that fits, not a folder or device, no existing file or link to nothing unless
+// Overwrite::Allowed); otherwise the reason.
 std::string check_npy_output_path(const std::string& path, Overwrite overwrite);
 
 // True when `path` ends in ".npy" (case-insensitive).
