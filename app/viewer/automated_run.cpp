@@ -15,9 +15,13 @@ AutomatedRun::AutomatedRun(const ViewerOptions& options, std::vector<ScriptStep>
 
 bool AutomatedRun::before_frame(int frame, double elapsed_s, double interval_ms, ViewerMode& mode,
                                 GlSurface& surface, RollingMedian& frame_ms) {
-  const bool warming = !scripted() && automated() && frame == counted_from_ && frame > 0 && mode.starting() &&
-                       elapsed_s < kSettleLimitSeconds;
-  if (warming) ++counted_from_;
+  // Until the mode's first results are in, each frame moves the start of the count on to itself, so
+  // that the first interval counted is that of a frame drawn with results (frame 0's is no frame's).
+  if (!counting_) {
+    const bool warming = !scripted() && automated() && mode.starting() && elapsed_s < kSettleLimitSeconds;
+    counted_from_ = frame;
+    counting_ = frame > 0 && !warming;
+  }
   if (frame > counted_from_) {
     frame_ms.add(interval_ms);
     if (scripted()) script_.add_frame_ms(interval_ms);
