@@ -152,6 +152,7 @@ RunSummary automated_summary(const Comparison& comparison, const ViewState& view
       summary.compare_samples = comparison.reference(reference_file_slot(choice)).image.type;
   summary.path = to_string(pipeline.path());
   summary.path_reason = pipeline.path_reason();
+  summary.map_ahead_problem = pipeline.map_ahead_problem();
   summary.renderer = comparison.machine().gl.renderer;
   summary.gl_context = comparison.machine().gl.platform;
   summary.width = pipeline.width();

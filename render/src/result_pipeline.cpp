@@ -107,6 +107,9 @@ struct ResultPipeline::Impl {
   // only, and the main stream waits for it (map_done) just before the copy into that texture.
   cudaStream_t map_stream = nullptr;
   cudaEvent_t staging_done = nullptr;
+  // Maps ahead that failed (each such texture is mapped when written instead), and the last error.
+  long long map_ahead_failures = 0;
+  std::string map_ahead_error;
 
   ImageRgba8 source;
   DeviceImage d_source;
@@ -370,8 +373,10 @@ void ResultPipeline::Impl::map_ahead(StageTimer* timer) {
   glFlush();
   if (mapped != cudaSuccess) {
     // This frame's results are fine; the next frame maps its textures itself (and falls back to
-    // staging if that fails too).
+    // staging if that fails too). Counted, so the run's summary says so.
     cudaGetLastError();
+    ++map_ahead_failures;
+    map_ahead_error = cuda_error_text(mapped);
     return;
   }
   for (const auto& [slot, index] : which) {
@@ -454,6 +459,13 @@ ResultPipeline::~ResultPipeline() {
 
 OutputPath ResultPipeline::path() const { return impl_->path; }
 const std::string& ResultPipeline::path_reason() const { return impl_->reason; }
+
+std::string ResultPipeline::map_ahead_problem() const {
+  if (impl_->map_ahead_failures == 0) return {};
+  return std::to_string(impl_->map_ahead_failures) + " maps ahead failed (" + impl_->map_ahead_error +
+         "); those textures were mapped when written";
+}
+
 const ImageRgba8& ResultPipeline::source() const { return impl_->source; }
 int ResultPipeline::width() const { return impl_->width(); }
 int ResultPipeline::height() const { return impl_->height(); }

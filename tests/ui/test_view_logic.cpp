@@ -283,6 +283,11 @@ TEST(RunReport, SummaryLineHasEveryField) {
   for (const char* part : {"max_error_own=1.21569e-07", "ab_max_abs_own=4.90196078e-08",
                            "picture_samples=\"float32, 3 channels\""})
     EXPECT_NE(own.find(part), std::string::npos) << part << " missing in " << own;
+
+  EXPECT_EQ(own.find("map_ahead_problem="), std::string::npos);  // said only when a map ahead failed
+  s.map_ahead_problem = "3 maps ahead failed (cudaErrorUnknown: unknown error); those textures were mapped when written";
+  const std::string failed = summary_line(s);
+  EXPECT_NE(failed.find(" map_ahead_problem=\"3 maps ahead failed (cudaErrorUnknown"), std::string::npos) << failed;
 }
 
 TEST(Resample, SameSizeIsAnExactCopy) {

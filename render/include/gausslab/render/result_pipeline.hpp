@@ -73,6 +73,9 @@ class ResultPipeline {
   OutputPath path() const;
   // Why this path: "CUDA and OpenGL share ...", "cudaGraphicsGLRegisterBuffer failed: ...", ...
   const std::string& path_reason() const;
+  // Empty, or how many maps ahead of later frames failed and the last error (the interop path then
+  // maps those textures when it writes them, which works but waits for GL in the frame).
+  std::string map_ahead_problem() const;
   bool runs_gpu_methods() const { return path() != OutputPath::Cpu; }
   // After a CUDA failure that leaves the device unusable (a lost context, a sticky launch error):
   // drops every CUDA resource it can, and goes on as the cpu path with `why` as the reason.
