@@ -33,6 +33,7 @@ FrameTrace& FrameTrace::instance() {
 
 FrameTrace::FrameTrace() {
   if (const char* text = std::getenv("GAUSSLAB_FRAME_TRACE_MS")) limit_ms_ = std::atof(text);
+  if (const char* text = std::getenv("GAUSSLAB_FRAME_TRACE_SECTION_MS")) section_ms_ = std::atof(text);
 }
 
 void FrameTrace::begin_frame() {
@@ -62,7 +63,7 @@ void FrameTrace::end_frame(long long frame) {
                      "): " + std::to_string(total) + " ms:";
   char text[96];
   for (const Section& section : sections_)
-    if (section.wall_ms >= 0.5) {
+    if (section.wall_ms >= section_ms_) {
       std::snprintf(text, sizeof text, " %s=%.3f(cpu %.3f)", section.name, section.wall_ms, section.cpu_ms);
       line += text;
     }

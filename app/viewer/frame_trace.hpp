@@ -1,7 +1,8 @@
 #pragma once
 // Where a slow frame's host time went: with GAUSSLAB_FRAME_TRACE_MS=N in the environment, every
 // frame longer than N ms prints one line "gausslab: frame trace F at MS (mono=MS): T ms: section=ms ..."
-// to stderr (sections marked with FrameTrace::mark in the frame loop and the mode's update). Off (no clock
+// to stderr (sections marked with FrameTrace::mark in the frame loop and the mode's update, those of
+// 0.5 ms or more, or of GAUSSLAB_FRAME_TRACE_SECTION_MS or more when it is set). Off (no clock
 // reads) without the variable. A diagnostic for the H100 sessions: time spent waiting inside a
 // section names the wait (the pacer's fence, a map, a prepare). Each section also shows the UI
 // thread's own CPU time in it, and the frame its context switches: a section whose wall time is long
@@ -31,6 +32,7 @@ class FrameTrace {
   FrameTrace();
   using Clock = std::chrono::steady_clock;
   double limit_ms_ = 0;
+  double section_ms_ = 0.5;  // sections shorter than this are left out of a frame's line
   Clock::time_point origin_ = Clock::now();
   struct Section {
     const char* name;
