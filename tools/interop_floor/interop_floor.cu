@@ -8,12 +8,16 @@
 //   both      the two above, in turn, with no synchronisation between the APIs
 //   interop   map the texture for CUDA, write it through a surface, unmap, then the GL draw
 //             (the viewer's hand-over); interop-finish adds glFinish each frame, interop-2
-//             alternates two textures
+//             alternates two textures, interop-pairs maps four textures two at a time (one map
+//             call every other frame) and unmaps each after its write
+// Each line also gives the host's time a frame in the map and unmap calls and in the GL calls.
 // 50 frames of warm-up, then 1000 timed on the host clock (glFinish and a stream sync at the end).
 // Two rounds of every case at 16×16 (the fixed cost) and 3840×2160 in a 1920×1080 view.
 //
-// Measured on the H200 (2026-12-02, docs/results/h200/interop-floor.txt): both 0.008–0.010 ms a frame at 16×16,
-// interop 0.34 ms: the hand-over, not the switch between GL and CUDA, is the fixed cost.
+// Measured on the H200 (2026-12-03, docs/results/h200/interop-floor.txt): both 0.008–0.011 ms a frame at 16×16,
+// interop 0.34 ms, interop-pairs 0.18 ms: the map, not the switch between GL and CUDA nor the unmap,
+// is the fixed cost (about 0.33 ms of the GPU's time per call, two textures costing what one does),
+// and the host spends under 0.01 ms in each call.
 #include <glad/gl.h>  // before EGL, which must not pull in another GL header
 
 #include <EGL/egl.h>
@@ -96,14 +100,24 @@ struct Case {
   int source_w, source_h, view_w, view_h;
 };
 
-double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream) {
+struct HostTimes {
+  double map = 0, unmap = 0, gl = 0;  // ms in all the timed frames
+};
+
+double since_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream, HostTimes& host) {
   const bool gl = std::strcmp(c.mode, "cuda") != 0, cuda = std::strcmp(c.mode, "gl") != 0;
   const bool interop = std::strncmp(c.mode, "interop", 7) == 0;
   const bool finish = std::strcmp(c.mode, "interop-finish") == 0, two = std::strcmp(c.mode, "interop-2") == 0;
-  GLuint textures[2];
-  glGenTextures(2, textures);
-  cudaGraphicsResource_t resources[2] = {};
-  for (int k = 0; k < 2; ++k) {
+  const bool pairs = std::strcmp(c.mode, "interop-pairs") == 0;
+  constexpr int kTextures = 4;
+  GLuint textures[kTextures];
+  glGenTextures(kTextures, textures);
+  cudaGraphicsResource_t resources[kTextures] = {};
+  for (int k = 0; k < kTextures; ++k) {
     glBindTexture(GL_TEXTURE_2D, textures[k]);
     glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, c.source_w, c.source_h);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -123,10 +137,14 @@ double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream) 
   const int pixels = c.source_w * c.source_h;
   check(cudaMalloc(&buffer, static_cast<std::size_t>(pixels) * 4), "cudaMalloc");
 
+  bool timing = false;
   auto frame = [&](int f) {
-    const int k = two ? f & 1 : 0;
+    const int k = two ? f & 1 : pairs ? f & 3 : 0;
     if (cuda && interop) {
-      check(cudaGraphicsMapResources(1, &resources[k], stream), "map");
+      auto start = std::chrono::steady_clock::now();
+      if (!pairs) check(cudaGraphicsMapResources(1, &resources[k], stream), "map");
+      else if ((f & 1) == 0) check(cudaGraphicsMapResources(2, &resources[k], stream), "map two");
+      if (timing) host.map += since_ms(start);
       cudaArray_t array = nullptr;
       check(cudaGraphicsSubResourceGetMappedArray(&array, resources[k], 0, 0), "mapped array");
       cudaResourceDesc desc{};
@@ -136,24 +154,29 @@ double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream) 
       check(cudaCreateSurfaceObject(&surface, &desc), "surface");
       const dim3 block(32, 8), grid((c.source_w + 31) / 32, (c.source_h + 7) / 8);
       fill_surface<<<grid, block, 0, stream>>>(surface, c.source_w, c.source_h, f);
+      start = std::chrono::steady_clock::now();
       check(cudaGraphicsUnmapResources(1, &resources[k], stream), "unmap");
+      if (timing) host.unmap += since_ms(start);
       check(cudaDestroySurfaceObject(surface), "destroying the surface");
     } else if (cuda) {
       fill_buffer<<<(pixels + 255) / 256, 256, 0, stream>>>(buffer, pixels, f);
     }
     if (gl) {
+      const auto start = std::chrono::steady_clock::now();
       glUseProgram(program);
       glBindVertexArray(vao);
       glBindTexture(GL_TEXTURE_2D, textures[k]);
       glDrawArrays(GL_TRIANGLES, 0, 3);
       glFlush();
       if (finish) glFinish();
+      if (timing) host.gl += since_ms(start);
     }
   };
   for (int f = 0; f < 50; ++f) frame(f);
   glFinish();
   check(cudaStreamSynchronize(stream), "warm-up");
   constexpr int kFrames = 1000;
+  timing = true;
   const auto start = std::chrono::steady_clock::now();
   for (int f = 0; f < kFrames; ++f) frame(f);
   glFinish();
@@ -161,7 +184,10 @@ double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream) 
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / kFrames;
   for (cudaGraphicsResource_t resource : resources) check(cudaGraphicsUnregisterResource(resource), "unregistering");
   check(cudaFree(buffer), "cudaFree");
-  glDeleteTextures(2, textures);
+  host.map /= kFrames;
+  host.unmap /= kFrames;
+  host.gl /= kFrames;
+  glDeleteTextures(kTextures, textures);
   glDeleteTextures(1, &colour);
   glDeleteFramebuffers(1, &framebuffer);
   return ms;
@@ -190,10 +216,14 @@ int main() {
       {"gl", 16, 16, 16, 16},           {"cuda", 16, 16, 16, 16},           {"both", 16, 16, 16, 16},
       {"interop", 16, 16, 16, 16},      {"interop-finish", 16, 16, 16, 16}, {"gl", 3840, 2160, 1920, 1080},
       {"cuda", 3840, 2160, 1920, 1080}, {"both", 3840, 2160, 1920, 1080},   {"interop", 3840, 2160, 1920, 1080},
-      {"interop-finish", 3840, 2160, 1920, 1080}, {"interop-2", 3840, 2160, 1920, 1080}};
+      {"interop-finish", 3840, 2160, 1920, 1080}, {"interop-2", 3840, 2160, 1920, 1080},
+      {"interop-pairs", 16, 16, 16, 16}, {"interop-pairs", 3840, 2160, 1920, 1080}};
   for (int round = 0; round < 2; ++round)
-    for (const Case& c : cases)
-      std::printf("round %d  %-15s source %dx%d  view %dx%d  %.4f ms a frame\n", round, c.mode, c.source_w, c.source_h,
-                  c.view_w, c.view_h, frame_ms(c, program, vao, stream));
+    for (const Case& c : cases) {
+      HostTimes host;
+      const double ms = frame_ms(c, program, vao, stream, host);
+      std::printf("round %d  %-15s source %dx%d  view %dx%d  %.4f ms a frame  (host: map %.4f, unmap %.4f, gl %.4f)\n",
+                  round, c.mode, c.source_w, c.source_h, c.view_w, c.view_h, ms, host.map, host.unmap, host.gl);
+    }
   return 0;
 }
