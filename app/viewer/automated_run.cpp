@@ -15,12 +15,15 @@ AutomatedRun::AutomatedRun(const ViewerOptions& options, std::vector<ScriptStep>
 
 bool AutomatedRun::before_frame(int frame, double elapsed_s, double interval_ms, ViewerMode& mode,
                                 GlSurface& surface, RollingMedian& frame_ms) {
-  // Until the mode's first results are in, each frame moves the start of the count on to itself, so
-  // that the first interval counted is that of a frame drawn with results (frame 0's is no frame's).
-  if (!counting_) {
+  // Frame 0's interval is no frame's. Until the mode's first results are in, each frame moves the
+  // start of the count on to itself; after such a start-up the first frame with results is not
+  // counted either (the results came in during it), so every interval counted is that of a frame
+  // drawn with results.
+  if (!counting_ && frame > 0) {
     const bool warming = !scripted() && automated() && mode.starting() && elapsed_s < kSettleLimitSeconds;
-    counted_from_ = frame;
-    counting_ = frame > 0 && !warming;
+    if (warming || started_up_) counted_from_ = frame;
+    started_up_ = started_up_ || warming;
+    counting_ = !warming;
   }
   if (frame > counted_from_) {
     frame_ms.add(interval_ms);

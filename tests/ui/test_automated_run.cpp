@@ -80,11 +80,12 @@ TEST(AutomatedRun, FramesBeforeTheFirstResultsAreDrawnButNotCounted) {
   EXPECT_EQ(slow_start.frames_drawn, 50 + 10);  // the 50 start-up frames and 10 with results
 }
 
-TEST(AutomatedRun, AModeWithResultsAtOnceCountsFromTheSecondFrame) {
+TEST(AutomatedRun, AModeWithResultsAtOnceCountsEveryFrameAfterTheFirst) {
   const Outcome quick = run(10, 0);
   ASSERT_FALSE(quick.counted.empty());
-  EXPECT_EQ(quick.counted.front(), 2.0);  // frame 0's interval is no frame's, frame 1's includes the start
+  EXPECT_EQ(quick.counted.front(), 1.0);  // frame 0's interval is no frame's
   EXPECT_EQ(quick.counted.size(), 9u);
+  EXPECT_EQ(quick.frames_drawn, 10);
 }
 
 }  // namespace
