@@ -27,10 +27,9 @@ std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
 // A path's identity for comparisons: its resolved form (symbolic links and "..", as far as it exists).
 std::string identity(const std::string& path) { return resolved_path(path); }
 
-// A folder's resolved form without a trailing separator ("photos/" and "./photos" are "photos").
+// A folder's identity without a trailing separator ("photos/" and "./photos" are "photos").
 fs::path folder_identity(const std::string& folder) {
-  std::error_code ec;
-  fs::path resolved = fs::weakly_canonical(fs::absolute(folder, ec), ec).lexically_normal();
+  fs::path resolved = identity(folder);
   if (!resolved.has_filename() && resolved.has_parent_path() && resolved != resolved.root_path())
     resolved = resolved.parent_path();
   return resolved;
