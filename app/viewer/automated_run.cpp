@@ -21,8 +21,7 @@ bool AutomatedRun::before_frame(int frame, double elapsed_s, double interval_ms,
   // drawn with results.
   if (!counting_ && frame > 0) {
     const bool warming = !scripted() && automated() && mode.starting() && elapsed_s < kSettleLimitSeconds;
-    if (warming || started_up_) counted_from_ = frame;
-    started_up_ = started_up_ || warming;
+    if (warming || counted_from_ > 0) counted_from_ = frame;  // counted_from_ > 0: there was a start-up
     counting_ = !warming;
   }
   if (frame > counted_from_) {

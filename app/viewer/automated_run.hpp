@@ -46,9 +46,8 @@ class AutomatedRun {
   int frames_;
   ScriptPlayer script_;
   SoakRun soak_;
-  int counted_from_ = 0;   // a timed run counts its frames from the first results on
-  bool counting_ = false;    // the start-up is over: counted_from_ stays where it is
-  bool started_up_ = false;  // frames were drawn before the first results
+  int counted_from_ = 0;  // a timed run counts its frames from the first results on
+  bool counting_ = false;  // the start-up is over: counted_from_ stays where it is
   std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
 };
 
