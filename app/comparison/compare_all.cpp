@@ -114,7 +114,7 @@ void CompareAll::run(Job& job, const std::atomic<bool>& superseded) {
       if (copy_ms > 0) table.copy_gb_per_s = 2 * image_bytes / (copy_ms * 1e6);
     }
     exact_.request(job.key, job.picture);
-    const auto& registry = method_registry();
+    const auto& registry = method_registry(gpu_);
     for (std::size_t i = 0; i < registry.size() && !superseded; ++i) {
       const MethodEntry& entry = registry[i];
       publish(std::to_string(i + 1) + " of " + std::to_string(registry.size()) + ": " + entry.info.id);

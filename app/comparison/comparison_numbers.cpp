@@ -26,8 +26,9 @@ namespace gausslab {
 
 namespace {
 
-bool is_gpu_method(int method) {
-  return method >= 0 && method_registry().at(static_cast<std::size_t>(method)).info.backend == Backend::Cuda;
+bool is_gpu_method(int method, bool gpu_methods_run) {
+  return method >= 0 &&
+         method_registry(gpu_methods_run).at(static_cast<std::size_t>(method)).info.backend == Backend::Cuda;
 }
 
 std::string slot_name(int method) {
@@ -173,11 +174,12 @@ struct NumbersWorker::State {
     GAUSSLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     h_partial.resize(sizeof(DifferencePartial));
   }
-  Method* instance(int method) {
-    if (instances.size() != method_registry().size()) instances.resize(method_registry().size());
+  Method* instance(int method, bool gpu_methods_run) {
+    const std::vector<MethodEntry>& registry = method_registry(gpu_methods_run);
+    if (instances.size() != registry.size()) instances.resize(registry.size());
     auto& made = instances.at(static_cast<std::size_t>(method));
     if (!made) {
-      const MethodEntry& entry = method_registry()[static_cast<std::size_t>(method)];
+      const MethodEntry& entry = registry[static_cast<std::size_t>(method)];
       made = entry.create_for_worker ? entry.create_for_worker() : entry.create();
     }
     return made.get();
@@ -246,7 +248,7 @@ class NumbersWorker::JobRun {
         width_(picture_.width()),
         height_(picture_.height()),
         gpu_(gpu),
-        gpu_reduction_(gpu && (is_gpu_method(job.key.a.method) || is_gpu_method(job.key.b.method))),
+        gpu_reduction_(gpu && (is_gpu_method(job.key.a.method, gpu) || is_gpu_method(job.key.b.method, gpu))),
         superseded_(superseded),
         wait_for_frame_(std::move(wait_for_frame)),
         set_activity_(std::move(set_activity)) {}
@@ -293,7 +295,7 @@ void NumbersWorker::JobRun::eight_bit_values(Method& method, const SlotSetting& 
   method.prepare(problem8);
   set_activity_("running " + slot_name(setting.method) + " (8-bit only)");
   ImageRgba8 result(width_, height_);
-  if (is_gpu_method(setting.method)) {
+  if (is_gpu_method(setting.method, gpu_)) {
     if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
     if (s_.d_picture.empty()) s_.upload(picture_.view(), s_.d_picture);
     s_.d_result8.resize(width_, height_, PixelFormat::Rgba8);
@@ -352,7 +354,7 @@ NumbersWorker::State::Values* NumbersWorker::JobRun::values_of(const SlotSetting
   }
   values = std::make_unique<Values>();
   values->setting = setting;
-  Method* method = s_.instance(setting.method);
+  Method* method = s_.instance(setting.method, gpu_);
   const FilterProblem problem{width_, height_, PixelFormat::F32, setting.params};
   std::shared_ptr<HostPlanes> host = s_.host_pool->make(width_, height_);
   const bool eight_bit_only = !method->unsupported_reason(problem).empty();
@@ -360,12 +362,12 @@ NumbersWorker::State::Values* NumbersWorker::JobRun::values_of(const SlotSetting
     eight_bit_values(*method, setting, *host);
   } else {
     // A slow window method runs its planes in tiles (numbers_tiles.hpp), prepared there.
-    const int tile_core = gpu_ && is_gpu_method(setting.method)
+    const int tile_core = gpu_ && is_gpu_method(setting.method, gpu_)
                               ? numbers_tile_core(method->info(), width_, height_, setting.params.radius())
                               : 0;
     if (tile_core == 0) method->prepare(problem);
     set_activity_("running " + slot_name(setting.method) + " on the float planes" + (tile_core > 0 ? " in tiles" : ""));
-    if (is_gpu_method(setting.method)) {
+    if (is_gpu_method(setting.method, gpu_)) {
       if (!gpu_planes(*method, setting, *values, *host, tile_core)) {
         keep_.push_back(std::move(values));  // superseded: its planes go to the spares with the others
         return nullptr;                      // and the caller returns without keeping anything

@@ -82,9 +82,11 @@ void CpuSlotRunner::run(const std::atomic<bool>& superseded) {
     result.slot = slot;
     result.setting = job.setting;
     try {
-      if (instances_.size() != method_registry().size()) instances_.resize(method_registry().size());
+      // CPU methods only: auto in its CPU form (the registry without GPU methods).
+      const std::vector<MethodEntry>& registry = method_registry(false);
+      if (instances_.size() != registry.size()) instances_.resize(registry.size());
       auto& method = instances_.at(static_cast<std::size_t>(job.setting.method));
-      if (!method) method = method_registry()[static_cast<std::size_t>(job.setting.method)].create();
+      if (!method) method = registry[static_cast<std::size_t>(job.setting.method)].create();
       if (method->info().id == fail_method_)  // the test hook (see the header)
         throw std::runtime_error("an injected failure of " + fail_method_ + " (GAUSSLAB_TEST_FAIL_CPU_METHOD)");
       const FilterProblem problem{job.picture->width(), job.picture->height(), PixelFormat::Rgba8, job.setting.params};

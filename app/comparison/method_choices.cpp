@@ -11,7 +11,8 @@ void MethodChoices::update(const FilterProblem& problem, OutputPath path, const 
   choices_.clear();
   chosen_.assign(method_registry().size(), {});  // a new problem: auto chooses again
   chosen_on_samples_.assign(method_registry().size(), {});
-  const auto& registry = method_registry();
+  // The cpu path's registry has auto in its CPU form, which that path runs.
+  const auto& registry = method_registry(path != OutputPath::Cpu);
   for (std::size_t i = 0; i < registry.size(); ++i) {
     const MethodInfo& info = registry[i].info;
     MethodChoice choice{info.id, info.label, info.summary, info.accuracy, info.backend == Backend::Cuda, {}};

@@ -13,8 +13,9 @@ namespace gausslab {
 
 namespace {
 
-bool is_gpu_choice(int choice) {
-  return choice >= 0 && method_registry().at(static_cast<std::size_t>(choice)).info.backend == Backend::Cuda;
+bool is_gpu_choice(int choice, bool gpu_methods_run) {
+  return choice >= 0 &&
+         method_registry(gpu_methods_run).at(static_cast<std::size_t>(choice)).info.backend == Backend::Cuda;
 }
 
 }  // namespace
@@ -24,6 +25,7 @@ SlotRuns::SlotRuns(OutputPath best_path, int history_frames)
       lanes_{{{0, history_frames, ledger_}, {1, history_frames, ledger_}}} {
   if (FrameTrace::instance().enabled())
     pipeline_->set_trace_marks([](const char* step) { FrameTrace::instance().mark(step); });
+  for (SlotLane& lane : lanes_) lane.slot.set_gpu_methods_run(pipeline_->runs_gpu_methods());
 }
 
 SlotRuns::~SlotRuns() {
@@ -34,7 +36,7 @@ SlotRuns::~SlotRuns() {
   }
   for (SlotLane& lane : lanes_) lane.slicer.wait_start();
   for (SlotLane& lane : lanes_) lane.slicer.release();
-  for (SlotLane& lane : lanes_) lane.slot.release_instances();
+  for (SlotLane& lane : lanes_) lane.slot.set_gpu_methods_run(false);  // frees the instances
 }
 
 bool SlotRuns::workers_busy() const {
@@ -67,7 +69,7 @@ bool SlotRuns::process(const FilterState& applied, const std::shared_ptr<const I
     Slot& s = lane.slot;
     lane.slicer.follow_setting();
     if (!lane.shown || !s.needs_run(applied.continuous && !settling)) continue;
-    if (is_gpu_choice(s.wanted().method)) {
+    if (is_gpu_choice(s.wanted().method, pipeline_->runs_gpu_methods())) {
       gpu_slots[static_cast<std::size_t>(lane.index)] = !gpu_paused;
     } else if (!s.submitted_current() || (!cpu_runner_.busy(lane.index) && !cpu_runner_.result_waiting(lane.index))) {
       // (A result on its way to the frame is not a reason to run the same setting again.)

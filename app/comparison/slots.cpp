@@ -15,17 +15,25 @@ Slot::~Slot() { wait_preparing(); }
 
 namespace {
 
-Method* made_on_first_use(std::vector<std::unique_ptr<Method>>& instances, int method) {
-  if (instances.size() != method_registry().size()) instances.resize(method_registry().size());
+Method* made_on_first_use(std::vector<std::unique_ptr<Method>>& instances, int method, bool gpu_methods_run) {
+  const std::vector<MethodEntry>& registry = method_registry(gpu_methods_run);
+  if (instances.size() != registry.size()) instances.resize(registry.size());
   auto& made = instances.at(static_cast<std::size_t>(method));
-  if (!made) made = method_registry()[static_cast<std::size_t>(method)].create();
+  if (!made) made = registry[static_cast<std::size_t>(method)].create();
   return made.get();
 }
 
 }  // namespace
 
-Method* Slot::instance(int method) { return made_on_first_use(instances_, method); }
-Method* Slot::band_instance(int method) { return made_on_first_use(band_instances_, method); }
+Method* Slot::instance(int method) { return made_on_first_use(instances_, method, gpu_methods_run_); }
+Method* Slot::band_instance(int method) { return made_on_first_use(band_instances_, method, gpu_methods_run_); }
+
+void Slot::set_gpu_methods_run(bool run) {
+  if (run == gpu_methods_run_) return;
+  release_instances();
+  prepared_.reset();  // prepared by the other registry's instance
+  gpu_methods_run_ = run;
+}
 
 void Slot::wait_preparing() {
   if (preparer_) preparer_->wait_idle();
@@ -62,7 +70,7 @@ void Slot::prepare(const FilterProblem& problem, ResultPipeline& pipeline) {
     prepared_ = wanted_;
     return;
   }
-  const MethodEntry& entry = method_registry().at(static_cast<std::size_t>(wanted_.method));
+  const MethodEntry& entry = method_registry(gpu_methods_run_).at(static_cast<std::size_t>(wanted_.method));
   if (entry.info.backend == Backend::Cuda && !pipeline.runs_gpu_methods()) {
     prepared_ = wanted_;
     problem_ = pipeline.path_reason();

@@ -30,6 +30,11 @@ class Slot {
   // The method instance for a registry index, made on first use.
   Method* instance(int method);
 
+  // Whether the pipeline runs GPU methods: without them the instances come from the registry's CPU
+  // forms (method_registry(false): auto chooses among the CPU methods). A change frees the
+  // instances (queued work must have finished).
+  void set_gpu_methods_run(bool run);
+
   // A second instance per method for sliced runs (prepared for a tile with its halo, so the
   // whole-image instance above keeps its preparation), made on first use.
   Method* band_instance(int method);
@@ -82,6 +87,7 @@ class Slot {
   std::optional<SlotSetting> preparing_;  // handed to the prepare worker, outcome not yet taken
   std::string problem_;
   AccuracyBound bound_;
+  bool gpu_methods_run_ = true;
   std::vector<std::unique_ptr<Method>> instances_;       // per registry index
   std::vector<std::unique_ptr<Method>> band_instances_;  // per registry index, for sliced runs
   StageTimer timer_;

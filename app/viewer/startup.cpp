@@ -27,7 +27,8 @@ int registry_index(const std::string& id) {
 
 // Empty when the method at `index` can run `problem` here.
 std::string cannot_run_reason(int index, const FilterProblem& problem, OutputPath best_path) {
-  const MethodEntry& entry = method_registry()[static_cast<std::size_t>(index)];
+  // --path cpu runs auto in its CPU form (method_registry(false)).
+  const MethodEntry& entry = method_registry(best_path != OutputPath::Cpu)[static_cast<std::size_t>(index)];
   if (std::string blocked = method_blocked_reason(entry, best_path); !blocked.empty()) return blocked;
   return entry.create()->unsupported_reason(problem);
 }

@@ -2,7 +2,8 @@
 // (auto_method.hpp): the candidates are the methods that can run the problem within the accuracy
 // class (auto: the project's cap for approximations, kApproximationCap; auto_exact: the FIR class,
 // kFloatRoundingBound); their times come from the cached calibration table, interpolated in sigma and
-// scaled by the pixel count. Without a CUDA device: cpu_openmp (cpu_separable on one thread).
+// scaled by the pixel count. Without a CUDA device: cpu_openmp (cpu_separable on one thread); so
+// too their CPU forms (auto_on_host), for a caller that runs CPU methods only beside a device.
 // The chosen method's instance does the work: prepare() chooses and prepares it, run() runs it, its
 // stages are the ones recorded, its bound is the one promised.
 #include <map>
@@ -20,9 +21,13 @@ namespace gausslab {
 
 namespace {
 
+constexpr const char* kAutoPromise = "the chosen method's bound, never more than the cap for approximations";
+constexpr const char* kAutoExactPromise = "the chosen method's bound, never more than the FIR class";
+
 class AutoMethod final : public Method {
  public:
-  AutoMethod(MethodInfo info, AccuracyClass accuracy) : info_(std::move(info)), accuracy_(accuracy) {}
+  AutoMethod(MethodInfo info, AccuracyClass accuracy, bool gpu_allowed)
+      : info_(std::move(info)), accuracy_(accuracy), gpu_allowed_(gpu_allowed) {}
 
   const MethodInfo& info() const override { return info_; }
 
@@ -71,14 +76,16 @@ class AutoMethod final : public Method {
   const std::optional<AutoChoice>& choice() const { return choice_; }
 
  private:
-  bool gpu() const { return cuda_device_status().available; }
+  bool gpu() const { return gpu_allowed_ && cuda_device_status().available; }
 
   std::vector<std::string> candidates(const FilterProblem& problem) const {
     return auto_candidates(problem, accuracy_, gpu());
   }
 
   AutoChoice choose(const FilterProblem& problem) const {
-    if (!gpu()) return choose_without_gpu(problem);
+    if (!gpu())
+      return gpu_allowed_ ? choose_without_gpu(problem)
+                          : choose_without_gpu(problem, "the CPU methods only (the cpu path)");
     return choose_fastest(auto_calibration(problem.format), candidates(problem), problem);
   }
 
@@ -95,19 +102,21 @@ class AutoMethod final : public Method {
 
   MethodInfo info_;
   AccuracyClass accuracy_;
+  bool gpu_allowed_;  // false in the CPU form: CPU methods on host memory, device or not
   std::map<std::string, std::unique_ptr<Method>> instances_;
   Method* delegate_ = nullptr;
   std::optional<AutoChoice> choice_;
 };
 
 // auto runs what this machine can: GPU methods on device memory where there is a CUDA device, CPU
-// methods on host memory where there is none; its backend says which, so callers pass the right views.
-MethodEntry make_entry(MethodInfo info, AccuracyClass accuracy, const char* how) {
-  info.backend = cuda_device_status().available ? Backend::Cuda : Backend::Cpu;
+// methods on host memory where there is none or where gpu_allowed is false; its backend says which,
+// so callers pass the right views.
+MethodEntry make_entry(MethodInfo info, AccuracyClass accuracy, const char* how, bool gpu_allowed = true) {
+  info.backend = gpu_allowed && cuda_device_status().available ? Backend::Cuda : Backend::Cpu;
   info.filters_along_x_only = info.backend == Backend::Cpu;  // as the methods it can choose from
   info.formats = FormatSet::all();  // whichever its candidates take (unsupported_reason says when none does)
   info.accuracy = accuracy_promise(how, accuracy_cap(accuracy), info.formats);
-  return {info, [info, accuracy] { return std::make_unique<AutoMethod>(info, accuracy); }};
+  return {info, [info, accuracy, gpu_allowed] { return std::make_unique<AutoMethod>(info, accuracy, gpu_allowed); }};
 }
 
 }  // namespace
@@ -122,14 +131,21 @@ MethodEntry auto_method() {
                      "Runs the method measured fastest on this GPU for the size, format and sigma (a short "
                      "calibration on first use, cached per GPU, driver and build); approximations allowed",
                      {}, Backend::Cuda},
-                    AccuracyClass::Approximate,
-                    "the chosen method's bound, never more than the cap for approximations");
+                    AccuracyClass::Approximate, kAutoPromise);
+}
+
+std::optional<MethodEntry> auto_on_host(const MethodEntry& entry) {
+  if (entry.info.id != "auto" && entry.info.id != "auto_exact") return std::nullopt;
+  MethodInfo info = entry.info;
+  info.summary = "On a path that runs CPU methods only: the CPU filter on every core, as without a GPU";
+  const AccuracyClass accuracy = info.id == "auto" ? AccuracyClass::Approximate : AccuracyClass::Exact;
+  return make_entry(info, accuracy, info.id == "auto" ? kAutoPromise : kAutoExactPromise, false);
 }
 
 MethodEntry auto_exact_method() {
   return make_entry({"auto_exact", "Auto, FIR accuracy",
                      "As auto, among the methods with FIR-class accuracy only (float32 rounding)", {}, Backend::Cuda},
-                    AccuracyClass::Exact, "the chosen method's bound, never more than the FIR class");
+                    AccuracyClass::Exact, kAutoExactPromise);
 }
 
 }  // namespace gausslab

@@ -156,10 +156,9 @@ std::vector<std::string> auto_candidates(const FilterProblem& problem, AccuracyC
   return ids;
 }
 
-AutoChoice choose_without_gpu(const FilterProblem&) {
-  if (std::thread::hardware_concurrency() > 1)
-    return {"cpu_openmp", 0.0, "no CUDA device: the CPU filter on every core"};
-  return {"cpu_separable", 0.0, "no CUDA device and one hardware thread: the single-thread CPU filter"};
+AutoChoice choose_without_gpu(const FilterProblem&, const std::string& why_no_gpu) {
+  if (std::thread::hardware_concurrency() > 1) return {"cpu_openmp", 0.0, why_no_gpu + ": the CPU filter on every core"};
+  return {"cpu_separable", 0.0, why_no_gpu + " and one hardware thread: the single-thread CPU filter"};
 }
 
 // ---- the cache file ---------------------------------------------------------------------------------

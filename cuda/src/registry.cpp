@@ -1,5 +1,8 @@
 #include "gausslab/cuda/registry.hpp"
 
+#include <optional>
+
+#include "gausslab/cuda/auto_method.hpp"
 #include "gausslab/cuda/device.hpp"
 
 namespace gausslab {
@@ -47,6 +50,17 @@ const std::vector<MethodEntry>& method_registry() {
       auto_exact_method(),
   };
   return registry;
+}
+
+const std::vector<MethodEntry>& method_registry(bool gpu_methods_run) {
+  if (gpu_methods_run || !cuda_device_status().available) return method_registry();
+  static const std::vector<MethodEntry> cpu_only = [] {
+    std::vector<MethodEntry> entries = method_registry();
+    for (MethodEntry& entry : entries)
+      if (std::optional<MethodEntry> host = auto_on_host(entry)) entry = std::move(*host);
+    return entries;
+  }();
+  return cpu_only;
 }
 
 const MethodEntry* find_method(std::string_view id) {

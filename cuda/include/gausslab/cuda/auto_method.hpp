@@ -11,6 +11,7 @@
 
 #include "gausslab/core/filter_params.hpp"
 #include "gausslab/cuda/method.hpp"
+#include "gausslab/cuda/registry.hpp"
 
 namespace gausslab {
 
@@ -78,9 +79,13 @@ AutoChoice choose_fastest(const CalibrationTable& table, const std::vector<std::
 // GPU methods only when `gpu` is true, CPU methods only when it is false.
 std::vector<std::string> auto_candidates(const FilterProblem& problem, AccuracyClass accuracy, bool gpu);
 
-// Without a CUDA device: cpu_openmp when this machine has more than one hardware thread, else
-// cpu_separable.
-AutoChoice choose_without_gpu(const FilterProblem& problem);
+// The CPU form of auto or auto_exact (`entry`): a CPU method on host memory, chosen as without a
+// device, whether or not there is one (method_registry(false) holds it). nullopt for other entries.
+std::optional<MethodEntry> auto_on_host(const MethodEntry& entry);
+
+// Without a CUDA device, or on a path that runs CPU methods only: cpu_openmp when this machine has
+// more than one hardware thread, else cpu_separable. `why_no_gpu` opens the choice's why.
+AutoChoice choose_without_gpu(const FilterProblem& problem, const std::string& why_no_gpu = "no CUDA device");
 
 // The cache file: $XDG_CACHE_HOME/gausslab/auto-calibration.txt, else ~/.cache/gausslab/...; empty
 // when neither variable is set.

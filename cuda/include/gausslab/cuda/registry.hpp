@@ -29,6 +29,11 @@ struct MethodEntry {
 
 const std::vector<MethodEntry>& method_registry();
 
+// The registry as a caller that runs GPU methods or not sees it. Without them (the viewer's --path cpu
+// beside a CUDA device) the same entries in the same order, but auto and auto_exact are their CPU
+// forms, choosing the CPU filter on host memory as they do on a machine without a device; with them,
+// or without a device, method_registry() itself.
+const std::vector<MethodEntry>& method_registry(bool gpu_methods_run);
 // nullptr for an unknown id.
 const MethodEntry* find_method(std::string_view id);
 

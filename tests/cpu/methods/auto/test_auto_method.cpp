@@ -199,5 +199,41 @@ TEST(AutoWithoutGpu, RunsTheCpuRuleAndSaysSo) {
   EXPECT_FALSE(auto_choice_of(*direct));
 }
 
+// auto's CPU form (method_registry(false), the viewer's --path cpu beside a device) runs the CPU rule
+// on host memory whether or not this machine has a device, says why, and gives the chosen method's
+// result bit for bit; every other entry of that registry is the registry's own.
+TEST(AutoOnHost, RunsTheCpuRuleOnAnyMachineAndSaysWhy) {
+  for (const char* id : {"auto", "auto_exact"}) {
+    SCOPED_TRACE(id);
+    const std::optional<MethodEntry> host = auto_on_host(*find_method(id));
+    ASSERT_TRUE(host);
+    EXPECT_EQ(host->info.id, id);
+    EXPECT_EQ(host->info.backend, Backend::Cpu);
+    const FilterProblem p = problem(29, 17, PixelFormat::Rgba8, 2.0);
+    const ImageRgba8 src = make_random_rgba8(29, 17, 9);
+    std::unique_ptr<Method> a = host->create();
+    ImageRgba8 got(29, 17), want(29, 17);
+    a->prepare(p);
+    a->run(src.view(), got.view(), nullptr, nullptr);
+    const std::optional<AutoChoice> c = auto_choice_of(*a);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->method_id, choose_without_gpu(p).method_id);
+    EXPECT_NE(c->why.find("the CPU methods only"), std::string::npos) << c->why;
+    std::unique_ptr<Method> direct = find_method(c->method_id)->create();
+    direct->prepare(p);
+    direct->run(src.view(), want.view(), nullptr, nullptr);
+    EXPECT_EQ(got.pixels(), want.pixels());
+  }
+  EXPECT_FALSE(auto_on_host(*find_method("cpu_openmp")));
+  const std::vector<MethodEntry>& cpu_only = method_registry(false);
+  ASSERT_EQ(cpu_only.size(), method_registry().size());
+  for (std::size_t i = 0; i < cpu_only.size(); ++i) {
+    EXPECT_EQ(cpu_only[i].info.id, method_registry()[i].info.id);  // the same indices
+    if (!auto_on_host(cpu_only[i])) EXPECT_EQ(cpu_only[i].info.backend, method_registry()[i].info.backend);
+    else EXPECT_EQ(cpu_only[i].info.backend, Backend::Cpu);
+  }
+  EXPECT_EQ(&method_registry(true), &method_registry());
+}
+
 }  // namespace
 }  // namespace gausslab
