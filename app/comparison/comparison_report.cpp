@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gausslab/render/result_pipeline.hpp"
+#include "viewer/frame_omissions.hpp"
 
 #ifndef GAUSSLAB_VERSION
 #define GAUSSLAB_VERSION "unknown"
@@ -153,6 +154,7 @@ RunSummary automated_summary(const Comparison& comparison, const ViewState& view
   summary.path = to_string(pipeline.path());
   summary.path_reason = pipeline.path_reason();
   summary.map_ahead_problem = pipeline.map_ahead_problem();
+  summary.omitted = frame_omissions().names;
   summary.renderer = comparison.machine().gl.renderer;
   summary.gl_context = comparison.machine().gl.platform;
   summary.width = pipeline.width();

@@ -7,6 +7,7 @@
 #include "gausslab/cuda/registry.hpp"
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/result_pipeline.hpp"
+#include "viewer/frame_omissions.hpp"
 #include "viewer/frame_trace.hpp"
 
 namespace gausslab {
@@ -106,7 +107,8 @@ bool SlotRuns::process(const FilterState& applied, const std::shared_ptr<const I
       gpu_failed(i, error);
       continue;
     }
-    jobs[static_cast<std::size_t>(i)] = ResultPipeline::Job{l.slot.instance(l.slot.wanted().method), &l.slot.timer(),
+    StageTimer* timer = frame_omissions().stage_timer ? nullptr : &l.slot.timer();  // a measuring aid's
+    jobs[static_cast<std::size_t>(i)] = ResultPipeline::Job{l.slot.instance(l.slot.wanted().method), timer,
                                                             pooled ? 0 : l.slicer.tag_whole_run(width, height)};
     any_whole = true;
   }

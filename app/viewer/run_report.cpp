@@ -96,6 +96,7 @@ std::string summary_line(const RunSummary& s) {
   if (!s.display_transform.empty()) line += " display_transform=" + quoted(s.display_transform);
   if (s.frames_drawn > 0) line += " frames_drawn=" + std::to_string(s.frames_drawn);
   if (!s.map_ahead_problem.empty()) line += " map_ahead_problem=" + quoted(s.map_ahead_problem);
+  if (!s.omitted.empty()) line += " omitted=" + s.omitted;
   if (!s.fallback.empty()) line += " fallback=" + quoted(s.fallback);
   return line;
 }

@@ -51,6 +51,7 @@ struct RunSummary {
   std::optional<DifferenceStats> a_vs_b;    // when B is set
   std::string pooling;                      // "max2x2" / "avg2x2" when the results are pooled
   std::string map_ahead_problem;            // ResultPipeline::map_ahead_problem
+  std::string omitted;                      // the parts of each frame left out (frame_omissions.hpp)
   std::string fallback;                     // a method that failed and what ran instead
   long long frames_drawn = 0;               // every frame, the timed ones and those waiting for results
   // A picture of more than 8 bits (picture_levels.hpp): its samples, and its own units in one level,

@@ -7,6 +7,7 @@
 #include "gausslab/core/image_io.hpp"
 #include "gausslab/core/run_inputs.hpp"
 #include "gausslab/cuda/device.hpp"
+#include "viewer/frame_omissions.hpp"
 #include "viewer/viewer_state.hpp"
 
 namespace gausslab::embedded {
@@ -78,6 +79,11 @@ ImageRgba8 load_default_picture() {
 }
 
 StartupPlan plan_startup(const ViewerOptions& options) {
+  try {
+    frame_omissions();  // a measuring aid's bad value is said before anything runs
+  } catch (const std::invalid_argument& error) {
+    throw StartupError(error.what());
+  }
   if (options.sequence()) return plan_sequence_startup(options);
   StartupPlan plan;
   // 1. The picture: a bad file is a clear message, never a crash.

@@ -12,6 +12,7 @@
 #include "gausslab/render/frame_pacer.hpp"
 #include "gausslab/render/gl_timer.hpp"
 #include "gausslab/render/glfw_window.hpp"
+#include "viewer/frame_omissions.hpp"
 #include "viewer/frame_trace.hpp"
 #include "viewer/imgui_session.hpp"
 
@@ -35,6 +36,7 @@ Viewer::Viewer(const ViewerOptions& options, StartupPlan plan)
   // Automated runs keep every frame's GL stages, also those of the frames that wait for results
   // (an upload runs only in the frame its result arrives in).
   gl_timer_ = std::make_unique<GlTimer>(4, automated ? 8192 : history_frames(options));
+  gl_timer_->set_enabled(!frame_omissions().gl_timer);
   mode_ = make_viewer_mode(options, std::move(plan), *surface_);
   pending_keys_ = options.keys;
 }
@@ -79,10 +81,11 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   surface_->bind_framebuffer();
   if (surface_->width() > 0 && surface_->height() > 0) {  // not minimised
     surface_->clear();
+    const FrameOmissions& omit = frame_omissions();
     if (live) gl_timer_->begin("draw");
-    mode_->draw(frame);
+    if (!omit.image) mode_->draw(frame);
     if (live) gl_timer_->begin("ui");
-    imgui_->render_draw_data();
+    if (!omit.ui) imgui_->render_draw_data();
     if (live) gl_timer_->end();
   }
   trace.mark("draw");

@@ -17,6 +17,7 @@ GlTimer::~GlTimer() {
 }
 
 void GlTimer::begin_frame() {
+  if (!enabled_) return;
   poll();
   current_ = (current_ + 1) % static_cast<int>(ring_.size());
   Slot& slot = ring_[current_];
@@ -31,6 +32,7 @@ void GlTimer::end_frame() {
 }
 
 void GlTimer::begin(const char* stage) {
+  if (!enabled_) return;
   if (current_ < 0) throw std::logic_error("GlTimer::begin outside a frame");
   if (open_) end();  // stages cannot nest: close the previous one
   Slot& slot = ring_[current_];
@@ -46,7 +48,7 @@ void GlTimer::begin(const char* stage) {
 }
 
 void GlTimer::end() {
-  if (!open_) return;
+  if (!enabled_ || !open_) return;
   glEndQuery(GL_TIME_ELAPSED);
   open_ = false;
 }

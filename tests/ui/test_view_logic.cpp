@@ -12,6 +12,7 @@
 #include "actions/keyboard.hpp"
 #include "panels/path_badge.hpp"
 #include "viewer/folder_listing.hpp"
+#include "viewer/frame_omissions.hpp"
 #include "viewer/run_report.hpp"
 #include "viewer/script.hpp"
 #include "gausslab/core/cli_args.hpp"
@@ -288,6 +289,32 @@ TEST(RunReport, SummaryLineHasEveryField) {
   s.map_ahead_problem = "3 maps ahead failed (cudaErrorUnknown: unknown error); those textures were mapped when written";
   const std::string failed = summary_line(s);
   EXPECT_NE(failed.find(" map_ahead_problem=\"3 maps ahead failed (cudaErrorUnknown"), std::string::npos) << failed;
+
+  EXPECT_EQ(failed.find("omitted="), std::string::npos);  // said only when parts of the frame were left out
+  s.omitted = "ui,image";
+  EXPECT_NE(summary_line(s).find(" omitted=ui,image"), std::string::npos) << summary_line(s);
+}
+
+// GAUSSLAB_FRAME_OMIT: each part by its name, in any order, and an unknown one refused with the
+// known ones (the viewer says it at startup, exit 2).
+TEST(FrameOmissions, ParsesEachPartAndRefusesUnknownOnes) {
+  const FrameOmissions none = parse_frame_omissions("");
+  EXPECT_FALSE(none.gl_timer || none.stage_timer || none.ui || none.image);
+  EXPECT_TRUE(none.names.empty());
+  const FrameOmissions some = parse_frame_omissions("ui,gl_timer");
+  EXPECT_TRUE(some.ui && some.gl_timer);
+  EXPECT_FALSE(some.stage_timer || some.image);
+  EXPECT_EQ(some.names, "ui,gl_timer");
+  const FrameOmissions all = parse_frame_omissions("image,stage_timer,ui,gl_timer");
+  EXPECT_TRUE(all.gl_timer && all.stage_timer && all.ui && all.image);
+  try {
+    parse_frame_omissions("ui,overlay");
+    FAIL() << "an unknown part was taken";
+  } catch (const std::invalid_argument& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("'overlay'"), std::string::npos) << what;
+    EXPECT_NE(what.find("gl_timer, stage_timer, ui and image"), std::string::npos) << what;
+  }
 }
 
 TEST(Resample, SameSizeIsAnExactCopy) {

@@ -25,6 +25,9 @@ class GlTimer {
   // A stage: one query around the GL commands issued between begin and end. Stages must not nest.
   void begin(const char* stage);
   void end();
+  // Switched off, every call above does nothing and no query is made (to measure what the queries
+  // cost a frame: GAUSSLAB_FRAME_OMIT=gl_timer).
+  void set_enabled(bool enabled) { enabled_ = enabled; }
 
   // Harvests every completed frame without blocking.
   void poll();
@@ -38,6 +41,7 @@ class GlTimer {
   void reset_history() { samples_.clear(); }
 
  private:
+  bool enabled_ = true;
   struct Query {
     std::string name;
     unsigned id = 0;
