@@ -10,6 +10,9 @@
 //             (the viewer's hand-over); interop-finish adds glFinish each frame, interop-2
 //             alternates two textures, interop-pairs maps four textures two at a time (one map
 //             call every other frame) and unmaps each after its write
+//   blit      glBlitFramebuffer of the texture into the framebuffer (no shader: what showing an
+//             image CUDA made at the view's size would cost); clear: glClear alone (GL's floor);
+//             interop-blit and interop-pairs-blit: those hand-overs with the blit for the draw
 // Each line also gives the host's time a frame in the map and unmap calls and in the GL calls.
 // 50 frames of warm-up, then 1000 timed on the host clock (glFinish and a stream sync at the end).
 // Two rounds of every case at 16×16 (the fixed cost) and 3840×2160 in a 1920×1080 view.
@@ -109,10 +112,12 @@ double since_ms(std::chrono::steady_clock::time_point start) {
 }
 
 double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream, HostTimes& host) {
-  const bool gl = std::strcmp(c.mode, "cuda") != 0, cuda = std::strcmp(c.mode, "gl") != 0;
-  const bool interop = std::strncmp(c.mode, "interop", 7) == 0;
-  const bool finish = std::strcmp(c.mode, "interop-finish") == 0, two = std::strcmp(c.mode, "interop-2") == 0;
-  const bool pairs = std::strcmp(c.mode, "interop-pairs") == 0;
+  const std::string mode = c.mode;
+  const bool blit = mode == "blit" || mode.find("-blit") != std::string::npos, clear = mode == "clear";
+  const bool gl = mode != "cuda", cuda = mode != "gl" && mode != "blit" && mode != "clear";
+  const bool interop = mode.compare(0, 7, "interop") == 0;
+  const bool finish = mode == "interop-finish", two = mode == "interop-2";
+  const bool pairs = mode.compare(0, 13, "interop-pairs") == 0;
   constexpr int kTextures = 4;
   GLuint textures[kTextures];
   glGenTextures(kTextures, textures);
@@ -133,6 +138,13 @@ double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream, 
   glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, colour, 0);
   glViewport(0, 0, c.view_w, c.view_h);
+  GLuint read_framebuffers[kTextures];  // each texture as a blit's source
+  glGenFramebuffers(kTextures, read_framebuffers);
+  for (int k = 0; k < kTextures; ++k) {
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, read_framebuffers[k]);
+    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, textures[k], 0);
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
   uchar4* buffer = nullptr;
   const int pixels = c.source_w * c.source_h;
   check(cudaMalloc(&buffer, static_cast<std::size_t>(pixels) * 4), "cudaMalloc");
@@ -163,10 +175,19 @@ double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream, 
     }
     if (gl) {
       const auto start = std::chrono::steady_clock::now();
-      glUseProgram(program);
-      glBindVertexArray(vao);
-      glBindTexture(GL_TEXTURE_2D, textures[k]);
-      glDrawArrays(GL_TRIANGLES, 0, 3);
+      if (clear) {
+        glClear(GL_COLOR_BUFFER_BIT);
+      } else if (blit) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, read_framebuffers[k]);
+        const bool same = c.source_w == c.view_w && c.source_h == c.view_h;
+        glBlitFramebuffer(0, 0, c.source_w, c.source_h, 0, 0, c.view_w, c.view_h, GL_COLOR_BUFFER_BIT,
+                          same ? GL_NEAREST : GL_LINEAR);
+      } else {
+        glUseProgram(program);
+        glBindVertexArray(vao);
+        glBindTexture(GL_TEXTURE_2D, textures[k]);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+      }
       glFlush();
       if (finish) glFinish();
       if (timing) host.gl += since_ms(start);
@@ -189,6 +210,7 @@ double frame_ms(const Case& c, GLuint program, GLuint vao, cudaStream_t stream, 
   host.gl /= kFrames;
   glDeleteTextures(kTextures, textures);
   glDeleteTextures(1, &colour);
+  glDeleteFramebuffers(kTextures, read_framebuffers);
   glDeleteFramebuffers(1, &framebuffer);
   return ms;
 }
@@ -217,7 +239,11 @@ int main() {
       {"interop", 16, 16, 16, 16},      {"interop-finish", 16, 16, 16, 16}, {"gl", 3840, 2160, 1920, 1080},
       {"cuda", 3840, 2160, 1920, 1080}, {"both", 3840, 2160, 1920, 1080},   {"interop", 3840, 2160, 1920, 1080},
       {"interop-finish", 3840, 2160, 1920, 1080}, {"interop-2", 3840, 2160, 1920, 1080},
-      {"interop-pairs", 16, 16, 16, 16}, {"interop-pairs", 3840, 2160, 1920, 1080}};
+      {"interop-pairs", 16, 16, 16, 16}, {"interop-pairs", 3840, 2160, 1920, 1080},
+      // What GL's drawing costs by itself: the view's size, a shader against a blit, the floor.
+      {"clear", 16, 16, 1920, 1080},    {"gl", 1920, 1080, 1920, 1080},     {"gl", 3840, 2160, 960, 540},
+      {"blit", 1920, 1080, 1920, 1080}, {"blit", 3840, 2160, 1920, 1080},
+      {"interop-blit", 1920, 1080, 1920, 1080}, {"interop-pairs-blit", 1920, 1080, 1920, 1080}};
   for (int round = 0; round < 2; ++round)
     for (const Case& c : cases) {
       HostTimes host;
