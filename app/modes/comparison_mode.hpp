@@ -44,6 +44,11 @@ class ComparisonMode final : public ViewerMode {
   bool poll_files() override { return comparison_.poll_files(); }
   std::string window_title() const override;
   std::optional<double> view_zoom() const override { return view_.transform.zoom; }
+  // The picture area: draw() fills it, the background where no picture is included.
+  std::optional<PictureArea> opaque_area() const override {
+    if (area_.width <= 0 || area_.height <= 0) return std::nullopt;
+    return area_;
+  }
   // A method that fails is replaced and the run goes on (its summary names the fallback; exit 3).
   bool failed() const override { return false; }
   bool busy() const override {

@@ -80,8 +80,12 @@ void Viewer::run_frame(double interval_ms, bool live, bool capture) {
   ImGui::Render();
   surface_->bind_framebuffer();
   if (surface_->width() > 0 && surface_->height() > 0) {  // not minimised
-    surface_->clear();
     const FrameOmissions& omit = frame_omissions();
+    const std::optional<PictureArea> covered = omit.image ? std::nullopt : mode_->opaque_area();
+    if (covered)
+      surface_->clear_except(covered->x, covered->y, covered->width, covered->height);
+    else
+      surface_->clear();
     if (live) gl_timer_->begin("draw");
     if (!omit.image) mode_->draw(frame);
     if (live) gl_timer_->begin("ui");

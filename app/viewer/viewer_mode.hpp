@@ -17,6 +17,7 @@
 #include "viewer/run_report.hpp"
 #include "viewer/startup.hpp"
 #include "viewer/viewer_options.hpp"
+#include "viewer/viewer_state.hpp"
 
 namespace gausslab {
 
@@ -55,6 +56,9 @@ class ViewerMode {
   virtual std::string window_title() const = 0;
   // The picture's zoom (screen pixels per picture pixel), for the title; none: the title has none.
   virtual std::optional<double> view_zoom() const { return std::nullopt; }
+  // The surface's rectangle (top-left origin, framebuffer pixels) that draw() covers with opaque
+  // pixels this frame: the frame clears only the rest. nullopt: the whole surface is cleared.
+  virtual std::optional<PictureArea> opaque_area() const { return std::nullopt; }
   // True when an automated run should stop early (a method failed).
   virtual bool failed() const = 0;
   // Work still on its way (results, numbers, the exact Gaussian), and what it is, for progress

@@ -1,5 +1,6 @@
 #include "gausslab/render/gl_surface.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "gausslab/render/gl_error.hpp"
@@ -50,6 +51,25 @@ void GlSurface::clear() {
   glDisable(GL_SCISSOR_TEST);
   glClearColor(0.10f, 0.10f, 0.11f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
+}
+
+void GlSurface::clear_except(int x, int y, int w, int h) {
+  const int full_w = width(), full_h = height();
+  const int x0 = std::clamp(x, 0, full_w), x1 = std::clamp(x + std::max(w, 0), x0, full_w);
+  const int y0 = std::clamp(y, 0, full_h), y1 = std::clamp(y + std::max(h, 0), y0, full_h);
+  glClearColor(0.10f, 0.10f, 0.11f, 1.0f);
+  glEnable(GL_SCISSOR_TEST);
+  // The bands above and below the rectangle, then left and right of it (GL's rows count upwards).
+  const int bands[4][4] = {{0, full_h - y0, full_w, y0},
+                           {0, 0, full_w, full_h - y1},
+                           {0, full_h - y1, x0, y1 - y0},
+                           {x1, full_h - y1, full_w - x1, y1 - y0}};
+  for (const auto& band : bands) {
+    if (band[2] <= 0 || band[3] <= 0) continue;
+    glScissor(band[0], band[1], band[2], band[3]);
+    glClear(GL_COLOR_BUFFER_BIT);
+  }
+  glDisable(GL_SCISSOR_TEST);
 }
 
 }  // namespace gausslab

@@ -168,6 +168,35 @@ TEST_F(GlRender, OneToOneShowsTheExactPixelsWithEitherSampling) {
   }
 }
 
+// The viewer clears only what the picture area's draw leaves (clear_except): the rectangle keeps
+// what was drawn in it, every pixel outside gets the background, as a whole clear gives it.
+TEST_F(GlRender, ClearExceptLeavesTheRectangleAndClearsTheRest) {
+  surface_->bind_framebuffer();
+  surface_->clear();
+  const Rgba8 background = surface_->capture().at(0, 0);
+  const ImageRgba8 image = make_random_rgba8(kViewWidth, kViewHeight, 11);  // covers the whole view
+  const Texture texture = texture_of(image);
+  const ImageRgba8 full = draw(picture_params(texture.id(), image.width(), image.height()));
+  const int x = 13, y = 7, w = 50, h = 41;  // top-left origin, as the viewer's picture area
+  surface_->clear_except(x, y, w, h);
+  const ImageRgba8 cleared = surface_->capture();
+  const int wrong = count_where(kViewWidth, kViewHeight, [&](int px, int py) {
+    const bool inside = px >= x && px < x + w && py >= y && py < y + h;
+    return !(cleared.at(px, py) == (inside ? full.at(px, py) : background));
+  });
+  EXPECT_EQ(wrong, 0);
+  EXPECT_FALSE(full.at(0, 0) == background);  // the check above could fail outside
+  // A rectangle beyond the surface is clipped to it; an empty one clears everything.
+  draw(picture_params(texture.id(), image.width(), image.height()));
+  surface_->clear_except(kViewWidth - 10, kViewHeight - 10, 100, 100);
+  const ImageRgba8 corner = surface_->capture();
+  EXPECT_EQ(corner.at(kViewWidth - 1, kViewHeight - 1), full.at(kViewWidth - 1, kViewHeight - 1));
+  EXPECT_EQ(corner.at(kViewWidth - 11, kViewHeight - 1), background);
+  surface_->clear_except(5, 5, 0, 0);
+  const ImageRgba8 none = surface_->capture();
+  EXPECT_EQ(count_where(kViewWidth, kViewHeight, [&](int px, int py) { return !(none.at(px, py) == background); }), 0);
+}
+
 TEST_F(GlRender, ZoomedPixelsLandWhereTheViewMathsSays) {
   const ImageRgba8 image = make_random_rgba8(16, 12, 11);
   const Texture texture = texture_of(image);
