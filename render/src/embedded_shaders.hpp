@@ -8,4 +8,6 @@ extern const unsigned char image_view_vert[];
 extern const std::size_t image_view_vert_size;
 extern const unsigned char image_view_frag[];
 extern const std::size_t image_view_frag_size;
+extern const unsigned char image_view_plain_frag[];
+extern const std::size_t image_view_plain_frag_size;
 }  // namespace gausslab::embedded

@@ -32,9 +32,41 @@ Sampling sampling_at(Sampling chosen, double zoom) {
   return zoom >= 1.0 ? Sampling::Nearest : Sampling::Linear;
 }
 
+namespace {
+
+// The plain view (image_view_plain.frag) draws it: A, B or split of the 8-bit results, not pooled, the
+// identity display transform, no pixel grid. On the NVIDIA H200 the picture's draw at 1920 x 1080
+// took the frame's GPU 0.246 ms with the full shader (docs/results/h200/README.md).
+bool plain_view(const ImageDrawParams& p) {
+  const bool a = p.mode != CompareMode::B, b = p.mode != CompareMode::A;  // the slots it shows
+  if (p.mode == CompareMode::Difference) return false;
+  if ((p.float_a && p.float_b) || (a && p.pooled_a) || (b && p.pooled_b)) return false;
+  if (p.pixel_grid && p.view.zoom >= kPixelGridZoom) return false;
+  const DisplayTransform& d = p.display;
+  return d.exposure_stops == 0 && d.offset == 0 && d.channel == ChannelView::Rgb && d.transfer == Transfer::Linear &&
+         !d.maps_colour() && p.display_range.low == 0 && p.display_range.high == 1;
+}
+
+constexpr GLfloat kBackground[3] = {0.13f, 0.13f, 0.14f};  // where no picture is
+constexpr GLfloat kDividerColour[3] = {1.0f, 0.85f, 0.2f};  // the split view's divider
+
+struct PlainProgram {
+  ShaderProgram program{"image_view_plain", reinterpret_cast<const char*>(embedded::image_view_vert),
+                        reinterpret_cast<const char*>(embedded::image_view_plain_frag)};
+  GLint u_image = program.uniform("u_image"), u_viewport_origin = program.uniform("u_viewport_origin"),
+        u_viewport_size = program.uniform("u_viewport_size"), u_image_size = program.uniform("u_image_size"),
+        u_center = program.uniform("u_center"), u_zoom = program.uniform("u_zoom"),
+        u_background = program.uniform("u_background"), u_image_b = program.uniform("u_image_b"),
+        u_split = program.uniform("u_split"), u_split_x = program.uniform("u_split_x"),
+        u_divider_colour = program.uniform("u_divider_colour");
+};
+
+}  // namespace
+
 struct ImageRenderer::Impl {
   ShaderProgram program{"image_view", reinterpret_cast<const char*>(embedded::image_view_vert),
                         reinterpret_cast<const char*>(embedded::image_view_frag)};
+  PlainProgram plain;
   GLuint empty_vertex_array = 0;  // core profile draws need one bound, even with no attributes
   GLuint samplers[2] = {0, 0};    // nearest, linear: sampler objects, so textures keep no filter state
   GLint u_image_a, u_image_b, u_viewport_origin, u_viewport_size, u_image_size, u_center, u_zoom, u_mode,
@@ -90,6 +122,42 @@ struct ImageRenderer::Impl {
   }
 };
 
+namespace {
+
+void draw_plain(const PlainProgram& plain, GLuint empty_vertex_array, const ImageDrawParams& p, GLuint sampler) {
+  glUseProgram(plain.program.id());
+  const GLuint texture_b = p.texture_b ? p.texture_b : p.texture_a;
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, texture_b);
+  glBindSampler(1, sampler);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, p.mode == CompareMode::B ? texture_b : p.texture_a);
+  glBindSampler(0, sampler);
+  glUniform1i(plain.u_image, 0);
+  glUniform1i(plain.u_image_b, 1);
+  glUniform1i(plain.u_split, p.mode == CompareMode::Split ? 1 : 0);
+  glUniform1f(plain.u_split_x, static_cast<float>(p.split_x));
+  glUniform3fv(plain.u_divider_colour, 1, kDividerColour);
+  glUniform2f(plain.u_viewport_origin, static_cast<float>(p.viewport_x), static_cast<float>(p.viewport_y));
+  glUniform2f(plain.u_viewport_size, static_cast<float>(p.viewport_width), static_cast<float>(p.viewport_height));
+  glUniform2f(plain.u_image_size, static_cast<float>(p.image_width), static_cast<float>(p.image_height));
+  glUniform2f(plain.u_center, static_cast<float>(p.view.center.x), static_cast<float>(p.view.center.y));
+  glUniform1f(plain.u_zoom, static_cast<float>(p.view.zoom));
+  glUniform3fv(plain.u_background, 1, kBackground);
+  glBindVertexArray(empty_vertex_array);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  glBindSampler(0, 0);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glActiveTexture(GL_TEXTURE1);
+  glBindSampler(1, 0);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glActiveTexture(GL_TEXTURE0);
+  glUseProgram(0);
+}
+
+}  // namespace
+
 ImageRenderer::ImageRenderer() : impl_(std::make_unique<Impl>()) {}
 ImageRenderer::~ImageRenderer() = default;
 
@@ -100,8 +168,12 @@ void ImageRenderer::draw(const ImageDrawParams& p) {
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_SCISSOR_TEST);
   glDisable(GL_CULL_FACE);
-  glUseProgram(r.program.id());
   const GLuint sampler = r.samplers[sampling_at(p.sampling, p.view.zoom) == Sampling::Nearest ? 0 : 1];
+  if (plain_view(p)) {
+    draw_plain(r.plain, r.empty_vertex_array, p, sampler);
+    return;
+  }
+  glUseProgram(r.program.id());
   const GLuint texture_b = p.texture_b ? p.texture_b : p.texture_a;
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, p.texture_a);
@@ -154,8 +226,8 @@ void ImageRenderer::draw(const ImageDrawParams& p) {
   glUniform1i(r.u_false_colour, p.false_colour ? 1 : 0);
   glUniform3fv(r.u_sequential, kColourMapPoints, kSequentialMap[0].data());
   glUniform3fv(r.u_diverging, kColourMapPoints, kDivergingMap[0].data());
-  glUniform3f(r.u_background, 0.13f, 0.13f, 0.14f);
-  glUniform3f(r.u_divider_colour, 1.0f, 0.85f, 0.2f);
+  glUniform3fv(r.u_background, 1, kBackground);
+  glUniform3fv(r.u_divider_colour, 1, kDividerColour);
   glUniform1i(r.u_grid, p.pixel_grid && p.view.zoom >= kPixelGridZoom ? 1 : 0);
   glBindVertexArray(r.empty_vertex_array);
   glDrawArrays(GL_TRIANGLES, 0, 3);

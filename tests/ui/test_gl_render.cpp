@@ -197,6 +197,33 @@ TEST_F(GlRender, ClearExceptLeavesTheRectangleAndClearsTheRest) {
   EXPECT_EQ(count_where(kViewWidth, kViewHeight, [&](int px, int py) { return !(none.at(px, py) == background); }), 0);
 }
 
+// The common view (A, B or split of 8-bit results under the identity transform, no grid) is drawn by the
+// plain shader; an exposure too small to change a float (1e-300 stops: a scale of exactly 1) takes
+// the full shader with the same transform. The two agree bit for bit at any zoom, pan and sampling.
+TEST_F(GlRender, PlainViewIsTheFullShadersPixels) {
+  const ImageRgba8 a = make_random_rgba8(57, 43, 21), b = make_random_rgba8(57, 43, 22);
+  const Texture texture_a = texture_of(a), texture_b = texture_of(b);
+  int cases = 0;
+  for (const CompareMode mode : {CompareMode::A, CompareMode::B, CompareMode::Split})
+    for (const ViewTransform view : {ViewTransform{0.37, {20.2, 17.9}}, ViewTransform{1.0, {28.5, 21.5}},
+                                     ViewTransform{3.5, {9.3, 30.1}}, ViewTransform{7.9, {50.0, 40.0}}})
+      for (const Sampling sampling : {Sampling::Nearest, Sampling::Linear}) {
+        ImageDrawParams params = picture_params(texture_a.id(), a.width(), a.height());
+        params.texture_b = texture_b.id();
+        params.mode = mode;
+        params.view = view;
+        params.sampling = sampling;
+        params.split_x = 41.5;
+        const ImageRgba8 plain = draw(params);
+        params.display.exposure_stops = 1e-300;
+        const ImageRgba8 full = draw(params);
+        EXPECT_EQ(differing_pixels(plain, full), 0)
+            << to_string(mode) << " zoom " << view.zoom << " " << to_string(sampling);
+        ++cases;
+      }
+  EXPECT_EQ(cases, 24);
+}
+
 TEST_F(GlRender, ZoomedPixelsLandWhereTheViewMathsSays) {
   const ImageRgba8 image = make_random_rgba8(16, 12, 11);
   const Texture texture = texture_of(image);
