@@ -36,11 +36,6 @@ class SequenceMode final : public ViewerMode {
 
   void update(FrameContext& frame) override;
   void draw(FrameContext& frame) override;
-  // The picture area: draw() fills it (the frame clears only the panels' bands).
-  std::optional<PictureArea> opaque_area() const override {
-    if (area_.width <= 0 || area_.height <= 0) return std::nullopt;
-    return area_;
-  }
   void open_file(const std::string& path) override;
   std::string window_title() const override;
   bool failed() const override { return run_failure_.has_value(); }
