@@ -26,11 +26,6 @@ namespace gausslab {
 
 namespace {
 
-bool is_gpu_method(int method, bool gpu_methods_run) {
-  return method >= 0 &&
-         method_registry(gpu_methods_run).at(static_cast<std::size_t>(method)).info.backend == Backend::Cuda;
-}
-
 std::string slot_name(int method) {
   if (method == kOriginalPicture) return "the original picture";
   if (method == kExactGaussian) return "the exact Gaussian";
@@ -248,7 +243,7 @@ class NumbersWorker::JobRun {
         width_(picture_.width()),
         height_(picture_.height()),
         gpu_(gpu),
-        gpu_reduction_(gpu && (is_gpu_method(job.key.a.method, gpu) || is_gpu_method(job.key.b.method, gpu))),
+        gpu_reduction_(gpu && (runs_on_gpu(job.key.a.method, gpu) || runs_on_gpu(job.key.b.method, gpu))),
         superseded_(superseded),
         wait_for_frame_(std::move(wait_for_frame)),
         set_activity_(std::move(set_activity)) {}
@@ -295,7 +290,7 @@ void NumbersWorker::JobRun::eight_bit_values(Method& method, const SlotSetting& 
   method.prepare(problem8);
   set_activity_("running " + slot_name(setting.method) + " (8-bit only)");
   ImageRgba8 result(width_, height_);
-  if (is_gpu_method(setting.method, gpu_)) {
+  if (runs_on_gpu(setting.method, gpu_)) {
     if (!gpu_) throw std::runtime_error(slot_name(setting.method) + " needs a CUDA device");
     if (s_.d_picture.empty()) s_.upload(picture_.view(), s_.d_picture);
     s_.d_result8.resize(width_, height_, PixelFormat::Rgba8);
@@ -362,12 +357,12 @@ NumbersWorker::State::Values* NumbersWorker::JobRun::values_of(const SlotSetting
     eight_bit_values(*method, setting, *host);
   } else {
     // A slow window method runs its planes in tiles (numbers_tiles.hpp), prepared there.
-    const int tile_core = gpu_ && is_gpu_method(setting.method, gpu_)
+    const int tile_core = gpu_ && runs_on_gpu(setting.method, gpu_)
                               ? numbers_tile_core(method->info(), width_, height_, setting.params.radius())
                               : 0;
     if (tile_core == 0) method->prepare(problem);
     set_activity_("running " + slot_name(setting.method) + " on the float planes" + (tile_core > 0 ? " in tiles" : ""));
-    if (is_gpu_method(setting.method, gpu_)) {
+    if (runs_on_gpu(setting.method, gpu_)) {
       if (!gpu_planes(*method, setting, *values, *host, tile_core)) {
         keep_.push_back(std::move(values));  // superseded: its planes go to the spares with the others
         return nullptr;                      // and the caller returns without keeping anything

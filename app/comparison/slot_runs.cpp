@@ -12,15 +12,6 @@
 
 namespace gausslab {
 
-namespace {
-
-bool is_gpu_choice(int choice, bool gpu_methods_run) {
-  return choice >= 0 &&
-         method_registry(gpu_methods_run).at(static_cast<std::size_t>(choice)).info.backend == Backend::Cuda;
-}
-
-}  // namespace
-
 SlotRuns::SlotRuns(OutputPath best_path, int history_frames)
     : pipeline_(std::make_unique<ResultPipeline>(best_path)),
       lanes_{{{0, history_frames, ledger_}, {1, history_frames, ledger_}}} {
@@ -70,7 +61,7 @@ bool SlotRuns::process(const FilterState& applied, const std::shared_ptr<const I
     Slot& s = lane.slot;
     lane.slicer.follow_setting();
     if (!lane.shown || !s.needs_run(applied.continuous && !settling)) continue;
-    if (is_gpu_choice(s.wanted().method, pipeline_->runs_gpu_methods())) {
+    if (runs_on_gpu(s.wanted().method, pipeline_->runs_gpu_methods())) {
       gpu_slots[static_cast<std::size_t>(lane.index)] = !gpu_paused;
     } else if (!s.submitted_current() || (!cpu_runner_.busy(lane.index) && !cpu_runner_.result_waiting(lane.index))) {
       // (A result on its way to the frame is not a reason to run the same setting again.)

@@ -63,6 +63,11 @@ const std::vector<MethodEntry>& method_registry(bool gpu_methods_run) {
   return cpu_only;
 }
 
+bool runs_on_gpu(int index, bool gpu_methods_run) {
+  return index >= 0 &&
+         method_registry(gpu_methods_run).at(static_cast<std::size_t>(index)).info.backend == Backend::Cuda;
+}
+
 const MethodEntry* find_method(std::string_view id) {
   for (const MethodEntry& entry : method_registry())
     if (entry.info.id == id) return &entry;

@@ -34,6 +34,9 @@ const std::vector<MethodEntry>& method_registry();
 // forms, choosing the CPU filter on host memory as they do on a machine without a device; with them,
 // or without a device, method_registry() itself.
 const std::vector<MethodEntry>& method_registry(bool gpu_methods_run);
+// Whether entry `index` of that registry runs on the GPU; false for a negative index (the viewer's
+// slots that are not methods: the original picture, the exact Gaussian, a reference file).
+bool runs_on_gpu(int index, bool gpu_methods_run);
 // nullptr for an unknown id.
 const MethodEntry* find_method(std::string_view id);
 

@@ -235,5 +235,26 @@ TEST(AutoOnHost, RunsTheCpuRuleOnAnyMachineAndSaysWhy) {
   EXPECT_EQ(&method_registry(true), &method_registry());
 }
 
+// runs_on_gpu reads the path's registry: the viewer's slots that are not methods (negative indices)
+// never run there, a CUDA method runs there on a GPU path, a CPU method never, and auto follows its
+// entry in the registry of the path (its CPU form on --path cpu beside a device).
+TEST(RunsOnGpu, FollowsTheRegistryOfThePath) {
+  const auto index_of = [](const char* id) {
+    return static_cast<int>(find_method(id) - method_registry().data());
+  };
+  for (const bool gpu : {true, false}) {
+    SCOPED_TRACE(gpu);
+    EXPECT_FALSE(runs_on_gpu(-1, gpu));
+    EXPECT_FALSE(runs_on_gpu(-3, gpu));
+    EXPECT_FALSE(runs_on_gpu(index_of("cpu_openmp"), gpu));
+    EXPECT_EQ(runs_on_gpu(index_of("auto"), gpu),
+              method_registry(gpu)[static_cast<std::size_t>(index_of("auto"))].info.backend == Backend::Cuda);
+  }
+  EXPECT_TRUE(runs_on_gpu(index_of("naive_2d"), true));
+  if (cuda_device_status().available) {
+    EXPECT_FALSE(runs_on_gpu(index_of("auto"), false));
+  }
+}
+
 }  // namespace
 }  // namespace gausslab
