@@ -45,10 +45,7 @@ class ComparisonMode final : public ViewerMode {
   std::string window_title() const override;
   std::optional<double> view_zoom() const override { return view_.transform.zoom; }
   // The picture area: draw() fills it, the background where no picture is included.
-  std::optional<PictureArea> opaque_area() const override {
-    if (area_.width <= 0 || area_.height <= 0) return std::nullopt;
-    return area_;
-  }
+  std::optional<PictureArea> opaque_area() const override { return filled_picture_area(area_); }
   // A method that fails is replaced and the run goes on (its summary names the fallback; exit 3).
   bool failed() const override { return false; }
   bool busy() const override {

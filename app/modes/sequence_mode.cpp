@@ -284,7 +284,7 @@ void SequenceMode::update(FrameContext& frame) {
   step_requested_ = false;
   const SequencePanelInfo info = panel_info();
   const auto overlay = [&] {
-    sequence_overlay_contents(info, controls_, view_, overlay_.stages, overlay_.gl, overlay_.frame_ms);
+    sequence_overlay_contents(info, controls_, view_, overlay_);
   };
   SequenceRequests requests;
   if (!view_.panels_hidden) {
@@ -305,7 +305,7 @@ void SequenceMode::update(FrameContext& frame) {
     player_->collect(false);
     const auto now = std::chrono::steady_clock::now();
     if (now - overlay_.refreshed > std::chrono::milliseconds(250))
-      overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), now};
+      overlay_ = SequenceOverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(), now};
   }
   if (!view_.panels_hidden && !view_.overlay_hidden) floating_overlay(view_, overlay);
   if (!view_.panels_hidden) status_bar(sequence_status(messages_, view_, area_, player_->width(), player_->height()), actions_);
@@ -374,7 +374,7 @@ int SequenceMode::finish_automated(FrameContext& frame, const std::function<Imag
     line += " gl_" + stage_key(stage.name) + number;
   }
   if (!options_.screenshot_view.empty()) {
-    overlay_ = OverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(),
+    overlay_ = SequenceOverlayReadouts{timer_.stages(), frame.gl_timer.stages(), frame.frame_ms.median(),
                                std::chrono::steady_clock::now()};
     if (options_.screenshot_view == kStandardOutputName)
       write_standard_output(capture_view(), 3, options_.screenshot_format);

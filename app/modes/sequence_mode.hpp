@@ -9,7 +9,6 @@
 //           [SequencePlayer: upload, pre-filter, shifts, coefficients, whitening on its stream]
 //           → both displays through the ResultPipeline (interop: CUDA copies into GL's textures)
 //   draw:   the two results through ImageRenderer (A, B, split, difference)
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +35,8 @@ class SequenceMode final : public ViewerMode {
 
   void update(FrameContext& frame) override;
   void draw(FrameContext& frame) override;
+  // The picture area: draw() fills it (the frame clears only the panels' bands).
+  std::optional<PictureArea> opaque_area() const override { return filled_picture_area(area_); }
   void open_file(const std::string& path) override;
   std::string window_title() const override;
   bool failed() const override { return run_failure_.has_value(); }
@@ -75,13 +76,7 @@ class SequenceMode final : public ViewerMode {
   bool needs_display_ = true;  // the displays must run again (new frame, new mapping)
   bool step_requested_ = false;  // a script's "step", the Step button or '.'
 
-  // The overlay's readouts, refreshed a few times a second so that they can be read.
-  struct OverlayReadouts {
-    std::vector<StageTiming> stages, gl;
-    double frame_ms = 0;
-    std::chrono::steady_clock::time_point refreshed{};
-  };
-  OverlayReadouts overlay_;
+  SequenceOverlayReadouts overlay_;
   std::optional<std::string> run_failure_;  // a failed run's reason
 };
 

@@ -132,8 +132,10 @@ void shift_plot(const SequencePanelInfo& info, const ViewState& view) {
 }
 
 void sequence_overlay_contents(const SequencePanelInfo& info, const SequenceControls& c, ViewState& view,
-                               const std::vector<StageTiming>& stages, const std::vector<StageTiming>& gl,
-                               double frame_ms) {
+                               const SequenceOverlayReadouts& readouts) {
+  const std::vector<StageTiming>& stages = readouts.stages;
+  const std::vector<StageTiming>& gl = readouts.gl;
+  const double frame_ms = readouts.frame_ms;
   overlay_path_line(info.path, (std::string(to_string(info.path)) + " path, whitening on the " + info.engine).c_str(),
                     view);
   ImGui::PushTextWrapPos(view.overlay_floating ? ImGui::GetFontSize() * 30.0f : 0.0f);

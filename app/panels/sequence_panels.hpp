@@ -3,6 +3,7 @@
 // the controls (input, playback, whitening, pre-filter, view); the timing overlay docked at its
 // bottom or floating; the shifts plotted over time; the status bar's content. Functions over plain
 // state, as comparison_panels.hpp's.
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,11 +80,17 @@ SequenceRequests sequence_panel(SequenceControls& controls, ViewState& view, Seq
 // the current frame marked.
 void shift_plot(const SequencePanelInfo& info, const ViewState& view);
 
+// The timing overlay's readouts, refreshed a few times a second so that they can be read.
+struct SequenceOverlayReadouts {
+  std::vector<StageTiming> stages, gl;
+  double frame_ms = 0;
+  std::chrono::steady_clock::time_point refreshed{};
+};
+
 // The timing overlay's contents (docked or floating, docked_panel.hpp): path, devices, the sequence
 // and the frame, stages with medians.
 void sequence_overlay_contents(const SequencePanelInfo& info, const SequenceControls& controls, ViewState& view,
-                               const std::vector<StageTiming>& stages, const std::vector<StageTiming>& gl,
-                               double frame_ms);
+                               const SequenceOverlayReadouts& readouts);
 
 // The status bar's content: the latest message, the zoom, the sampling, the display transform and
 // the pixel of the width x height sequence under the cursor.

@@ -91,6 +91,12 @@ class ViewerMode {
   virtual void shut_down() {}
 };
 
+// opaque_area() of a mode whose draw() fills its picture area `area`: none while it is empty.
+inline std::optional<PictureArea> filled_picture_area(const PictureArea& area) {
+  if (area.width <= 0 || area.height <= 0) return std::nullopt;
+  return area;
+}
+
 // The mode the options ask for (modes/viewer_modes.cpp: the one place a new mode is added).
 std::unique_ptr<ViewerMode> make_viewer_mode(const ViewerOptions& options, StartupPlan plan, GlSurface& surface);
 
